@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { can } from '@bioprocess/shared/permissions';
+import type { Role } from '@bioprocess/shared/enums';
+import { AUTH_MESSAGES } from '@bioprocess/shared/errors';
+import type { AppDeps } from '../platform/deps.ts';
+import { HttpError } from '../platform/http-error.ts';
+import { API_KEY_PREFIX, hashToken, type RequestPrincipal, type RouteAccess } from './principal.ts';
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+async function resolvePrincipal(deps: AppDeps, token: string): Promise<RequestPrincipal | null> {
+  const tokenHash = hashToken(token);
+  if (token.startsWith(API_KEY_PREFIX)) {
+    const { rows } = await deps.pg.query(
+      `UPDATE api_keys SET last_used_at = now()
+        WHERE key_hash = $1 AND revoked_at IS NULL
+        RETURNING id, name, organization_id, role`,
+      [tokenHash],
+    );
+    const key = rows[0];
+    if (!key) return null;
+    return {
+      kind: 'api_key', userId: null, sessionId: null, apiKeyId: key.id, email: null,
+      name: `API key ${key.name}`, organizationId: key.organization_id, roles: [key.role as Role], superuser: false,
+    };
+  }
+  const { rows } = await deps.pg.query(
+    `SELECT s.id AS session_id, u.id, u.email, u.name, u.organization_id, u.role, u.superuser
+       FROM sessions s JOIN users u ON u.id = s.user_id
+      WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+    [tokenHash],
+  );
+  const user = rows[0];
+  if (!user) return null;
+  return {
+    kind: 'session', userId: user.id, sessionId: user.session_id, apiKeyId: null, email: user.email,
+    name: user.name, organizationId: user.organization_id, roles: [user.role as Role], superuser: user.superuser,
+  };
+}
+
+/**
+ * Resolves the principal for every request and enforces the access each route declares in
+ * `config.access`. A route under /api/v1 without a declaration fails at start-up, so no route can be
+ * added without deciding who may call it.
+ */
+export const authenticationPlugin = fp(async (app: FastifyInstance, deps: AppDeps) => {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/v1') && !route.config?.access) {
+      throw new Error(`Route ${route.method} ${route.url} declares no access (config.access)`);
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const token = bearerToken(request);
+    if (token) request.principal = await resolvePrincipal(deps, token);
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const access: RouteAccess | undefined = request.routeOptions.config?.access;
+    if (!access || access === 'public') return;
+    if (!request.principal) throw new HttpError(401, AUTH_MESSAGES.authenticationRequired);
+    if (access === 'authenticated') return;
+    if (!can(request.principal, access)) throw new HttpError(403, AUTH_MESSAGES.forbidden);
+  });
+}, { name: 'authentication' });
+
+/** The principal of a route that declared an access other than `public`. */
+export function principalOf(request: FastifyRequest): RequestPrincipal {
+  if (!request.principal) throw new HttpError(401, AUTH_MESSAGES.authenticationRequired);
+  return request.principal;
+}

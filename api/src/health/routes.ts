@@ -1,0 +1,52 @@
+import type { App } from '../platform/app-type.ts';
+import type { AppDeps } from '../platform/deps.ts';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(promise: Promise<T>, label: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${label} timed out`)), CHECK_TIMEOUT_MS).unref()),
+  ]);
+}
+
+async function check(fn: () => Promise<unknown>, label: string): Promise<'ok' | string> {
+  try {
+    await withTimeout(fn(), label);
+    return 'ok';
+  } catch (error) {
+    return `down: ${(error as Error).message}`;
+  }
+}
+
+/** GET /api/v1/health: 200 when every dependency answers, 503 naming the ones that do not. */
+export async function healthRoutes(app: App, deps: AppDeps): Promise<void> {
+  app.get('/api/v1/health', { config: { access: 'public' } }, async (_request, reply) => {
+    const [postgres, redis, clickhouse] = await Promise.all([
+      check(() => deps.pg.query('SELECT 1'), 'postgres'),
+      check(() => deps.redis.ping(), 'redis'),
+      check(async () => {
+        const result = await deps.clickhouse.ping();
+        if (!result.success) throw result.error;
+      }, 'clickhouse'),
+    ]);
+    const queues: Record<string, { waiting: number; active: number; failed: number }> = {};
+    if (redis === 'ok') {
+      for (const [name, queue] of Object.entries(deps.queues)) {
+        try {
+          const counts: Record<string, number> = await withTimeout(queue.getJobCounts('waiting', 'active', 'failed', 'delayed', 'prioritized'), name);
+          queues[name] = { waiting: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0, failed: counts.failed ?? 0 };
+        } catch {
+          // Counted as a redis problem below only if the ping also failed; a slow count is not fatal.
+        }
+      }
+    }
+    const ok = postgres === 'ok' && redis === 'ok' && clickhouse === 'ok';
+    const failing = Object.entries({ postgres, redis, clickhouse }).filter(([, s]) => s !== 'ok').map(([n]) => n);
+    return reply.status(ok ? 200 : 503).send({
+      status: ok ? 'ok' : 'degraded',
+      ...(ok ? {} : { error: `Unavailable: ${failing.join(', ')}` }),
+      postgres, redis, clickhouse, queues,
+    });
+  });
+}

@@ -1,0 +1,30 @@
+/** The api process: configuration, migrations, start-up tasks, then listen; ordered shutdown. */
+import { apiEnvSchema, loadEnvOrExit } from '@bioprocess/shared/server/config';
+import { createLogger } from '@bioprocess/shared/server/logger';
+import { buildApp } from './app.ts';
+import { migrateAll } from './db/migrate.ts';
+import { closeDeps, createDeps } from './platform/deps.ts';
+import { runStartupTasks } from './startup.ts';
+
+const env = loadEnvOrExit(apiEnvSchema);
+const logger = createLogger('api', env.LOG_LEVEL);
+
+await migrateAll(env, logger);
+const deps = createDeps(env, logger);
+await runStartupTasks(deps);
+const app = await buildApp(deps);
+await app.listen({ port: env.PORT, host: env.HOST });
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  logger.info({ signal }, 'shutting down');
+  const deadline = setTimeout(() => process.exit(1), 10_000);
+  deadline.unref();
+  await app.close();
+  await closeDeps(deps);
+  process.exit(0);
+}
+process.once('SIGINT', () => void shutdown('SIGINT'));
+process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,49 @@
+/** The process-wide dependencies the api is built from; tests build their own set. */
+import { Queue } from 'bullmq';
+import type { ApiEnv } from '@bioprocess/shared/server/config';
+import type { Logger } from '@bioprocess/shared/server/logger';
+import { createPool, type Pool } from '@bioprocess/shared/server/postgres';
+import { createClickHouse, type ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import { createRedis, type Redis } from '@bioprocess/shared/server/redis';
+import { QUEUE_NAMES } from '@bioprocess/shared/queues';
+
+export interface Queues {
+  ingest: Queue;
+  audit: Queue;
+}
+
+export interface AppDeps {
+  env: ApiEnv;
+  logger: Logger;
+  pg: Pool;
+  clickhouse: ClickHouseClient;
+  /** Fails fast while Redis is down (health checks, rate limits), unlike the queue connections. */
+  redis: Redis;
+  queues: Queues;
+}
+
+export function createQueues(env: Pick<ApiEnv, 'REDIS_URL' | 'QUEUE_PREFIX'>): Queues {
+  const connection = createRedis(env.REDIS_URL);
+  const options = { connection, prefix: env.QUEUE_PREFIX };
+  return {
+    ingest: new Queue(QUEUE_NAMES.ingest, options),
+    audit: new Queue(QUEUE_NAMES.audit, options),
+  };
+}
+
+export function createDeps(env: ApiEnv, logger: Logger): AppDeps {
+  return {
+    env,
+    logger,
+    pg: createPool(env.DATABASE_URL, 20),
+    clickhouse: createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE),
+    redis: createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }),
+    queues: createQueues(env),
+  };
+}
+
+export async function closeDeps(deps: AppDeps): Promise<void> {
+  await Promise.allSettled([deps.queues.ingest.close(), deps.queues.audit.close()]);
+  await Promise.allSettled([deps.pg.end(), deps.clickhouse.close()]);
+  deps.redis.disconnect();
+}

@@ -1,0 +1,8 @@
+/** Every feature router of the api, registered in one place. */
+import type { App } from './platform/app-type.ts';
+import type { AppDeps } from './platform/deps.ts';
+import { healthRoutes } from './health/routes.ts';
+
+export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<void> {
+  await app.register(healthRoutes, deps);
+}

@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from './support/test-context.ts';
+
+describe('GET /api/v1/health', () => {
+  let ctx: TestContext;
+  beforeAll(async () => { ctx = await createTestContext(); });
+  afterAll(async () => { await ctx.close(); });
+
+  it('answers ok with every dependency and queue counts', async () => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/health' });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok', clickhouse: 'ok' });
+    expect(body.queues.ingest).toEqual({ waiting: 0, active: 0, failed: 0 });
+    expect(body.queues.audit).toEqual({ waiting: 0, active: 0, failed: 0 });
+  });
+
+  it('sends security headers with a content security policy', async () => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/health' });
+    expect(response.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('answers unknown api paths with a JSON 404', async () => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/does-not-exist' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: 'Not found' });
+  });
+});

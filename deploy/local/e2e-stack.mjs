@@ -1,0 +1,63 @@
+/**
+ * The product as the end-to-end tests see it: a private PostgreSQL database, ClickHouse database and
+ * queue prefix (never the demo data), the demo organisation seeded into them, on E2E_PORT. Dropped
+ * again when Playwright stops this process.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ROOT } from './services.mjs';
+import { buildConsoleIfStale, runMigrations, startProcesses } from './stack.mjs';
+
+const id = randomBytes(4).toString('hex');
+const database = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+database.pathname = `/bp_e2e_${id}`;
+const env = {
+  ...process.env,
+  NODE_ENV: 'test',
+  PORT: process.env.E2E_PORT ?? '8181',
+  HOST: '127.0.0.1',
+  PUBLIC_URL: `http://127.0.0.1:${process.env.E2E_PORT ?? '8181'}`,
+  DATABASE_URL: database.toString(),
+  CLICKHOUSE_DATABASE: `bp_e2e_${id}`,
+  QUEUE_PREFIX: `bp-e2e-${id}`,
+  UPLOAD_DIR: mkdtempSync(path.join(os.tmpdir(), 'bp-e2e-uploads-')),
+  SEED_DEMO: 'true',
+  SUPERUSER_EMAIL: 'admin@bioprocess.local',
+  SUPERUSER_PASSWORD: 'Admin-Bioprocess1!',
+  DEMO_EMAIL: 'scientist@demo.bioprocess.local',
+  DEMO_PASSWORD: 'Demo-Bioprocess1!',
+  // Keeps the lockout test from waiting 15 minutes while keeping the 5-attempt threshold.
+  LOGIN_WINDOW_MINUTES: process.env.LOGIN_WINDOW_MINUTES ?? '15',
+  UPLOAD_RATE_LIMIT_PER_MINUTE: process.env.UPLOAD_RATE_LIMIT_PER_MINUTE ?? '1000',
+  LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+};
+
+function dropDatabases() {
+  const admin = new URL(env.DATABASE_URL);
+  admin.pathname = '/postgres';
+  spawnSync('psql', [admin.toString(), '-qc', `DROP DATABASE IF EXISTS "bp_e2e_${id}" WITH (FORCE)`], { stdio: 'ignore' });
+  void fetch(new URL('/', env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123'), {
+    method: 'POST', body: `DROP DATABASE IF EXISTS bp_e2e_${id}`,
+  }).catch(() => undefined);
+}
+
+runMigrations(env);
+buildConsoleIfStale(env);
+const stack = startProcesses(env);
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await stack.stop();
+  dropDatabases();
+  setTimeout(() => process.exit(0), 500);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
+const code = await stack.exited;
+dropDatabases();
+process.exit(code);
+void ROOT;

@@ -1,0 +1,218 @@
+/**
+ * Makes PostgreSQL, Redis and ClickHouse reachable for `npm start` and `npm test` (one code path).
+ * Order for each service: the URL given in the environment; the local default when it answers;
+ * `docker compose` when a Docker engine answers; on Debian as root, apt-get install and start with
+ * data under .data/; otherwise stop with a message saying what to install.
+ * Plain Node with no dependencies: it runs before `npm install`.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, chownSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DATA_DIR = path.join(ROOT, '.data');
+
+const DEFAULTS = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/bioprocess',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  CLICKHOUSE_URL: 'http://127.0.0.1:8123',
+};
+
+const log = (message) => process.stdout.write(`[services] ${message}\n`);
+
+export function tcpReachable(host, port, timeoutMs = 1_000) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok) => { socket.destroy(); resolve(ok); };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function clickHouseAnswers(url) {
+  try {
+    const response = await fetch(new URL('/ping', url), { signal: AbortSignal.timeout(1_500) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+function hostPort(url, defaultPort) {
+  const parsed = new URL(url);
+  return { host: parsed.hostname, port: Number(parsed.port || defaultPort) };
+}
+
+async function answers(name, url) {
+  if (name === 'CLICKHOUSE_URL') return clickHouseAnswers(url);
+  const { host, port } = hostPort(url, name === 'DATABASE_URL' ? 5432 : 6379);
+  return tcpReachable(host, port);
+}
+
+async function waitFor(name, url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await answers(name, url)) return true;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return false;
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { stdio: 'inherit', ...options });
+  return result.status === 0;
+}
+
+function commandExists(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+function dockerAnswers() {
+  return commandExists('docker') && spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
+}
+
+function isDebianRoot() {
+  return existsSync('/etc/debian_version') && typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+let aptUpdated = false;
+export function aptInstall(packages) {
+  if (!aptUpdated) {
+    log('apt-get update');
+    run('apt-get', ['update', '-qq']);
+    aptUpdated = true;
+  }
+  log(`apt-get install ${packages.join(' ')}`);
+  return run('apt-get', ['install', '-y', '-qq', ...packages], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+/** Children we started; stopped by stopStartedServices(). */
+const started = [];
+
+function startDetached(name, command, args, options = {}) {
+  const child = spawn(command, args, { stdio: 'ignore', detached: true, ...options });
+  child.unref();
+  started.push({ name, child });
+  return child;
+}
+
+function startClickHouse() {
+  if (!commandExists('clickhouse-server') && !aptInstall(['clickhouse-server', 'clickhouse-client'])) return false;
+  const dir = path.join(DATA_DIR, 'clickhouse');
+  mkdirSync(path.join(dir, 'tmp'), { recursive: true });
+  log(`starting clickhouse-server with data in ${dir}`);
+  startDetached('clickhouse', 'clickhouse-server', [
+    '--config-file=/etc/clickhouse-server/config.xml', '--',
+    `--path=${dir}/`, `--tmp_path=${dir}/tmp/`,
+    `--logger.log=${dir}/clickhouse.log`, `--logger.errorlog=${dir}/clickhouse.err.log`,
+    '--listen_host=127.0.0.1',
+  ]);
+  return true;
+}
+
+function startRedis() {
+  if (!commandExists('redis-server') && !aptInstall(['redis-server'])) return false;
+  const dir = path.join(DATA_DIR, 'redis');
+  mkdirSync(dir, { recursive: true });
+  log(`starting redis-server with data in ${dir}`);
+  startDetached('redis', 'redis-server', ['--bind', '127.0.0.1', '--port', '6379', '--dir', dir,
+    '--appendonly', 'yes', '--maxmemory-policy', 'noeviction']);
+  return true;
+}
+
+function findPgBin() {
+  const result = spawnSync('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1'], { encoding: 'utf8' });
+  return result.stdout.trim();
+}
+
+function startPostgres() {
+  let bin = findPgBin();
+  if (!bin) {
+    if (!aptInstall(['postgresql'])) return false;
+    bin = findPgBin();
+  }
+  const dir = path.join(DATA_DIR, 'postgres');
+  const asPostgres = (args) => run('su', ['postgres', '-s', '/bin/sh', '-c', args]);
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+    mkdirSync(dir, { recursive: true });
+    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    chownSync(dir, uid, gid);
+    log(`initialising PostgreSQL in ${dir}`);
+    if (!asPostgres(`${bin}/initdb -D '${dir}' --auth=trust -U postgres >/dev/null`)) return false;
+  }
+  log(`starting PostgreSQL with data in ${dir}`);
+  return asPostgres(`${bin}/pg_ctl -D '${dir}' -l '${dir}/server.log' -o "-c listen_addresses=127.0.0.1 -p 5432 -k /tmp" start >/dev/null`);
+}
+
+const STARTERS = { DATABASE_URL: startPostgres, REDIS_URL: startRedis, CLICKHOUSE_URL: startClickHouse };
+const COMPOSE_SERVICE = { DATABASE_URL: 'postgres', REDIS_URL: 'redis', CLICKHOUSE_URL: 'clickhouse' };
+const WHAT_TO_INSTALL = {
+  DATABASE_URL: 'PostgreSQL 14+ (or set DATABASE_URL)',
+  REDIS_URL: 'Redis 6+ (or set REDIS_URL)',
+  CLICKHOUSE_URL: 'ClickHouse (or set CLICKHOUSE_URL)',
+};
+
+/** Returns the environment (DATABASE_URL, REDIS_URL, CLICKHOUSE_URL) of reachable services. */
+export async function ensureServices() {
+  const env = {};
+  const missing = [];
+  for (const name of Object.keys(DEFAULTS)) {
+    const given = process.env[name];
+    if (given) {
+      if (!(await waitFor(name, given, 10_000))) {
+        throw new Error(`${name} is set but nothing answers at it. Start that service or unset ${name}.`);
+      }
+      env[name] = given;
+    } else if (await answers(name, DEFAULTS[name])) {
+      env[name] = DEFAULTS[name];
+    } else {
+      missing.push(name);
+    }
+  }
+  if (missing.length === 0) return env;
+
+  if (dockerAnswers()) {
+    const services = missing.map((name) => COMPOSE_SERVICE[name]);
+    log(`starting ${services.join(', ')} with docker compose`);
+    run('docker', ['compose', '-f', path.join(ROOT, 'docker-compose.yml'), 'up', '-d', '--wait', ...services]);
+  } else if (isDebianRoot()) {
+    for (const name of missing) STARTERS[name]();
+  } else {
+    throw new Error(`These services are not reachable: ${missing.map((n) => WHAT_TO_INSTALL[n]).join(', ')}. ` +
+      'Install them, start Docker, or run as root on Debian so they can be installed automatically.');
+  }
+  for (const name of missing) {
+    if (!(await waitFor(name, DEFAULTS[name], 90_000))) {
+      throw new Error(`${name}: the service did not come up. Install ${WHAT_TO_INSTALL[name]} and try again.`);
+    }
+    env[name] = DEFAULTS[name];
+  }
+  return env;
+}
+
+/** Stops the services this process started (not those that were already running). */
+export function stopStartedServices() {
+  for (const { child } of started.splice(0)) {
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+  }
+}
+
+/** Debian's Chromium for the end-to-end tests; never a browser downloaded by a test tool. */
+export function ensureChromium() {
+  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
+  if (!isDebianRoot() || !aptInstall(['chromium'])) {
+    throw new Error('Chromium is missing: install Debian\'s chromium package (apt-get install chromium).');
+  }
+  return '/usr/bin/chromium';
+}
+
+export function writeDataReadme() {
+  mkdirSync(DATA_DIR, { recursive: true });
+  writeFileSync(path.join(DATA_DIR, 'README'), 'Local service data created by npm start / npm test. Safe to delete when stopped.\n');
+}

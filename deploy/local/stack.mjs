@@ -1,0 +1,78 @@
+/**
+ * Runs the product: applies migrations, builds the console when its sources changed, then starts the
+ * api, the ingest-worker and the audit-worker as child processes and stops them all together.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './services.mjs';
+
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+function newestMtime(dir) {
+  let newest = 0;
+  if (!existsSync(dir)) return newest;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
+    else newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+export function buildConsoleIfStale(env = process.env) {
+  const built = path.join(ROOT, 'console', 'dist', 'index.html');
+  const sources = Math.max(
+    newestMtime(path.join(ROOT, 'console', 'src')),
+    newestMtime(path.join(ROOT, 'shared', 'src')),
+    existsSync(path.join(ROOT, 'console', 'index.html')) ? statSync(path.join(ROOT, 'console', 'index.html')).mtimeMs : 0,
+  );
+  if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
+  process.stdout.write('[stack] building the console\n');
+  const result = spawnSync('npm', ['run', 'build', '-w', 'console'], { cwd: ROOT, stdio: 'inherit', env });
+  if (result.status !== 0) throw new Error('console build failed');
+}
+
+export function runMigrations(env) {
+  const result = spawnSync(TSX, [path.join(ROOT, 'api', 'src', 'migrate-cli.ts')], { cwd: ROOT, stdio: 'inherit', env });
+  if (result.status !== 0) throw new Error('migrations failed');
+}
+
+const PROCESSES = [
+  { name: 'api', entry: 'api/src/main.ts' },
+  { name: 'ingest-worker', entry: 'ingest-worker/src/main.ts' },
+  { name: 'audit-worker', entry: 'audit-worker/src/main.ts' },
+];
+
+/**
+ * Starts the three processes. Resolves to { stop, exited } where exited settles when any of them
+ * stops on its own (then the others are stopped too).
+ */
+export function startProcesses(env, { only } = {}) {
+  const children = [];
+  let stopping = false;
+  const stop = async (signal = 'SIGTERM') => {
+    stopping = true;
+    await Promise.all(children.map(({ child }) => new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', resolve);
+      child.kill(signal);
+      setTimeout(() => { child.kill('SIGKILL'); resolve(); }, 15_000).unref();
+    })));
+  };
+  const exited = new Promise((resolve) => {
+    for (const { name, entry } of PROCESSES.filter((p) => !only || only.includes(p.name))) {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+        cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      child.once('exit', (code, signal) => {
+        if (!stopping) {
+          process.stderr.write(`[stack] ${name} stopped (${signal ?? `exit ${code}`}); stopping the others\n`);
+          void stop().then(() => resolve(code || 1));
+        }
+      });
+      children.push({ name, child });
+    }
+  });
+  return { stop, exited, children };
+}

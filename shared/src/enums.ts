@@ -1,0 +1,39 @@
+/** Enumerations fixed by the specification (spec/02 §3, spec/01 §6). */
+
+export const INSTRUMENT_TYPES = [
+  'atomization_pressure', 'column_pressure', 'conductivity', 'crossflow_rate', 'dissolved_co2',
+  'dissolved_o2', 'exhaust_co2', 'exhaust_o2', 'feed_rate', 'flow_rate', 'foam_level', 'g_force',
+  'gas_flow_rate', 'inlet_air_temperature', 'moisture_content', 'nozzle_size', 'optical_density',
+  'outlet_air_temperature', 'pH', 'particle_size_distribution', 'rotational_speed', 'stir_rate',
+  'temperature', 'titer', 'transmembrane_pressure', 'uv_absorbance_260', 'uv_absorbance_280',
+  'vacuum_level', 'vessel_pressure', 'yield',
+] as const;
+export type InstrumentType = (typeof INSTRUMENT_TYPES)[number];
+
+export const UNITS = [
+  'AU', 'G', 'L', 'L/h', 'L/min', 'OD600', 'bar', 'celsius', 'fahrenheit', 'g', 'g/L', 'g/g', 'g/h',
+  'h', 'kg', 'kPa', 'mAU', 'mL', 'mL/min', 'mS/cm', 'mg', 'mg/L', 'min', 'mm', 'pH', 'psi', 'rpm',
+  's', 'μg', 'μL', 'μm', '%',
+] as const;
+export type Unit = (typeof UNITS)[number];
+
+export const UNIT_OPERATION_TYPES = [
+  'fermentation', 'centrifugation', 'filtration', 'chromatography', 'spray_drying', 'freeze_drying',
+  'milling', 'alkali_extraction', 'isoelectric_precipitation', 'mixing', 'heating', 'cooling',
+] as const;
+export type UnitOperationType = (typeof UNIT_OPERATION_TYPES)[number];
+
+export const FACILITY_TYPES = ['lab', 'pilot plant', 'demo plant', 'commercial plant', 'co-manufacturer'] as const;
+export type FacilityType = (typeof FACILITY_TYPES)[number];
+
+export const ROLES = ['viewer', 'editor', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const RUN_STATUSES = ['Pending', 'Active', 'Completed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const RUN_STATUS_DESCRIPTIONS: Record<RunStatus, string> = {
+  Pending: 'not started yet',
+  Active: 'ongoing',
+  Completed: 'finished',
+};

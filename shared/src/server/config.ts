@@ -1,0 +1,78 @@
+/**
+ * Configuration from environment variables, parsed once at start-up. A missing or malformed
+ * variable stops the process with its name (ConfigError), never with a stack trace from deep inside.
+ */
+import { z } from 'zod';
+
+const booleanFromString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const positiveInt = z.coerce.number().int().positive();
+
+export const baseEnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/bioprocess'),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  CLICKHOUSE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8123'),
+  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('bioprocess'),
+  // Namespaces every BullMQ key so tests (and several stacks on one Redis) never see each other's jobs.
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('bioprocess'),
+  // Spool folder shared by the api (writes uploads) and the ingest-worker (reads them).
+  UPLOAD_DIR: z.string().default('.data/uploads'),
+  CSV_MAX_BYTES: positiveInt.default(2 * 1024 * 1024 * 1024),
+  CSV_MAX_ROWS: positiveInt.default(50_000_000),
+});
+
+export const apiEnvSchema = baseEnvSchema.extend({
+  PORT: z.coerce.number().int().min(1).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: z.url().default('http://localhost:8080'),
+  CONSOLE_DIST: z.string().default('console/dist'),
+  SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  LOGIN_MAX_FAILURES: positiveInt.default(5),
+  LOGIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
+  RESET_TOKEN_TTL_MINUTES: z.coerce.number().positive().default(60),
+  SIGNUP_ENABLED: booleanFromString.default(true),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().default('Bioprocess Platform <no-reply@localhost>'),
+  SUPERUSER_EMAIL: z.email().optional(),
+  SUPERUSER_PASSWORD: z.string().optional(),
+  UPLOAD_RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
+  SEED_DEMO: booleanFromString.default(false),
+});
+
+export const workerEnvSchema = baseEnvSchema.extend({
+  WORKER_CONCURRENCY: positiveInt.default(2),
+});
+
+export type BaseEnv = z.infer<typeof baseEnvSchema>;
+export type ApiEnv = z.infer<typeof apiEnvSchema>;
+export type WorkerEnv = z.infer<typeof workerEnvSchema>;
+
+export class ConfigError extends Error {}
+
+export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  // Empty strings mean "not set", as in most .env files.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return result.data;
+}
+
+/** Parses the environment or exits the process with a message naming the bad variable. */
+export function loadEnvOrExit<S extends z.ZodType>(schema: S): z.infer<S> {
+  try {
+    return parseEnv(schema);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}
