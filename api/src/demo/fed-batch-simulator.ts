@@ -1,0 +1,125 @@
+/**
+ * A small fed-batch E. coli fermentation model that produces plausible instrument traces for the
+ * demo organisation: Monod growth on glucose, an exponential feed once the batch glucose is gone,
+ * dissolved-oxygen control through a stirrer cascade, pH control around its setpoint, a temperature
+ * shift at induction, optical density from biomass and product titer after induction. Deterministic
+ * for a given seed so re-seeding produces the same readings.
+ */
+
+export interface FedBatchOptions {
+  startMs: number;
+  durationHours: number;
+  /** Sampling interval of the online probes. */
+  intervalSeconds?: number;
+  seed?: number;
+  /** Hours after inoculation when IPTG induction happens (temperature shift, product formation). */
+  inductionHour?: number;
+  initialVolumeL?: number;
+}
+
+export interface FedBatchSeries {
+  temperature: Array<[number, number]>;
+  ph: Array<[number, number]>;
+  dissolvedO2: Array<[number, number]>;
+  stirRate: Array<[number, number]>;
+  feedRate: Array<[number, number]>;
+  opticalDensity: Array<[number, number]>;
+  exhaustCo2: Array<[number, number]>;
+  /** Offline samples, every 4 hours. */
+  titer: Array<[number, number]>;
+}
+
+/** mulberry32: a tiny seeded PRNG, enough for sensor noise. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export function simulateFedBatch(options: FedBatchOptions): FedBatchSeries {
+  const interval = options.intervalSeconds ?? 60;
+  const random = seededRandom(options.seed ?? 1);
+  const noise = (amplitude: number) => (random() - 0.5) * 2 * amplitude;
+  const inductionHour = options.inductionHour ?? 14;
+
+  // Kinetic parameters typical of E. coli on glucose.
+  const muMax = 0.62; // 1/h
+  const ks = 0.05; // g/L
+  const yieldXS = 0.48; // g biomass / g glucose
+  const feedGlucose = 500; // g/L in the feed bottle
+  const muSet = 0.16; // 1/h during the exponential feed
+  const qpMax = 0.0025; // g product / g biomass / h after induction
+  const maxFeedLh = 0.025; // the feed pump's ceiling
+
+  let biomass = 0.12; // g/L
+  let glucose = 20; // g/L
+  let volume = options.initialVolumeL ?? 2.0; // L
+  let product = 0; // g/L
+  let dissolvedO2 = 100; // % air saturation
+  let stirRate = 300; // rpm
+  let ph = 7.0;
+  let feedStartHour: number | null = null;
+  let feedStartRate = 0;
+
+  const series: FedBatchSeries = {
+    temperature: [], ph: [], dissolvedO2: [], stirRate: [], feedRate: [], opticalDensity: [], exhaustCo2: [], titer: [],
+  };
+  const steps = Math.floor((options.durationHours * 3600) / interval);
+  const dt = interval / 3600; // h
+
+  for (let step = 0; step <= steps; step += 1) {
+    const hour = step * dt;
+    const ts = options.startMs + step * interval * 1000;
+    const induced = hour >= inductionHour;
+    const temperatureSetpoint = induced ? 30 : 37;
+
+    if (feedStartHour === null && glucose < 0.5) {
+      feedStartHour = hour;
+      feedStartRate = (muSet * biomass * volume) / (yieldXS * feedGlucose);
+    }
+    // Exponential feed from the biomass at feed start, up to the pump's ceiling.
+    const feedLh = feedStartHour === null ? 0 : Math.min(maxFeedLh, feedStartRate * Math.exp(muSet * (hour - feedStartHour)));
+
+    // Oxygen limitation slows growth when DO is very low; induction burdens the cells.
+    const oxygenFactor = dissolvedO2 / (dissolvedO2 + 2);
+    const burden = induced ? 0.55 : 1;
+    const glucoseAvailable = glucose + (feedLh / volume) * feedGlucose * dt;
+    // Growth can never use more glucose than the step makes available (fed-batch runs glucose-limited).
+    const uptakeDemand = (muMax * (glucoseAvailable / (ks + glucoseAvailable)) * oxygenFactor * burden * biomass * dt) / yieldXS;
+    const glucoseUsed = Math.min(uptakeDemand, glucoseAvailable);
+    const mu = (glucoseUsed * yieldXS) / (biomass * dt);
+
+    biomass += (mu * biomass - (feedLh / volume) * biomass) * dt;
+    glucose = Math.max(0, glucoseAvailable - glucoseUsed - (feedLh / volume) * glucose * dt);
+    volume += feedLh * dt;
+    if (induced) product += (qpMax * biomass - (feedLh / volume) * product) * dt;
+
+    // DO: uptake grows with biomass; the cascade raises the stirrer to hold 30 %.
+    const uptake = mu * biomass * 9;
+    const transfer = (stirRate / 1200) ** 1.6 * 55 * ((100 - dissolvedO2) / 100);
+    dissolvedO2 = Math.min(100, Math.max(0, dissolvedO2 + (transfer - uptake) * dt * 6));
+    if (dissolvedO2 < 30) stirRate = Math.min(1200, stirRate + (30 - dissolvedO2) * 2.5 * dt * 60);
+    else if (dissolvedO2 > 40 && stirRate > 300) stirRate = Math.max(300, stirRate - 4 * dt * 60);
+
+    // Acetate and CO2 lower the pH; the base pump brings it back to 7.0 with a small dead band.
+    ph -= Math.min(0.05, mu * biomass * 0.0006) * dt * 60;
+    if (ph < 6.98) ph += (7.0 - ph) * 0.6 + noise(0.005);
+
+    series.temperature.push([ts, round(temperatureSetpoint + noise(0.08) + (induced && hour - inductionHour < 0.5 ? (inductionHour + 0.5 - hour) * 12 : 0), 2)]);
+    series.ph.push([ts, round(ph + noise(0.01), 3)]);
+    series.dissolvedO2.push([ts, round(Math.max(0, dissolvedO2 + noise(0.8)), 2)]);
+    series.stirRate.push([ts, Math.round(stirRate + noise(3))]);
+    series.feedRate.push([ts, round(feedLh * 1000 / 60, 3)]); // mL/min
+    series.opticalDensity.push([ts, round(biomass / 0.4 + noise(0.05 + biomass * 0.01), 3)]);
+    series.exhaustCo2.push([ts, round(Math.max(0.04, 0.04 + mu * biomass * 0.35 + noise(0.03)), 3)]);
+    if (step % Math.round((4 * 3600) / interval) === 0) series.titer.push([ts, round(Math.max(0, product + noise(0.03)), 3)]);
+  }
+  return series;
+}
