@@ -22,13 +22,17 @@ export interface AppDeps {
   queues: Queues;
 }
 
-export function createQueues(env: Pick<ApiEnv, 'REDIS_URL' | 'QUEUE_PREFIX'>): Queues {
-  const connection = createRedis(env.REDIS_URL);
+export function createQueues(env: Pick<ApiEnv, 'REDIS_URL' | 'QUEUE_PREFIX'>, logger?: Logger): Queues {
+  const connection = createRedis(env.REDIS_URL, {}, logger);
   const options = { connection, prefix: env.QUEUE_PREFIX };
-  return {
+  const queues = {
     ingest: new Queue(QUEUE_NAMES.ingest, options),
     audit: new Queue(QUEUE_NAMES.audit, options),
   };
+  // The connection itself logs an outage once; a queue without an 'error' listener would print
+  // every failed reconnect to stderr.
+  for (const queue of Object.values(queues)) queue.on('error', (err) => logger?.debug({ err, queue: queue.name }, 'queue connection error'));
+  return queues;
 }
 
 export function createDeps(env: ApiEnv, logger: Logger): AppDeps {
@@ -36,9 +40,9 @@ export function createDeps(env: ApiEnv, logger: Logger): AppDeps {
     env,
     logger,
     pg: createPool(env.DATABASE_URL, 20),
-    clickhouse: createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE),
-    redis: createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }),
-    queues: createQueues(env),
+    clickhouse: createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger),
+    redis: createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }, logger),
+    queues: createQueues(env, logger),
   };
 }
 

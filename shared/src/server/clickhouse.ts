@@ -1,8 +1,27 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createClient, type ClickHouseClient, type Logger as ClickHouseLogger } from '@clickhouse/client';
+import type { Logger } from './logger.ts';
 
 export type { ClickHouseClient };
 
-export function createClickHouse(url: string, database: string): ClickHouseClient {
+/**
+ * The client's own messages (failed pings and requests while ClickHouse is down) go through the
+ * process's pino logger when one is given, instead of the client's console output.
+ */
+function clickHouseLog(logger: Logger | undefined): { LoggerClass: new () => ClickHouseLogger } | undefined {
+  if (!logger) return undefined;
+  const child = logger.child({ component: 'clickhouse-client' });
+  return {
+    LoggerClass: class implements ClickHouseLogger {
+      trace({ message, args }: { message: string; args?: Record<string, unknown> }) { child.trace({ args }, message); }
+      debug({ message, args }: { message: string; args?: Record<string, unknown> }) { child.debug({ args }, message); }
+      info({ message, args }: { message: string; args?: Record<string, unknown> }) { child.info({ args }, message); }
+      warn({ message, args, err }: { message: string; args?: Record<string, unknown>; err?: Error }) { child.warn({ args, err }, message); }
+      error({ message, args, err }: { message: string; args?: Record<string, unknown>; err: Error }) { child.error({ args, err }, message); }
+    },
+  };
+}
+
+export function createClickHouse(url: string, database: string, logger?: Logger): ClickHouseClient {
   return createClient({
     url,
     database,
@@ -10,10 +29,11 @@ export function createClickHouse(url: string, database: string): ClickHouseClien
     compression: { request: false, response: false },
     // ClickHouse 18.16 (Debian) does not know newer settings; send none by default.
     clickhouse_settings: {},
+    log: clickHouseLog(logger),
   });
 }
 
 /** A client without a default database, to create the database itself. */
-export function createClickHouseAdmin(url: string): ClickHouseClient {
-  return createClient({ url, request_timeout: 60_000 });
+export function createClickHouseAdmin(url: string, logger?: Logger): ClickHouseClient {
+  return createClient({ url, request_timeout: 60_000, log: clickHouseLog(logger) });
 }

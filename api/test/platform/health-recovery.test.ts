@@ -1,0 +1,151 @@
+/**
+ * Health follows its dependencies while the product keeps running: Redis or ClickHouse going away
+ * turns GET /api/v1/health into a 503 naming it, and their return brings it back to 200 on the same
+ * app instance. The real services are shared with other tests running in parallel, so the outage is
+ * simulated with a TCP proxy in front of each one that this test stops and starts again.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/test-context.ts';
+
+/** A pass-through TCP proxy that can be stopped (every connection cut) and started on the same port. */
+class OutageProxy {
+  private server: net.Server | null = null;
+  private readonly sockets = new Set<net.Socket>();
+  port = 0;
+
+  get running(): boolean {
+    return this.server !== null;
+  }
+
+  constructor(private readonly upstream: { host: string; port: number }) {}
+
+  async start(): Promise<void> {
+    const server = net.createServer((client) => {
+      const upstream = net.connect(this.upstream);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+        socket.on('error', () => { client.destroy(); upstream.destroy(); });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (server.address() as net.AddressInfo).port;
+    this.server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = null;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  /** The service URL with its host and port replaced by the proxy's. */
+  urlFor(serviceUrl: string): string {
+    const url = new URL(serviceUrl);
+    url.hostname = '127.0.0.1';
+    url.port = String(this.port);
+    return url.toString().replace(/\/$/, '');
+  }
+}
+
+function upstreamOf(serviceUrl: string, defaultPort: number): { host: string; port: number } {
+  const url = new URL(serviceUrl);
+  return { host: url.hostname, port: Number(url.port || defaultPort) };
+}
+
+interface HealthBody {
+  status: string;
+  error?: string;
+  postgres: string;
+  redis: string;
+  clickhouse: string;
+  queues: Record<string, { waiting: number; active: number; failed: number }>;
+}
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
+
+describe('health recovery without a restart', () => {
+  const redisProxy = new OutageProxy(upstreamOf(REDIS_URL, 6379));
+  const clickhouseProxy = new OutageProxy(upstreamOf(CLICKHOUSE_URL, 8123));
+  let ctx: TestContext;
+
+  async function health(): Promise<{ statusCode: number; body: HealthBody }> {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/health' });
+    return { statusCode: response.statusCode, body: response.json() as HealthBody };
+  }
+
+  /** Polls health until it answers the expected status code (bounded: 60 tries, 250 ms apart). */
+  async function healthUntil(statusCode: number): Promise<{ statusCode: number; body: HealthBody }> {
+    let last = await health();
+    for (let attempt = 0; attempt < 60 && last.statusCode !== statusCode; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      last = await health();
+    }
+    return last;
+  }
+
+  beforeAll(async () => {
+    await redisProxy.start();
+    await clickhouseProxy.start();
+    ctx = await createTestContext({
+      REDIS_URL: redisProxy.urlFor(REDIS_URL),
+      CLICKHOUSE_URL: clickhouseProxy.urlFor(CLICKHOUSE_URL),
+    });
+  });
+
+  afterAll(async () => {
+    // Both proxies must be up again so the context can drop its queues and databases.
+    if (!redisProxy.running) await redisProxy.start();
+    if (!clickhouseProxy.running) await clickhouseProxy.start();
+    await ctx?.close();
+    await redisProxy.stop();
+    await clickhouseProxy.stop();
+  });
+
+  it('is ok while every dependency answers through the proxies', async () => {
+    const { statusCode, body } = await healthUntil(200);
+    expect(statusCode).toBe(200);
+    expect(body).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok', clickhouse: 'ok' });
+  });
+
+  it('answers 503 naming redis while Redis is down, and ok again once it is back', async () => {
+    await redisProxy.stop();
+    const down = await healthUntil(503);
+    expect(down.statusCode).toBe(503);
+    expect(down.body.redis).toMatch(/^down/);
+    expect(down.body.error).toContain('redis');
+    expect(down.body.error).not.toContain('clickhouse');
+    expect(down.body).toMatchObject({ status: 'degraded', postgres: 'ok', clickhouse: 'ok' });
+
+    await redisProxy.start();
+    const back = await healthUntil(200);
+    expect(back.statusCode).toBe(200);
+    expect(back.body).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok', clickhouse: 'ok' });
+    expect(back.body.queues.ingest).toEqual({ waiting: 0, active: 0, failed: 0 });
+    expect(back.body.error).toBeUndefined();
+  });
+
+  it('answers 503 naming clickhouse while ClickHouse is down, and ok again once it is back', async () => {
+    await clickhouseProxy.stop();
+    const down = await healthUntil(503);
+    expect(down.statusCode).toBe(503);
+    expect(down.body.clickhouse).toMatch(/^down/);
+    expect(down.body.error).toContain('clickhouse');
+    expect(down.body.error).not.toContain('redis');
+    expect(down.body).toMatchObject({ status: 'degraded', postgres: 'ok', redis: 'ok' });
+
+    await clickhouseProxy.start();
+    const back = await healthUntil(200);
+    expect(back.statusCode).toBe(200);
+    expect(back.body).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok', clickhouse: 'ok' });
+  });
+});
