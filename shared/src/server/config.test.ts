@@ -1,0 +1,97 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { apiEnvSchema, baseEnvSchema, ConfigError, parseEnv, workerEnvSchema } from './config.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+function configErrorOf(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseEnv', () => {
+  it('applies the documented defaults when nothing is set', () => {
+    const env = parseEnv(apiEnvSchema, {});
+    expect(env).toMatchObject({
+      PORT: 8080,
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/bioprocess',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      CLICKHOUSE_URL: 'http://127.0.0.1:8123',
+      CLICKHOUSE_DATABASE: 'bioprocess',
+      QUEUE_PREFIX: 'bioprocess',
+      SIGNUP_ENABLED: true,
+      SEED_DEMO: false,
+      LOG_LEVEL: 'info',
+    });
+    expect(parseEnv(workerEnvSchema, {}).WORKER_CONCURRENCY).toBe(2);
+  });
+
+  it('treats an empty value as not set', () => {
+    expect(parseEnv(apiEnvSchema, { PORT: '', DATABASE_URL: '' })).toMatchObject({ PORT: 8080, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/bioprocess' });
+  });
+
+  it('coerces numbers and reads the given URLs', () => {
+    const env = parseEnv(apiEnvSchema, { PORT: '8390', DATABASE_URL: 'postgresql://app:pw@db:5432/bp', REDIS_URL: 'rediss://cache:6380', CLICKHOUSE_URL: 'https://ch:8443' });
+    expect(env).toMatchObject({ PORT: 8390, DATABASE_URL: 'postgresql://app:pw@db:5432/bp', REDIS_URL: 'rediss://cache:6380', CLICKHOUSE_URL: 'https://ch:8443' });
+  });
+
+  it.each([
+    ['true', true], ['1', true], ['yes', true],
+    ['false', false], ['0', false], ['no', false],
+  ])('parses the boolean %s as %s', (value, expected) => {
+    expect(parseEnv(apiEnvSchema, { SIGNUP_ENABLED: value, SEED_DEMO: value })).toMatchObject({ SIGNUP_ENABLED: expected, SEED_DEMO: expected });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'mysql://db/bioprocess'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://127.0.0.1:6379'],
+    ['CLICKHOUSE_URL', 'tcp://127.0.0.1:9000'],
+    ['CLICKHOUSE_DATABASE', 'drop table; --'],
+    ['SIGNUP_ENABLED', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['WORKER_CONCURRENCY', '0'],
+  ])('rejects %s=%s with a message naming the variable', (name, value) => {
+    const schema = name === 'WORKER_CONCURRENCY' ? workerEnvSchema : apiEnvSchema;
+    const error = configErrorOf(() => parseEnv(schema, { [name]: value }));
+    expect(error.message).toMatch(new RegExp(`^Invalid configuration: ${name}: `));
+  });
+
+  it('names every bad variable at once', () => {
+    const error = configErrorOf(() => parseEnv(apiEnvSchema, { PORT: 'abc', REDIS_URL: 'nope' }));
+    expect(error.message).toContain('PORT: ');
+    expect(error.message).toContain('REDIS_URL: ');
+  });
+
+  it('names a required variable that is missing', () => {
+    const schema = baseEnvSchema.extend({ INGEST_TOKEN: z.string() });
+    const error = configErrorOf(() => parseEnv(schema, {}));
+    expect(error.message).toMatch(/^Invalid configuration: INGEST_TOKEN: /);
+  });
+});
+
+describe('start-up with a bad variable', () => {
+  it('stops the api with a non-zero exit and a message naming PORT', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'api/src/main.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: 'abc', LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).not.toBe(0);
+    expect(result.status).not.toBeNull();
+    expect(result.stderr).toContain('Invalid configuration: PORT: ');
+  });
+});
