@@ -16,15 +16,24 @@ function capture(): { logger: ReturnType<typeof createLogger>; output: () => str
   return { logger: createLogger('test', 'trace', stream), output: () => chunks.join('') };
 }
 
-function lines(text: string): Record<string, unknown>[] {
-  return text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+type LogLine = Record<string, unknown>;
+
+/** The written JSON lines; exactly `count` of them are expected. */
+function lines(text: string, count: number): LogLine[] {
+  const parsed = text.trim().split('\n').map((line) => JSON.parse(line) as LogLine);
+  expect(parsed).toHaveLength(count);
+  return parsed;
+}
+
+function only(text: string): LogLine {
+  return lines(text, 1)[0] as LogLine;
 }
 
 describe('createLogger redaction', () => {
   it('writes structured JSON lines with the level label and the logger name', () => {
     const { logger, output } = capture();
     logger.info({ run_id: 7 }, 'run created');
-    expect(lines(output())).toEqual([expect.objectContaining({ level: 'info', name: 'test', run_id: 7, msg: 'run created' })]);
+    expect(lines(output(), 1)).toEqual([expect.objectContaining({ level: 'info', name: 'test', run_id: 7, msg: 'run created' })]);
   });
 
   it('redacts passwords and tokens at the top level and one level down', () => {
@@ -33,7 +42,7 @@ describe('createLogger redaction', () => {
     logger.info({ body: { password: SECRET, new_password: SECRET, current_password: SECRET, token: SECRET } }, 'nested');
     const text = output();
     expect(text).not.toContain(SECRET);
-    const [top, nested] = lines(text);
+    const [top, nested] = lines(text, 2) as [LogLine, LogLine];
     expect(top).toMatchObject({ password: '[redacted]', token: '[redacted]', api_key: '[redacted]' });
     expect(nested.body).toEqual({ password: '[redacted]', new_password: '[redacted]', current_password: '[redacted]', token: '[redacted]' });
   });
@@ -44,7 +53,7 @@ describe('createLogger redaction', () => {
     logger.info({ headers: { authorization: `Bearer ${SECRET}` } }, 'outgoing call');
     const text = output();
     expect(text).not.toContain(SECRET);
-    const [incoming] = lines(text);
+    const [incoming] = lines(text, 2) as [LogLine, LogLine];
     expect(incoming.req).toMatchObject({ method: 'GET', headers: { authorization: '[redacted]', cookie: '[redacted]' } });
   });
 
@@ -56,7 +65,7 @@ describe('createLogger redaction', () => {
     logger.info({ target: `smtp://mailer:${SECRET}@smtp.example.com:587` }, 'a field no redaction path names');
     const text = output();
     expect(text).not.toContain(SECRET);
-    const [config, message, failure, other] = lines(text);
+    const [config, message, failure, other] = lines(text, 4) as [LogLine, LogLine, LogLine, LogLine];
     expect(config).toMatchObject({ DATABASE_URL: '[redacted]', env: { REDIS_URL: '[redacted]' } });
     expect(message.msg).toBe('could not connect to postgres://***@db:5432/bioprocess');
     expect((failure.err as { message: string }).message).toBe('connect failed for http://***@clickhouse:8123');
@@ -72,7 +81,7 @@ describe('createLogger redaction', () => {
     expect(text).not.toContain(sessionToken);
     expect(text).not.toContain(apiKey);
     expect(text).not.toContain('c'.repeat(40));
-    const [line] = lines(text);
+    const line = only(text);
     expect(line.msg).toBe('session [redacted] refreshed; header was Bearer [redacted]');
     expect(line.note).toBe('key [redacted] used');
   });
@@ -80,7 +89,7 @@ describe('createLogger redaction', () => {
   it('leaves ordinary text, URLs without credentials and e-mail addresses intact', () => {
     const { logger, output } = capture();
     logger.info({ url: 'http://localhost:8080/api/v1/health', email: 'scientist@demo.bioprocess.local' }, 'Missing bearer token');
-    const [line] = lines(output());
+    const line = only(output());
     expect(line).toMatchObject({ url: 'http://localhost:8080/api/v1/health', email: 'scientist@demo.bioprocess.local', msg: 'Missing bearer token' });
   });
 
@@ -88,7 +97,7 @@ describe('createLogger redaction', () => {
     const { logger, output } = capture();
     logger.child({ component: 'worker' }).info({ password: SECRET, job: { token: SECRET } }, 'job started');
     expect(output()).not.toContain(SECRET);
-    expect(lines(output())[0]).toMatchObject({ component: 'worker', password: '[redacted]', job: { token: '[redacted]' } });
+    expect(only(output())).toMatchObject({ component: 'worker', password: '[redacted]', job: { token: '[redacted]' } });
   });
 });
 
