@@ -44,26 +44,45 @@ async function resolvePrincipal(deps: AppDeps, token: string): Promise<RequestPr
   };
 }
 
+/** One registered /api/v1 route and the access it declared (the access-matrix test walks these). */
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  access: RouteAccess;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    declaredRoutes: DeclaredRoute[];
+  }
+}
+
+/** Every /api/v1 route registered after the authentication plugin, with its declared access. */
+export function listDeclaredRoutes(app: FastifyInstance): DeclaredRoute[] {
+  return [...app.declaredRoutes];
+}
+
 /**
  * Resolves the principal for every request and enforces the access each route declares in
  * `config.access`. A route under /api/v1 without a declaration fails at start-up, so no route can be
- * added without deciding who may call it.
+ * added without deciding who may call it. The check runs in onRequest, before the body is parsed and
+ * validated, so an unauthenticated or unauthorised caller learns nothing from validation answers.
  */
 export const authenticationPlugin = fp(async (app: FastifyInstance, deps: AppDeps) => {
   app.decorateRequest('principal', null);
+  const declaredRoutes: DeclaredRoute[] = [];
+  app.decorate('declaredRoutes', declaredRoutes);
 
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/api/v1') && !route.config?.access) {
-      throw new Error(`Route ${route.method} ${route.url} declares no access (config.access)`);
-    }
+    if (!route.url.startsWith('/api/v1')) return;
+    const access = route.config?.access;
+    if (!access) throw new Error(`Route ${route.method} ${route.url} declares no access (config.access)`);
+    for (const method of [route.method].flat()) declaredRoutes.push({ method, url: route.url, access });
   });
 
   app.addHook('onRequest', async (request) => {
     const token = bearerToken(request);
     if (token) request.principal = await resolvePrincipal(deps, token);
-  });
-
-  app.addHook('preHandler', async (request) => {
     const access: RouteAccess | undefined = request.routeOptions.config?.access;
     if (!access || access === 'public') return;
     if (!request.principal) throw new HttpError(401, AUTH_MESSAGES.authenticationRequired);

@@ -1,0 +1,92 @@
+/**
+ * Organisation API keys for machines (instrument feeds): admins list, create and revoke them. The key
+ * (`bpk_...`) is shown once at creation and stored only as its sha256 hash; it acts with its role in
+ * the organisation it was created for.
+ */
+import { z } from 'zod';
+import { apiKeySchema, createApiKeyRequestSchema, createdApiKeySchema, idParamsSchema, type ApiKey } from '@bioprocess/shared/auth-contracts';
+import type { App } from '../platform/app-type.ts';
+import type { AppDeps } from '../platform/deps.ts';
+import { notFound } from '../platform/http-error.ts';
+import { emitAudit } from '../audit/emit.ts';
+import { principalOf } from '../auth/authenticate.ts';
+import { API_KEY_PREFIX } from '../auth/principal.ts';
+import { issueToken } from '../auth/tokens.ts';
+
+export const API_KEY_NOT_FOUND = 'API key not found';
+
+/** How much of a key is kept readable to recognise it in lists. */
+const VISIBLE_PREFIX_LENGTH = API_KEY_PREFIX.length + 6;
+
+const API_KEY_COLUMNS = 'id, name, role, key_prefix, created_by, created_at, last_used_at, revoked_at';
+
+interface ApiKeyRow {
+  id: number;
+  name: string;
+  role: string;
+  key_prefix: string;
+  created_by: number | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+function toApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    ...row,
+    created_at: row.created_at.toISOString(),
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
+  app.get('/api/v1/api-keys', {
+    config: { access: 'manage_users' },
+    schema: { tags: ['api-keys'], summary: 'API keys of the current organisation, revoked ones included', response: { 200: z.array(apiKeySchema) } },
+  }, async (request) => {
+    const { rows } = await deps.pg.query(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE organization_id = $1 ORDER BY revoked_at IS NOT NULL, id DESC`,
+      [principalOf(request).organizationId],
+    );
+    return (rows as ApiKeyRow[]).map(toApiKey);
+  });
+
+  app.post('/api/v1/api-keys', {
+    config: { access: 'manage_users' },
+    schema: { tags: ['api-keys'], summary: 'Create a key; the answer carries the key, shown this once', body: createApiKeyRequestSchema, response: { 201: createdApiKeySchema } },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const { token, tokenHash } = issueToken(API_KEY_PREFIX);
+    const { rows } = await deps.pg.query(
+      `INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${API_KEY_COLUMNS}`,
+      [principal.organizationId, request.body.name, tokenHash, token.slice(0, VISIBLE_PREFIX_LENGTH), request.body.role, principal.userId],
+    );
+    const created = toApiKey(rows[0] as ApiKeyRow);
+    emitAudit(deps, request, {
+      event_type: 'api_key.created', action: 'create', resource_type: 'api_key', resource_id: created.id,
+      changes: { after: { name: created.name, role: created.role, key_prefix: created.key_prefix } },
+    });
+    return reply.status(201).send({ ...created, key: token });
+  });
+
+  app.delete('/api/v1/api-keys/:id', {
+    config: { access: 'manage_users' },
+    schema: { tags: ['api-keys'], summary: 'Revoke a key; it stops working at once', params: idParamsSchema },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const { rows } = await deps.pg.query(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+        WHERE id = $1 AND organization_id = $2 RETURNING ${API_KEY_COLUMNS}`,
+      [request.params.id, principal.organizationId],
+    );
+    const revoked = rows[0] as ApiKeyRow | undefined;
+    if (!revoked) throw notFound(API_KEY_NOT_FOUND);
+    emitAudit(deps, request, {
+      event_type: 'api_key.revoked', action: 'delete', resource_type: 'api_key', resource_id: revoked.id,
+      changes: { before: { name: revoked.name, role: revoked.role, revoked: false }, after: { revoked: true } },
+    });
+    return reply.status(204).send();
+  });
+}

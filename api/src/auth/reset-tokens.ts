@@ -1,0 +1,69 @@
+/**
+ * Password reset and invitation links. Both use the same single-use token stored as a sha256 hash;
+ * an invitation lives longer than a reset because the invited person may read the mail days later.
+ */
+import type { Pool, PoolClient } from 'pg';
+import type { AppDeps } from '../platform/deps.ts';
+import { sendMail } from '../mail/mailer.ts';
+import { issueToken } from './tokens.ts';
+
+type Queryable = Pool | PoolClient;
+
+export type LinkPurpose = 'reset' | 'invite';
+
+export const INVITE_TOKEN_TTL_MINUTES = 7 * 24 * 60;
+
+export function resetLink(publicUrl: string, token: string): string {
+  const url = new URL('/reset-password', publicUrl);
+  url.searchParams.set('token', token);
+  return url.toString();
+}
+
+export async function createLinkToken(db: Queryable, userId: number, purpose: LinkPurpose, ttlMinutes: number): Promise<string> {
+  const { token, tokenHash } = issueToken();
+  await db.query(
+    `INSERT INTO password_reset_tokens (user_id, token_hash, purpose, expires_at)
+     VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
+    [userId, tokenHash, purpose, ttlMinutes * 60],
+  );
+  return token;
+}
+
+/** Marks a valid token used and answers its user, or null when unknown, used or expired. */
+export async function consumeLinkToken(db: Queryable, tokenHash: string): Promise<{ userId: number; purpose: LinkPurpose } | null> {
+  const { rows } = await db.query(
+    `UPDATE password_reset_tokens SET used_at = now()
+      WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
+      RETURNING user_id, purpose`,
+    [tokenHash],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  // Any other outstanding link of this user stops working once the password is set.
+  await db.query('UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [row.user_id]);
+  return { userId: row.user_id, purpose: row.purpose };
+}
+
+export async function sendResetMail(deps: Pick<AppDeps, 'env' | 'pg' | 'logger'>, to: string, token: string): Promise<void> {
+  const link = resetLink(deps.env.PUBLIC_URL, token);
+  await sendMail(deps, {
+    to,
+    subject: 'Reset your Bioprocess Platform password',
+    text: `A password reset was requested for your account.\n\nSet a new password here (the link works once and expires in ${deps.env.RESET_TOKEN_TTL_MINUTES} minutes):\n${link}\n\nIf you did not ask for this, ignore this message.`,
+    link,
+  });
+}
+
+export async function sendInviteMail(
+  deps: Pick<AppDeps, 'env' | 'pg' | 'logger'>,
+  invite: { to: string; name: string; organizationName: string; invitedBy: string },
+  token: string,
+): Promise<void> {
+  const link = resetLink(deps.env.PUBLIC_URL, token);
+  await sendMail(deps, {
+    to: invite.to,
+    subject: `You have been invited to ${invite.organizationName} on the Bioprocess Platform`,
+    text: `Hello ${invite.name},\n\n${invite.invitedBy} invited you to ${invite.organizationName}.\n\nChoose your password here (the link works once and expires in 7 days):\n${link}`,
+    link,
+  });
+}

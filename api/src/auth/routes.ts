@@ -1,0 +1,257 @@
+/**
+ * Sign-in and account calls (spec/01 §7, spec/02 §7): signup, login, logout, profile, forgot and
+ * reset password, and the superuser's organisation switch. Every outcome is audited.
+ */
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AUTH_MESSAGES } from '@bioprocess/shared/errors';
+import {
+  authResponseSchema,
+  forgotPasswordRequestSchema,
+  loginRequestSchema,
+  messageResponseSchema,
+  profileSchema,
+  resetPasswordRequestSchema,
+  signupRequestSchema,
+  switchOrganizationRequestSchema,
+  updateProfileRequestSchema,
+  authUserSchema,
+} from '@bioprocess/shared/auth-contracts';
+import { withTransaction } from '@bioprocess/shared/server/postgres';
+import type { App } from '../platform/app-type.ts';
+import type { AppDeps } from '../platform/deps.ts';
+import { conflict, forbidden, HttpError, notFound, unauthorized } from '../platform/http-error.ts';
+import { emitAudit } from '../audit/emit.ts';
+import { auditUserFields, findUserByEmail, findUserById, toAuthUser, toUser } from '../users/user-record.ts';
+import { principalOf } from './authenticate.ts';
+import { assertPasswordPolicy, hashPassword, verifyPassword } from './passwords.ts';
+import { clearFailures, isBlocked, recordFailure, type ThrottleSettings } from './login-throttle.ts';
+import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
+import { consumeLinkToken, createLinkToken, sendResetMail } from './reset-tokens.ts';
+import { hashToken } from './principal.ts';
+
+export const FORGOT_PASSWORD_MESSAGE = 'If an account exists for this email, a password reset link has been sent.';
+export const PASSWORD_RESET_MESSAGE = 'Your password has been reset. You can now log in with your new password.';
+export const EMAIL_TAKEN_MESSAGE = 'An account with this email already exists';
+export const USER_SESSION_REQUIRED_MESSAGE = 'This call needs a signed-in user, not an API key';
+
+const UNIQUE_VIOLATION = '23505';
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code === UNIQUE_VIOLATION;
+}
+
+/** The user behind a session principal; API keys have no user account. */
+export function sessionUserId(request: FastifyRequest): number {
+  const principal = principalOf(request);
+  if (principal.kind !== 'session' || principal.userId === null) throw forbidden(USER_SESSION_REQUIRED_MESSAGE);
+  return principal.userId;
+}
+
+export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
+  const throttle: ThrottleSettings = { maxFailures: deps.env.LOGIN_MAX_FAILURES, windowMinutes: deps.env.LOGIN_WINDOW_MINUTES };
+
+  app.post('/api/v1/auth/signup', {
+    config: { access: 'public' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Create an organisation with the new user as its admin',
+      body: signupRequestSchema.extend({ organization_name: z.string().trim().min(1).max(200).optional() }),
+      response: { 201: authResponseSchema },
+    },
+  }, async (request, reply) => {
+    if (!deps.env.SIGNUP_ENABLED) throw forbidden(AUTH_MESSAGES.signupDisabled);
+    const { email, password, name, organization_name: organizationName } = request.body;
+    assertPasswordPolicy(password);
+    const passwordHash = await hashPassword(password);
+    const created = await withTransaction(deps.pg, async (client) => {
+      if (await findUserByEmail(client, email)) throw conflict(EMAIL_TAKEN_MESSAGE);
+      const org = await client.query(
+        'INSERT INTO organizations (name) VALUES ($1) RETURNING id, name',
+        [organizationName ?? `${name}'s organization`],
+      );
+      const inserted = await client.query(
+        `INSERT INTO users (email, name, password_hash, organization_id, role)
+         VALUES ($1, $2, $3, $4, 'admin') RETURNING id`,
+        [email, name, passwordHash, org.rows[0].id],
+      );
+      const user = (await findUserById(client, inserted.rows[0].id))!;
+      const token = await createSession(client, user.id, deps.env.SESSION_TTL_HOURS);
+      return { user, token, organization: org.rows[0] as { id: number; name: string } };
+    }).catch((error: unknown) => {
+      if (isUniqueViolation(error)) throw conflict(EMAIL_TAKEN_MESSAGE);
+      throw error;
+    });
+    const { user, token, organization } = created;
+    emitAudit(deps, request, {
+      event_type: 'auth.signup', action: 'create', resource_type: 'user', resource_id: user.id,
+      user_id: user.id, user_email: user.email, organization_id: user.organization_id,
+      changes: { after: { user: auditUserFields(user), organization } },
+    });
+    return reply.status(201).send({ token, user: toAuthUser(user) });
+  });
+
+  app.post('/api/v1/auth/login', {
+    config: { access: 'public' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Exchange email and password for a session token',
+      body: loginRequestSchema,
+      response: { 200: authResponseSchema },
+    },
+  }, async (request) => {
+    const { email, password } = request.body;
+    const accountKey = email.toLowerCase();
+    const failure = (reason: string, user: { id: number; organization_id: number } | null) =>
+      emitAudit(deps, request, {
+        event_type: 'auth.login', action: 'login', resource_type: 'user', resource_id: user?.id ?? null,
+        success: false, user_id: user?.id ?? null, user_email: email, organization_id: user?.organization_id ?? null,
+        changes: { after: { reason } },
+      });
+
+    const user = await findUserByEmail(deps.pg, email);
+    if (await isBlocked(deps.pg, accountKey, throttle)) {
+      failure('blocked', user);
+      throw new HttpError(429, AUTH_MESSAGES.loginBlocked);
+    }
+    const passwordHash = user
+      ? ((await deps.pg.query('SELECT password_hash FROM users WHERE id = $1', [user.id])).rows[0]?.password_hash as string | null)
+      : null;
+    const valid = await verifyPassword(passwordHash, password);
+    if (!user || !valid) {
+      const failures = await recordFailure(deps.pg, accountKey, throttle);
+      failure('invalid_credentials', user);
+      if (failures >= throttle.maxFailures) {
+        emitAudit(deps, request, {
+          event_type: 'auth.lockout', action: 'lockout', resource_type: 'user', resource_id: user?.id ?? null,
+          success: false, user_id: user?.id ?? null, user_email: email, organization_id: user?.organization_id ?? null,
+          changes: { after: { failures, window_minutes: throttle.windowMinutes } },
+        });
+        throw new HttpError(429, AUTH_MESSAGES.loginBlocked);
+      }
+      throw unauthorized(AUTH_MESSAGES.invalidCredentials);
+    }
+    await clearFailures(deps.pg, accountKey);
+    const token = await createSession(deps.pg, user.id, deps.env.SESSION_TTL_HOURS);
+    emitAudit(deps, request, {
+      event_type: 'auth.login', action: 'login', resource_type: 'user', resource_id: user.id,
+      user_id: user.id, user_email: user.email, organization_id: user.organization_id,
+    });
+    return { token, user: toAuthUser(user) };
+  });
+
+  app.post('/api/v1/auth/logout', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['auth'], summary: 'Revoke the current session token' },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    if (principal.kind === 'session' && principal.sessionId !== null) await revokeSession(deps.pg, principal.sessionId);
+    emitAudit(deps, request, { event_type: 'auth.logout', action: 'logout', resource_type: 'session', resource_id: principal.sessionId });
+    return reply.status(204).send();
+  });
+
+  app.get('/api/v1/auth/profile', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['auth'], summary: 'The signed-in user', response: { 200: profileSchema } },
+  }, async (request) => {
+    const user = await findUserById(deps.pg, sessionUserId(request));
+    if (!user) throw unauthorized();
+    return toUser(user);
+  });
+
+  app.put('/api/v1/auth/profile', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['auth'], summary: 'Change the signed-in user\'s name', body: updateProfileRequestSchema, response: { 200: profileSchema } },
+  }, async (request) => {
+    const userId = sessionUserId(request);
+    const { before, after } = await withTransaction(deps.pg, async (client) => {
+      const before = await findUserById(client, userId, { forUpdate: true });
+      if (!before) throw unauthorized();
+      await client.query('UPDATE users SET name = $2, updated_at = now() WHERE id = $1', [userId, request.body.name]);
+      return { before, after: (await findUserById(client, userId))! };
+    });
+    emitAudit(deps, request, {
+      event_type: 'user.profile_updated', action: 'update', resource_type: 'user', resource_id: userId,
+      changes: { before: { name: before.name }, after: { name: after.name } },
+    });
+    return toUser(after);
+  });
+
+  app.post('/api/v1/auth/forgot-password', {
+    config: { access: 'public' },
+    schema: { tags: ['auth'], summary: 'Send a password reset link (same answer whether or not the email exists)', body: forgotPasswordRequestSchema, response: { 200: messageResponseSchema } },
+  }, async (request) => {
+    const { email } = request.body;
+    const user = await findUserByEmail(deps.pg, email);
+    if (user) {
+      try {
+        const token = await createLinkToken(deps.pg, user.id, 'reset', deps.env.RESET_TOKEN_TTL_MINUTES);
+        await sendResetMail(deps, user.email, token);
+      } catch (error) {
+        // The caller gets the same answer either way; the failure is for operators.
+        request.log.error({ err: error }, 'password reset mail could not be sent');
+      }
+    }
+    emitAudit(deps, request, {
+      event_type: 'auth.password_reset_requested', action: 'password_reset_request', resource_type: 'user',
+      resource_id: user?.id ?? null, success: user !== null, user_id: user?.id ?? null, user_email: email,
+      organization_id: user?.organization_id ?? null,
+    });
+    return { message: FORGOT_PASSWORD_MESSAGE };
+  });
+
+  app.post('/api/v1/auth/reset-password', {
+    config: { access: 'public' },
+    schema: { tags: ['auth'], summary: 'Set a new password with a reset or invitation token', body: resetPasswordRequestSchema, response: { 200: messageResponseSchema } },
+  }, async (request) => {
+    const { token, password } = request.body;
+    assertPasswordPolicy(password);
+    const passwordHash = await hashPassword(password);
+    const result = await withTransaction(deps.pg, async (client) => {
+      const consumed = await consumeLinkToken(client, hashToken(token));
+      if (!consumed) return null;
+      await client.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [consumed.userId, passwordHash]);
+      const revokedSessions = await revokeAllSessions(client, consumed.userId);
+      return { ...consumed, revokedSessions, user: (await findUserById(client, consumed.userId))! };
+    });
+    if (!result) {
+      emitAudit(deps, request, {
+        event_type: 'auth.password_reset_completed', action: 'password_reset', resource_type: 'user', success: false,
+        changes: { after: { reason: 'invalid_token' } },
+      });
+      throw new HttpError(400, AUTH_MESSAGES.invalidResetToken);
+    }
+    emitAudit(deps, request, {
+      event_type: 'auth.password_reset_completed', action: 'password_reset', resource_type: 'user', resource_id: result.userId,
+      user_id: result.userId, user_email: result.user.email, organization_id: result.user.organization_id,
+      changes: { after: { purpose: result.purpose, password_changed: true, sessions_revoked: result.revokedSessions } },
+    });
+    return { message: PASSWORD_RESET_MESSAGE };
+  });
+
+  app.post('/api/v1/auth/switch-organization', {
+    config: { access: 'superuser' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Superusers: make another organisation the current one',
+      body: switchOrganizationRequestSchema,
+      response: { 200: z.object({ message: z.string(), user: authUserSchema }) },
+    },
+  }, async (request) => {
+    const userId = sessionUserId(request);
+    const organizationId = request.body.organizationId;
+    const { before, after } = await withTransaction(deps.pg, async (client) => {
+      const org = await client.query('SELECT id FROM organizations WHERE id = $1', [organizationId]);
+      if (!org.rowCount) throw notFound('Organization not found');
+      const before = (await findUserById(client, userId, { forUpdate: true }))!;
+      await client.query('UPDATE users SET organization_id = $2, updated_at = now() WHERE id = $1', [userId, organizationId]);
+      return { before, after: (await findUserById(client, userId))! };
+    });
+    emitAudit(deps, request, {
+      event_type: 'user.organization_switched', action: 'update', resource_type: 'user', resource_id: userId,
+      organization_id: organizationId,
+      changes: { before: { organization_id: before.organization_id }, after: { organization_id: after.organization_id } },
+    });
+    return { message: 'Organization switched successfully', user: toAuthUser(after) };
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * Organisations (spec/02 §7): superusers list, create, update and delete them; any member may read
+ * their own (the sidebar shows its name). Another organisation answers 404 to a non-superuser.
+ */
+import { z } from 'zod';
+import { idParamsSchema, organizationRequestSchema, organizationSchema, type Organization } from '@bioprocess/shared/auth-contracts';
+import { withTransaction, type PoolClient } from '@bioprocess/shared/server/postgres';
+import type { Pool } from 'pg';
+import type { App } from '../platform/app-type.ts';
+import type { AppDeps } from '../platform/deps.ts';
+import { conflict, notFound } from '../platform/http-error.ts';
+import { emitAudit } from '../audit/emit.ts';
+import { principalOf } from '../auth/authenticate.ts';
+
+export const ORGANIZATION_MESSAGES = {
+  notFound: 'Organization not found',
+  deleteCurrent: 'You cannot delete the organization you are currently working in: switch to another organization first',
+  stillInUse: 'This organization still has data that prevents its deletion',
+} as const;
+
+const ORGANIZATION_SELECT = `
+  SELECT o.id, o.name, o.description, o.created_at, o.updated_at,
+         (SELECT count(*)::int FROM users u WHERE u.organization_id = o.id) AS user_count
+    FROM organizations o`;
+
+interface OrganizationRow {
+  id: number;
+  name: string;
+  description: string | null;
+  user_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toOrganization(row: OrganizationRow): Organization {
+  return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+}
+
+async function findOrganization(db: Pool | PoolClient, id: number, forUpdate = false): Promise<OrganizationRow | null> {
+  const { rows } = await db.query(`${ORGANIZATION_SELECT} WHERE o.id = $1${forUpdate ? ' FOR UPDATE OF o' : ''}`, [id]);
+  return (rows[0] as OrganizationRow | undefined) ?? null;
+}
+
+function auditFields(row: OrganizationRow): Record<string, unknown> {
+  return { name: row.name, description: row.description };
+}
+
+export async function organizationRoutes(app: App, deps: AppDeps): Promise<void> {
+  app.get('/api/v1/organizations', {
+    config: { access: 'superuser' },
+    schema: { tags: ['organizations'], summary: 'All organisations with their user counts', response: { 200: z.array(organizationSchema) } },
+  }, async () => {
+    const { rows } = await deps.pg.query(`${ORGANIZATION_SELECT} ORDER BY lower(o.name), o.id`);
+    return (rows as OrganizationRow[]).map(toOrganization);
+  });
+
+  app.get('/api/v1/organizations/:id', {
+    config: { access: 'read' },
+    schema: { tags: ['organizations'], summary: 'One organisation (members: their own; superusers: any)', params: idParamsSchema, response: { 200: organizationSchema } },
+  }, async (request) => {
+    const principal = principalOf(request);
+    if (!principal.superuser && request.params.id !== principal.organizationId) throw notFound(ORGANIZATION_MESSAGES.notFound);
+    const row = await findOrganization(deps.pg, request.params.id);
+    if (!row) throw notFound(ORGANIZATION_MESSAGES.notFound);
+    return toOrganization(row);
+  });
+
+  app.post('/api/v1/organizations', {
+    config: { access: 'superuser' },
+    schema: { tags: ['organizations'], summary: 'Create an organisation', body: organizationRequestSchema, response: { 201: organizationSchema } },
+  }, async (request, reply) => {
+    const { rows } = await deps.pg.query(
+      'INSERT INTO organizations (name, description) VALUES ($1, $2) RETURNING id',
+      [request.body.name, request.body.description],
+    );
+    const created = (await findOrganization(deps.pg, rows[0].id))!;
+    emitAudit(deps, request, {
+      event_type: 'organization.created', action: 'create', resource_type: 'organization', resource_id: created.id,
+      changes: { after: auditFields(created) },
+    });
+    return reply.status(201).send(toOrganization(created));
+  });
+
+  app.put('/api/v1/organizations/:id', {
+    config: { access: 'superuser' },
+    schema: { tags: ['organizations'], summary: 'Rename or describe an organisation', params: idParamsSchema, body: organizationRequestSchema, response: { 200: organizationSchema } },
+  }, async (request) => {
+    const { before, after } = await withTransaction(deps.pg, async (client) => {
+      const before = await findOrganization(client, request.params.id, true);
+      if (!before) throw notFound(ORGANIZATION_MESSAGES.notFound);
+      await client.query(
+        'UPDATE organizations SET name = $2, description = $3, updated_at = now() WHERE id = $1',
+        [before.id, request.body.name, request.body.description],
+      );
+      return { before, after: (await findOrganization(client, before.id))! };
+    });
+    emitAudit(deps, request, {
+      event_type: 'organization.updated', action: 'update', resource_type: 'organization', resource_id: after.id,
+      changes: { before: auditFields(before), after: auditFields(after) },
+    });
+    return toOrganization(after);
+  });
+
+  app.delete('/api/v1/organizations/:id', {
+    config: { access: 'superuser' },
+    schema: { tags: ['organizations'], summary: 'Delete an organisation with its users and data', params: idParamsSchema },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    if (request.params.id === principal.organizationId) throw conflict(ORGANIZATION_MESSAGES.deleteCurrent);
+    const deleted = await withTransaction(deps.pg, async (client) => {
+      const row = await findOrganization(client, request.params.id, true);
+      if (!row) throw notFound(ORGANIZATION_MESSAGES.notFound);
+      await client.query('DELETE FROM organizations WHERE id = $1', [row.id]);
+      return row;
+    }).catch((error: unknown) => {
+      // Foreign keys declared RESTRICT between the organisation's own rows can refuse a cascade.
+      if ((error as { code?: string }).code === '23503') throw conflict(ORGANIZATION_MESSAGES.stillInUse);
+      throw error;
+    });
+    emitAudit(deps, request, {
+      event_type: 'organization.deleted', action: 'delete', resource_type: 'organization', resource_id: deleted.id,
+      changes: { before: { ...auditFields(deleted), user_count: deleted.user_count } },
+    });
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,176 @@
+/**
+ * User management (spec/02 §7): list, invite, change role, delete and the superuser flag. Admins
+ * manage the users of their current organisation; superusers manage users across organisations.
+ * A user outside the caller's reach answers 404, as if it did not exist.
+ */
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import {
+  changeRoleRequestSchema,
+  idParamsSchema,
+  inviteUserRequestSchema,
+  listUsersQuerySchema,
+  setSuperuserRequestSchema,
+  userSchema,
+} from '@bioprocess/shared/auth-contracts';
+import { withTransaction, type PoolClient } from '@bioprocess/shared/server/postgres';
+import type { App } from '../platform/app-type.ts';
+import type { AppDeps } from '../platform/deps.ts';
+import { badRequest, conflict, forbidden, notFound } from '../platform/http-error.ts';
+import { emitAudit } from '../audit/emit.ts';
+import { principalOf } from '../auth/authenticate.ts';
+import type { RequestPrincipal } from '../auth/principal.ts';
+import { createLinkToken, INVITE_TOKEN_TTL_MINUTES, sendInviteMail } from '../auth/reset-tokens.ts';
+import { auditUserFields, findUserByEmail, findUserById, toUser, USER_SELECT, type UserRow } from './user-record.ts';
+
+export const USER_MESSAGES = {
+  notFound: 'User not found',
+  organizationNotFound: 'Organization not found',
+  existsInOtherOrganization: 'A user with this email already belongs to another organization',
+  existsInOrganization: 'A user with this email is already a member of this organization',
+  cannotDeleteSelf: 'You cannot delete your own account',
+  lastSuperuser: 'Cannot remove the last superuser: promote another user first',
+  lastAdmin: 'An organization must keep at least one admin',
+  superuserOnly: 'Only a superuser can change or delete a superuser',
+} as const;
+
+/** The user with this id if the caller may manage it, else 404 (another organisation's user does not exist for an admin). */
+async function userInReach(client: PoolClient, principal: RequestPrincipal, id: number): Promise<UserRow> {
+  const user = await findUserById(client, id, { forUpdate: true });
+  if (!user || (!principal.superuser && user.organization_id !== principal.organizationId)) throw notFound(USER_MESSAGES.notFound);
+  return user;
+}
+
+async function lockSuperusers(client: PoolClient): Promise<number[]> {
+  const { rows } = await client.query('SELECT id FROM users WHERE superuser ORDER BY id FOR UPDATE');
+  return rows.map((row) => row.id as number);
+}
+
+async function lockAdmins(client: PoolClient, organizationId: number): Promise<number[]> {
+  const { rows } = await client.query(`SELECT id FROM users WHERE organization_id = $1 AND role = 'admin' ORDER BY id FOR UPDATE`, [organizationId]);
+  return rows.map((row) => row.id as number);
+}
+
+function inviterName(request: FastifyRequest): string {
+  const principal = principalOf(request);
+  return principal.name || principal.email || 'An administrator';
+}
+
+export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
+  app.get('/api/v1/auth/users', {
+    config: { access: 'manage_users' },
+    schema: { tags: ['users'], summary: 'Users of the current organisation (superusers: all, or one organisation)', querystring: listUsersQuerySchema, response: { 200: z.array(userSchema) } },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const organizationId = principal.superuser ? request.query.organization_id ?? null : principal.organizationId;
+    const { rows } = await deps.pg.query(
+      `${USER_SELECT} WHERE ($1::bigint IS NULL OR u.organization_id = $1) ORDER BY u.organization_id, lower(u.email)`,
+      [organizationId],
+    );
+    return (rows as UserRow[]).map(toUser);
+  });
+
+  app.post('/api/v1/auth/users/invite', {
+    config: { access: 'manage_users' },
+    schema: { tags: ['users'], summary: 'Invite a user by email; the invitation carries a set-password link', body: inviteUserRequestSchema, response: { 201: userSchema } },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const { email, name, roleName } = request.body;
+    const organizationId = principal.superuser && request.body.organization_id ? request.body.organization_id : principal.organizationId;
+    const { user, token } = await withTransaction(deps.pg, async (client) => {
+      const org = await client.query('SELECT id FROM organizations WHERE id = $1', [organizationId]);
+      if (!org.rowCount) throw notFound(USER_MESSAGES.organizationNotFound);
+      const existing = await findUserByEmail(client, email);
+      if (existing) {
+        throw conflict(existing.organization_id === organizationId ? USER_MESSAGES.existsInOrganization : USER_MESSAGES.existsInOtherOrganization);
+      }
+      const inserted = await client.query(
+        'INSERT INTO users (email, name, organization_id, role) VALUES ($1, $2, $3, $4) RETURNING id',
+        [email, name, organizationId, roleName],
+      );
+      const user = (await findUserById(client, inserted.rows[0].id))!;
+      const token = await createLinkToken(client, user.id, 'invite', INVITE_TOKEN_TTL_MINUTES);
+      return { user, token };
+    }).catch((error: unknown) => {
+      if ((error as { code?: string }).code === '23505') throw conflict(USER_MESSAGES.existsInOtherOrganization);
+      throw error;
+    });
+    try {
+      await sendInviteMail(deps, { to: user.email, name: user.name, organizationName: user.organization_name ?? 'your organization', invitedBy: inviterName(request) }, token);
+    } catch (error) {
+      // The user exists; an admin can resend through forgot-password. The failure is for operators.
+      request.log.error({ err: error }, 'invitation mail could not be sent');
+    }
+    emitAudit(deps, request, {
+      event_type: 'user.invited', action: 'create', resource_type: 'user', resource_id: user.id,
+      changes: { after: auditUserFields(user) },
+    });
+    return reply.status(201).send(toUser(user));
+  });
+
+  app.post('/api/v1/auth/users/:id/roles', {
+    config: { access: 'manage_users' },
+    schema: { tags: ['users'], summary: 'Change a user\'s role', params: idParamsSchema, body: changeRoleRequestSchema, response: { 200: userSchema } },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const { before, after } = await withTransaction(deps.pg, async (client) => {
+      const before = await userInReach(client, principal, request.params.id);
+      if (before.superuser && !principal.superuser) throw forbidden(USER_MESSAGES.superuserOnly);
+      if (before.role === 'admin' && request.body.roleName !== 'admin') {
+        const admins = await lockAdmins(client, before.organization_id);
+        if (admins.length <= 1) throw conflict(USER_MESSAGES.lastAdmin);
+      }
+      await client.query('UPDATE users SET role = $2, updated_at = now() WHERE id = $1', [before.id, request.body.roleName]);
+      return { before, after: (await findUserById(client, before.id))! };
+    });
+    emitAudit(deps, request, {
+      event_type: 'user.role_changed', action: 'update', resource_type: 'user', resource_id: after.id,
+      changes: { before: { role: before.role }, after: { role: after.role } },
+    });
+    return toUser(after);
+  });
+
+  app.delete('/api/v1/auth/users/:id', {
+    config: { access: 'manage_users' },
+    schema: { tags: ['users'], summary: 'Delete a user (never yourself, never the last superuser)', params: idParamsSchema },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    if (principal.userId === request.params.id) throw badRequest(USER_MESSAGES.cannotDeleteSelf);
+    const deleted = await withTransaction(deps.pg, async (client) => {
+      const user = await userInReach(client, principal, request.params.id);
+      if (user.superuser) {
+        if (!principal.superuser) throw forbidden(USER_MESSAGES.superuserOnly);
+        const superusers = await lockSuperusers(client);
+        if (superusers.length <= 1) throw conflict(USER_MESSAGES.lastSuperuser);
+      }
+      await client.query('DELETE FROM users WHERE id = $1', [user.id]);
+      return user;
+    });
+    emitAudit(deps, request, {
+      event_type: 'user.deleted', action: 'delete', resource_type: 'user', resource_id: deleted.id,
+      changes: { before: auditUserFields(deleted) },
+    });
+    return reply.status(204).send();
+  });
+
+  app.put('/api/v1/auth/users/:id/superuser', {
+    config: { access: 'superuser' },
+    schema: { tags: ['users'], summary: 'Promote a user to superuser or demote one (never the last)', params: idParamsSchema, body: setSuperuserRequestSchema, response: { 200: userSchema } },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const { before, after } = await withTransaction(deps.pg, async (client) => {
+      const before = await userInReach(client, principal, request.params.id);
+      if (before.superuser && !request.body.superuser) {
+        const superusers = await lockSuperusers(client);
+        if (superusers.length <= 1) throw conflict(USER_MESSAGES.lastSuperuser);
+      }
+      await client.query('UPDATE users SET superuser = $2, updated_at = now() WHERE id = $1', [before.id, request.body.superuser]);
+      return { before, after: (await findUserById(client, before.id))! };
+    });
+    emitAudit(deps, request, {
+      event_type: 'user.superuser_changed', action: 'update', resource_type: 'user', resource_id: after.id,
+      changes: { before: { superuser: before.superuser }, after: { superuser: after.superuser } },
+    });
+    return toUser(after);
+  });
+}

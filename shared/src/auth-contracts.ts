@@ -1,0 +1,204 @@
+/**
+ * Wire contracts (snake_case) of the identity calls: sign-in, sessions, password reset, users,
+ * organisations, API keys and the audit log. The api validates with them and generates its OpenAPI
+ * document from them; the console parses responses with the same schemas.
+ */
+import { z } from 'zod';
+import { ROLES } from './enums.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_REQUIREMENTS_MESSAGE } from './password.ts';
+
+export const EMAIL_MESSAGE = 'Please provide a valid email address';
+export const NAME_REQUIRED_MESSAGE = 'Name is required';
+export const ORGANIZATION_NAME_REQUIRED_MESSAGE = 'Organization name is required';
+export const ROLE_MESSAGE = `Role must be one of: ${ROLES.join(', ')}`;
+
+/** Emails are compared case-insensitively (the unique index is on lower(email)); stored trimmed. */
+export const emailSchema = z.string().trim().max(254, EMAIL_MESSAGE).pipe(z.email(EMAIL_MESSAGE));
+export const personNameSchema = z.string().trim().min(1, NAME_REQUIRED_MESSAGE).max(200, 'Name must be at most 200 characters');
+export const roleSchema = z.enum(ROLES, { message: ROLE_MESSAGE });
+/**
+ * The policy itself (shared/password.ts) is checked by the server after parsing so that the answer is
+ * exactly PASSWORD_REQUIREMENTS_MESSAGE; the schema only bounds the size.
+ */
+export const newPasswordSchema = z
+  .string({ message: 'Password is required' })
+  .max(PASSWORD_MAX_LENGTH, PASSWORD_REQUIREMENTS_MESSAGE)
+  .describe('8-128 characters with an uppercase letter, a lowercase letter, a digit and one of @$!%*?&');
+
+/** Ids arrive as path strings (or strings in bodies, as the console sends them); coerced once here. */
+export const idSchema = z.coerce.number({ message: 'Id must be a positive integer' }).int('Id must be a positive integer').positive('Id must be a positive integer');
+export const idParamsSchema = z.object({ id: idSchema });
+
+// ---- auth ------------------------------------------------------------------------------------
+
+export const signupRequestSchema = z.object({
+  email: emailSchema,
+  password: newPasswordSchema,
+  name: personNameSchema,
+});
+export type SignupRequest = z.infer<typeof signupRequestSchema>;
+
+export const loginRequestSchema = z.object({
+  email: z.string({ message: 'Email is required' }).trim().min(1, 'Email is required').max(254, EMAIL_MESSAGE),
+  password: z.string({ message: 'Password is required' }).min(1, 'Password is required').max(1024, 'Password is too long'),
+});
+export type LoginRequest = z.infer<typeof loginRequestSchema>;
+
+export const forgotPasswordRequestSchema = z.object({ email: emailSchema });
+export const resetPasswordRequestSchema = z.object({
+  token: z.string({ message: 'Invalid reset token' }).min(1, 'Invalid reset token').max(200, 'Invalid reset token'),
+  password: newPasswordSchema,
+});
+
+export const authUserSchema = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  name: z.string(),
+  roles: z.array(z.string()),
+  organization_id: z.number().int(),
+  superuser: z.boolean(),
+});
+export type AuthUser = z.infer<typeof authUserSchema>;
+
+export const authResponseSchema = z.object({ token: z.string(), user: authUserSchema });
+export type AuthResponse = z.infer<typeof authResponseSchema>;
+
+export const profileSchema = authUserSchema.extend({
+  organization_name: z.string().nullable(),
+  created_at: z.string(),
+});
+export type Profile = z.infer<typeof profileSchema>;
+
+export const updateProfileRequestSchema = z.object({ name: personNameSchema });
+
+export const messageResponseSchema = z.object({ message: z.string() });
+
+export const switchOrganizationRequestSchema = z.object({
+  /** The console sends it as a string; a number is accepted too. */
+  organizationId: idSchema,
+});
+
+// ---- users -----------------------------------------------------------------------------------
+
+export const userSchema = authUserSchema.extend({
+  organization_name: z.string().nullable(),
+  /** False for an invited user who has not set a password yet. */
+  has_password: z.boolean(),
+  created_at: z.string(),
+});
+export type User = z.infer<typeof userSchema>;
+
+export const listUsersQuerySchema = z.object({
+  /** Superusers only: one organisation instead of all. Ignored for admins (always their own). */
+  organization_id: idSchema.optional(),
+});
+
+export const inviteUserRequestSchema = z.object({
+  email: emailSchema,
+  name: personNameSchema,
+  roleName: roleSchema,
+  /** Superusers may invite into another organisation; admins always invite into their own. */
+  organization_id: idSchema.optional(),
+});
+export const changeRoleRequestSchema = z.object({ roleName: roleSchema });
+export const setSuperuserRequestSchema = z.object({ superuser: z.boolean({ message: 'superuser must be true or false' }) });
+
+// ---- organisations ---------------------------------------------------------------------------
+
+export const organizationSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  user_count: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Organization = z.infer<typeof organizationSchema>;
+
+const organizationDescriptionSchema = z
+  .string()
+  .trim()
+  .max(2000, 'Description must be at most 2000 characters')
+  .nullish()
+  .transform((value) => (value ? value : null));
+
+export const organizationRequestSchema = z.object({
+  name: z.string({ message: ORGANIZATION_NAME_REQUIRED_MESSAGE }).trim().min(1, ORGANIZATION_NAME_REQUIRED_MESSAGE).max(200, 'Organization name must be at most 200 characters'),
+  description: organizationDescriptionSchema,
+});
+
+// ---- API keys --------------------------------------------------------------------------------
+
+export const apiKeySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  role: z.string(),
+  /** The first characters of the key, enough to recognise it; the key itself is never shown again. */
+  key_prefix: z.string(),
+  created_by: z.number().int().nullable(),
+  created_at: z.string(),
+  last_used_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+});
+export type ApiKey = z.infer<typeof apiKeySchema>;
+
+export const createApiKeyRequestSchema = z.object({
+  name: z.string({ message: 'Key name is required' }).trim().min(1, 'Key name is required').max(100, 'Key name must be at most 100 characters'),
+  role: roleSchema.default('editor'),
+});
+export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() });
+
+// ---- audit log -------------------------------------------------------------------------------
+
+export const AUDIT_LOG_DEFAULT_LIMIT = 50;
+export const AUDIT_LOG_MAX_LIMIT = 1000;
+
+export const auditLogSchema = z.object({
+  id: z.number().int(),
+  event_id: z.string(),
+  event_type: z.string(),
+  user_id: z.number().int().nullable(),
+  user_email: z.string().nullable(),
+  action: z.string(),
+  resource_type: z.string().nullable(),
+  resource_id: z.string().nullable(),
+  success: z.boolean(),
+  organization_id: z.number().int().nullable(),
+  ip: z.string().nullable(),
+  changes: z.unknown().nullable(),
+  created_at: z.string(),
+});
+export type AuditLog = z.infer<typeof auditLogSchema>;
+
+const isoDateSchema = (field: string) =>
+  z.string().refine((value) => !Number.isNaN(Date.parse(value)), { message: `${field} must be a valid date` });
+
+export const auditLogQuerySchema = z.object({
+  limit: z.coerce.number().int('limit must be an integer').min(1, 'limit must be at least 1').max(AUDIT_LOG_MAX_LIMIT, `limit must be at most ${AUDIT_LOG_MAX_LIMIT}`).default(AUDIT_LOG_DEFAULT_LIMIT),
+  start_date: isoDateSchema('start_date').optional(),
+  end_date: isoDateSchema('end_date').optional(),
+  /** Superusers only: restrict to one organisation. */
+  organization_id: idSchema.optional(),
+});
+
+export const auditExportQuerySchema = z.object({
+  format: z.enum(['csv'], { message: 'format must be csv' }).default('csv'),
+  start_date: isoDateSchema('start_date').optional(),
+  end_date: isoDateSchema('end_date').optional(),
+  organization_id: idSchema.optional(),
+});
+
+/** Column order of the CSV export (header row). */
+export const AUDIT_EXPORT_COLUMNS = [
+  'id', 'created_at', 'event_type', 'action', 'success', 'user_email', 'user_id', 'organization_id',
+  'resource_type', 'resource_id', 'ip', 'changes',
+] as const;
+
+export const devOutboxMessageSchema = z.object({
+  id: z.number().int(),
+  to: z.string(),
+  subject: z.string(),
+  body: z.string(),
+  link: z.string().nullable(),
+  created_at: z.string(),
+});
