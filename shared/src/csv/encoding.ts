@@ -1,0 +1,104 @@
+/**
+ * Byte decoding for CSV files: UTF-8 with or without BOM, and Latin-1 (ISO-8859-1) when the bytes are
+ * not valid UTF-8 (instrument software such as DASware writes °C as the single byte 0xB0).
+ * Browser-safe (TextDecoder only). The decision is made once per file: the first invalid UTF-8 byte
+ * switches the rest of the file to Latin-1; everything before it was valid UTF-8 and stays as decoded.
+ */
+export type CsvEncoding = 'utf-8' | 'latin1';
+
+/** Latin-1 maps every byte to the code point of the same value; done by hand so no ICU label is needed. */
+function decodeLatin1(bytes: Uint8Array): string {
+  let text = '';
+  const block = 8192;
+  for (let offset = 0; offset < bytes.length; offset += block) {
+    text += String.fromCharCode.apply(null, Array.from(bytes.subarray(offset, offset + block)));
+  }
+  return text;
+}
+
+/** Length of the prefix of `bytes` that does not end inside a multi-byte UTF-8 sequence. */
+function completeUtf8Length(bytes: Uint8Array): number {
+  const length = bytes.length;
+  // A sequence is at most 4 bytes: look back at most 3 bytes for its lead byte.
+  for (let back = 1; back <= Math.min(3, length); back += 1) {
+    const byte = bytes[length - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
+    if (byte < 0x80) return length; // ASCII: nothing is cut
+    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return back < needed ? length - back : length;
+  }
+  return length;
+}
+
+/** Incremental decoder: feed byte chunks in order, get text chunks. */
+export class CsvTextDecoder {
+  private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
+  private carry: Uint8Array = new Uint8Array(0);
+  private started = false;
+  encoding: CsvEncoding = 'utf-8';
+
+  decode(chunk: Uint8Array): string {
+    let bytes = chunk;
+    if (this.carry.length > 0) {
+      const joined = new Uint8Array(this.carry.length + chunk.length);
+      joined.set(this.carry);
+      joined.set(chunk, this.carry.length);
+      bytes = joined;
+      this.carry = new Uint8Array(0);
+    }
+    if (!this.started) {
+      // Wait for 3 bytes before deciding whether the file starts with a BOM.
+      if (bytes.length < 3) {
+        this.carry = bytes.slice();
+        return '';
+      }
+      this.started = true;
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+    }
+    if (this.encoding === 'latin1') return decodeLatin1(bytes);
+    const complete = completeUtf8Length(bytes);
+    if (complete < bytes.length) this.carry = bytes.slice(complete);
+    try {
+      return this.utf8.decode(bytes.subarray(0, complete));
+    } catch {
+      this.encoding = 'latin1';
+      this.carry = new Uint8Array(0);
+      return decodeLatin1(bytes);
+    }
+  }
+
+  /** Flushes bytes held back (an incomplete final sequence is not UTF-8, so it is read as Latin-1). */
+  end(): string {
+    const rest = this.carry;
+    this.carry = new Uint8Array(0);
+    if (rest.length === 0) return '';
+    if (!this.started) {
+      this.started = true;
+      const withoutBom = rest[0] === 0xef && rest[1] === 0xbb && rest[2] === 0xbf ? rest.subarray(3) : rest;
+      return this.decodeRest(withoutBom);
+    }
+    return this.decodeRest(rest);
+  }
+
+  private decodeRest(bytes: Uint8Array): string {
+    if (this.encoding === 'utf-8') {
+      try {
+        return this.utf8.decode(bytes);
+      } catch {
+        this.encoding = 'latin1';
+      }
+    }
+    return decodeLatin1(bytes);
+  }
+}
+
+/**
+ * One-shot decoding (the console's preview of the first part of a file). With `partial`, the bytes are
+ * a cut prefix, so an incomplete sequence at the very end is dropped instead of forcing Latin-1.
+ */
+export function decodeCsvBytes(bytes: Uint8Array, options: { partial?: boolean } = {}): { text: string; encoding: CsvEncoding } {
+  const decoder = new CsvTextDecoder();
+  let text = decoder.decode(bytes);
+  if (!options.partial) text += decoder.end();
+  return { text, encoding: decoder.encoding };
+}

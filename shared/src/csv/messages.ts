@@ -1,0 +1,120 @@
+/**
+ * Every CSV message and constant of spec/02 §5, §8 and §9, shared by the console (preview, toasts)
+ * and the ingest-worker (upload errors), so both say exactly the same thing.
+ */
+
+/** Limits and constants of spec/02 §9; the byte and row limits are settings (CSV_MAX_BYTES, CSV_MAX_ROWS). */
+export const CSV_LIMITS = {
+  /** The spec's 5 MB / 100,000 rows existed because the old console parsed in the browser. */
+  defaultMaxBytes: 2 * 1024 * 1024 * 1024,
+  defaultMaxRows: 50_000_000,
+  uploadsPerMinute: 5,
+  headerMaxLength: 100,
+  dateDetectionSampleSize: 20,
+  /** Below this confidence (0..1) the user is told to check the detected date format. */
+  dateConfidenceThreshold: 0.7,
+  serialDateMinYear: 1900,
+  serialDateMaxYear: 2100,
+  maxBadValuesPerColumn: 5,
+  previewRows: 10,
+  previewCellChars: 10,
+  editPreviewTimePoints: 20,
+  editPreviewFetchLimit: 100,
+} as const;
+
+/** The confidence threshold of spec/02 §5 ("Below 70% confidence the user gets a notice"). */
+export const DATE_CONFIDENCE_THRESHOLD = CSV_LIMITS.dateConfidenceThreshold;
+
+export const CSV_MESSAGES = {
+  // File checks (spec/02 §5 "CSV file").
+  invalidExtension: 'File must have a .csv extension',
+  invalidType: 'Invalid file type. Please select a CSV file.',
+  fileEmpty: 'File is empty',
+  // Content checks (spec/02 §5 "CSV content").
+  contentEmpty: 'File content is empty',
+  headerRequired: 'CSV file must contain a header row',
+  maliciousContent: 'File contains potentially malicious content',
+  uploadRateLimited: 'Too many upload attempts. Please wait before trying again. (Max 5 uploads per minute)',
+  // Unit operation submit (spec/02 §5).
+  requiredFields: 'Please fill in all required fields.',
+  timestampColumnRequired:
+    'Please select a timestamp column from your CSV data. This is required to create the unit operation.',
+  noInstrumentColumns: 'No instrument columns selected. Please select at least one instrument column.',
+  noValidData:
+    'No valid data found in CSV within the specified time range. Please check your data format and time range.',
+  // Error catalogue (spec/02 §8).
+  parseFailed: 'Failed to parse CSV file. Please check the format and ensure it contains valid CSV data.',
+  uploadFailedFallback: 'Failed to upload CSV file. You can try uploading it manually.',
+  completeInstrumentSetupFirst: 'Complete Instrument Setup First',
+  wizardCancelled: 'Wizard cancelled by user',
+} as const;
+
+/** Toast titles of spec/02 §8 for the unit-operation dialog's CSV flow. */
+export const CSV_TOAST_TITLES = {
+  validationError: 'Validation Error',
+  csvValidationError: 'CSV Validation Error',
+  invalidFile: 'Invalid file',
+  invalidContent: 'Invalid CSV content',
+  parseError: 'CSV Parse Error',
+  rateLimited: 'Upload rate limit exceeded',
+  instrumentCreateFailed: 'Failed to Create Instrument',
+  uploadFailed: 'CSV Upload Failed',
+  uploadSucceeded: 'CSV Upload Success',
+  instrumentCreated: 'Instrument Created',
+} as const;
+
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
+
+/** 5242880 -> '5MB', 2147483648 -> '2GB', 1572864 -> '1.5MB' (binary multiples, as the spec's 5MB). */
+export function formatByteSize(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const rounded = Math.round(value * 10) / 10;
+  return `${Number.isInteger(rounded) ? rounded.toFixed(0) : rounded.toFixed(1)}${BYTE_UNITS[unit]}`;
+}
+
+/** 'File size must be less than 2GB' for the configured CSV_MAX_BYTES. */
+export function fileTooLargeMessage(maxBytes: number): string {
+  return `File size must be less than ${formatByteSize(maxBytes)}`;
+}
+
+/** The row limit message with the configured CSV_MAX_ROWS, e.g. 'File must not have more than 50,000,000 rows'. */
+export function tooManyRowsMessage(maxRows: number): string {
+  return `File must not have more than ${maxRows.toLocaleString('en-US')} rows`;
+}
+
+export function missingInstrumentsMessage(columns: readonly string[]): string {
+  return `Cannot upload CSV: Please create instruments for these columns first: ${columns.join(', ')}`;
+}
+
+/** One column's part of the non-numeric listing (spec/02 §5: up to 5 distinct bad values and 'and N more'). */
+export function nonNumericColumnMessage(column: string, badValues: readonly string[], moreCount: number): string {
+  const listed = badValues.map((value) => (value.length > 50 ? `${value.slice(0, 50)}...` : value)).join(', ');
+  return `Column '${column}' has non-numeric values: ${listed}${moreCount > 0 ? ` and ${moreCount} more` : ''}`;
+}
+
+/** The whole upload error: one sentence per column, joined with '; '. */
+export function nonNumericValuesMessage(
+  columns: readonly { column: string; badValues: readonly string[]; moreCount: number }[],
+): string {
+  return columns.map((entry) => nonNumericColumnMessage(entry.column, entry.badValues, entry.moreCount)).join('; ');
+}
+
+/** The notice shown when the detected date format's confidence is below the threshold. */
+export function lowDateConfidenceMessage(confidence: number): string {
+  return `Date format detected with low confidence (${Math.round(confidence * 100)}%). Please check that the timestamps are read correctly.`;
+}
+
+/** The 'CSV Upload Success' toast text (spec/02 §8: replaced N instruments with M points and saved aliases). */
+export function uploadSuccessMessage(instrumentCount: number, pointCount: number): string {
+  return `Replaced ${instrumentCount.toLocaleString('en-US')} instrument(s) with ${pointCount.toLocaleString('en-US')} points and saved aliases.`;
+}
+
+/** 'Failed to create unit operation.' / 'Failed to update unit operation.' */
+export function unitOperationSaveFailedMessage(action: 'create' | 'update'): string {
+  return `Failed to ${action} unit operation.`;
+}

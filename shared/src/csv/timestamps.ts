@@ -1,0 +1,405 @@
+/**
+ * Timestamp columns (spec/02 §5): pure numbers are spreadsheet serial dates (Excel's 1900 system,
+ * valid 1900-2100); other values go through format detection over up to 20 samples (ISO with T or a
+ * space, the L-prefixed ISO form, and slash/dash/dot day-month forms with the order inferred), with a
+ * confidence figure. Beyond the spec: elapsed time since the start (Chi.Bio `exp_time` in seconds,
+ * DASware `Duration` in days) is recognised as a suggestion, and zone-less timestamps can be read in
+ * the instrument's time zone.
+ */
+import { CSV_LIMITS } from './messages.ts';
+import { parseNumericCell } from './numeric.ts';
+
+export type TimestampFormat =
+  | 'spreadsheet-serial'
+  | 'iso'
+  | 'iso-space'
+  | 'iso-l'
+  | 'slash'
+  | 'dash'
+  | 'dot'
+  | 'unknown';
+
+/** Field order of the slash/dash/dot forms: day-month-year, month-day-year or year-month-day. */
+export type DateOrder = 'dmy' | 'mdy' | 'ymd';
+
+export type ElapsedTimeUnit = 'seconds' | 'minutes' | 'hours' | 'days';
+export const ELAPSED_TIME_UNITS: readonly ElapsedTimeUnit[] = ['seconds', 'minutes', 'hours', 'days'];
+
+export interface ElapsedTimeSuggestion {
+  unit: ElapsedTimeUnit;
+}
+
+export interface TimestampDetection {
+  format: TimestampFormat;
+  /** Share of the samples (0..1) that parse with this format, lowered when the day/month order was a guess. */
+  confidence: number;
+  /** For slash/dash/dot forms: whether the day comes before the month. False for every other format. */
+  dayFirst: boolean;
+  /** For slash/dash/dot forms: the field order (ymd when the year comes first). */
+  order: DateOrder | null;
+  /** For numeric columns: set when the numbers look like elapsed time rather than serial dates. */
+  elapsed: ElapsedTimeSuggestion | null;
+}
+
+export interface TimestampDetectionOptions {
+  /** The locale's order when every sample is ambiguous (US: month first, so false). */
+  preferDayFirst?: boolean;
+  /** The column name: elapsed-time units are read from hints such as 'Time [h]' or 'elapsed_min'. */
+  columnName?: string;
+}
+
+export interface TimestampParseOptions {
+  /**
+   * Minutes the timestamps' local time is ahead of UTC, applied to values without a zone (DASware
+   * writes local time and states TimezoneBias 120). Default 0: zone-less values are UTC.
+   */
+  timezoneOffsetMinutes?: number;
+}
+
+const MS_PER_MINUTE = 60_000;
+const MS_PER_DAY = 86_400_000;
+const ELAPSED_UNIT_MS: Record<ElapsedTimeUnit, number> = {
+  seconds: 1000,
+  minutes: 60_000,
+  hours: 3_600_000,
+  days: MS_PER_DAY,
+};
+
+/**
+ * Excel serial 25569 is 1970-01-01. Serials below 60 are one day off because Excel counts the
+ * non-existent 1900-02-29 (serial 60); serial 1 is 1900-01-01.
+ */
+const SERIAL_UNIX_EPOCH = 25569;
+const SERIAL_FIRST_MARCH_1900 = 61;
+export const SERIAL_DATE_MIN = 1; // 1900-01-01
+export const SERIAL_DATE_MAX_EXCLUSIVE = 73416; // 2101-01-01: the last valid day is 2100-12-31
+
+/** Epoch ms of a spreadsheet serial date, or null outside 1900-2100 (and for the fictitious 1900-02-29). */
+export function spreadsheetSerialToEpochMs(serial: number, options: TimestampParseOptions = {}): number | null {
+  if (!Number.isFinite(serial) || serial < SERIAL_DATE_MIN || serial >= SERIAL_DATE_MAX_EXCLUSIVE) return null;
+  if (serial >= 60 && serial < SERIAL_FIRST_MARCH_1900) return null;
+  const daysSinceEpoch = serial >= SERIAL_FIRST_MARCH_1900 ? serial - SERIAL_UNIX_EPOCH : serial - SERIAL_UNIX_EPOCH + 1;
+  return Math.round(daysSinceEpoch * MS_PER_DAY) - (options.timezoneOffsetMinutes ?? 0) * MS_PER_MINUTE;
+}
+
+export function isSpreadsheetSerialDate(serial: number): boolean {
+  return spreadsheetSerialToEpochMs(serial) !== null;
+}
+
+/** Elapsed time since the start (e.g. the unit operation's start) as epoch ms. */
+export function elapsedToEpochMs(value: number, unit: ElapsedTimeUnit, startMs: number): number {
+  return startMs + Math.round(value * ELAPSED_UNIT_MS[unit]);
+}
+
+// --- Date-time text forms --------------------------------------------------------------------------
+
+const TIME_PART = String.raw`(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?`;
+const ZONE_PART = String.raw`(Z|[+-]\d{2}(?::?\d{2})?)?`;
+const ISO_T = new RegExp(String.raw`^(\d{4})-(\d{2})-(\d{2})(?:T${TIME_PART}\s*${ZONE_PART})?$`, 'i');
+const ISO_SPACE = new RegExp(String.raw`^(\d{4})-(\d{2})-(\d{2})\s+${TIME_PART}\s*${ZONE_PART}$`, 'i');
+const ISO_L = new RegExp(String.raw`^L\s*(\d{4})-(\d{2})-(\d{2})(?:[T\s]\s*${TIME_PART}\s*${ZONE_PART})?$`, 'i');
+const DAY_MONTH = new RegExp(
+  String.raw`^(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?:[T\s]+${TIME_PART}\s*(AM|PM)?)?$`,
+  'i',
+);
+const YEAR_FIRST = new RegExp(String.raw`^(\d{4})([/.])(\d{1,2})\2(\d{1,2})(?:[T\s]+${TIME_PART}\s*(AM|PM)?)?$`, 'i');
+
+const SEPARATOR_FORMAT: Record<string, TimestampFormat> = { '/': 'slash', '-': 'dash', '.': 'dot' };
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+function expandYear(text: string): number {
+  const year = Number(text);
+  if (text.length !== 2) return year;
+  return year < 70 ? 2000 + year : 1900 + year;
+}
+
+function zoneOffsetMinutes(zone: string): number {
+  if (zone === 'Z' || zone === 'z') return 0;
+  const sign = zone.charCodeAt(0) === 45 /* - */ ? -1 : 1;
+  const digits = zone.slice(1).replace(':', '');
+  return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0'));
+}
+
+/** Builds epoch ms from fields, or null when a field is out of range. Fractions are truncated to ms. */
+function composeEpochMs(
+  year: number,
+  month: number,
+  day: number,
+  hourText: string | undefined,
+  minuteText: string | undefined,
+  secondText: string | undefined,
+  fractionText: string | undefined,
+  meridiem: string | undefined,
+  offsetMinutes: number,
+): number | null {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  let hour = hourText === undefined ? 0 : Number(hourText);
+  const minute = minuteText === undefined ? 0 : Number(minuteText);
+  const second = secondText === undefined ? 0 : Number(secondText);
+  if (meridiem) {
+    if (hour < 1 || hour > 12) return null;
+    const pm = meridiem.toUpperCase() === 'PM';
+    hour = (hour % 12) + (pm ? 12 : 0);
+  }
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  const millis = fractionText === undefined ? 0 : Number(fractionText.slice(0, 3).padEnd(3, '0'));
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * MS_PER_MINUTE;
+}
+
+function parseIsoMatch(match: RegExpExecArray, defaultOffset: number): number | null {
+  const zone = match[8];
+  return composeEpochMs(
+    Number(match[1]),
+    Number(match[2]),
+    Number(match[3]),
+    match[4],
+    match[5],
+    match[6],
+    match[7],
+    undefined,
+    zone ? zoneOffsetMinutes(zone) : defaultOffset,
+  );
+}
+
+function parseDayMonth(value: string, order: DateOrder, separator: string | null, offset: number): number | null {
+  if (order === 'ymd') {
+    const match = YEAR_FIRST.exec(value);
+    if (!match || (separator !== null && match[2] !== separator)) return null;
+    return composeEpochMs(Number(match[1]), Number(match[3]), Number(match[4]), match[5], match[6], match[7], match[8], match[9], offset);
+  }
+  const match = DAY_MONTH.exec(value);
+  if (!match || (separator !== null && match[2] !== separator)) return null;
+  const first = Number(match[1]);
+  const second = Number(match[3]);
+  const [day, month] = order === 'dmy' ? [first, second] : [second, first];
+  return composeEpochMs(expandYear(match[4]!), month, day, match[5], match[6], match[7], match[8], match[9], offset);
+}
+
+/** Parses one value with a detected format; null when the value does not fit it (the row is skipped). */
+export function createTimestampParser(
+  detection: Pick<TimestampDetection, 'format' | 'order' | 'dayFirst'>,
+  options: TimestampParseOptions = {},
+): (value: string) => number | null {
+  const offset = options.timezoneOffsetMinutes ?? 0;
+  switch (detection.format) {
+    case 'spreadsheet-serial':
+      return (value) => {
+        const serial = parseNumericCell(value);
+        return serial === null || Number.isNaN(serial) ? null : spreadsheetSerialToEpochMs(serial, options);
+      };
+    case 'iso':
+    case 'iso-space':
+    case 'iso-l': {
+      // The three ISO forms are accepted whichever was detected: exports mix 'T' and ' ' freely.
+      return (raw) => {
+        const value = raw.trim();
+        const match = ISO_T.exec(value) ?? ISO_SPACE.exec(value) ?? ISO_L.exec(value);
+        return match ? parseIsoMatch(match, offset) : null;
+      };
+    }
+    case 'slash':
+    case 'dash':
+    case 'dot': {
+      const separator = detection.format === 'slash' ? '/' : detection.format === 'dash' ? '-' : '.';
+      const order: DateOrder = detection.order ?? (detection.dayFirst ? 'dmy' : 'mdy');
+      return (raw) => parseDayMonth(raw.trim(), order, separator, offset);
+    }
+    default:
+      return () => null;
+  }
+}
+
+/** Convenience for single values (prefer createTimestampParser in loops). */
+export function parseTimestamp(
+  value: string,
+  detection: Pick<TimestampDetection, 'format' | 'order' | 'dayFirst'>,
+  options: TimestampParseOptions = {},
+): number | null {
+  return createTimestampParser(detection, options)(value);
+}
+
+// --- Detection -------------------------------------------------------------------------------------
+
+/**
+ * Confidence is multiplied by this when the day/month order could not be inferred from the samples
+ * and the locale decided: the result is then a guess, which should bring up the low-confidence notice.
+ */
+export const AMBIGUOUS_ORDER_CONFIDENCE_FACTOR = 0.6;
+
+function nonEmptySamples(values: Iterable<string>, limit: number): string[] {
+  const samples: string[] = [];
+  for (const raw of values) {
+    const value = raw.trim();
+    if (value !== '') samples.push(value);
+    if (samples.length >= limit) break;
+  }
+  return samples;
+}
+
+function detectDayMonth(samples: string[], preferDayFirst: boolean): TimestampDetection | null {
+  const formatCounts = new Map<TimestampFormat, number>();
+  let yearFirst = 0;
+  let firstOver12 = 0;
+  let secondOver12 = 0;
+  for (const value of samples) {
+    const yearFirstMatch = YEAR_FIRST.exec(value);
+    if (yearFirstMatch) {
+      yearFirst += 1;
+      const format = SEPARATOR_FORMAT[yearFirstMatch[2]!]!;
+      formatCounts.set(format, (formatCounts.get(format) ?? 0) + 1);
+      continue;
+    }
+    const match = DAY_MONTH.exec(value);
+    if (!match) continue;
+    const format = SEPARATOR_FORMAT[match[2]!]!;
+    formatCounts.set(format, (formatCounts.get(format) ?? 0) + 1);
+    if (Number(match[1]) > 12) firstOver12 += 1;
+    if (Number(match[3]) > 12) secondOver12 += 1;
+  }
+  if (formatCounts.size === 0) return null;
+  const [format] = [...formatCounts].sort((a, b) => b[1] - a[1])[0]!;
+  let order: DateOrder;
+  let ambiguous = false;
+  if (yearFirst * 2 > samples.length) order = 'ymd';
+  else if (firstOver12 > secondOver12) order = 'dmy';
+  else if (secondOver12 > firstOver12) order = 'mdy';
+  else {
+    order = preferDayFirst ? 'dmy' : 'mdy';
+    ambiguous = true;
+  }
+  const separator = format === 'slash' ? '/' : format === 'dash' ? '-' : '.';
+  const valid = samples.filter((value) => parseDayMonth(value, order, separator, 0) !== null).length;
+  const confidence = (valid / samples.length) * (ambiguous ? AMBIGUOUS_ORDER_CONFIDENCE_FACTOR : 1);
+  return { format, confidence, dayFirst: order === 'dmy', order, elapsed: null };
+}
+
+/**
+ * Detects the format of a timestamp column from its first values (up to 20 non-empty samples are
+ * used). A column of plain numbers is 'spreadsheet-serial'; `elapsed` then says whether the numbers
+ * look like elapsed time instead (the mapping decides which reading to use).
+ */
+export function detectTimestampFormat(
+  values: Iterable<string>,
+  options: TimestampDetectionOptions = {},
+): TimestampDetection {
+  const samples = nonEmptySamples(values, CSV_LIMITS.dateDetectionSampleSize);
+  const unknown: TimestampDetection = { format: 'unknown', confidence: 0, dayFirst: false, order: null, elapsed: null };
+  if (samples.length === 0) return unknown;
+
+  const numbers = samples.map((value) => parseNumericCell(value));
+  if (numbers.every((value) => value !== null && !Number.isNaN(value))) {
+    const serials = numbers.filter((value) => isSpreadsheetSerialDate(value as number)).length;
+    return {
+      format: 'spreadsheet-serial',
+      confidence: serials / samples.length,
+      dayFirst: false,
+      order: null,
+      elapsed: suggestElapsedTime(samples, { columnName: options.columnName }),
+    };
+  }
+
+  const isoCounts: [TimestampFormat, RegExp][] = [
+    ['iso', ISO_T],
+    ['iso-space', ISO_SPACE],
+    ['iso-l', ISO_L],
+  ];
+  let best: TimestampDetection = unknown;
+  for (const [format, pattern] of isoCounts) {
+    const valid = samples.filter((value) => {
+      const match = pattern.exec(value);
+      return match !== null && parseIsoMatch(match, 0) !== null;
+    }).length;
+    const confidence = valid / samples.length;
+    if (confidence > best.confidence) best = { format, confidence, dayFirst: false, order: null, elapsed: null };
+  }
+  const dayMonth = detectDayMonth(samples, options.preferDayFirst ?? false);
+  if (dayMonth && dayMonth.confidence > best.confidence) best = dayMonth;
+  return best;
+}
+
+/** True when the detection's confidence calls for the low-confidence notice. */
+export function isLowConfidence(detection: Pick<TimestampDetection, 'confidence'>): boolean {
+  return detection.confidence < CSV_LIMITS.dateConfidenceThreshold;
+}
+
+/**
+ * The locale's day/month preference for detectTimestampFormat's `preferDayFirst`: false for US
+ * English (month first), otherwise read from how the locale formats a date with day 31 and month 12.
+ */
+export function localePrefersDayFirst(locale: string): boolean {
+  const parts = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'numeric', year: 'numeric', timeZone: 'UTC' })
+    .formatToParts(Date.UTC(2020, 11, 31))
+    .filter((part) => part.type === 'day' || part.type === 'month');
+  return parts[0]?.type === 'day';
+}
+
+// --- Elapsed time -----------------------------------------------------------------------------------
+
+/** Serial dates of real bioprocess data lie after 1970; numbers below this look like elapsed time. */
+const PLAUSIBLE_SERIAL_MIN = SERIAL_UNIX_EPOCH;
+
+const UNIT_HINTS: [ElapsedTimeUnit, RegExp][] = [
+  ['seconds', /(^|[^a-z])(s|sec|secs|seconds?)([^a-z]|$)/i],
+  ['minutes', /(^|[^a-z])(m|min|mins|minutes?)([^a-z]|$)/i],
+  ['hours', /(^|[^a-z])(h|hr|hrs|hours?)([^a-z]|$)/i],
+  ['days', /(^|[^a-z])(d|days?)([^a-z]|$)/i],
+];
+
+/** Logging intervals instruments use, in seconds: a step in the right unit lands near one of them. */
+const ROUND_INTERVALS_S = [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600];
+
+function unitFromStep(medianStep: number): ElapsedTimeUnit {
+  for (const unit of ELAPSED_TIME_UNITS) {
+    const stepSeconds = (medianStep * ELAPSED_UNIT_MS[unit]) / 1000;
+    if (stepSeconds < 0.5 || stepSeconds > 3600 * 1.05) continue;
+    if (ROUND_INTERVALS_S.some((interval) => Math.abs(stepSeconds - interval) / interval < 0.05)) return unit;
+  }
+  // No unit gives a familiar interval: take the one whose interval is nearest a minute.
+  let bestUnit: ElapsedTimeUnit = 'seconds';
+  let bestDistance = Infinity;
+  for (const unit of ELAPSED_TIME_UNITS) {
+    const distance = Math.abs(Math.log10((medianStep * ELAPSED_UNIT_MS[unit]) / 60_000));
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      bestUnit = unit;
+    }
+  }
+  return bestUnit;
+}
+
+/**
+ * Suggests reading a numeric timestamp column as elapsed time: the values are non-negative, never
+ * decrease, grow overall, and some are too small to be a serial date after 1970. The unit comes
+ * from the column name when it says (e.g. 'Time [h]'), else from the typical step between samples.
+ */
+export function suggestElapsedTime(
+  values: Iterable<string>,
+  options: { columnName?: string } = {},
+): ElapsedTimeSuggestion | null {
+  const samples = nonEmptySamples(values, CSV_LIMITS.dateDetectionSampleSize);
+  if (samples.length < 2) return null;
+  const numbers: number[] = [];
+  for (const sample of samples) {
+    const value = parseNumericCell(sample);
+    if (value === null || Number.isNaN(value) || value < 0) return null;
+    if (numbers.length > 0 && value < numbers[numbers.length - 1]!) return null;
+    numbers.push(value);
+  }
+  if (numbers[numbers.length - 1]! <= numbers[0]!) return null;
+  if (numbers.every((value) => value >= PLAUSIBLE_SERIAL_MIN && value < SERIAL_DATE_MAX_EXCLUSIVE)) return null;
+
+  const name = options.columnName ?? '';
+  for (const [unit, hint] of UNIT_HINTS) if (hint.test(name)) return { unit };
+
+  const steps = numbers
+    .slice(1)
+    .map((value, index) => value - numbers[index]!)
+    .filter((step) => step > 0)
+    .sort((a, b) => a - b);
+  const medianStep = steps[Math.floor(steps.length / 2)]!;
+  return { unit: unitFromStep(medianStep) };
+}
