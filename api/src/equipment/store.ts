@@ -1,0 +1,40 @@
+/** Equipment rows: organisation-scoped reads shared by the equipment routes and by their dependents. */
+import type pg from 'pg';
+import { toIsoTimestamp, type Equipment } from '@bioprocess/shared/entities';
+import { notFound } from '../platform/http-error.ts';
+
+export const EQUIPMENT_NOT_FOUND = 'Equipment not found';
+
+export const EQUIPMENT_COLUMNS = 'id, organization_id, facility_id, name, type, oem, status, created_at, updated_at';
+
+export interface EquipmentRow {
+  id: number;
+  organization_id: number;
+  facility_id: number;
+  name: string;
+  type: string;
+  oem: string | null;
+  status: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toEquipment(row: EquipmentRow): Equipment {
+  return { ...row, created_at: toIsoTimestamp(row.created_at), updated_at: toIsoTimestamp(row.updated_at) };
+}
+
+/** The equipment if it belongs to the organisation; another organisation's equipment is "not found". */
+export async function requireEquipment(
+  db: pg.Pool | pg.PoolClient,
+  organizationId: number,
+  equipmentId: number,
+  options: { forUpdate?: boolean; forShare?: boolean } = {},
+): Promise<EquipmentRow> {
+  const lock = options.forUpdate ? ' FOR UPDATE' : options.forShare ? ' FOR SHARE' : '';
+  const { rows } = await db.query<EquipmentRow>(
+    `SELECT ${EQUIPMENT_COLUMNS} FROM equipment WHERE id = $1 AND organization_id = $2${lock}`,
+    [equipmentId, organizationId],
+  );
+  if (!rows[0]) throw notFound(EQUIPMENT_NOT_FOUND);
+  return rows[0];
+}

@@ -1,0 +1,60 @@
+/** Run rows: organisation-scoped reads and the wire form with its derived status. */
+import type pg from 'pg';
+import { toIsoTimestamp, type Run } from '@bioprocess/shared/entities';
+import { deriveStatus } from '@bioprocess/shared/status';
+import { notFound } from '../platform/http-error.ts';
+
+export const RUN_NOT_FOUND = 'Run not found';
+
+export const RUN_COLUMNS =
+  'id, organization_id, facility_id, name, strain, target, description, start_time, end_time, scale_liters, scale_grams, created_at, updated_at';
+
+export interface RunRow {
+  id: number;
+  organization_id: number;
+  facility_id: number;
+  name: string;
+  strain: string | null;
+  target: string;
+  description: string | null;
+  start_time: Date | null;
+  end_time: Date | null;
+  scale_liters: number | null;
+  scale_grams: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toRun(row: RunRow, now = new Date()): Run {
+  return {
+    ...row,
+    start_time: toIsoTimestamp(row.start_time),
+    end_time: toIsoTimestamp(row.end_time),
+    status: deriveStatus(row.start_time, row.end_time, now),
+    created_at: toIsoTimestamp(row.created_at),
+    updated_at: toIsoTimestamp(row.updated_at),
+  };
+}
+
+export async function requireRun(
+  db: pg.Pool | pg.PoolClient,
+  organizationId: number,
+  runId: number,
+  options: { forUpdate?: boolean } = {},
+): Promise<RunRow> {
+  const { rows } = await db.query<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND organization_id = $2${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [runId, organizationId],
+  );
+  if (!rows[0]) throw notFound(RUN_NOT_FOUND);
+  return rows[0];
+}
+
+/**
+ * Resolves an optional time of an update body against the stored one: undefined keeps the stored
+ * time, null clears it, a string is normalised to ISO 8601 (the body schema checked it parses).
+ */
+export function mergeTime(given: string | null | undefined, stored: Date | null): string | null {
+  if (given === undefined) return toIsoTimestamp(stored);
+  return given === null ? null : toIsoTimestamp(given);
+}

@@ -1,0 +1,212 @@
+/** Unit operations (spec/02 §3, §4, §7): the steps of a run, each on one piece of equipment. */
+import { z } from 'zod';
+import {
+  dateRangeError,
+  equipmentSchema,
+  errorResponseSchema,
+  idParamsSchema,
+  toIsoTimestamp,
+  unitOperationCreateSchema,
+  unitOperationListQuerySchema,
+  unitOperationSchema,
+  unitOperationTypeSchema,
+  unitOperationUpdateSchema,
+} from '@bioprocess/shared/entities';
+import { LIST_QUERY_DESCRIPTION, listQuerySchema, TOTAL_COUNT_HEADER } from '@bioprocess/shared/pagination';
+import { withTransaction } from '@bioprocess/shared/server/postgres';
+import type { App } from '../platform/app-type.ts';
+import type { AppDeps } from '../platform/deps.ts';
+import { badRequest, notFound } from '../platform/http-error.ts';
+import { principalOf } from '../auth/authenticate.ts';
+import { emitAudit } from '../audit/emit.ts';
+import { requireRun, mergeTime } from '../runs/store.ts';
+import { EQUIPMENT_NOT_FOUND, requireEquipment, toEquipment } from '../equipment/store.ts';
+import { afterUnitOperationsDeleted } from './deletion.ts';
+import { unitOperationTypesWithEquipment, type EquipmentKind } from './allowed-equipment.ts';
+import {
+  requireUnitOperation,
+  toUnitOperation,
+  UNIT_OPERATION_COLUMNS,
+  UNIT_OPERATION_NOT_FOUND,
+  UNIT_OPERATION_SEQUENCE_ORDER,
+  type UnitOperationRow,
+} from './store.ts';
+
+const tags = ['Unit operations'];
+const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
+const statusNote = 'Every unit operation carries its status, derived from its times (Pending, Active, Completed).';
+
+export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void> {
+  app.get('/api/v1/unit-operations', {
+    config: { access: 'read' },
+    schema: {
+      tags, summary: 'List unit operations',
+      description: `In creation order, optionally only those of one run or one type. ${statusNote} ${LIST_QUERY_DESCRIPTION}`,
+      querystring: unitOperationListQuerySchema,
+      response: { 200: z.array(unitOperationSchema), 400: errorResponseSchema },
+    },
+  }, async (request, reply) => {
+    const { organizationId } = principalOf(request);
+    const { limit, offset, run_id: runId, type } = request.query;
+    const filter = 'organization_id = $1 AND ($2::bigint IS NULL OR run_id = $2) AND ($3::text IS NULL OR type = $3)';
+    const filterValues = [organizationId, runId ?? null, type ?? null];
+    const [list, count] = await Promise.all([
+      deps.pg.query<UnitOperationRow>(
+        `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE ${filter} ORDER BY id LIMIT $4 OFFSET $5`,
+        [...filterValues, limit, offset],
+      ),
+      deps.pg.query<{ total: number }>(`SELECT count(*) AS total FROM unit_operations WHERE ${filter}`, filterValues),
+    ]);
+    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
+    const now = new Date();
+    return list.rows.map((row) => toUnitOperation(row, now));
+  });
+
+  app.get('/api/v1/runs/:id/unit-operations', {
+    config: { access: 'read' },
+    schema: {
+      tags, summary: 'List the unit operations of a run',
+      description: `In process order: by start time (those without one last), then by id. ${statusNote} ${LIST_QUERY_DESCRIPTION}`,
+      params: idParamsSchema, querystring: listQuerySchema,
+      response: { 200: z.array(unitOperationSchema), ...errors },
+    },
+  }, async (request, reply) => {
+    const { organizationId } = principalOf(request);
+    const run = await requireRun(deps.pg, organizationId, request.params.id);
+    const { limit, offset } = request.query;
+    const [list, count] = await Promise.all([
+      deps.pg.query<UnitOperationRow>(
+        `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE run_id = $1
+          ORDER BY ${UNIT_OPERATION_SEQUENCE_ORDER} LIMIT $2 OFFSET $3`,
+        [run.id, limit, offset],
+      ),
+      deps.pg.query<{ total: number }>('SELECT count(*) AS total FROM unit_operations WHERE run_id = $1', [run.id]),
+    ]);
+    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
+    const now = new Date();
+    return list.rows.map((row) => toUnitOperation(row, now));
+  });
+
+  app.get('/api/v1/unit-operation-types', {
+    config: { access: 'read' },
+    schema: {
+      tags, summary: 'List unit-operation types with the equipment allowed for each',
+      description:
+        'Equipment qualifies for a type when its equipment type contains one of the type\'s keywords ' +
+        '(e.g. bioreactor or fermenter for fermentation, centrifuge for centrifugation, chromatography, column ' +
+        'or skid for chromatography); when none of the organisation\'s equipment matches, all of it is allowed.',
+      response: { 200: z.array(unitOperationTypeSchema) },
+    },
+  }, async (request) => {
+    const { organizationId } = principalOf(request);
+    const { rows } = await deps.pg.query<EquipmentKind>(
+      'SELECT id, type FROM equipment WHERE organization_id = $1 ORDER BY id',
+      [organizationId],
+    );
+    return unitOperationTypesWithEquipment(rows);
+  });
+
+  app.get('/api/v1/unit-operations/:id', {
+    config: { access: 'read' },
+    schema: { tags, summary: 'Get a unit operation', description: statusNote, params: idParamsSchema, response: { 200: unitOperationSchema, ...errors } },
+  }, async (request) => {
+    const { organizationId } = principalOf(request);
+    return toUnitOperation(await requireUnitOperation(deps.pg, organizationId, request.params.id));
+  });
+
+  app.get('/api/v1/unit-operations/:id/equipment', {
+    config: { access: 'read' },
+    schema: {
+      tags, summary: 'Get the equipment of a unit operation', description: 'Answers 404 when the unit operation has no equipment.',
+      params: idParamsSchema, response: { 200: equipmentSchema, ...errors },
+    },
+  }, async (request) => {
+    const { organizationId } = principalOf(request);
+    const unitOperation = await requireUnitOperation(deps.pg, organizationId, request.params.id);
+    if (unitOperation.equipment_id === null) throw notFound(EQUIPMENT_NOT_FOUND);
+    return toEquipment(await requireEquipment(deps.pg, organizationId, unitOperation.equipment_id));
+  });
+
+  app.post('/api/v1/unit-operations', {
+    config: { access: 'create' },
+    schema: {
+      tags, summary: 'Create a unit operation',
+      description: 'run_id and equipment_id must belong to the organisation; an end time must be after the start time.',
+      body: unitOperationCreateSchema, response: { 201: unitOperationSchema, ...errors },
+    },
+  }, async (request, reply) => {
+    const { organizationId } = principalOf(request);
+    const body = request.body;
+    await requireRun(deps.pg, organizationId, body.run_id);
+    await requireEquipment(deps.pg, organizationId, body.equipment_id);
+    const { rows } = await deps.pg.query<UnitOperationRow>(
+      `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${UNIT_OPERATION_COLUMNS}`,
+      [organizationId, body.run_id, body.type, body.equipment_id, toIsoTimestamp(body.start_time ?? null), toIsoTimestamp(body.end_time ?? null)],
+    );
+    const unitOperation = toUnitOperation(rows[0]!);
+    emitAudit(deps, request, {
+      event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: unitOperation.id,
+      changes: { before: null, after: unitOperation },
+    });
+    return reply.status(201).send(unitOperation);
+  });
+
+  app.put('/api/v1/unit-operations/:id', {
+    config: { access: 'edit' },
+    schema: {
+      tags, summary: 'Update a unit operation',
+      description: 'Fields left out keep their value; null clears a time. The resulting times must form a valid range.',
+      params: idParamsSchema, body: unitOperationUpdateSchema, response: { 200: unitOperationSchema, ...errors },
+    },
+  }, async (request) => {
+    const { organizationId } = principalOf(request);
+    const body = request.body;
+    const { before, after } = await withTransaction(deps.pg, async (client) => {
+      const existing = await requireUnitOperation(client, organizationId, request.params.id, { forUpdate: true });
+      if (body.run_id !== undefined && body.run_id !== existing.run_id) await requireRun(client, organizationId, body.run_id);
+      if (body.equipment_id !== undefined && body.equipment_id !== existing.equipment_id) {
+        await requireEquipment(client, organizationId, body.equipment_id);
+      }
+      const startTime = mergeTime(body.start_time, existing.start_time);
+      const endTime = mergeTime(body.end_time, existing.end_time);
+      const rangeError = dateRangeError(startTime, endTime);
+      if (rangeError) throw badRequest(rangeError);
+      const { rows } = await client.query<UnitOperationRow>(
+        `UPDATE unit_operations SET run_id = $3, type = $4, equipment_id = $5, start_time = $6, end_time = $7, updated_at = now()
+          WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
+        [
+          existing.id, organizationId,
+          body.run_id ?? existing.run_id,
+          body.type ?? existing.type,
+          body.equipment_id ?? existing.equipment_id,
+          startTime, endTime,
+        ],
+      );
+      return { before: toUnitOperation(existing), after: toUnitOperation(rows[0]!) };
+    });
+    emitAudit(deps, request, {
+      event_type: 'data', action: 'update', resource_type: 'unit_operation', resource_id: after.id, changes: { before, after },
+    });
+    return after;
+  });
+
+  app.delete('/api/v1/unit-operations/:id', {
+    config: { access: 'edit' },
+    schema: {
+      tags, summary: 'Delete a unit operation', description: 'Also deletes its comments and its time series.',
+      params: idParamsSchema, response: { 204: z.null(), ...errors },
+    },
+  }, async (request, reply) => {
+    const { organizationId } = principalOf(request);
+    // Comments go with the row (ON DELETE CASCADE).
+    const { rows } = await deps.pg.query<UnitOperationRow>(
+      `DELETE FROM unit_operations WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
+      [request.params.id, organizationId],
+    );
+    const deleted = rows[0];
+    if (!deleted) throw notFound(UNIT_OPERATION_NOT_FOUND);
+    await afterUnitOperationsDeleted(deps, request, [deleted]);
+    return reply.status(204).send(null);
+  });
+}
