@@ -1,0 +1,112 @@
+/**
+ * The authenticated request helper (spec/01 §7 and §8): bearer token from the stored session,
+ * relative paths on the console's own origin, JSON bodies sent as given (callers send snake_case),
+ * 204/empty/non-JSON answers as null, response keys converted to camelCase, and the spec's error
+ * texts. Any 401 signs the user out.
+ */
+import type { ZodType } from 'zod';
+import { clearSession, getToken } from '../auth/session-store.ts';
+import { toCamelCase } from './case.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export const NO_TOKEN_MESSAGE = 'No access token available';
+export const AUTHENTICATION_REQUIRED_MESSAGE = 'Authentication required';
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(message: string, status: number) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+export interface ApiRequestOptions<T> {
+  /**
+   * Validates the body exactly as the server sent it (the snake_case wire shape, e.g. the zod schemas
+   * in `@bioprocess/shared`), before the keys are converted to camelCase. A mismatch throws the
+   * ZodError, which is the spec's "parse failure".
+   */
+  schema?: ZodType<T> | ZodType;
+  signal?: AbortSignal;
+}
+
+/** Everything the client needs from the outside world, so tests can inject a fake fetch. */
+export interface ApiClientDeps {
+  fetch: typeof fetch;
+  getToken: () => string | null;
+  onUnauthorized: () => void;
+  /** Prefix for relative paths; the console is served by the api on the same origin. */
+  baseUrl?: string;
+}
+
+/** Reads a body as JSON; empty or non-JSON bodies (and 204) give null. */
+export async function readJsonBody(response: Response): Promise<unknown> {
+  if (response.status === 204) return null;
+  const text = await response.text();
+  if (!text.trim()) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/** The server's `{ "error": "..." }` text, when there is one. */
+export function serverErrorOf(body: unknown): string | null {
+  if (body && typeof body === 'object' && 'error' in body) {
+    const error = (body as { error: unknown }).error;
+    if (typeof error === 'string' && error.trim()) return error;
+  }
+  return null;
+}
+
+export function createApiClient(deps: ApiClientDeps) {
+  async function request<T>(method: HttpMethod, path: string, body?: unknown, options: ApiRequestOptions<T> = {}): Promise<T> {
+    const token = deps.getToken();
+    if (!token) throw new ApiError(NO_TOKEN_MESSAGE, 0);
+
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+    const init: RequestInit = { method, headers, signal: options.signal };
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    const url = /^https?:\/\//.test(path) ? path : `${deps.baseUrl ?? ''}${path}`;
+    const response = await deps.fetch(url, init);
+    const payload = await readJsonBody(response);
+
+    if (response.status === 401) {
+      deps.onUnauthorized();
+      throw new ApiError(AUTHENTICATION_REQUIRED_MESSAGE, 401);
+    }
+    if (!response.ok) {
+      throw new ApiError(serverErrorOf(payload) ?? `API request failed: ${response.statusText}`, response.status);
+    }
+    const validated = options.schema && payload !== null ? options.schema.parse(payload) : payload;
+    return toCamelCase<T>(validated);
+  }
+
+  return {
+    request,
+    get: <T>(path: string, options?: ApiRequestOptions<T>) => request<T>('GET', path, undefined, options),
+    post: <T>(path: string, body?: unknown, options?: ApiRequestOptions<T>) => request<T>('POST', path, body, options),
+    put: <T>(path: string, body?: unknown, options?: ApiRequestOptions<T>) => request<T>('PUT', path, body, options),
+    del: <T>(path: string, body?: unknown, options?: ApiRequestOptions<T>) => request<T>('DELETE', path, body, options),
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;
+
+/** The console's client: the browser's fetch and the stored session. */
+export const api: ApiClient = createApiClient({
+  fetch: (input, init) => globalThis.fetch(input, init),
+  getToken,
+  onUnauthorized: clearSession,
+});
+
+export function apiRequest<T>(method: HttpMethod, path: string, body?: unknown, options?: ApiRequestOptions<T>): Promise<T> {
+  return api.request<T>(method, path, body, options);
+}

@@ -1,0 +1,94 @@
+/**
+ * The signed-in session as stored in the browser (spec/01 §3: `auth_token` and `auth_user`). A tiny
+ * external store so the API client can sign out on a 401 without reaching into React, and the
+ * AuthProvider re-renders when it does.
+ */
+import { DEFAULT_ORGANIZATION_ID, type SessionUser } from './user.ts';
+
+export const TOKEN_STORAGE_KEY = 'auth_token';
+export const USER_STORAGE_KEY = 'auth_user';
+
+export interface Session {
+  token: string | null;
+  user: SessionUser | null;
+}
+
+type Listener = () => void;
+const listeners = new Set<Listener>();
+
+function storage(): Storage | null {
+  try {
+    return typeof window === 'undefined' ? null : window.localStorage;
+  } catch {
+    // Storage can be disabled by browser policy; the session then lives only in memory.
+    return null;
+  }
+}
+
+function readUser(raw: string | null): SessionUser | null {
+  if (!raw) return null;
+  try {
+    const parsed = JSON.parse(raw) as Partial<SessionUser> | null;
+    if (!parsed || typeof parsed !== 'object' || parsed.id === undefined) return null;
+    return {
+      id: parsed.id,
+      email: String(parsed.email ?? ''),
+      name: String(parsed.name ?? ''),
+      roles: Array.isArray(parsed.roles) ? parsed.roles.map(String) : [],
+      organizationId: Number(parsed.organizationId ?? DEFAULT_ORGANIZATION_ID),
+      superuser: parsed.superuser === true,
+    };
+  } catch {
+    return null;
+  }
+}
+
+function load(): Session {
+  const store = storage();
+  return {
+    token: store?.getItem(TOKEN_STORAGE_KEY) ?? null,
+    user: readUser(store?.getItem(USER_STORAGE_KEY) ?? null),
+  };
+}
+
+let current: Session = load();
+
+function emit(): void {
+  for (const listener of listeners) listener();
+}
+
+export function getSession(): Session {
+  return current;
+}
+
+export function getToken(): string | null {
+  return current.token;
+}
+
+export function subscribeSession(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function saveSession(token: string, user: SessionUser): void {
+  const store = storage();
+  store?.setItem(TOKEN_STORAGE_KEY, token);
+  store?.setItem(USER_STORAGE_KEY, JSON.stringify(user));
+  current = { token, user };
+  emit();
+}
+
+export function saveUser(user: SessionUser): void {
+  storage()?.setItem(USER_STORAGE_KEY, JSON.stringify(user));
+  current = { ...current, user };
+  emit();
+}
+
+export function clearSession(): void {
+  const store = storage();
+  store?.removeItem(TOKEN_STORAGE_KEY);
+  store?.removeItem(USER_STORAGE_KEY);
+  if (current.token === null && current.user === null) return;
+  current = { token: null, user: null };
+  emit();
+}

@@ -1,0 +1,122 @@
+/**
+ * /login (spec/01 §2, §5, §8): the sign-in form and the inline forgot-password form. Signed-in
+ * visitors are sent to /, a successful sign-in goes to /dashboard.
+ */
+import { Button, Card, Classes, FormGroup, H3, InputGroup, Intent } from '@blueprintjs/core';
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, useNavigate } from 'react-router-dom';
+import { forgotPasswordRequest } from '../auth/auth-api.ts';
+import { useAuth } from '../auth/useAuth.ts';
+import { BrandMark, PRODUCT_NAME } from '../components/BrandMark.tsx';
+import { LoadingScreen } from '../components/LoadingScreen.tsx';
+import { showToast } from '../components/toaster.ts';
+
+type View = 'login' | 'forgot';
+
+export function LoginPage() {
+  const { isAuthenticated, isLoading } = useAuth();
+  const [view, setView] = useState<View>('login');
+  if (isLoading) return <LoadingScreen />;
+  if (isAuthenticated) return <Navigate to="/" replace />;
+  return (
+    <div className="app-auth-page">
+      <Link to="/" className="app-auth-brand" aria-label={`${PRODUCT_NAME} home`}><BrandMark /></Link>
+      <Card elevation={2} className="app-auth-card">
+        {view === 'login'
+          ? <LoginForm onForgotPassword={() => setView('forgot')} />
+          : <ForgotPasswordForm onBack={() => setView('login')} />}
+      </Card>
+    </div>
+  );
+}
+
+function LoginForm({ onForgotPassword }: { onForgotPassword: () => void }) {
+  const { login } = useAuth();
+  const navigate = useNavigate();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [showPassword, setShowPassword] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!email.trim() || !password) {
+      showToast({ title: 'Validation Error', message: 'Please fill in all fields', intent: 'danger' });
+      return;
+    }
+    setBusy(true);
+    try {
+      await login(email.trim(), password);
+      showToast({ title: 'Login Successful', message: 'You have been logged in successfully!', intent: 'success' });
+      navigate('/dashboard', { replace: true });
+    } catch (error) {
+      showToast({ title: 'Login Failed', message: error instanceof Error ? error.message : 'Login failed', intent: 'danger' });
+      setBusy(false);
+    }
+  };
+
+  return (
+    // noValidate: the spec's own messages replace the browser's bubbles; the inputs stay typed and required.
+    <form onSubmit={(event) => void submit(event)} noValidate aria-label="Sign in">
+      <H3 className="app-auth-title">Welcome to {PRODUCT_NAME}</H3>
+      <p className={`${Classes.TEXT_MUTED} app-auth-subtitle`}>Sign in to your account to continue.</p>
+      <FormGroup label="Email" labelFor="login-email">
+        <InputGroup id="login-email" type="email" required autoComplete="username" leftIcon="envelope" size="large"
+          placeholder="you@company.com" value={email} onValueChange={setEmail} disabled={busy} autoFocus />
+      </FormGroup>
+      <FormGroup label="Password" labelFor="login-password"
+        labelInfo={<Button variant="minimal" size="small" className="app-forgot-link" text="Forgot Password?" onClick={onForgotPassword} />}>
+        <InputGroup id="login-password" type={showPassword ? 'text' : 'password'} required autoComplete="current-password"
+          leftIcon="lock" size="large" placeholder="Your password" value={password} onValueChange={setPassword} disabled={busy}
+          rightElement={(
+            <Button variant="minimal" icon={showPassword ? 'eye-off' : 'eye-open'} aria-label={showPassword ? 'Hide password' : 'Show password'}
+              onClick={() => setShowPassword((shown) => !shown)} />
+          )} />
+      </FormGroup>
+      <Button type="submit" intent={Intent.PRIMARY} size="large" fill loading={busy} text="Sign In" />
+      <p className={`${Classes.TEXT_MUTED} app-auth-note`}>
+        By signing in, you agree to our <Link to="/terms-of-service">Terms of Service</Link> and{' '}
+        <Link to="/privacy-policy">Privacy Policy</Link>.
+      </p>
+    </form>
+  );
+}
+
+function ForgotPasswordForm({ onBack }: { onBack: () => void }) {
+  const [email, setEmail] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!email.trim()) {
+      showToast({ title: 'Validation Error', message: 'Please enter your email address', intent: 'danger' });
+      return;
+    }
+    setBusy(true);
+    try {
+      await forgotPasswordRequest(email.trim());
+      showToast({ title: 'Password Reset Email Sent', message: 'Check your inbox for instructions to reset your password.', intent: 'success' });
+      setEmail('');
+      onBack();
+    } catch (error) {
+      showToast({ title: 'Failed to Send Reset Email', message: error instanceof Error ? error.message : 'Failed to send reset email', intent: 'danger' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={(event) => void submit(event)} noValidate aria-label="Reset password">
+      <div className="app-auth-title-row">
+        <Button variant="minimal" icon="arrow-left" aria-label="Back to sign in" onClick={onBack} disabled={busy} />
+        <H3 className="app-auth-title">Reset Password</H3>
+      </div>
+      <p className={`${Classes.TEXT_MUTED} app-auth-subtitle`}>Enter your email address and we&apos;ll send you a link to reset your password.</p>
+      <FormGroup label="Email" labelFor="forgot-email">
+        <InputGroup id="forgot-email" type="email" required autoComplete="email" leftIcon="envelope" size="large"
+          placeholder="you@company.com" value={email} onValueChange={setEmail} disabled={busy} autoFocus />
+      </FormGroup>
+      <Button type="submit" intent={Intent.PRIMARY} size="large" fill loading={busy} text="Send Reset Email" />
+    </form>
+  );
+}

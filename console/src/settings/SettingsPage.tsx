@@ -1,0 +1,5 @@
+import { PageHeader } from '../components/PageHeader.tsx';
+
+export function SettingsPage() {
+  return <PageHeader title="Settings" />;
+}

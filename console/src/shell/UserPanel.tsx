@@ -1,0 +1,46 @@
+/** The current-user panel at the bottom of the sidebar, with the role, Settings and Sign Out menu. */
+import { Button, Intent, Menu, MenuDivider, MenuItem, Popover, Position } from '@blueprintjs/core';
+import { useNavigate } from 'react-router-dom';
+import { useAuth } from '../auth/useAuth.ts';
+import { initialsOf } from '../auth/user.ts';
+
+export function UserPanel() {
+  const { user, organizationName, logout } = useAuth();
+  const navigate = useNavigate();
+
+  if (!user) {
+    return (
+      <div className="app-user-panel">
+        <Button fill intent={Intent.PRIMARY} icon="log-in" text="Sign In" onClick={() => navigate('/login')} />
+      </div>
+    );
+  }
+
+  const firstRole = user.roles[0];
+  const menu = (
+    <Menu aria-label="User menu">
+      <MenuItem icon="id-number" text={firstRole ? `Role: ${firstRole}` : 'No role assigned'} disabled className="app-user-role" />
+      <MenuDivider />
+      <MenuItem icon="cog" text="Settings" onClick={() => navigate('/settings')} />
+      <MenuItem icon="log-out" text="Sign Out" intent={Intent.DANGER} onClick={() => {
+        void logout().then(() => navigate('/login'));
+      }} />
+    </Menu>
+  );
+
+  return (
+    <div className="app-user-panel">
+      <Popover content={menu} position={Position.TOP_LEFT} minimal fill>
+        <button type="button" className="app-user-button" aria-label="Open user menu" data-testid="user-panel">
+          <span className="app-avatar" aria-hidden="true">{initialsOf(user)}</span>
+          <span className="app-user-text">
+            <span className="app-user-name">{user.name || user.email}</span>
+            <span className="app-user-email">{user.email}</span>
+            <span className="app-user-organization" data-testid="organization-name">{organizationName}</span>
+          </span>
+          <span className="app-user-caret bp6-icon-standard bp6-icon-chevron-up" aria-hidden="true" />
+        </button>
+      </Popover>
+    </div>
+  );
+}

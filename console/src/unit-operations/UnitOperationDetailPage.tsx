@@ -1,0 +1,203 @@
+/**
+ * Unit operation detail (/runs/{runId}/unit-operations/{unitOpId}, spec/02 §2): header, parameter
+ * checkbox list, the 'Process Parameters' chart (downsampled by the server for the visible range) with
+ * comment lines, and the Comments card with its dialogs and toasts (spec/02 §8).
+ */
+import { useCallback, useMemo, useState } from 'react';
+import { useNavigate, useParams } from 'react-router-dom';
+import { Button, Card, Colors, H3, NonIdealState, Spinner, Tag } from '@blueprintjs/core';
+import { useApi } from '../api/hooks.ts';
+import { apiRequest } from '../api/client.ts';
+import { useAuth } from '../auth/useAuth.ts';
+import { showToast } from '../components/toaster.ts';
+import { StatusPill } from '../components/StatusPill.tsx';
+import { formatDate, titleCaseType } from '../entities/format.ts';
+import { instrumentListSchema, unitOperationSchema, type Instrument, type UnitOperation } from '../entities/types.ts';
+import { TimeSeriesChart, type XRange } from '../charts/TimeSeriesChart.tsx';
+import { paletteColor } from '../charts/chart-constants.ts';
+import { parameterLabel, rangeEndMs, type ChartSeries } from '../charts/series-model.ts';
+import { toEpochMs } from '../charts/time-axis.ts';
+import { useSeriesWindow } from '../charts/use-series-window.ts';
+import { ParameterList } from './ParameterList.tsx';
+import { CommentsCard } from './CommentsCard.tsx';
+import { CommentDialog } from './CommentDialog.tsx';
+import { DeleteCommentDialog } from './DeleteCommentDialog.tsx';
+import { toCommentView, type ApiComment, type CommentView } from './comments-model.ts';
+import { useInstrumentsWithData } from './use-instruments-with-data.ts';
+import './unit-operation-detail.css';
+
+export const DETAIL_MESSAGES = {
+  notFound: 'Unit operation not found for this step.',
+  parametersFailed: 'Failed to fetch process parameters.',
+  seriesFailed: 'Failed to fetch time series data.',
+} as const;
+
+type CommentDialogState = { mode: 'create'; minute: number } | { mode: 'edit'; comment: CommentView } | null;
+
+export function UnitOperationDetailPage() {
+  const { runId, unitOpId } = useParams();
+  const navigate = useNavigate();
+  const { permissions } = useAuth();
+  const unitOperationId = /^\d+$/.test(unitOpId ?? '') ? Number(unitOpId) : null;
+
+  const operation = useApi<UnitOperation>(unitOperationId ? `/api/v1/unit-operations/${unitOperationId}` : null, unitOperationSchema);
+  const uo = operation.data;
+  const startMs = useMemo(() => {
+    const start = toEpochMs(uo?.startTime ?? null);
+    return Number.isNaN(start) ? null : start;
+  }, [uo?.startTime]);
+  // 'now' for an operation still running is fixed when the page loads, so the range does not drift on every render.
+  const endMs = useMemo(() => (uo ? rangeEndMs(uo.endTime) : null), [uo]);
+
+  const instruments = useApi<Instrument[]>(uo?.equipmentId ? `/api/v1/equipment/${uo.equipmentId}/instruments` : null, instrumentListSchema);
+  const withData = useInstrumentsWithData(uo?.id ?? null);
+  const parameters = useMemo(() => {
+    const all = instruments.data ?? [];
+    // When the probe for which instruments hold data is unavailable, every instrument is offered.
+    return withData.ids ? all.filter((i) => withData.ids!.has(i.id)) : all;
+  }, [instruments.data, withData.ids]);
+
+  const [selection, setSelection] = useState<Set<number> | null>(null);
+  // Until the user chooses, the first parameter is shown so the chart is never empty on arrival.
+  const selected = useMemo(() => selection ?? new Set(parameters.slice(0, 1).map((p) => p.id)), [selection, parameters]);
+  const selectedIds = useMemo(() => parameters.filter((p) => selected.has(p.id)).map((p) => p.id), [parameters, selected]);
+  const [xRange, setXRange] = useState<XRange | null>(null);
+  // Without a start time the earliest reading anchors the axis (spec/02 §4).
+  const chartStart = startMs ?? withData.earliestMs;
+  const seriesWindow = useSeriesWindow(selectedIds, chartStart, endMs, xRange, DETAIL_MESSAGES.seriesFailed);
+
+  const colorOf = useCallback((id: number) => {
+    const index = parameters.findIndex((p) => p.id === id);
+    return index < 0 ? undefined : paletteColor(index);
+  }, [parameters]);
+
+  const series = useMemo<ChartSeries[]>(() => parameters
+    .filter((p) => selected.has(p.id))
+    .map((p) => ({
+      id: `instrument-${p.id}`,
+      name: parameterLabel(p.type, p.unit),
+      unit: p.unit,
+      color: colorOf(p.id)!,
+      symbol: 'circle',
+      opacity: 1,
+      data: seriesWindow.pointsByInstrument.get(p.id) ?? [],
+    })), [parameters, selected, colorOf, seriesWindow.pointsByInstrument]);
+
+  const commentsPath = uo ? `/api/v1/unit-operations/${uo.id}/comments` : null;
+  const comments = useApi<ApiComment[]>(commentsPath);
+  const commentViews = useMemo(() => (comments.data ?? []).map((c) => toCommentView(c, chartStart)), [comments.data, chartStart]);
+  const [dialog, setDialog] = useState<CommentDialogState>(null);
+  const [deleting, setDeleting] = useState<CommentView | null>(null);
+
+  const createComment = async (values: { content: string; timestamp: string }) => {
+    try {
+      await apiRequest('POST', '/api/v1/comments', { timestamp: values.timestamp, unit_operations_id: uo!.id, content: values.content });
+      showToast({ title: 'Comment added', intent: 'success' });
+      setDialog(null);
+      await comments.mutate();
+    } catch (error) {
+      console.error('Failed to create comment', error);
+      showToast({ title: 'Comment failed', message: error instanceof Error ? error.message : undefined, intent: 'danger' });
+      throw error;
+    }
+  };
+  const updateComment = async (comment: CommentView, values: { content: string; timestamp: string }) => {
+    try {
+      await apiRequest('PUT', `/api/v1/comments/${comment.id}`, { content: values.content, timestamp: values.timestamp });
+      showToast({ title: 'Comment updated', intent: 'success' });
+      setDialog(null);
+      await comments.mutate();
+    } catch (error) {
+      console.error('Failed to update comment', error);
+      showToast({ title: 'Update failed', message: 'There was an error updating the comment.', intent: 'danger' });
+      throw error;
+    }
+  };
+  const deleteComment = async (comment: CommentView) => {
+    try {
+      await apiRequest('DELETE', `/api/v1/comments/${comment.id}`);
+      showToast({ title: 'Comment deleted', intent: 'success' });
+      setDeleting(null);
+      await comments.mutate();
+    } catch (error) {
+      console.error('Failed to delete comment', error);
+      showToast({ title: 'Delete failed', message: error instanceof Error ? error.message : undefined, intent: 'danger' });
+      throw error;
+    }
+  };
+
+  const backButton = <Button icon="arrow-left" variant="minimal" text="Back" onClick={() => navigate(`/runs/${runId ?? ''}`)} />;
+
+  if (unitOperationId === null || operation.error) {
+    const notFound = unitOperationId === null || (operation.error as { status?: number } | undefined)?.status === 404;
+    return (
+      <div className="uo-page">
+        {backButton}
+        <NonIdealState icon="search" title={notFound ? DETAIL_MESSAGES.notFound : 'Failed to load the unit operation.'}
+          description={notFound ? undefined : operation.error?.message} />
+      </div>
+    );
+  }
+  if (!uo) {
+    return <div className="uo-page uo-page-loading"><Spinner /></div>;
+  }
+
+  const canComment = permissions.canEdit && chartStart !== null;
+
+  return (
+    <div className="uo-page" data-testid="unit-operation-detail">
+      <div className="uo-header">
+        {backButton}
+        <Card className="uo-header-card">
+          <div className="uo-header-title">
+            <H3>Name: {titleCaseType(uo.type)}</H3>
+            <StatusPill status={uo.status} />
+          </div>
+          <dl className="uo-header-fields">
+            <div><dt>Start</dt><dd>{formatDate(uo.startTime)}</dd></div>
+            <div><dt>End</dt><dd>{formatDate(uo.endTime)}</dd></div>
+            <div><dt>Run</dt><dd><Tag minimal>Run {uo.runId}</Tag></dd></div>
+          </dl>
+        </Card>
+      </div>
+
+      <div className="uo-main">
+        <ParameterList instruments={parameters} selected={selected} colorOf={colorOf}
+          loading={instruments.isLoading || withData.loading}
+          error={instruments.error ? DETAIL_MESSAGES.parametersFailed : null}
+          onToggle={(id, checked) => setSelection(() => {
+            const next = new Set(selected);
+            if (checked) next.add(id); else next.delete(id);
+            return next;
+          })}
+          onToggleAll={(checked) => setSelection(new Set(checked ? parameters.map((p) => p.id) : []))} />
+        <Card className="uo-card uo-chart-card">
+          {startMs === null && (
+            <p className="bp6-text-muted">This unit operation has no start time; minutes count from its first reading.</p>
+          )}
+          <TimeSeriesChart testId="process-parameters-chart" title="Process Parameters" series={series} comments={commentViews}
+            loading={seriesWindow.loading} error={seriesWindow.error} xRange={xRange} onXRangeChange={setXRange}
+            refining={seriesWindow.refining}
+            onPlotClick={canComment ? (minute) => setDialog({ mode: 'create', minute }) : undefined} />
+          {permissions.canEdit && series.some((s) => s.data.length > 0) && (
+            <p className="uo-chart-hint bp6-text-muted">Click the chart to add a comment at that time; drag to zoom.</p>
+          )}
+        </Card>
+      </div>
+
+      <CommentsCard comments={commentViews} canEdit={permissions.canEdit} loading={comments.isLoading}
+        onEdit={(comment) => setDialog({ mode: 'edit', comment })} onDelete={setDeleting} />
+      {comments.error && <p style={{ color: Colors.RED3 }}>{comments.error.message}</p>}
+
+      {chartStart !== null && (
+        <CommentDialog mode={dialog?.mode ?? 'create'} isOpen={dialog !== null} startMs={chartStart}
+          initialMinute={dialog?.mode === 'edit' ? dialog.comment.minute : dialog?.minute ?? 0}
+          initialContent={dialog?.mode === 'edit' ? dialog.comment.content : ''}
+          onClose={() => setDialog(null)}
+          onSubmit={(values) => (dialog?.mode === 'edit' ? updateComment(dialog.comment, values) : createComment(values))} />
+      )}
+      <DeleteCommentDialog comment={deleting} onClose={() => setDeleting(null)} onConfirm={deleteComment} />
+    </div>
+  );
+}
+
