@@ -4,11 +4,11 @@
  * again when Playwright stops this process.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { ROOT } from './services.mjs';
+import pg from 'pg';
+import { createClient } from '@clickhouse/client';
 import { buildConsoleIfStale, runMigrations, startProcesses } from './stack.mjs';
 
 const id = randomBytes(4).toString('hex');
@@ -35,29 +35,42 @@ const env = {
   LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
 };
 
-function dropDatabases() {
+/** Drops this run's databases and uploads; through the drivers, as psql may not be installed. */
+async function dropDatabases() {
   const admin = new URL(env.DATABASE_URL);
   admin.pathname = '/postgres';
-  spawnSync('psql', [admin.toString(), '-qc', `DROP DATABASE IF EXISTS "bp_e2e_${id}" WITH (FORCE)`], { stdio: 'ignore' });
-  void fetch(new URL('/', env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123'), {
-    method: 'POST', body: `DROP DATABASE IF EXISTS bp_e2e_${id}`,
-  }).catch(() => undefined);
+  const client = new pg.Client({ connectionString: admin.toString() });
+  const clickhouse = createClient({ url: env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123', request_timeout: 30_000 });
+  await Promise.allSettled([
+    client.connect()
+      .then(() => client.query(`DROP DATABASE IF EXISTS "bp_e2e_${id}" WITH (FORCE)`))
+      .finally(() => client.end()),
+    clickhouse.command({ query: `DROP DATABASE IF EXISTS bp_e2e_${id}` }).finally(() => clickhouse.close()),
+  ]);
+  rmSync(env.UPLOAD_DIR, { recursive: true, force: true });
 }
 
-runMigrations(env);
-buildConsoleIfStale(env);
-const stack = startProcesses(env);
+let stack = null;
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
-  await stack.stop();
-  dropDatabases();
-  setTimeout(() => process.exit(0), 500);
+  if (stack) await stack.stop();
+  await dropDatabases();
+  process.exit(0);
 };
+// Registered first: Playwright may stop this process while migrations or the console build run.
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
-const code = await stack.exited;
-dropDatabases();
-process.exit(code);
-void ROOT;
+const signalsHandled = () => new Promise((resolve) => setImmediate(resolve));
+
+runMigrations(env);
+await signalsHandled();
+buildConsoleIfStale(env);
+await signalsHandled();
+if (!stopping) {
+  stack = startProcesses(env);
+  const code = await stack.exited;
+  await dropDatabases();
+  process.exit(code);
+}

@@ -34,7 +34,11 @@ export function tcpReachable(host, port, timeoutMs = 1_000) {
 
 async function clickHouseAnswers(url) {
   try {
-    const response = await fetch(new URL('/ping', url), { signal: AbortSignal.timeout(1_500) });
+    // /ping needs no credentials, and fetch refuses a URL that carries them.
+    const ping = new URL('/ping', url);
+    ping.username = '';
+    ping.password = '';
+    const response = await fetch(ping, { signal: AbortSignal.timeout(1_500) });
     return response.ok;
   } catch {
     return false;
@@ -91,13 +95,20 @@ export function aptInstall(packages) {
   });
 }
 
-/** Children we started; stopped by stopStartedServices(). */
+/** Services this process started, each with how to stop it; emptied by stopStartedServices(). */
 const started = [];
 
-function startDetached(name, command, args, options = {}) {
-  const child = spawn(command, args, { stdio: 'ignore', detached: true, ...options });
+/**
+ * Detached (own process group) so that a Ctrl-C reaches it only through stopStartedServices(),
+ * after the api and workers using it have stopped. An early exit is remembered for a clear message.
+ */
+function startDetached(name, command, args, logFile) {
+  const child = spawn(command, args, { stdio: 'ignore', detached: true });
   child.unref();
-  started.push({ name, child });
+  const entry = { name, logFile, exited: false, stop: () => process.kill(-child.pid, 'SIGTERM') };
+  child.once('exit', () => { entry.exited = true; });
+  child.once('error', () => { entry.exited = true; });
+  started.push(entry);
   return child;
 }
 
@@ -106,12 +117,15 @@ function startClickHouse() {
   const dir = path.join(DATA_DIR, 'clickhouse');
   mkdirSync(path.join(dir, 'tmp'), { recursive: true });
   log(`starting clickhouse-server with data in ${dir}`);
+  // Every folder ClickHouse writes to lives under .data/clickhouse, so a clean clone needs nothing
+  // outside the project and several clones never share data.
   startDetached('clickhouse', 'clickhouse-server', [
     '--config-file=/etc/clickhouse-server/config.xml', '--',
     `--path=${dir}/`, `--tmp_path=${dir}/tmp/`,
+    `--user_files_path=${dir}/user_files/`, `--format_schema_path=${dir}/format_schemas/`,
     `--logger.log=${dir}/clickhouse.log`, `--logger.errorlog=${dir}/clickhouse.err.log`,
-    '--listen_host=127.0.0.1',
-  ]);
+    '--listen_host=127.0.0.1', '--http_port=8123', '--tcp_port=9000',
+  ], path.join(dir, 'clickhouse.err.log'));
   return true;
 }
 
@@ -121,7 +135,8 @@ function startRedis() {
   mkdirSync(dir, { recursive: true });
   log(`starting redis-server with data in ${dir}`);
   startDetached('redis', 'redis-server', ['--bind', '127.0.0.1', '--port', '6379', '--dir', dir,
-    '--appendonly', 'yes', '--maxmemory-policy', 'noeviction']);
+    '--appendonly', 'yes', '--maxmemory-policy', 'noeviction', '--logfile', path.join(dir, 'redis.log')],
+  path.join(dir, 'redis.log'));
   return true;
 }
 
@@ -147,11 +162,56 @@ function startPostgres() {
     if (!asPostgres(`${bin}/initdb -D '${dir}' --auth=trust -U postgres >/dev/null`)) return false;
   }
   log(`starting PostgreSQL with data in ${dir}`);
-  return asPostgres(`${bin}/pg_ctl -D '${dir}' -l '${dir}/server.log' -o "-c listen_addresses=127.0.0.1 -p 5432 -k /tmp" start >/dev/null`);
+  // pg_ctl daemonises the server, so it is stopped through pg_ctl as well.
+  const ok = asPostgres(`${bin}/pg_ctl -D '${dir}' -l '${dir}/server.log' -o "-c listen_addresses=127.0.0.1 -p 5432 -k /tmp" start >/dev/null`);
+  if (ok) {
+    started.push({
+      name: 'postgres', logFile: path.join(dir, 'server.log'), exited: false,
+      stop: () => asPostgres(`${bin}/pg_ctl -D '${dir}' -m fast stop >/dev/null`),
+    });
+  }
+  return ok;
 }
 
 const STARTERS = { DATABASE_URL: startPostgres, REDIS_URL: startRedis, CLICKHOUSE_URL: startClickHouse };
+const STARTED_NAME = { DATABASE_URL: 'postgres', REDIS_URL: 'redis', CLICKHOUSE_URL: 'clickhouse' };
 const COMPOSE_SERVICE = { DATABASE_URL: 'postgres', REDIS_URL: 'redis', CLICKHOUSE_URL: 'clickhouse' };
+
+/**
+ * How the services of docker-compose.yml answer from this host: its published ports and its
+ * credentials (the same variables and defaults as the compose file).
+ */
+function composeUrls() {
+  const env = process.env;
+  const pgUser = encodeURIComponent(env.POSTGRES_USER || 'bioprocess');
+  const pgPassword = encodeURIComponent(env.POSTGRES_PASSWORD || 'bioprocess');
+  const chUser = encodeURIComponent(env.CLICKHOUSE_USER || 'bioprocess');
+  const chPassword = encodeURIComponent(env.CLICKHOUSE_PASSWORD || 'bioprocess');
+  return {
+    DATABASE_URL: `postgres://${pgUser}:${pgPassword}@127.0.0.1:${env.POSTGRES_HOST_PORT || 5432}/${env.POSTGRES_DB || 'bioprocess'}`,
+    REDIS_URL: `redis://127.0.0.1:${env.REDIS_HOST_PORT || 6379}`,
+    CLICKHOUSE_URL: `http://${chUser}:${chPassword}@127.0.0.1:${env.CLICKHOUSE_HOST_PORT || 8123}`,
+  };
+}
+
+function startedEarlyExit(name) {
+  const entry = started.find((service) => service.name === STARTED_NAME[name]);
+  return entry && entry.exited ? entry : null;
+}
+
+/** Like waitFor, but gives up as soon as a server this process started has exited. */
+async function waitForStarted(name, url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await answers(name, url)) return true;
+    const failed = startedEarlyExit(name);
+    if (failed) {
+      throw new Error(`${failed.name} exited right after starting; see ${failed.logFile ?? 'its log'}.`);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return false;
+}
 const WHAT_TO_INSTALL = {
   DATABASE_URL: 'PostgreSQL 14+ (or set DATABASE_URL)',
   REDIS_URL: 'Redis 6+ (or set REDIS_URL)',
@@ -177,29 +237,39 @@ export async function ensureServices() {
   }
   if (missing.length === 0) return env;
 
+  const urls = { ...DEFAULTS };
   if (dockerAnswers()) {
     const services = missing.map((name) => COMPOSE_SERVICE[name]);
     log(`starting ${services.join(', ')} with docker compose`);
-    run('docker', ['compose', '-f', path.join(ROOT, 'docker-compose.yml'), 'up', '-d', '--wait', ...services]);
+    if (!run('docker', ['compose', '-f', path.join(ROOT, 'docker-compose.yml'), 'up', '-d', '--wait', ...services])) {
+      throw new Error(`docker compose could not start ${services.join(', ')}; see the messages above.`);
+    }
+    Object.assign(urls, composeUrls());
   } else if (isDebianRoot()) {
-    for (const name of missing) STARTERS[name]();
+    for (const name of missing) {
+      if (!STARTERS[name]()) {
+        throw new Error(`${name}: could not install or start it here. Install ${WHAT_TO_INSTALL[name]} and try again.`);
+      }
+    }
   } else {
     throw new Error(`These services are not reachable: ${missing.map((n) => WHAT_TO_INSTALL[n]).join(', ')}. ` +
       'Install them, start Docker, or run as root on Debian so they can be installed automatically.');
   }
   for (const name of missing) {
-    if (!(await waitFor(name, DEFAULTS[name], 90_000))) {
-      throw new Error(`${name}: the service did not come up. Install ${WHAT_TO_INSTALL[name]} and try again.`);
+    if (!(await waitForStarted(name, urls[name], 90_000))) {
+      throw new Error(`${name}: the service did not come up within 90 s. Install ${WHAT_TO_INSTALL[name]} and try again.`);
     }
-    env[name] = DEFAULTS[name];
+    env[name] = urls[name];
   }
   return env;
 }
 
 /** Stops the services this process started (not those that were already running). */
 export function stopStartedServices() {
-  for (const { child } of started.splice(0)) {
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+  for (const service of started.splice(0)) {
+    if (service.exited) continue;
+    log(`stopping ${service.name}`);
+    try { service.stop(); } catch { /* already gone */ }
   }
 }
 

@@ -10,9 +10,12 @@ import { ROOT } from './services.mjs';
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 function newestMtime(dir) {
-  let newest = 0;
-  if (!existsSync(dir)) return newest;
+  if (!existsSync(dir)) return 0;
+  // A folder's own mtime changes when a file in it is added, removed or renamed.
+  let newest = statSync(dir).mtimeMs;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    // Tests never reach the bundle; editing one must not cost a console rebuild.
+    if (entry.name === 'node_modules' || /\.test\.tsx?$/.test(entry.name)) continue;
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
     else newest = Math.max(newest, statSync(full).mtimeMs);
@@ -20,13 +23,20 @@ function newestMtime(dir) {
   return newest;
 }
 
+/** Everything the console bundle is built from; a change to any of them triggers a rebuild. */
+const CONSOLE_INPUTS = [
+  'console/src', 'console/public', 'console/index.html', 'console/vite.config.ts', 'console/tsconfig.json',
+  'console/package.json', 'shared/src', 'package-lock.json',
+];
+
+function mtimeOf(target) {
+  if (!existsSync(target)) return 0;
+  return statSync(target).isDirectory() ? newestMtime(target) : statSync(target).mtimeMs;
+}
+
 export function buildConsoleIfStale(env = process.env) {
   const built = path.join(ROOT, 'console', 'dist', 'index.html');
-  const sources = Math.max(
-    newestMtime(path.join(ROOT, 'console', 'src')),
-    newestMtime(path.join(ROOT, 'shared', 'src')),
-    existsSync(path.join(ROOT, 'console', 'index.html')) ? statSync(path.join(ROOT, 'console', 'index.html')).mtimeMs : 0,
-  );
+  const sources = Math.max(...CONSOLE_INPUTS.map((input) => mtimeOf(path.join(ROOT, input))));
   if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
   process.stdout.write('[stack] building the console\n');
   const result = spawnSync('npm', ['run', 'build', '-w', 'console'], { cwd: ROOT, stdio: 'inherit', env });

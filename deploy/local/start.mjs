@@ -1,6 +1,6 @@
 /** `npm start`: the whole product on one origin, with every dependency made ready first. */
 import { ensureDependencies } from './deps.mjs';
-import { ensureServices, stopStartedServices, writeDataReadme, DATA_DIR } from './services.mjs';
+import { ensureServices, stopStartedServices, tcpReachable, writeDataReadme, DATA_DIR } from './services.mjs';
 import { buildConsoleIfStale, runMigrations, startProcesses } from './stack.mjs';
 import path from 'node:path';
 
@@ -11,9 +11,53 @@ const DEMO = {
   DEMO_PASSWORD: 'Demo-Bioprocess1!',
 };
 
+let stack = null;
+let stopping = false;
+
+/**
+ * Ctrl-C or SIGTERM at any moment (even while services start or the console builds) stops the
+ * api and workers first, then the services this command started. A second signal stops at once.
+ */
+async function shutdown(code) {
+  if (stopping) {
+    stopStartedServices();
+    process.exit(code);
+  }
+  stopping = true;
+  process.stdout.write('\n[start] stopping\n');
+  if (stack) await stack.stop();
+  stopStartedServices();
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(130));
+process.on('SIGTERM', () => void shutdown(143));
+
+/** Lets pending signal handlers run (they end the process) between blocking steps. */
+function signalsHandled() {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Resolves once the api answers its health route (any status: it is listening). */
+async function waitUntilListening(port, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !stopping) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/api/v1/health`, { signal: AbortSignal.timeout(2_000) });
+      return true;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  }
+  return false;
+}
+
 async function main() {
   ensureDependencies();
   writeDataReadme();
+  const port = process.env.PORT || '8080';
+  if (await tcpReachable('127.0.0.1', Number(port))) {
+    throw new Error(`port ${port} is already in use (another npm start?). Stop that process or choose another port: PORT=8090 npm start`);
+  }
   const services = await ensureServices();
   const env = {
     SUPERUSER_EMAIL: DEMO.SUPERUSER_EMAIL,
@@ -25,25 +69,26 @@ async function main() {
     ...process.env,
     ...services,
   };
-  const port = env.PORT ?? '8080';
+  // The steps below block the event loop; a signal received meanwhile is handled at these points.
+  await signalsHandled();
   runMigrations(env);
+  await signalsHandled();
   buildConsoleIfStale(env);
-  const stack = startProcesses(env);
-  const shutdown = async () => {
-    await stack.stop();
-    stopStartedServices();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
-  process.stdout.write([
-    '',
-    `  Bioprocess platform: http://localhost:${port}`,
-    `  Demo sign-in (admin of the demo organisation): ${env.DEMO_EMAIL} / ${env.DEMO_PASSWORD}`,
-    `  Superuser: ${env.SUPERUSER_EMAIL} / ${env.SUPERUSER_PASSWORD}`,
-    '  Stop with Ctrl-C.',
-    '',
-  ].join('\n') + '\n');
+  await signalsHandled();
+  stack = startProcesses(env);
+  const ready = await Promise.race([waitUntilListening(port, 120_000), stack.exited.then(() => false)]);
+  if (ready) {
+    process.stdout.write([
+      '',
+      `  Bioprocess platform: http://localhost:${port}`,
+      `  Demo sign-in (admin of the demo organisation): ${env.DEMO_EMAIL} / ${env.DEMO_PASSWORD}`,
+      `  Superuser: ${env.SUPERUSER_EMAIL} / ${env.SUPERUSER_PASSWORD}`,
+      '  Stop with Ctrl-C.',
+      '',
+    ].join('\n') + '\n');
+  } else if (!stopping) {
+    process.stderr.write(`[start] the api did not start listening on port ${port}; see its log above\n`);
+  }
   const code = await stack.exited;
   stopStartedServices();
   process.exit(code);
@@ -51,6 +96,5 @@ async function main() {
 
 main().catch((error) => {
   process.stderr.write(`npm start failed: ${error.message}\n`);
-  stopStartedServices();
-  process.exit(1);
+  void shutdown(1);
 });

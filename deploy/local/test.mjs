@@ -16,6 +16,15 @@ function step(name, command, args, env) {
   return result.status === 0;
 }
 
+// Ctrl-C or SIGTERM: the running step receives the signal too; the services this command started
+// are stopped once it has returned.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    stopStartedServices();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
 async function main() {
   ensureDependencies();
   writeDataReadme();
