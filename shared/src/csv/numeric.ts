@@ -18,19 +18,30 @@ export interface NumericCellOptions {
 }
 
 export function parseNumericCell(raw: string, options: NumericCellOptions = {}): NumericCell {
-  const text = raw.trim();
-  if (text.length === 0) return null;
-  const value = Number(text);
+  if (raw.length === 0) return null;
+  // Number() ignores surrounding whitespace itself, and reads a blank string as 0.
+  const value = Number(raw);
   if (value === value /* not NaN */) {
-    if (value === Infinity || value === -Infinity) return Number.NaN;
+    if (value === 0) {
+      if (raw.trim().length === 0) return null;
+    } else if (value === Infinity || value === -Infinity) {
+      return Number.NaN;
+    }
     // Number('0x1A') is 26: reject radix literals, which are not decimal numbers.
-    if (text.length > 2 && text.charCodeAt(0) === 48) {
-      const marker = text.charCodeAt(1) | 0x20;
-      if (marker === 120 /* x */ || marker === 98 /* b */ || marker === 111 /* o */) return Number.NaN;
+    const first = raw.charCodeAt(0);
+    if (first === 48 /* 0 */ || first <= 32 /* whitespace */) {
+      const text = first === 48 ? raw : raw.trim();
+      if (text.length > 2 && text.charCodeAt(0) === 48) {
+        const marker = text.charCodeAt(1) | 0x20;
+        if (marker === 120 /* x */ || marker === 98 /* b */ || marker === 111 /* o */) return Number.NaN;
+      }
     }
     return value;
   }
-  if (options.decimalComma && DECIMAL_COMMA.test(text)) return Number(text.replace(',', '.'));
+  if (options.decimalComma) {
+    const text = raw.trim();
+    if (DECIMAL_COMMA.test(text)) return Number(text.replace(',', '.'));
+  }
   return Number.NaN;
 }
 

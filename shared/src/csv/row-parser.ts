@@ -62,7 +62,13 @@ export class CsvRowParser {
     let position = 0;
     // Index of the next quote at or after `position`; Infinity when the text has no more quotes.
     let nextQuote = text.indexOf('"');
-    if (nextQuote === -1) nextQuote = Infinity;
+    if (nextQuote === -1) {
+      // The common case, a chunk without any quote: split the chunk into lines in one go.
+      const lastLineEnd = final ? length : text.lastIndexOf('\n');
+      if (lastLineEnd <= 0) return final ? this.splitLines(text, rows) : 0;
+      this.splitLines(lastLineEnd === length ? text : text.slice(0, lastLineEnd), rows);
+      return Math.min(lastLineEnd + 1, length);
+    }
     while (position < length) {
       let lineEnd = text.indexOf('\n', position);
       if (lineEnd === -1) {
@@ -84,6 +90,23 @@ export class CsvRowParser {
       position = next;
     }
     return Math.min(position, length);
+  }
+
+  /** Splits quote-free text into rows, line by line; returns the text's length. */
+  private splitLines(text: string, rows: string[][]): number {
+    const delimiter = this.delimiter;
+    const lines = text.split('\n');
+    for (let index = 0; index < lines.length; index += 1) {
+      let line = lines[index]!;
+      const lineLength = line.length;
+      if (lineLength === 0) continue;
+      if (line.charCodeAt(lineLength - 1) === CR) {
+        if (lineLength === 1) continue;
+        line = line.slice(0, lineLength - 1);
+      }
+      rows.push(line.split(delimiter));
+    }
+    return text.length;
   }
 
   /**
