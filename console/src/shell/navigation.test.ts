@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { isEntryActive, SIDEBAR_ENTRIES } from './navigation.ts';
+
+const entry = (id: string) => SIDEBAR_ENTRIES.find((candidate) => candidate.id === id)!;
+
+describe('sidebar active entry', () => {
+  it('matches /dashboard exactly', () => {
+    expect(isEntryActive(entry('dashboard'), '/dashboard')).toBe(true);
+    expect(isEntryActive(entry('dashboard'), '/dashboard/extra')).toBe(false);
+  });
+
+  it('matches the other entries by path prefix', () => {
+    expect(isEntryActive(entry('runs'), '/runs/overview')).toBe(true);
+    expect(isEntryActive(entry('runs'), '/runs/12/unit-operations/3')).toBe(true);
+    expect(isEntryActive(entry('runs'), '/runsheet')).toBe(false);
+    expect(isEntryActive(entry('data'), '/data')).toBe(true);
+    expect(isEntryActive(entry('data'), '/dashboard')).toBe(false);
+  });
+
+  it('has the coming-soon texts of the spec', () => {
+    expect(entry('analyze').comingSoon?.description).toBe('Advanced data analysis and visualization tools');
+    expect(entry('integrations').comingSoon?.description).toBe('Connect with external systems and data sources');
+  });
+});
