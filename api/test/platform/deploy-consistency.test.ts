@@ -1,0 +1,142 @@
+/**
+ * docker-compose.yml cannot be started on this machine (no Docker engine), so this test keeps it
+ * consistent with the code instead: the variables it sets are those config.ts reads and parse with
+ * the compose defaults, the ports and health route match, the uploads folder is shared between the
+ * api and the ingest-worker, and the Dockerfiles run existing entry points as the non-root user.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+import { apiEnvSchema, parseEnv, workerEnvSchema } from '@bioprocess/shared/server/config';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string; args?: Record<string, string> };
+  command?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+}
+
+interface Compose {
+  services: Record<string, ComposeService>;
+  volumes: Record<string, unknown>;
+}
+
+function loadCompose(): Compose {
+  const document = parseDocument(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
+  expect(document.errors).toEqual([]);
+  return document.toJS() as Compose;
+}
+
+/** Compose interpolation with nothing set on the host: `${NAME:-default}` becomes its default. */
+function withDefaults(value: string): string {
+  return value.replace(/\$\{[A-Z0-9_]+(?::?-([^}]*))?\}/g, (_match, fallback: string | undefined) => fallback ?? '');
+}
+
+function environmentOf(service: ComposeService): Record<string, string> {
+  return Object.fromEntries(Object.entries(service.environment ?? {}).map(([name, value]) => [name, withDefaults(String(value))]));
+}
+
+const compose = loadCompose();
+const APP_SERVICES = { api: apiEnvSchema, 'ingest-worker': workerEnvSchema, 'audit-worker': workerEnvSchema } as const;
+
+describe('docker-compose.yml', () => {
+  it('runs PostgreSQL 16, Redis 7 without eviction and with an append-only file, ClickHouse, the api and both workers', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'audit-worker', 'clickhouse', 'ingest-worker', 'postgres', 'redis']);
+    expect(compose.services.postgres?.image).toBe('postgres:16');
+    expect(compose.services.redis?.image).toBe('redis:7');
+    expect(compose.services.redis?.command?.join(' ')).toContain('--maxmemory-policy noeviction');
+    expect(compose.services.redis?.command?.join(' ')).toContain('--appendonly yes');
+    expect(withDefaults(compose.services.clickhouse?.image ?? '')).toMatch(/^clickhouse\/clickhouse-server:\d+\.\d+/);
+  });
+
+  it.each(Object.entries(APP_SERVICES))('gives %s only variables its configuration schema reads, valid with the defaults', (name, schema) => {
+    const environment = environmentOf(compose.services[name] as ComposeService);
+    const known = Object.keys(schema.shape);
+    expect(Object.keys(environment).filter((variable) => !known.includes(variable))).toEqual([]);
+    const parsed = parseEnv(schema, environment);
+    expect(parsed).toMatchObject({ NODE_ENV: 'production', UPLOAD_DIR: '/data/uploads', CLICKHOUSE_DATABASE: 'bioprocess' });
+    expect(new URL(parsed.DATABASE_URL).hostname).toBe('postgres');
+    expect(new URL(parsed.REDIS_URL).hostname).toBe('redis');
+    expect(new URL(parsed.CLICKHOUSE_URL).hostname).toBe('clickhouse');
+  });
+
+  it('connects with the credentials the data services are created with', () => {
+    const postgres = environmentOf(compose.services.postgres as ComposeService);
+    const clickhouse = environmentOf(compose.services.clickhouse as ComposeService);
+    const api = environmentOf(compose.services.api as ComposeService);
+    const database = new URL(api.DATABASE_URL as string);
+    expect([database.username, database.password, database.pathname]).toEqual([postgres.POSTGRES_USER, postgres.POSTGRES_PASSWORD, `/${postgres.POSTGRES_DB}`]);
+    const analytics = new URL(api.CLICKHOUSE_URL as string);
+    expect([analytics.username, analytics.password]).toEqual([clickhouse.CLICKHOUSE_USER, clickhouse.CLICKHOUSE_PASSWORD]);
+    expect(api.CLICKHOUSE_DATABASE).toBe(clickhouse.CLICKHOUSE_DB);
+  });
+
+  it('publishes the api on 8080, where it listens, with a health check on /api/v1/health', () => {
+    const api = compose.services.api as ComposeService;
+    const env = parseEnv(apiEnvSchema, environmentOf(api));
+    expect(env.PORT).toBe(8080);
+    expect(api.ports?.map(withDefaults)).toEqual(['8080:8080']);
+    expect(api.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:8080/api/v1/health');
+  });
+
+  it('shares one uploads volume, mounted at UPLOAD_DIR, between the api and the ingest-worker', () => {
+    for (const name of ['api', 'ingest-worker']) {
+      const service = compose.services[name] as ComposeService;
+      expect(service.volumes).toContain(`uploads:${environmentOf(service).UPLOAD_DIR}`);
+    }
+    expect(Object.keys(compose.volumes)).toEqual(expect.arrayContaining(['uploads', 'postgres-data', 'redis-data', 'clickhouse-data']));
+  });
+
+  it('waits on health checks: every dependency is healthy first, and every data service checks its health', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
+        expect(condition, `${name} -> ${dependency}`).toBe('service_healthy');
+        expect(compose.services[dependency]?.healthcheck, `${dependency} has a health check`).toBeDefined();
+      }
+    }
+    for (const name of ['postgres', 'redis', 'clickhouse', 'api']) expect(compose.services[name]?.healthcheck).toBeDefined();
+  });
+});
+
+describe('deploy Dockerfiles', () => {
+  const images = Object.entries(APP_SERVICES).map(([name]) => {
+    const build = compose.services[name]?.build;
+    if (!build) throw new Error(`${name} has no build section`);
+    return { name, build, dockerfile: readFileSync(path.join(ROOT, build.context, build.dockerfile), 'utf8') };
+  });
+
+  it.each(images)('builds $name in stages from node:20-bookworm-slim with npm ci and runs it as node', ({ dockerfile }) => {
+    expect(dockerfile).toContain('ARG NODE_IMAGE=node:20-bookworm-slim');
+    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toMatch(/^RUN npm ci$/m);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    // Exec form (["node", "--import", "tsx", ...]) or shell form alike.
+    expect(dockerfile.replace(/[",[\]]/g, ' ').replace(/\s+/g, ' ')).toContain('node --import tsx');
+  });
+
+  it.each(images)('starts an entry point of $name that exists in the repository', ({ name, build, dockerfile }) => {
+    const entry = name === 'api' ? /"(api\/src\/main\.ts)"/.exec(dockerfile)?.[1] : `${build.args?.WORKER}/src/main.ts`;
+    expect(build.args?.WORKER ?? 'api').toBe(name);
+    expect(entry && existsSync(path.join(ROOT, entry)), `${entry} exists`).toBe(true);
+  });
+
+  it('builds the console into the api image, where the api serves it from CONSOLE_DIST', () => {
+    const api = images.find((image) => image.name === 'api');
+    expect(api?.dockerfile).toContain('npm run build -w console');
+    expect(api?.dockerfile).toContain('COPY --from=build /app/console/dist console/dist');
+    expect(environmentOf(compose.services.api as ComposeService).CONSOLE_DIST).toBe('console/dist');
+  });
+
+  it('keeps local dependencies, builds and data out of the build context', () => {
+    const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '.data', '.git', '.env']));
+  });
+});
