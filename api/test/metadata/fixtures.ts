@@ -1,0 +1,87 @@
+/**
+ * Fixtures of the metadata tests: an organisation with one user per role, a second organisation to
+ * prove isolation, and small builders that go through the API itself.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import type { Role } from '@bioprocess/shared/enums';
+import type { TestContext, TestUser } from '../support/test-context.ts';
+import { API_KEY_PREFIX, hashToken } from '../../src/auth/principal.ts';
+
+export interface Organisation {
+  id: number;
+  admin: TestUser;
+  editor: TestUser;
+  viewer: TestUser;
+}
+
+export async function createOrganisationWithUsers(ctx: TestContext): Promise<Organisation> {
+  const id = await ctx.createOrganization();
+  const [admin, editor, viewer] = await Promise.all([
+    ctx.createUser({ organizationId: id, role: 'admin' }),
+    ctx.createUser({ organizationId: id, role: 'editor' }),
+    ctx.createUser({ organizationId: id, role: 'viewer' }),
+  ]);
+  return { id, admin, editor, viewer };
+}
+
+/** An organisation API key (no user behind it), inserted as the api-keys feature stores them. */
+export async function createApiKey(ctx: TestContext, organizationId: number, role: Role): Promise<string> {
+  const token = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  await ctx.deps.pg.query(
+    'INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role) VALUES ($1, $2, $3, $4, $5)',
+    [organizationId, 'test key', hashToken(token), token.slice(0, 12), role],
+  );
+  return token;
+}
+
+type Json = Record<string, unknown>;
+
+export async function post(ctx: TestContext, token: string, url: string, payload: Json): Promise<Json & { id: number }> {
+  const response = await ctx.request({ method: 'POST', url, token, payload });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json();
+}
+
+export function createFacility(ctx: TestContext, token: string, fields: Json = {}) {
+  return post(ctx, token, '/api/v1/facilities', { name: 'Pilot hall', type: 'pilot plant', ...fields });
+}
+
+export function createEquipment(ctx: TestContext, token: string, facilityId: number, fields: Json = {}) {
+  return post(ctx, token, '/api/v1/equipment', { name: 'BR-01', type: 'Stirred-tank bioreactor', facility_id: facilityId, ...fields });
+}
+
+export function createInstrument(ctx: TestContext, token: string, equipmentId: number, fields: Json = {}) {
+  return post(ctx, token, '/api/v1/instruments', {
+    name: `probe-${randomBytes(3).toString('hex')}`, type: 'temperature', unit: 'celsius', equipment_id: equipmentId, ...fields,
+  });
+}
+
+export function createRun(ctx: TestContext, token: string, facilityId: number, fields: Json = {}) {
+  return post(ctx, token, '/api/v1/runs', { facility_id: facilityId, name: 'Run A', target: 'Lysozyme', ...fields });
+}
+
+export function createUnitOperation(ctx: TestContext, token: string, runId: number, equipmentId: number, fields: Json = {}) {
+  return post(ctx, token, '/api/v1/unit-operations', { run_id: runId, type: 'fermentation', equipment_id: equipmentId, ...fields });
+}
+
+export function createComment(ctx: TestContext, token: string, unitOperationId: number, fields: Json = {}) {
+  return post(ctx, token, '/api/v1/comments', {
+    unit_operations_id: unitOperationId, timestamp: '2024-03-01T10:30:00.000Z', content: 'Feed started', ...fields,
+  });
+}
+
+/** Facility -> equipment -> run -> unit operation, for tests that need the whole chain. */
+export async function createProcessChain(ctx: TestContext, token: string) {
+  const facility = await createFacility(ctx, token);
+  const equipment = await createEquipment(ctx, token, facility.id);
+  const run = await createRun(ctx, token, facility.id);
+  const unitOperation = await createUnitOperation(ctx, token, run.id, equipment.id);
+  return { facility, equipment, run, unitOperation };
+}
+
+/** Audit events queued by the api (no audit-worker runs in these tests, so they stay waiting). */
+export async function queuedAuditEvents(ctx: TestContext): Promise<Json[]> {
+  const jobs = await ctx.deps.queues.audit.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed']);
+  return jobs.map((job) => job.data as Json);
+}

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INSTRUMENT_MESSAGES } from '@bioprocess/shared/errors';
+import { createTestContext, type TestContext } from '../support/test-context.ts';
+import { createEquipment, createFacility, createInstrument, createOrganisationWithUsers, type Organisation } from './fixtures.ts';
+
+const INSTRUMENT_KEYS = ['alias', 'created_at', 'equipment_id', 'id', 'name', 'organization_id', 'type', 'unit', 'updated_at'];
+
+describe('instruments', () => {
+  let ctx: TestContext;
+  let org: Organisation;
+  let other: Organisation;
+  let equipmentId: number;
+  let secondEquipmentId: number;
+  let foreignEquipmentId: number;
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    org = await createOrganisationWithUsers(ctx);
+    other = await createOrganisationWithUsers(ctx);
+    const facility = await createFacility(ctx, org.admin.token);
+    equipmentId = (await createEquipment(ctx, org.admin.token, facility.id)).id;
+    secondEquipmentId = (await createEquipment(ctx, org.admin.token, facility.id, { name: 'BR-02' })).id;
+    const foreignFacility = await createFacility(ctx, other.admin.token);
+    foreignEquipmentId = (await createEquipment(ctx, other.admin.token, foreignFacility.id)).id;
+  });
+  afterAll(async () => { await ctx?.close(); });
+
+  it('POST and PUT answer one instrument; lists per organisation and per equipment', async () => {
+    const created = await createInstrument(ctx, org.editor.token, equipmentId, { name: 'pH probe', type: 'pH', unit: 'pH' });
+    expect(Object.keys(created).sort()).toEqual(INSTRUMENT_KEYS);
+    expect(created).toMatchObject({ name: 'pH probe', type: 'pH', unit: 'pH', alias: null, equipment_id: equipmentId });
+
+    const aliased = await ctx.request({ method: 'PUT', url: `/api/v1/instruments/${created.id}`, token: org.editor.token, payload: { alias: 'pH_PV' } });
+    expect(aliased.statusCode).toBe(200);
+    expect(Object.keys(aliased.json()).sort()).toEqual(INSTRUMENT_KEYS);
+    expect(aliased.json()).toMatchObject({ id: created.id, name: 'pH probe', alias: 'pH_PV', unit: 'pH' });
+
+    const full = await ctx.request({
+      method: 'PUT', url: `/api/v1/instruments/${created.id}`, token: org.editor.token,
+      payload: { name: 'pH probe 2', type: 'pH', unit: null, alias: null, equipment_id: secondEquipmentId },
+    });
+    expect(full.json()).toMatchObject({ name: 'pH probe 2', unit: null, alias: null, equipment_id: secondEquipmentId });
+
+    const perEquipment = await ctx.request({ method: 'GET', url: `/api/v1/equipment/${secondEquipmentId}/instruments`, token: org.viewer.token });
+    expect(perEquipment.statusCode).toBe(200);
+    expect(perEquipment.json().map((i: { id: number }) => i.id)).toEqual([created.id]);
+    expect(perEquipment.headers['x-total-count']).toBe('1');
+    const all = await ctx.request({ method: 'GET', url: '/api/v1/instruments', token: org.viewer.token });
+    expect(all.json().map((i: { id: number }) => i.id)).toContain(created.id);
+    const one = await ctx.request({ method: 'GET', url: `/api/v1/instruments/${created.id}`, token: org.viewer.token });
+    expect(one.json()).toEqual(full.json());
+
+    expect((await ctx.request({ method: 'DELETE', url: `/api/v1/instruments/${created.id}`, token: org.editor.token })).statusCode).toBe(204);
+    const gone = await ctx.request({ method: 'GET', url: `/api/v1/instruments/${created.id}`, token: org.viewer.token });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toEqual({ error: 'Instrument not found' });
+  });
+
+  it('refuses a duplicate name within the equipment, compared case-insensitively', async () => {
+    const first = await createInstrument(ctx, org.admin.token, equipmentId, { name: 'Temperature' });
+    for (const name of ['Temperature', 'TEMPERATURE', ' temperature ']) {
+      const duplicate = await ctx.request({
+        method: 'POST', url: '/api/v1/instruments', token: org.admin.token, payload: { name, type: 'temperature', equipment_id: equipmentId },
+      });
+      expect(duplicate.statusCode, name).toBe(409);
+      expect(duplicate.json()).toEqual({ error: INSTRUMENT_MESSAGES.duplicateName });
+    }
+    // Another equipment may use the name; renaming onto a taken name is refused too.
+    const elsewhere = await createInstrument(ctx, org.admin.token, secondEquipmentId, { name: 'temperature' });
+    const moveOnto = await ctx.request({ method: 'PUT', url: `/api/v1/instruments/${elsewhere.id}`, token: org.admin.token, payload: { equipment_id: equipmentId } });
+    expect(moveOnto.statusCode).toBe(409);
+    expect(moveOnto.json()).toEqual({ error: INSTRUMENT_MESSAGES.duplicateName });
+    const second = await createInstrument(ctx, org.admin.token, equipmentId, { name: 'Stirrer' });
+    const rename = await ctx.request({ method: 'PUT', url: `/api/v1/instruments/${second.id}`, token: org.admin.token, payload: { name: 'temperature' } });
+    expect(rename.statusCode).toBe(409);
+    // Changing only the case of its own name is fine.
+    const recase = await ctx.request({ method: 'PUT', url: `/api/v1/instruments/${first.id}`, token: org.admin.token, payload: { name: 'TEMPERATURE' } });
+    expect(recase.statusCode).toBe(200);
+  });
+
+  it('answers the duplicate message when two creations race', async () => {
+    const payload = { name: 'Raced', type: 'titer', unit: 'g/L', equipment_id: equipmentId };
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => ctx.request({ method: 'POST', url: '/api/v1/instruments', token: org.admin.token, payload })),
+    );
+    const statuses = responses.map((response) => response.statusCode).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const response of responses.filter((r) => r.statusCode === 409)) {
+      expect(response.json()).toEqual({ error: INSTRUMENT_MESSAGES.duplicateName });
+    }
+  });
+
+  it('validates type, unit, name and equipment', async () => {
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ type: 'pH', equipment_id: equipmentId }, 400, 'name: Name is required.'],
+      [{ name: 'A', type: 'colour', equipment_id: equipmentId }, 400, 'type: Type must be one of the instrument types.'],
+      [{ name: 'A', type: 'pH', unit: 'furlongs', equipment_id: equipmentId }, 400, 'unit: Unit must be one of the units.'],
+      [{ name: 'A', type: 'pH', equipment_id: foreignEquipmentId }, 404, 'Equipment not found'],
+    ];
+    for (const [payload, status, error] of cases) {
+      const response = await ctx.request({ method: 'POST', url: '/api/v1/instruments', token: org.admin.token, payload });
+      expect(response.statusCode, JSON.stringify(payload)).toBe(status);
+      expect(response.json()).toEqual({ error });
+    }
+    const listForeign = await ctx.request({ method: 'GET', url: `/api/v1/equipment/${foreignEquipmentId}/instruments`, token: org.admin.token });
+    expect(listForeign.statusCode).toBe(404);
+  });
+
+  it('enforces roles and organisations', async () => {
+    const instrument = await createInstrument(ctx, org.admin.token, equipmentId);
+    const viewer = await Promise.all([
+      ctx.request({ method: 'POST', url: '/api/v1/instruments', token: org.viewer.token, payload: { name: 'V', type: 'pH', equipment_id: equipmentId } }),
+      ctx.request({ method: 'PUT', url: `/api/v1/instruments/${instrument.id}`, token: org.viewer.token, payload: { alias: 'x' } }),
+      ctx.request({ method: 'DELETE', url: `/api/v1/instruments/${instrument.id}`, token: org.viewer.token }),
+    ]);
+    expect(viewer.map((response) => response.statusCode)).toEqual([403, 403, 403]);
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+      const response = await ctx.request({
+        method, url: `/api/v1/instruments/${instrument.id}`, token: other.admin.token, ...(method === 'PUT' ? { payload: { alias: 'x' } } : {}),
+      });
+      expect(response.statusCode, method).toBe(404);
+    }
+  });
+});
