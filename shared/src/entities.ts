@@ -18,6 +18,8 @@ export const COMMENT_MESSAGES = {
 } as const;
 
 export const NAME_MAX_LENGTH = 200;
+/** Runs compared at once: far above what a chart can show, low enough to bound the query. */
+export const COMPARE_RUN_IDS_MAX = 1000;
 export const TEXT_MAX_LENGTH = 5000;
 
 // ---------------------------------------------------------------------------------------------
@@ -318,8 +320,9 @@ export const commentListQuerySchema = z.object({
   ...listQueryShape,
   run_ids: z
     .string()
-    .regex(/^\d+(,\d+)*$/, 'run_ids must be a comma-separated list of run ids')
+    .regex(/^[1-9]\d{0,14}(,[1-9]\d{0,14})*$/, 'run_ids must be a comma-separated list of run ids')
     .transform((value) => [...new Set(value.split(',').map(Number))])
+    .refine((ids) => ids.length <= COMPARE_RUN_IDS_MAX, `At most ${COMPARE_RUN_IDS_MAX} run ids.`)
     .optional()
     .describe('Comma-separated run ids: only comments of unit operations of these runs'),
   type: z.enum(UNIT_OPERATION_TYPES).optional().describe('Only comments of unit operations of this type'),
