@@ -12,3 +12,4 @@ export * from './numeric.ts';
 export * from './numeric-validation.ts';
 export * from './timestamps.ts';
 export * from './preview.ts';
+export * from './stream-reader.ts';
