@@ -247,7 +247,8 @@ export async function ensureServices() {
     Object.assign(urls, composeUrls());
   } else if (isDebianRoot()) {
     for (const name of missing) {
-      if (!STARTERS[name]()) {
+      // A package's own init script may have started the service already (then ours cannot bind).
+      if (!STARTERS[name]() && !(await answers(name, DEFAULTS[name]))) {
         throw new Error(`${name}: could not install or start it here. Install ${WHAT_TO_INSTALL[name]} and try again.`);
       }
     }

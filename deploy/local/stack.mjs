@@ -3,7 +3,7 @@
  * api, the ingest-worker and the audit-worker as child processes and stops them all together.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './services.mjs';
 
@@ -39,8 +39,11 @@ export function buildConsoleIfStale(env = process.env) {
   const sources = Math.max(...CONSOLE_INPUTS.map((input) => mtimeOf(path.join(ROOT, input))));
   if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
   process.stdout.write('[stack] building the console\n');
+  const startedAt = new Date();
   const result = spawnSync('npm', ['run', 'build', '-w', 'console'], { cwd: ROOT, stdio: 'inherit', env });
-  if (result.status !== 0) throw new Error('console build failed');
+  if (result.status !== 0) throw new Error('the console build failed; see the errors above');
+  // Dated from the start of the build, so a source saved while it ran triggers the next rebuild.
+  utimesSync(built, startedAt, startedAt);
 }
 
 export function runMigrations(env) {
