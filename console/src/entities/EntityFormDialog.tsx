@@ -1,0 +1,144 @@
+/**
+ * The generic entity form (spec/02 §2, §5) for runs, equipment, facilities and instruments: create
+ * when no record is given, edit otherwise. Renders nothing for users who may neither create nor edit.
+ */
+import { Callout, FormGroup, HTMLSelect, InputGroup, Intent, NumericInput, TextArea } from '@blueprintjs/core';
+import { useEffect, useMemo, useState } from 'react';
+import { apiRequest } from '../api/client.ts';
+import { useAuth } from '../auth/useAuth.ts';
+import { FormDialog } from '../components/dialogs/FormDialog.tsx';
+import { buildEntityBody, ENTITY_DEFINITIONS, initialValues, type EntityKind, type FieldDefinition, type FormValues } from './entity-forms.ts';
+import { useEquipmentList, useFacilities, useRevalidate } from './queries.ts';
+import './entities.css';
+
+export interface EntityFormDialogProps {
+  kind: EntityKind;
+  isOpen: boolean;
+  onClose: () => void;
+  /** The record to edit (camelCase, as read from the API); absent for a create. */
+  record?: { id: number } & Record<string, unknown>;
+  /** Values a create starts with, by wire field name (e.g. the facility a new equipment belongs to). */
+  defaults?: FormValues;
+  onSaved?: (saved: Record<string, unknown>) => void;
+}
+
+const REVALIDATED_PATHS: Record<EntityKind, string[]> = {
+  run: ['/api/v1/runs'],
+  equipment: ['/api/v1/equipment', '/api/v1/unit-operation-types'],
+  facility: ['/api/v1/facilities'],
+  instrument: ['/api/v1/instruments', '/api/v1/equipment'],
+};
+
+export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSaved }: EntityFormDialogProps) {
+  const { permissions } = useAuth();
+  const definition = ENTITY_DEFINITIONS[kind];
+  const isEdit = record !== undefined;
+  const [values, setValues] = useState<FormValues>(() => ({ ...initialValues(definition, record), ...(isEdit ? {} : defaults) }));
+  const [error, setError] = useState<{ title: string; detail?: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const revalidate = useRevalidate();
+  const facilities = useFacilities();
+  const equipment = useEquipmentList();
+
+  // Each opening starts from the record (or the defaults) again, never from a previous attempt.
+  useEffect(() => {
+    if (!isOpen) return;
+    setValues({ ...initialValues(definition, record), ...(record ? {} : defaults) });
+    setError(null);
+    // Only the opening resets the form: a revalidated record or new defaults object must not wipe typing.
+  }, [isOpen]);
+
+  const loadedOptions = useMemo(() => ({
+    facilities: (facilities.data ?? []).map((facility) => ({ value: String(facility.id), label: facility.name })),
+    equipment: (equipment.data ?? []).map((item) => ({ value: String(item.id), label: item.name })),
+  }), [facilities.data, equipment.data]);
+
+  if (!(permissions.canCreate || permissions.canEdit)) return null;
+
+  const failure = `Failed to ${isEdit ? 'update' : 'create'} ${definition.messageName}.`;
+
+  const submit = async () => {
+    const built = buildEntityBody(definition, values);
+    if ('error' in built) {
+      setError({ title: built.error });
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const saved = isEdit
+        ? await apiRequest<Record<string, unknown>>('PUT', `${definition.collectionPath}/${record.id}`, built.body)
+        : await apiRequest<Record<string, unknown>>('POST', definition.collectionPath, built.body);
+      await revalidate(...REVALIDATED_PATHS[kind]);
+      onSaved?.(saved ?? {});
+      onClose();
+    } catch (cause) {
+      console.error(failure, cause);
+      setError({ title: failure, detail: cause instanceof Error ? cause.message : undefined });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const setValue = (key: string, value: string) => setValues((current) => ({ ...current, [key]: value }));
+
+  return (
+    <FormDialog
+      title={`${isEdit ? 'Edit' : 'Create'} ${definition.label}`}
+      isOpen={isOpen}
+      onClose={onClose}
+      onSubmit={submit}
+      submitLabel={isEdit ? 'Save' : 'Create'}
+      busy={busy}
+      size="xl"
+    >
+      <div className="app-entity-form">
+        {definition.fields.map((field) => (
+          <FormGroup key={field.key} label={field.label} labelFor={`entity-${field.key}`} labelInfo={field.required ? '(required)' : undefined}
+            className={field.kind === 'textarea' ? 'app-entity-form-wide' : undefined}>
+            <FieldInput field={field} value={values[field.key] ?? ''} onChange={(value) => setValue(field.key, value)}
+              options={field.optionSource ? loadedOptions[field.optionSource] : undefined} />
+          </FormGroup>
+        ))}
+      </div>
+      {error ? (
+        <Callout intent={Intent.DANGER} icon="error" className="app-entity-form-error" title={error.detail ? error.title : undefined}>
+          {error.detail ?? error.title}
+        </Callout>
+      ) : null}
+    </FormDialog>
+  );
+}
+
+interface FieldInputProps {
+  field: FieldDefinition;
+  value: string;
+  onChange: (value: string) => void;
+  options?: { value: string; label: string }[];
+}
+
+function FieldInput({ field, value, onChange, options }: FieldInputProps) {
+  const id = `entity-${field.key}`;
+  switch (field.kind) {
+    case 'textarea':
+      return <TextArea id={id} fill rows={3} value={value} onChange={(event) => onChange(event.target.value)} />;
+    case 'number':
+      return (
+        <NumericInput id={id} fill min={field.min} stepSize={field.step} minorStepSize={0.01} value={value}
+          allowNumericCharactersOnly onValueChange={(_number, text) => onChange(text)} />
+      );
+    case 'datetime':
+      return <InputGroup id={id} type="datetime-local" value={value} onChange={(event) => onChange(event.target.value)} />;
+    case 'select': {
+      const choices = options ?? (field.options ?? []).map((option) => ({ value: option, label: option }));
+      return (
+        <HTMLSelect id={id} fill value={value} onChange={(event) => onChange(event.target.value)}>
+          <option value="" disabled={field.required}>{field.required ? `Select ${field.label.toLowerCase()}...` : 'None'}</option>
+          {choices.map((choice) => <option key={choice.value} value={choice.value}>{choice.label}</option>)}
+        </HTMLSelect>
+      );
+    }
+    default:
+      return <InputGroup id={id} value={value} onChange={(event) => onChange(event.target.value)} />;
+  }
+}

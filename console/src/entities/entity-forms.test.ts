@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { buildEntityBody, ENTITY_DEFINITIONS, initialValues } from './entity-forms.ts';
+import { formatDate, titleCaseType } from './format.ts';
+
+describe('buildEntityBody', () => {
+  const run = ENTITY_DEFINITIONS.run;
+  const valid = { name: 'Batch 1', facility_id: '3', target: 'GFP', strain: '', start_time: '', end_time: '', scale_liters: '1.5', scale_grams: '', description: '' };
+
+  it('says which required field is empty', () => {
+    expect(buildEntityBody(run, { ...valid, name: ' ' })).toEqual({ error: 'Name is required.' });
+    expect(buildEntityBody(run, { ...valid, target: '' })).toEqual({ error: 'Target is required.' });
+  });
+  it('sends numbers, ids and null for empty optional fields', () => {
+    const result = buildEntityBody(run, valid);
+    expect(result).toEqual({ body: { name: 'Batch 1', facility_id: 3, target: 'GFP', strain: null, start_time: null, end_time: null, scale_liters: 1.5, scale_grams: null, description: null } });
+  });
+  it('checks the date range with the shared messages', () => {
+    expect(buildEntityBody(run, { ...valid, start_time: '2025-03-02T10:00', end_time: '2025-03-01T10:00' })).toEqual({ error: 'End time must be after start time.' });
+    const result = buildEntityBody(run, { ...valid, start_time: '2025-03-01T10:00', end_time: '2025-03-02T10:00' });
+    expect('body' in result && result.body.start_time).toBe(new Date('2025-03-01T10:00').toISOString());
+  });
+  it('rejects negative scales', () => {
+    expect(buildEntityBody(run, { ...valid, scale_liters: '-1' })).toEqual({ error: 'Scale (L) must be at least 0.' });
+  });
+});
+
+describe('initialValues', () => {
+  it('fills an edit form from the camelCase record', () => {
+    const values = initialValues(ENTITY_DEFINITIONS.instrument, { id: 4, name: 'pH probe', type: 'pH', equipmentId: 7, unit: null, alias: 'PH1', organizationId: 1 });
+    expect(values).toEqual({ name: 'pH probe', type: 'pH', equipment_id: '7', unit: '', alias: 'PH1' });
+  });
+});
+
+describe('format', () => {
+  it('title-cases unit operation types', () => {
+    expect(titleCaseType('spray_drying')).toBe('Spray Drying');
+    expect(titleCaseType('isoelectric_precipitation')).toBe('Isoelectric Precipitation');
+  });
+  it('formats dates or shows a dash', () => {
+    expect(formatDate(null)).toBe('-');
+    expect(formatDate('2025-03-01T10:05:00', 'dateTime')).toBe('2025-03-01 10:05');
+    expect(formatDate('2025-03-01T10:05:00', 'date')).toBe('2025-03-01');
+    expect(formatDate('2025-03-01T10:05:00', 'long')).toBe('01-Mar-2025 10:05');
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * The generic entity form (spec/02 §2, §3, §5) for runs, equipment, facilities and instruments: the
+ * fields of each, the initial values for editing, and the conversion of the form into the snake_case
+ * body the API takes, with the spec's required-field and date-range messages.
+ */
+import { FACILITY_TYPES, INSTRUMENT_TYPES, UNITS } from '@bioprocess/shared/enums';
+import { validateDateRange } from '@bioprocess/shared/date-range';
+import { toDateTimeLocal } from './format.ts';
+
+export type EntityKind = 'run' | 'equipment' | 'facility' | 'instrument';
+
+/** Lists whose options come from the organisation's data rather than from the spec. */
+export type OptionSource = 'facilities' | 'equipment';
+
+export interface FieldDefinition {
+  /** The wire (snake_case) name of the field. */
+  key: string;
+  label: string;
+  kind: 'text' | 'textarea' | 'number' | 'datetime' | 'select';
+  required?: boolean;
+  /** Fixed choices of a select. */
+  options?: readonly string[];
+  /** Choices of a select loaded from the API (the value sent is the id). */
+  optionSource?: OptionSource;
+  min?: number;
+  step?: number;
+}
+
+export interface EntityDefinition {
+  kind: EntityKind;
+  /** Singular label for titles and buttons ('Create Facility'). */
+  label: string;
+  /** The word of the spec's messages: 'Failed to create {entity}.' */
+  messageName: string;
+  collectionPath: string;
+  fields: readonly FieldDefinition[];
+}
+
+export const ENTITY_DEFINITIONS: Record<EntityKind, EntityDefinition> = {
+  run: {
+    kind: 'run',
+    label: 'Run',
+    messageName: 'run',
+    collectionPath: '/api/v1/runs',
+    fields: [
+      { key: 'name', label: 'Name', kind: 'text', required: true },
+      { key: 'facility_id', label: 'Facility', kind: 'select', optionSource: 'facilities', required: true },
+      { key: 'strain', label: 'Strain', kind: 'text' },
+      { key: 'target', label: 'Target', kind: 'text', required: true },
+      { key: 'start_time', label: 'Start Time', kind: 'datetime' },
+      { key: 'end_time', label: 'End Time', kind: 'datetime' },
+      { key: 'scale_liters', label: 'Scale (L)', kind: 'number', min: 0, step: 0.1 },
+      { key: 'scale_grams', label: 'Scale (g)', kind: 'number', min: 0, step: 0.1 },
+      { key: 'description', label: 'Description', kind: 'textarea' },
+    ],
+  },
+  equipment: {
+    kind: 'equipment',
+    label: 'Equipment',
+    messageName: 'equipment',
+    collectionPath: '/api/v1/equipment',
+    fields: [
+      { key: 'name', label: 'Name', kind: 'text', required: true },
+      { key: 'type', label: 'Type', kind: 'text', required: true },
+      { key: 'oem', label: 'OEM', kind: 'text' },
+      { key: 'facility_id', label: 'Facility', kind: 'select', optionSource: 'facilities', required: true },
+    ],
+  },
+  facility: {
+    kind: 'facility',
+    label: 'Facility',
+    messageName: 'facility',
+    collectionPath: '/api/v1/facilities',
+    fields: [
+      { key: 'name', label: 'Name', kind: 'text', required: true },
+      { key: 'type', label: 'Type', kind: 'select', options: FACILITY_TYPES, required: true },
+      { key: 'country', label: 'Country', kind: 'text' },
+      { key: 'address', label: 'Address', kind: 'textarea' },
+    ],
+  },
+  instrument: {
+    kind: 'instrument',
+    label: 'Instrument',
+    messageName: 'instrument',
+    collectionPath: '/api/v1/instruments',
+    fields: [
+      { key: 'name', label: 'Name', kind: 'text', required: true },
+      { key: 'type', label: 'Type', kind: 'select', options: INSTRUMENT_TYPES, required: true },
+      { key: 'equipment_id', label: 'Equipment', kind: 'select', optionSource: 'equipment', required: true },
+      { key: 'unit', label: 'Unit', kind: 'select', options: UNITS },
+      { key: 'alias', label: 'Alias', kind: 'text' },
+    ],
+  },
+};
+
+export type FormValues = Record<string, string>;
+
+/** Fields the form never edits (spec/02 §3). */
+const EXCLUDED_KEYS = new Set(['id', 'created_at', 'updated_at', 'organization_id']);
+
+function camelCase(key: string): string {
+  return key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** The form's starting values: empty for a create, the record's values for an edit. */
+export function initialValues(definition: EntityDefinition, record?: Record<string, unknown> | null): FormValues {
+  const values: FormValues = {};
+  for (const field of definition.fields) {
+    if (EXCLUDED_KEYS.has(field.key)) continue;
+    const raw = record ? record[camelCase(field.key)] : undefined;
+    if (raw === null || raw === undefined) values[field.key] = '';
+    else if (field.kind === 'datetime') values[field.key] = toDateTimeLocal(String(raw));
+    else values[field.key] = String(raw);
+  }
+  return values;
+}
+
+/**
+ * The request body, or the first problem: '{label} is required.' for an empty required field, the
+ * shared date-range message for a bad start/end. Empty optional fields are sent as null (an emptied
+ * end time must clear it on the server).
+ */
+export function buildEntityBody(definition: EntityDefinition, values: FormValues): { body: Record<string, unknown> } | { error: string } {
+  const body: Record<string, unknown> = {};
+  for (const field of definition.fields) {
+    const text = (values[field.key] ?? '').trim();
+    if (field.required && text === '') return { error: `${field.label} is required.` };
+    if (text === '') {
+      body[field.key] = null;
+      continue;
+    }
+    if (field.kind === 'number' || field.optionSource) {
+      const number = Number(text);
+      if (!Number.isFinite(number)) return { error: `${field.label} must be a number.` };
+      if (field.min !== undefined && number < field.min) return { error: `${field.label} must be at least ${field.min}.` };
+      body[field.key] = number;
+    } else if (field.kind === 'datetime') {
+      const date = new Date(text);
+      body[field.key] = Number.isNaN(date.getTime()) ? text : date.toISOString();
+    } else {
+      body[field.key] = text;
+    }
+  }
+  if ('start_time' in body || 'end_time' in body) {
+    const rangeError = validateDateRange(body.start_time as string | null, body.end_time as string | null);
+    if (rangeError) return { error: rangeError };
+  }
+  return { body };
+}

@@ -1,0 +1,205 @@
+/**
+ * Create or edit a unit operation (spec/02 §2, §5, §8). In edit mode type, equipment, start and end
+ * are locked. The CSV upload of the time-series issue plugs in through `csvSection`: it sees the form
+ * state and registers a submit hook to block the submit, check before saving and upload after it.
+ */
+import { Callout, FormGroup, HTMLSelect, InputGroup, Intent } from '@blueprintjs/core';
+import { UNIT_OPERATION_TYPES } from '@bioprocess/shared/enums';
+import { validateDateRange } from '@bioprocess/shared/date-range';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { apiRequest } from '../api/client.ts';
+import { useApi } from '../api/hooks.ts';
+import { FormDialog } from '../components/dialogs/FormDialog.tsx';
+import { showToast } from '../components/toaster.ts';
+import { titleCaseType, toDateTimeLocal } from '../entities/format.ts';
+import { useEquipmentList, useRevalidate } from '../entities/queries.ts';
+import '../entities/entities.css';
+import { unitOperationSchema, unitOperationTypeListSchema, type UnitOperation, type UnitOperationTypeOption } from '../entities/types.ts';
+
+export const REQUIRED_FIELDS_MESSAGE = 'Please fill in all required fields.';
+
+/** What the dialog's form holds, as the CSV section needs it. Times are ISO strings or null. */
+export interface UnitOperationFormState {
+  mode: 'create' | 'edit';
+  runId: number;
+  /** The unit operation being edited (edit mode only). */
+  unitOperation: UnitOperation | null;
+  type: string;
+  equipmentId: number | null;
+  startTime: string | null;
+  endTime: string | null;
+}
+
+export interface UnitOperationSubmitHook {
+  /** While set, the submit button is disabled and reads this text (e.g. 'Complete Instrument Setup First'). */
+  blockedLabel?: string | null;
+  /**
+   * Runs after the dialog's own checks and before the unit operation is saved. Return false to stop
+   * the submit (after showing your own message); the dialog stays open.
+   */
+  beforeSave?: (state: UnitOperationFormState) => boolean | Promise<boolean>;
+  /**
+   * Runs after the unit operation was created or updated and before the dialog closes (the CSV
+   * upload). Throwing keeps the dialog open; the unit operation stays saved either way.
+   */
+  afterSave?: (saved: UnitOperation, state: UnitOperationFormState) => void | Promise<void>;
+}
+
+export interface UnitOperationDialogContext {
+  state: UnitOperationFormState;
+  /** Register (or clear with null) the submit hook; the latest registration wins. */
+  setSubmitHook: (hook: UnitOperationSubmitHook | null) => void;
+  /** True while the dialog saves or the afterSave hook runs. */
+  busy: boolean;
+}
+
+export interface UnitOperationDialogProps {
+  isOpen: boolean;
+  onClose: () => void;
+  runId: number;
+  /** Edit mode when given. */
+  unitOperation?: UnitOperation | null;
+  onSaved?: (saved: UnitOperation) => void;
+  /** The CSV upload section, rendered under the fields. */
+  csvSection?: (context: UnitOperationDialogContext) => ReactNode;
+  /** Anything else to render under the fields. */
+  children?: ReactNode;
+}
+
+function toIso(local: string): string | null {
+  if (!local.trim()) return null;
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? local : date.toISOString();
+}
+
+export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onSaved, csvSection, children }: UnitOperationDialogProps) {
+  const mode = unitOperation ? 'edit' : 'create';
+  const [type, setType] = useState('');
+  const [equipmentId, setEquipmentId] = useState('');
+  const [start, setStart] = useState('');
+  const [end, setEnd] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [submitHook, setSubmitHookState] = useState<UnitOperationSubmitHook | null>(null);
+  const hookRef = useRef<UnitOperationSubmitHook | null>(null);
+  const revalidate = useRevalidate();
+  const types = useApi<UnitOperationTypeOption[]>(isOpen ? '/api/v1/unit-operation-types' : null, unitOperationTypeListSchema);
+  const equipment = useEquipmentList();
+
+  useEffect(() => {
+    if (!isOpen) return;
+    setType(unitOperation?.type ?? '');
+    setEquipmentId(unitOperation?.equipmentId ? String(unitOperation.equipmentId) : '');
+    setStart(toDateTimeLocal(unitOperation?.startTime));
+    setEnd(toDateTimeLocal(unitOperation?.endTime));
+  }, [isOpen, unitOperation]);
+
+  const setSubmitHook = useCallback((hook: UnitOperationSubmitHook | null) => {
+    hookRef.current = hook;
+    setSubmitHookState(hook);
+  }, []);
+
+  const typeOptions = useMemo(() => {
+    const known = types.data?.map((option) => option.type);
+    return known && known.length > 0 ? known : [...UNIT_OPERATION_TYPES];
+  }, [types.data]);
+
+  /** Equipment allowed for the chosen type; every equipment until the allowed lists are known. */
+  const equipmentOptions = useMemo(() => {
+    const all = equipment.data ?? [];
+    const allowed = types.data?.find((option) => option.type === type)?.equipmentIds;
+    const filtered = allowed ? all.filter((item) => allowed.includes(item.id)) : all;
+    // The equipment of an edited unit operation stays listed even if the type no longer allows it.
+    const current = all.find((item) => String(item.id) === equipmentId);
+    return current && !filtered.includes(current) ? [current, ...filtered] : filtered;
+  }, [equipment.data, types.data, type, equipmentId]);
+
+  const state: UnitOperationFormState = {
+    mode, runId, unitOperation: unitOperation ?? null, type,
+    equipmentId: equipmentId ? Number(equipmentId) : null, startTime: toIso(start), endTime: toIso(end),
+  };
+
+  const submit = async () => {
+    if (!type || !equipmentId) {
+      showToast({ title: 'Validation Error', message: REQUIRED_FIELDS_MESSAGE, intent: 'danger' });
+      return;
+    }
+    const rangeError = validateDateRange(state.startTime, state.endTime);
+    if (rangeError) {
+      showToast({ title: 'Validation Error', message: rangeError, intent: 'danger' });
+      return;
+    }
+    const hook = hookRef.current;
+    setBusy(true);
+    try {
+      if (hook?.beforeSave && !(await hook.beforeSave(state))) return;
+      const body = { run_id: runId, type, equipment_id: Number(equipmentId), start_time: state.startTime, end_time: state.endTime };
+      let saved: UnitOperation;
+      try {
+        saved = mode === 'edit'
+          ? await apiRequest<UnitOperation>('PUT', `/api/v1/unit-operations/${unitOperation!.id}`, body, { schema: unitOperationSchema })
+          : await apiRequest<UnitOperation>('POST', '/api/v1/unit-operations', body, { schema: unitOperationSchema });
+      } catch (cause) {
+        console.error(`Failed to ${mode} unit operation`, cause);
+        showToast({ title: 'Error', message: `Failed to ${mode === 'edit' ? 'update' : 'create'} unit operation.`, intent: 'danger' });
+        return;
+      }
+      await revalidate(`/api/v1/runs/${runId}`, '/api/v1/unit-operations');
+      if (hook?.afterSave) {
+        try {
+          await hook.afterSave(saved, state);
+        } catch (cause) {
+          // The section reported its own failure; the unit operation itself is saved.
+          console.error('Unit operation saved, but the follow-up step failed', cause);
+          return;
+        }
+      }
+      showToast({ title: mode === 'edit' ? 'Unit operation updated successfully.' : 'Unit operation created successfully.', intent: 'success' });
+      onSaved?.(saved);
+      onClose();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const locked = mode === 'edit';
+  const blockedLabel = submitHook?.blockedLabel ?? null;
+
+  return (
+    <FormDialog
+      title={mode === 'edit' ? 'Edit Unit Operation' : 'Add Unit Operation'}
+      description={locked ? 'Type, equipment, start and end of an existing unit operation are locked.' : undefined}
+      isOpen={isOpen}
+      onClose={onClose}
+      onSubmit={submit}
+      busy={busy}
+      submitDisabled={blockedLabel !== null}
+      submitLabel={blockedLabel ?? (mode === 'edit' ? 'Save' : 'Create')}
+      size="2xl"
+    >
+      <div className="app-entity-form">
+        <FormGroup label="Type" labelFor="unit-op-type" labelInfo="(required)">
+          <HTMLSelect id="unit-op-type" fill disabled={locked} value={type} onChange={(event) => setType(event.target.value)}>
+            <option value="" disabled>Select type...</option>
+            {typeOptions.map((option) => <option key={option} value={option}>{titleCaseType(option)}</option>)}
+          </HTMLSelect>
+        </FormGroup>
+        <FormGroup label="Equipment" labelFor="unit-op-equipment" labelInfo="(required)"
+          helperText={!locked && type && equipmentOptions.length === 0 ? 'No equipment is set up for this type yet.' : undefined}>
+          <HTMLSelect id="unit-op-equipment" fill disabled={locked} value={equipmentId} onChange={(event) => setEquipmentId(event.target.value)}>
+            <option value="" disabled>Select equipment...</option>
+            {equipmentOptions.map((item) => <option key={item.id} value={String(item.id)}>{item.name}</option>)}
+          </HTMLSelect>
+        </FormGroup>
+        <FormGroup label="Start Time" labelFor="unit-op-start" labelInfo="(optional)">
+          <InputGroup id="unit-op-start" type="datetime-local" disabled={locked} value={start} onChange={(event) => setStart(event.target.value)} />
+        </FormGroup>
+        <FormGroup label="End Time" labelFor="unit-op-end" labelInfo="(optional)">
+          <InputGroup id="unit-op-end" type="datetime-local" disabled={locked} value={end} onChange={(event) => setEnd(event.target.value)} />
+        </FormGroup>
+      </div>
+      {types.error ? <Callout intent={Intent.WARNING} compact>Could not load the equipment allowed per type; all equipment is listed.</Callout> : null}
+      {csvSection ? csvSection({ state, setSubmitHook, busy }) : null}
+      {children}
+    </FormDialog>
+  );
+}

@@ -1,0 +1,174 @@
+/**
+ * User Management: list users, invite (email, name, role), change role, delete, and for superusers
+ * make or demote superuser (spec/02 §2, §8).
+ */
+import { Button, ButtonGroup, Callout, FormGroup, HTMLSelect, HTMLTable, InputGroup, Intent, NonIdealState, Spinner, Tag } from '@blueprintjs/core';
+import { ROLES } from '@bioprocess/shared/enums';
+import { useState } from 'react';
+import { apiRequest } from '../api/client.ts';
+import { useApi } from '../api/hooks.ts';
+import { useAuth } from '../auth/useAuth.ts';
+import { AppTooltip } from '../components/AppTooltip.tsx';
+import { ConfirmDialog } from '../components/dialogs/ConfirmDialog.tsx';
+import { FormDialog } from '../components/dialogs/FormDialog.tsx';
+import { showToast } from '../components/toaster.ts';
+import { formatDate } from '../entities/format.ts';
+import { userListSchema, type User } from '../entities/types.ts';
+
+const USERS_PATH = '/api/v1/auth/users';
+const EMPTY_INVITE = { email: '', name: '', role: 'viewer' };
+
+const errorText = (cause: unknown) => (cause instanceof Error ? cause.message : undefined);
+
+export function UserManagementTab() {
+  const { user: me, permissions } = useAuth();
+  const users = useApi<User[]>(USERS_PATH, userListSchema);
+  const [inviteOpen, setInviteOpen] = useState(false);
+  const [invite, setInvite] = useState(EMPTY_INVITE);
+  const [inviteError, setInviteError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [deleting, setDeleting] = useState<User | null>(null);
+
+  const reload = () => users.mutate();
+
+  const sendInvite = async () => {
+    if (!invite.email.trim() || !invite.name.trim() || !invite.role) {
+      setInviteError('Email, name and role are required.');
+      return;
+    }
+    setBusy(true);
+    setInviteError(null);
+    try {
+      await apiRequest('POST', `${USERS_PATH}/invite`, { email: invite.email.trim(), name: invite.name.trim(), roleName: invite.role });
+      showToast({ title: 'User invited successfully', message: `An invitation was sent to ${invite.email.trim()}.`, intent: 'success' });
+      setInviteOpen(false);
+      setInvite(EMPTY_INVITE);
+      await reload();
+    } catch (cause) {
+      console.error('Failed to invite user', cause);
+      showToast({ title: 'Failed to invite user', message: errorText(cause), intent: 'danger' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const changeRole = async (user: User, role: string) => {
+    try {
+      await apiRequest('POST', `${USERS_PATH}/${user.id}/roles`, { roleName: role });
+      showToast({ title: 'Role updated successfully', intent: 'success' });
+    } catch (cause) {
+      console.error('Failed to update role', cause);
+      showToast({ title: 'Failed to update role', message: errorText(cause), intent: 'danger' });
+    }
+    await reload();
+  };
+
+  const toggleSuperuser = async (user: User) => {
+    const promote = !user.superuser;
+    try {
+      await apiRequest('PUT', `${USERS_PATH}/${user.id}/superuser`, { superuser: promote });
+      showToast({ title: promote ? 'User promoted to superuser' : 'User demoted from superuser', intent: 'success' });
+    } catch (cause) {
+      console.error('Failed to promoting or demoting user', cause);
+      showToast({ title: 'Failed to promoting or demoting user', message: errorText(cause), intent: 'danger' });
+    }
+    await reload();
+  };
+
+  const confirmDelete = async () => {
+    if (!deleting) return;
+    setBusy(true);
+    try {
+      await apiRequest('DELETE', `${USERS_PATH}/${deleting.id}`);
+      showToast({ title: 'User deleted successfully', intent: 'success' });
+      setDeleting(null);
+      await reload();
+    } catch (cause) {
+      console.error('Failed to delete user', cause);
+      showToast({ title: 'Failed to delete user', message: errorText(cause), intent: 'danger' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="app-settings-panel">
+      <div className="app-settings-panel-head">
+        <div>
+          <h3 className="app-settings-panel-title">Users</h3>
+          <p className="bp6-text-muted">Invite colleagues and decide what they may do: viewers look, editors add and change data, admins also manage users.</p>
+        </div>
+        <Button icon="new-person" intent={Intent.PRIMARY} text="Invite User" onClick={() => { setInviteError(null); setInviteOpen(true); }} />
+      </div>
+      {users.error ? <Callout intent={Intent.DANGER} icon="error">Failed to load users: {users.error.message}</Callout> : null}
+      {users.isLoading ? <Spinner size={28} /> : null}
+      {users.data && users.data.length === 0 ? <NonIdealState icon="people" title="No users" /> : null}
+      {users.data && users.data.length > 0 ? (
+        <div className="app-settings-table-scroll">
+          <HTMLTable striped className="app-settings-table" data-testid="users-table">
+            <thead>
+              <tr>
+                <th>Name</th><th>Email</th>{permissions.isSuperuser ? <th>Organisation</th> : null}<th>Role</th><th>Created</th><th className="app-actions-cell">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data.map((user) => {
+                const isMe = String(user.id) === String(me?.id);
+                return (
+                  <tr key={user.id} data-testid={`user-row-${user.email}`}>
+                    <td>
+                      <span className="app-cell-strong">{user.name || '-'}</span>
+                      {user.superuser ? <Tag intent={Intent.WARNING} minimal round className="app-role-tag">superuser</Tag> : null}
+                      {!user.hasPassword ? <Tag minimal round className="app-role-tag">invited</Tag> : null}
+                      {isMe ? <Tag minimal round intent={Intent.PRIMARY} className="app-role-tag">you</Tag> : null}
+                    </td>
+                    <td>{user.email}</td>
+                    {permissions.isSuperuser ? <td>{user.organizationName ?? '-'}</td> : null}
+                    <td>
+                      <HTMLSelect aria-label={`Role of ${user.email}`} value={user.roles[0] ?? 'viewer'} disabled={isMe}
+                        onChange={(event) => void changeRole(user, event.target.value)}>
+                        {ROLES.map((role) => <option key={role} value={role}>{role}</option>)}
+                      </HTMLSelect>
+                    </td>
+                    <td>{formatDate(user.createdAt, 'date')}</td>
+                    <td className="app-actions-cell">
+                      <ButtonGroup variant="minimal">
+                        {permissions.isSuperuser ? (
+                          <AppTooltip content={user.superuser ? 'Demote from superuser' : 'Make superuser'}>
+                            <Button icon={user.superuser ? 'arrow-down' : 'crown'} size="small" disabled={isMe}
+                              aria-label={user.superuser ? `Demote ${user.email}` : `Make ${user.email} superuser`}
+                              text={user.superuser ? 'Demote' : 'Make superuser'} onClick={() => void toggleSuperuser(user)} />
+                          </AppTooltip>
+                        ) : null}
+                        <AppTooltip content="Delete user">
+                          <Button icon="trash" size="small" intent={Intent.DANGER} disabled={isMe} aria-label={`Delete ${user.email}`} onClick={() => setDeleting(user)} />
+                        </AppTooltip>
+                      </ButtonGroup>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </HTMLTable>
+        </div>
+      ) : null}
+      <FormDialog title="Invite User" description="The new user receives an email with a link to set their password." isOpen={inviteOpen}
+        onClose={() => setInviteOpen(false)} onSubmit={sendInvite} busy={busy} submitLabel="Send Invite" icon="new-person">
+        <FormGroup label="Email" labelFor="invite-email" labelInfo="(required)">
+          <InputGroup id="invite-email" type="email" value={invite.email} onChange={(event) => setInvite({ ...invite, email: event.target.value })} />
+        </FormGroup>
+        <FormGroup label="Name" labelFor="invite-name" labelInfo="(required)">
+          <InputGroup id="invite-name" value={invite.name} onChange={(event) => setInvite({ ...invite, name: event.target.value })} />
+        </FormGroup>
+        <FormGroup label="Role" labelFor="invite-role" labelInfo="(required)">
+          <HTMLSelect id="invite-role" fill value={invite.role} onChange={(event) => setInvite({ ...invite, role: event.target.value })}>
+            {ROLES.map((role) => <option key={role} value={role}>{role}</option>)}
+          </HTMLSelect>
+        </FormGroup>
+        {inviteError ? <Callout intent={Intent.DANGER} compact>{inviteError}</Callout> : null}
+      </FormDialog>
+      <ConfirmDialog isOpen={deleting !== null} title="Delete user" destructive busy={busy} confirmLabel="Delete" onClose={() => setDeleting(null)}
+        onConfirm={confirmDelete} description={deleting ? `Delete ${deleting.name || deleting.email} (${deleting.email})? They can no longer sign in. This action cannot be undone.` : undefined} />
+    </div>
+  );
+}
