@@ -28,3 +28,49 @@ export const auditEventSchema = z.object({
   created_at: z.iso.datetime({ offset: true }),
 });
 export type AuditEvent = z.infer<typeof auditEventSchema>;
+
+/**
+ * Ingest jobs (queue `ingest`). A job row in PostgreSQL (`ingest_jobs`) carries the state and
+ * progress; the queued payloads only reference it, plus at most one bounded chunk of points.
+ * `version_seq` is taken from a PostgreSQL sequence when the api accepted the request, so the outcome
+ * is independent of the order in which jobs run (see ingest-worker/src/versions.ts).
+ */
+export const INGEST_JOBS = {
+  bulkChunk: 'bulk-chunk',
+  deletion: 'range-deletion',
+  csv: 'csv-upload',
+} as const;
+
+/** One chunk of a bulk post: points as [instrument_id, ts_ms, value] triples, in request order. */
+export const bulkChunkPayloadSchema = z.object({
+  job_id: z.uuid(),
+  organization_id: z.number().int().positive(),
+  version_seq: z.number().int().positive(),
+  chunk_index: z.number().int().min(0),
+  chunk_count: z.number().int().positive(),
+  /** Index of the chunk's first point in the post; point i gets version suffix first_index + i + 1. */
+  first_index: z.number().int().min(0),
+  points: z.array(z.tuple([z.number().int().positive(), z.number().int(), z.number().nullable()])),
+});
+export type BulkChunkPayload = z.infer<typeof bulkChunkPayloadSchema>;
+
+export const deletionPayloadSchema = z.object({
+  job_id: z.uuid(),
+  organization_id: z.number().int().positive(),
+  version_seq: z.number().int().positive(),
+  instrument_ids: z.array(z.number().int().positive()).min(1),
+  start_ms: z.number().int(),
+  end_ms: z.number().int(),
+});
+export type DeletionPayload = z.infer<typeof deletionPayloadSchema>;
+
+/** A CSV upload spooled to UPLOAD_DIR; progress and resume offsets live in the job row. */
+export const csvUploadPayloadSchema = z.object({
+  job_id: z.uuid(),
+  organization_id: z.number().int().positive(),
+  version_seq: z.number().int().positive(),
+  unit_operation_id: z.number().int().positive(),
+  file_path: z.string().min(1),
+  original_name: z.string(),
+});
+export type CsvUploadPayload = z.infer<typeof csvUploadPayloadSchema>;

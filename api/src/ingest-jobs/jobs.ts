@@ -1,0 +1,130 @@
+/**
+ * Ingest job records (PostgreSQL `ingest_jobs`): created when the api accepts a write, deletion or
+ * upload, with the version that orders it against every other time-series request; read back for the
+ * status endpoints and for `?wait=true`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Pool, PoolClient } from '@bioprocess/shared/server/postgres';
+import { withTransaction } from '@bioprocess/shared/server/postgres';
+import {
+  EMPTY_PROGRESS,
+  type IngestJobKind,
+  type IngestJobState,
+  type IngestJobStatus,
+  type IngestProgress,
+} from '@bioprocess/shared/timeseries';
+import type { RequestPrincipal } from '../auth/principal.ts';
+import { notFound } from '../platform/http-error.ts';
+
+export interface IngestJobRow {
+  id: string;
+  organization_id: number;
+  kind: IngestJobKind;
+  state: IngestJobState;
+  version_seq: number;
+  request: Record<string, unknown>;
+  chunk_count: number;
+  progress: IngestProgress;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewIngestJob {
+  kind: IngestJobKind;
+  idempotencyKey?: string | null;
+  request: Record<string, unknown>;
+  chunkCount?: number;
+  progress?: Partial<IngestProgress>;
+  /** A range deletion recorded with the job's version (queued deletions). */
+  deletion?: { instrumentIds: number[]; startMs: number; endMs: number };
+}
+
+const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, created_at, updated_at';
+
+/**
+ * Creates the job (or returns the one an earlier request with the same idempotency key created:
+ * `created` is then false and nothing new must be enqueued).
+ */
+export async function createIngestJob(pool: Pool, principal: RequestPrincipal, job: NewIngestJob): Promise<{ job: IngestJobRow; created: boolean }> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query(
+      `INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
+       VALUES ($1, $2, $3, nextval('time_series_version_seq'), $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING ${JOB_COLUMNS}`,
+      [
+        randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId,
+        job.idempotencyKey ?? null, JSON.stringify(job.request), job.chunkCount ?? 0,
+        JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }),
+      ],
+    );
+    const created = rows[0] as IngestJobRow | undefined;
+    if (!created) {
+      const existing = await client.query(
+        `SELECT ${JOB_COLUMNS} FROM ingest_jobs WHERE organization_id = $1 AND idempotency_key = $2`,
+        [principal.organizationId, job.idempotencyKey],
+      );
+      return { job: existing.rows[0] as IngestJobRow, created: false };
+    }
+    if (job.deletion) await recordDeletion(client, created, job.deletion);
+    return { job: created, created: true };
+  });
+}
+
+async function recordDeletion(client: PoolClient, job: IngestJobRow, deletion: NonNullable<NewIngestJob['deletion']>): Promise<void> {
+  await client.query(
+    `INSERT INTO time_series_deletions (organization_id, job_id, version_seq, instrument_ids, start_ms, end_ms)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (job_id) DO NOTHING`,
+    [job.organization_id, job.id, job.version_seq, deletion.instrumentIds, deletion.startMs, deletion.endMs],
+  );
+}
+
+export async function markJobFailed(pool: Pool, jobId: string, message: string): Promise<void> {
+  await pool.query(
+    `UPDATE ingest_jobs SET state = 'failed', error = $2, updated_at = now(), finished_at = now() WHERE id = $1 AND state <> 'completed'`,
+    [jobId, message],
+  );
+}
+
+/** The job of the caller's organisation, or 404 (another organisation's job does not exist for them). */
+export async function findIngestJob(pool: Pool, organizationId: number, jobId: string): Promise<IngestJobRow> {
+  if (!/^[0-9a-f-]{36}$/i.test(jobId)) throw notFound('Ingest job not found');
+  const { rows } = await pool.query(`SELECT ${JOB_COLUMNS} FROM ingest_jobs WHERE id = $1 AND organization_id = $2`, [jobId, organizationId]);
+  if (!rows[0]) throw notFound('Ingest job not found');
+  return rows[0] as IngestJobRow;
+}
+
+export function toJobStatus(job: IngestJobRow): IngestJobStatus {
+  return {
+    id: job.id,
+    kind: job.kind,
+    state: job.state,
+    progress: { ...EMPTY_PROGRESS, ...job.progress },
+    result: job.result,
+    error: job.error,
+    created_at: job.created_at.toISOString(),
+    updated_at: job.updated_at.toISOString(),
+  };
+}
+
+/** How long `?wait=true` waits before answering 202 anyway (the job keeps running). */
+export const WAIT_TIMEOUT_MS = 5 * 60_000;
+
+export const isFinished = (state: IngestJobState) => state === 'completed' || state === 'failed';
+
+/**
+ * Waits until the job finished (completed or failed) or the timeout passed; returns the last row read.
+ * Polls PostgreSQL with a short back-off: the job row is the one place that knows when data is queryable.
+ */
+export async function waitForJob(pool: Pool, organizationId: number, jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<IngestJobRow> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 20;
+  for (;;) {
+    const job = await findIngestJob(pool, organizationId, jobId);
+    if (isFinished(job.state) || Date.now() >= deadline || signal?.aborted) return job;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 1.5, 250);
+  }
+}

@@ -1,0 +1,31 @@
+/** Hands ingest payloads to BullMQ; job ids derive from the ingest job so a re-enqueue is a no-op. */
+import type { JobsOptions } from 'bullmq';
+import type { AppDeps } from '../platform/deps.ts';
+import { markJobFailed } from '../ingest-jobs/jobs.ts';
+import { HttpError } from '../platform/http-error.ts';
+
+/**
+ * Transient failures (a service down) are retried with the worker's capped back-off for about a
+ * day; permanent ones fail at once (the worker throws UnrecoverableError). Completed jobs leave
+ * Redis; failed ones stay for inspection, bounded.
+ */
+export const INGEST_JOB_OPTIONS: JobsOptions = {
+  attempts: 3_000,
+  backoff: { type: 'capped-exponential' },
+  removeOnComplete: true,
+  removeOnFail: 1_000,
+};
+
+export async function enqueueIngest(
+  deps: Pick<AppDeps, 'queues' | 'pg' | 'logger'>,
+  ingestJobId: string,
+  jobs: Array<{ name: string; data: object; jobId: string }>,
+): Promise<void> {
+  try {
+    await deps.queues.ingest.addBulk(jobs.map((job) => ({ name: job.name, data: job.data, opts: { ...INGEST_JOB_OPTIONS, jobId: job.jobId } })));
+  } catch (error) {
+    deps.logger.error({ err: error, ingestJobId }, 'ingest job could not be queued');
+    await markJobFailed(deps.pg, ingestJobId, 'The job could not be queued; please retry.').catch(() => undefined);
+    throw new HttpError(503, 'The ingest queue is unavailable; please retry.');
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * Time-series endpoints (spec/01 §7, spec/02 §7, issue 5): bulk writes, downsampled reads, range
+ * deletions and a unit operation's series. Writes and deletions are queued (202 + ingest job);
+ * `?wait=true` answers once the data is queryable.
+ */
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import {
+  BULK_MAX_BODY_BYTES,
+  TIME_SERIES_DEFAULT_LIMIT,
+  bulkBodySchema,
+  deletionBodySchema,
+  parseBucket,
+  parseTimestampInput,
+  readingListSchema,
+  timeSeriesQuerySchema,
+  unitOperationSeriesQuerySchema,
+  waitQuerySchema,
+} from '@bioprocess/shared/timeseries';
+import { INGEST_JOBS, type DeletionPayload } from '@bioprocess/shared/queues';
+import type { App } from '../platform/app-type.ts';
+import type { AppDeps } from '../platform/deps.ts';
+import { principalOf } from '../auth/authenticate.ts';
+import { badRequest, notFound } from '../platform/http-error.ts';
+import { createIngestJob, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
+import { chunkPayloads, firstForeignInstrumentIndex, readingsJson, validateBulkPoints } from './bulk.ts';
+import { enqueueIngest } from './enqueue.ts';
+import { findUnitOperation, instrumentsOfEquipment, ownedInstrumentIds } from './instruments.ts';
+import { readSeries } from './read-series.ts';
+import { csvUploadRoutes } from './csv-upload.ts';
+
+
+const idempotencyHeaders = z.object({
+  'idempotency-key': z.string().min(1).max(200).optional().describe('A retried request with the same key returns the original job'),
+});
+const unitOperationParams = z.object({ id: z.coerce.number().int().positive() });
+
+function jobHeaders(reply: FastifyReply, job: IngestJobRow): void {
+  reply.header('location', `/api/v1/ingest-jobs/${job.id}`);
+  reply.header('x-ingest-job-id', job.id);
+}
+
+/** 200 once the job completed, 202 while it runs (timeout), 500 with its error when it failed. */
+async function settle(deps: AppDeps, job: IngestJobRow, wait: boolean, signal: AbortSignal): Promise<number> {
+  if (!wait) return 202;
+  const finished = await waitForJob(deps.pg, job.organization_id, job.id, WAIT_TIMEOUT_MS, signal);
+  if (finished.state === 'completed') return 200;
+  if (finished.state === 'failed') throw Object.assign(new Error(finished.error ?? 'Ingest job failed'), { statusCode: 422 });
+  return 202;
+}
+
+function abortSignalOf(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => controller.abort());
+  return controller.signal;
+}
+
+export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
+  await app.register(csvUploadRoutes, deps);
+  app.post('/api/v1/time-series-data/bulk', {
+    config: { access: 'create' },
+    bodyLimit: BULK_MAX_BODY_BYTES,
+    schema: {
+      summary: 'Write points (queued); answers the accepted readings with the ingest job in Location',
+      body: bulkBodySchema,
+      querystring: waitQuerySchema,
+      headers: idempotencyHeaders,
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const validated = validateBulkPoints(request.body.data);
+    const owned = await ownedInstrumentIds(deps.pg, principal.organizationId, validated.instrumentIds);
+    const foreign = firstForeignInstrumentIndex(validated.points, owned);
+    if (foreign >= 0) throw badRequest(`data.${foreign}.instrument_id: instrument not found`);
+
+    const chunks = chunkPayloads({ job_id: '', organization_id: principal.organizationId, version_seq: 0 }, validated.points);
+    const { job, created } = await createIngestJob(deps.pg, principal, {
+      kind: 'bulk',
+      idempotencyKey: request.headers['idempotency-key'],
+      chunkCount: chunks.length,
+      request: { instrument_ids: validated.instrumentIds, start_ms: validated.startMs, end_ms: validated.endMs, points: validated.points.length },
+    });
+    if (created) {
+      await enqueueIngest(deps, job.id, chunks.map((chunk) => ({
+        name: INGEST_JOBS.bulkChunk,
+        jobId: `${job.id}-c${chunk.chunk_index}`,
+        data: { ...chunk, job_id: job.id, version_seq: job.version_seq },
+      })));
+    }
+    jobHeaders(reply, job);
+    const status = await settle(deps, job, request.query.wait === 'true', abortSignalOf(reply));
+    return reply.status(status).type('application/json; charset=utf-8').send(readingsJson(validated.points));
+  });
+
+  app.get('/api/v1/time-series-data', {
+    config: { access: 'read' },
+    schema: {
+      summary: `Readings, deduplicated and downsampled in the database (default limit ${TIME_SERIES_DEFAULT_LIMIT} per instrument)`,
+      querystring: timeSeriesQuerySchema,
+      response: { 200: readingListSchema },
+    },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const query = request.query;
+    let instrumentIds: number[];
+    if (query.equipment_id !== undefined) {
+      instrumentIds = await instrumentsOfEquipment(deps.pg, principal.organizationId, query.equipment_id);
+      if (query.instrument_id !== undefined) instrumentIds = instrumentIds.filter((id) => id === query.instrument_id);
+    } else if (query.instrument_id !== undefined) {
+      const owned = await ownedInstrumentIds(deps.pg, principal.organizationId, [query.instrument_id]);
+      if (!owned.has(query.instrument_id)) throw notFound('Instrument not found');
+      instrumentIds = [query.instrument_id];
+    } else {
+      const { rows } = await deps.pg.query<{ id: number }>('SELECT id FROM instruments WHERE organization_id = $1 ORDER BY id', [principal.organizationId]);
+      instrumentIds = rows.map((row) => row.id);
+    }
+    const startMs = query.start_time === undefined ? null : parseTimestampInput(query.start_time);
+    const endMs = query.end_time === undefined ? null : parseTimestampInput(query.end_time);
+    if (startMs !== null && endMs !== null && endMs < startMs) throw badRequest('End time must be after start time.');
+    return readSeries(deps.clickhouse, {
+      organizationId: principal.organizationId,
+      instrumentIds,
+      startMs,
+      endMs,
+      bucketMs: query.bucket === undefined ? null : parseBucket(query.bucket),
+      limit: query.limit ?? TIME_SERIES_DEFAULT_LIMIT,
+    });
+  });
+
+  app.get('/api/v1/unit-operations/:id/time-series-data', {
+    config: { access: 'read' },
+    schema: {
+      summary: "Readings of every instrument on the unit operation's equipment within its start and end (now when none)",
+      params: unitOperationParams,
+      querystring: unitOperationSeriesQuerySchema,
+      response: { 200: readingListSchema },
+    },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const unitOperation = await findUnitOperation(deps.pg, principal.organizationId, request.params.id);
+    if (unitOperation.equipmentId === null) return [];
+    const instrumentIds = await instrumentsOfEquipment(deps.pg, principal.organizationId, unitOperation.equipmentId);
+    return readSeries(deps.clickhouse, {
+      organizationId: principal.organizationId,
+      instrumentIds,
+      startMs: unitOperation.startMs,
+      endMs: unitOperation.endMs ?? Date.now(),
+      bucketMs: request.query.bucket === undefined ? null : parseBucket(request.query.bucket),
+      limit: request.query.limit ?? TIME_SERIES_DEFAULT_LIMIT,
+    });
+  });
+
+  app.delete('/api/v1/time-series-data', {
+    config: { access: 'edit' },
+    schema: {
+      summary: 'Delete the readings of instruments in a time range (queued; 202 with the ingest job)',
+      body: deletionBodySchema,
+      querystring: waitQuerySchema,
+      headers: idempotencyHeaders,
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const instrumentIds = [...new Set(request.body.instrument_ids)];
+    const owned = await ownedInstrumentIds(deps.pg, principal.organizationId, instrumentIds);
+    const foreign = request.body.instrument_ids.findIndex((id) => !owned.has(id));
+    if (foreign >= 0) throw badRequest(`instrument_ids.${foreign}: instrument not found`);
+    const job = await queueRangeDeletion(deps, principal, {
+      instrumentIds,
+      startMs: parseTimestampInput(request.body.start_time),
+      endMs: parseTimestampInput(request.body.end_time),
+      idempotencyKey: request.headers['idempotency-key'],
+    });
+    jobHeaders(reply, job);
+    const status = await settle(deps, job, request.query.wait === 'true', abortSignalOf(reply));
+    return reply.status(status).send({ job_id: job.id, state: status === 200 ? 'completed' : job.state });
+  });
+}
+
+/**
+ * Records and queues a range deletion (also used when a unit operation is deleted). The deletion is
+ * recorded with its version in the same transaction as the job, so writes accepted earlier but
+ * processed later still honour it.
+ */
+export async function queueRangeDeletion(
+  deps: AppDeps,
+  principal: Parameters<typeof createIngestJob>[1],
+  deletion: { instrumentIds: number[]; startMs: number; endMs: number; idempotencyKey?: string },
+): Promise<IngestJobRow> {
+  const { job, created } = await createIngestJob(deps.pg, principal, {
+    kind: 'deletion',
+    idempotencyKey: deletion.idempotencyKey,
+    request: { instrument_ids: deletion.instrumentIds, start_ms: deletion.startMs, end_ms: deletion.endMs },
+    deletion,
+  });
+  if (created) {
+    const payload: DeletionPayload = {
+      job_id: job.id, organization_id: job.organization_id, version_seq: job.version_seq,
+      instrument_ids: deletion.instrumentIds, start_ms: deletion.startMs, end_ms: deletion.endMs,
+    };
+    await enqueueIngest(deps, job.id, [{ name: INGEST_JOBS.deletion, jobId: `${job.id}-delete`, data: payload }]);
+  }
+  return job;
+}

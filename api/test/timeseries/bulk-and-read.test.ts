@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/test-context.ts';
+import { createPlant, readSeries, startWorker, waitForJobState, type Plant } from './support.ts';
+import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+
+const T0 = Date.UTC(2024, 0, 1);
+
+describe('bulk writes and reads', () => {
+  let ctx: TestContext;
+  let worker: IngestWorker;
+  let plant: Plant;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    worker = startWorker(ctx);
+    plant = await createPlant(ctx, 3);
+  });
+  afterAll(async () => {
+    await worker.close();
+    await ctx.close();
+  });
+
+  it('accepts points (all value forms), answers 202 with the readings and a job, and the data becomes queryable', async () => {
+    const [a, b] = plant.instrumentIds;
+    const data = [
+      { measured_at: new Date(T0).toISOString(), instrument_id: a, int_value: 7 },
+      { measured_at: new Date(T0 + 1000).toISOString(), instrument_id: a, float_value: 7.5 },
+      { ts: new Date(T0 + 2000).toISOString(), instrument_id: a, value: null },
+      { ts: T0, instrument_id: b, value: -1.25e3 },
+    ];
+    const response = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data } });
+    expect(response.statusCode).toBe(202);
+    const jobId = response.headers['x-ingest-job-id'] as string;
+    expect(response.headers.location).toBe(`/api/v1/ingest-jobs/${jobId}`);
+    expect(response.json()).toEqual([
+      { ts: '2024-01-01T00:00:00.000Z', instrument_id: a, value: 7 },
+      { ts: '2024-01-01T00:00:01.000Z', instrument_id: a, value: 7.5 },
+      { ts: '2024-01-01T00:00:02.000Z', instrument_id: a, value: null },
+      { ts: '2024-01-01T00:00:00.000Z', instrument_id: b, value: -1250 },
+    ]);
+    const job = await waitForJobState(ctx, plant.editor.token, jobId);
+    expect(job).toMatchObject({ kind: 'bulk', state: 'completed', error: null });
+    expect(job.progress.points_written).toBe(4);
+
+    const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: a! });
+    expect(readings).toEqual([
+      { ts: '2024-01-01T00:00:00.000Z', instrument_id: a, value: 7 },
+      { ts: '2024-01-01T00:00:01.000Z', instrument_id: a, value: 7.5 },
+      { ts: '2024-01-01T00:00:02.000Z', instrument_id: a, value: null },
+    ]);
+    const byEquipment = await readSeries(ctx, plant.viewer.token, { equipment_id: plant.equipmentId });
+    expect(byEquipment).toHaveLength(4);
+  });
+
+  it('answers 200 once queryable with ?wait=true, and a later write of the same key wins', async () => {
+    const c = plant.instrumentIds[2]!;
+    const first = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token,
+      payload: { data: [{ measured_at: T0, instrument_id: c, float_value: 1 }, { measured_at: T0, instrument_id: c, float_value: 2 }] } });
+    expect(first.statusCode).toBe(200);
+    expect(await readSeries(ctx, plant.viewer.token, { instrument_id: c })).toEqual([{ ts: '2024-01-01T00:00:00.000Z', instrument_id: c, value: 2 }]);
+    const second = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token,
+      payload: { data: [{ measured_at: T0, instrument_id: c, float_value: 3 }] } });
+    expect(second.statusCode).toBe(200);
+    expect(await readSeries(ctx, plant.viewer.token, { instrument_id: c })).toEqual([{ ts: '2024-01-01T00:00:00.000Z', instrument_id: c, value: 3 }]);
+  });
+
+  it('rejects a post naming the first bad index and writes nothing', async () => {
+    const [a] = plant.instrumentIds;
+    const cases: Array<[unknown[], string]> = [
+      [[{ measured_at: T0, instrument_id: a, float_value: 1 }, { measured_at: 'yesterday', instrument_id: a, float_value: 1 }], 'data.1.measured_at: Invalid date format.'],
+      [[{ measured_at: T0, instrument_id: a, float_value: 1, int_value: 2 }], 'data.0: exactly one of int_value, float_value or value is required'],
+      [[{ measured_at: T0, instrument_id: a }], 'data.0: exactly one of int_value, float_value or value is required'],
+      [[{ measured_at: T0, instrument_id: a, value: 1 }, { measured_at: T0, instrument_id: 999999, value: 1 }], 'data.1.instrument_id: instrument not found'],
+      [[{ instrument_id: a, value: 1 }], 'data.0.measured_at: a timestamp (measured_at or ts) is required'],
+      [[{ measured_at: T0, instrument_id: a, int_value: 1.5 }], 'data.0.int_value: Invalid input: expected int, received number'],
+    ];
+    for (const [data, message] of cases) {
+      const response = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data } });
+      expect(response.statusCode, JSON.stringify(data)).toBe(400);
+      expect(response.json().error).toBe(message);
+    }
+    const infinite = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"data":[{"measured_at":0,"instrument_id":1,"value":1e999}]}' });
+    expect(infinite.statusCode).toBe(400);
+    expect(infinite.json().error).toMatch(/^data\.0\.value: /);
+    const empty = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data: [] } });
+    expect(empty.json()).toEqual({ error: 'data: data must hold at least one point' });
+    const { rows } = await ctx.deps.pg.query('SELECT count(*)::int AS n FROM ingest_jobs WHERE organization_id = $1', [plant.organizationId]);
+    expect(rows[0].n).toBe(3); // only the accepted posts of the tests above
+  });
+
+  it('keeps organisations apart and enforces roles', async () => {
+    const other = await createPlant(ctx, 1);
+    const foreign = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: other.editor.token,
+      payload: { data: [{ measured_at: T0, instrument_id: plant.instrumentIds[0], value: 1 }] } });
+    expect(foreign.statusCode).toBe(400);
+    expect(foreign.json().error).toBe('data.0.instrument_id: instrument not found');
+    const read = await ctx.request({ method: 'GET', url: `/api/v1/time-series-data?instrument_id=${plant.instrumentIds[0]}`, token: other.viewer.token });
+    expect(read.statusCode).toBe(404);
+    const viewerWrite = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.viewer.token,
+      payload: { data: [{ measured_at: T0, instrument_id: plant.instrumentIds[0], value: 1 }] } });
+    expect(viewerWrite.statusCode).toBe(403);
+    const anonymous = await ctx.request({ method: 'GET', url: '/api/v1/time-series-data' });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('makes a retried post with the same Idempotency-Key a no-op returning the original job', async () => {
+    const [, b] = plant.instrumentIds;
+    const payload = { data: [{ measured_at: T0 + 60_000, instrument_id: b, value: 42 }] };
+    const headers = { 'idempotency-key': 'feed-batch-17' };
+    const first = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token, payload, headers });
+    const retry = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token, payload, headers });
+    expect(first.statusCode).toBe(200);
+    expect(retry.statusCode).toBe(200);
+    expect(retry.headers['x-ingest-job-id']).toBe(first.headers['x-ingest-job-id']);
+    const { rows } = await ctx.deps.pg.query("SELECT count(*)::int AS n FROM ingest_jobs WHERE idempotency_key = 'feed-batch-17'");
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('works with an organisation API key', async () => {
+    const { createHash, randomBytes } = await import('node:crypto');
+    const key = `bpk_${randomBytes(24).toString('base64url')}`;
+    await ctx.deps.pg.query(
+      `INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role) VALUES ($1, 'feed', $2, $3, 'editor')`,
+      [plant.organizationId, createHash('sha256').update(key).digest('hex'), key.slice(0, 8)]);
+    const response = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: key,
+      payload: { data: [{ measured_at: T0 + 120_000, instrument_id: plant.instrumentIds[1], float_value: 5 }] } });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('shows job status only to its organisation and streams progress as server-sent events', async () => {
+    const post = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token,
+      payload: { data: [{ measured_at: T0 + 180_000, instrument_id: plant.instrumentIds[0], value: 1 }] } });
+    const jobId = post.headers['x-ingest-job-id'] as string;
+    const other = await createPlant(ctx, 1);
+    const hidden = await ctx.request({ method: 'GET', url: `/api/v1/ingest-jobs/${jobId}`, token: other.viewer.token });
+    expect(hidden.statusCode).toBe(404);
+    const events = await ctx.request({ method: 'GET', url: `/api/v1/ingest-jobs/${jobId}/events`, token: plant.viewer.token });
+    expect(events.statusCode).toBe(200);
+    expect(events.headers['content-type']).toContain('text/event-stream');
+    expect(events.body).toContain('event: progress');
+    expect(events.body).toContain('"state":"completed"');
+    expect(events.body).toContain('event: end');
+    const missing = await ctx.request({ method: 'GET', url: '/api/v1/ingest-jobs/00000000-0000-4000-8000-000000000000/events', token: plant.viewer.token });
+    expect(missing.statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,14 @@
+/** What every job processor works with. */
+import type { BaseEnv } from '@bioprocess/shared/server/config';
+import type { Logger } from '@bioprocess/shared/server/logger';
+import type { Pool } from '@bioprocess/shared/server/postgres';
+import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+
+export interface WorkerContext {
+  env: BaseEnv;
+  logger: Logger;
+  pg: Pool;
+  clickhouse: ClickHouseClient;
+  /** Aborted when the worker shuts down: long jobs stop at their next checkpoint. */
+  shutdown: AbortSignal;
+}

@@ -1,0 +1,30 @@
+/**
+ * Error classification: a job failing for a reason that retrying cannot fix (bad file, unknown
+ * column, a job row that vanished) fails at once with a clear message; anything else (a service down,
+ * a timeout) is transient and retried with a capped back-off.
+ */
+import { UnrecoverableError } from 'bullmq';
+
+/** A failure the user must fix; its message is shown on the job. */
+export class PermanentJobError extends UnrecoverableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermanentJobError';
+  }
+}
+
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P03', '08006', '08001', '53300']);
+
+export function isTransient(error: unknown): boolean {
+  if (error instanceof PermanentJobError) return false;
+  const code = (error as { code?: string })?.code;
+  if (code && TRANSIENT_CODES.has(code)) return true;
+  const message = error instanceof Error ? error.message : String(error);
+  // ClickHouse under memory pressure or too many parts: worth retrying later.
+  return /timeout|socket hang up|ECONNREFUSED|Too many parts|MEMORY_LIMIT|Connection terminated|connect/i.test(message);
+}
+
+/** Back-off for retried jobs: 0.5 s doubling to 30 s, so recovery after an outage takes seconds. */
+export function cappedBackoff(attemptsMade: number): number {
+  return Math.min(30_000, 500 * 2 ** Math.max(0, attemptsMade - 1));
+}

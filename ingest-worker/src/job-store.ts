@@ -1,0 +1,61 @@
+/** Updates of the ingest job rows (PostgreSQL `ingest_jobs`) made by the worker. */
+import type { Pool } from '@bioprocess/shared/server/postgres';
+import type { IngestProgress } from '@bioprocess/shared/timeseries';
+
+export async function markRunning(pool: Pool, jobId: string): Promise<void> {
+  await pool.query(`UPDATE ingest_jobs SET state = 'running', updated_at = now() WHERE id = $1 AND state = 'queued'`, [jobId]);
+}
+
+export async function markCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
+  await pool.query(
+    `UPDATE ingest_jobs SET state = 'completed', result = $2, progress = progress || $3::jsonb, error = NULL,
+            updated_at = now(), finished_at = now()
+      WHERE id = $1`,
+    [jobId, JSON.stringify(result), JSON.stringify(progress ?? {})],
+  );
+}
+
+export async function markFailed(pool: Pool, jobId: string, message: string): Promise<void> {
+  await pool.query(
+    `UPDATE ingest_jobs SET state = 'failed', error = $2, updated_at = now(), finished_at = now() WHERE id = $1 AND state <> 'completed'`,
+    [jobId, message],
+  );
+}
+
+export async function updateProgress(pool: Pool, jobId: string, progress: Partial<IngestProgress>, checkpoint?: unknown): Promise<void> {
+  await pool.query(
+    `UPDATE ingest_jobs SET progress = progress || $2::jsonb, checkpoint = COALESCE($3::jsonb, checkpoint), updated_at = now() WHERE id = $1`,
+    [jobId, JSON.stringify(progress), checkpoint === undefined ? null : JSON.stringify(checkpoint)],
+  );
+}
+
+/**
+ * Records a finished bulk chunk; answers whether every chunk of the job is now done. Adding the same
+ * chunk twice (a retried job) is a no-op.
+ */
+export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: number, points: number): Promise<{ allDone: boolean }> {
+  const { rows } = await pool.query(
+    `UPDATE ingest_jobs
+        SET chunks_done = CASE WHEN $2 = ANY(chunks_done) THEN chunks_done ELSE array_append(chunks_done, $2) END,
+            progress = CASE WHEN $2 = ANY(chunks_done) THEN progress
+                       ELSE jsonb_set(progress, '{points_written}', to_jsonb(COALESCE((progress->>'points_written')::bigint, 0) + $3)) END,
+            updated_at = now()
+      WHERE id = $1
+      RETURNING cardinality(chunks_done) AS done, chunk_count`,
+    [jobId, chunkIndex, points],
+  );
+  const row = rows[0];
+  return { allDone: Boolean(row) && Number(row.done) >= Number(row.chunk_count) };
+}
+
+export interface JobRecord {
+  state: string;
+  request: Record<string, unknown>;
+  checkpoint: Record<string, unknown> | null;
+  progress: IngestProgress;
+}
+
+export async function loadJob(pool: Pool, jobId: string): Promise<JobRecord | null> {
+  const { rows } = await pool.query('SELECT state, request, checkpoint, progress FROM ingest_jobs WHERE id = $1', [jobId]);
+  return (rows[0] as JobRecord | undefined) ?? null;
+}

@@ -1,0 +1,19 @@
+/** A queued range deletion: tombstones over the existing keys, then fresh rollups for the range. */
+import type { DeletionPayload } from '@bioprocess/shared/queues';
+import type { WorkerContext } from '../context.ts';
+import { recomputeRollups, writeTombstones } from '../points-store.ts';
+import { loadJob, markCompleted } from '../job-store.ts';
+
+export async function processDeletion(context: WorkerContext, payload: DeletionPayload): Promise<void> {
+  const job = await loadJob(context.pg, payload.job_id);
+  if (!job || job.state === 'completed' || job.state === 'failed') return;
+  const range = {
+    organizationId: payload.organization_id,
+    instrumentIds: payload.instrument_ids,
+    startMs: payload.start_ms,
+    endMs: payload.end_ms,
+  };
+  await writeTombstones(context.clickhouse, range, payload.version_seq);
+  await recomputeRollups(context.clickhouse, context.pg, range);
+  await markCompleted(context.pg, payload.job_id, { instruments: payload.instrument_ids.length, start_ms: payload.start_ms, end_ms: payload.end_ms });
+}

@@ -1,0 +1,21 @@
+/** SQL fragments built only from validated integers (ids, timestamps, versions). */
+export function int(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`not a safe integer: ${value}`);
+  return String(value);
+}
+
+export function version(value: string): string {
+  if (!/^\d{1,20}$/.test(value)) throw new Error(`not a version: ${value}`);
+  return value;
+}
+
+export function idList(ids: readonly number[]): string {
+  if (ids.length === 0) throw new Error('empty id list');
+  return ids.map(int).join(',');
+}
+
+export const MINUTE_MS = 60_000;
+export const floorToMinute = (ts: number) => ts - (((ts % MINUTE_MS) + MINUTE_MS) % MINUTE_MS);
+
+/** `column` rounded down to whole minutes, also for negative timestamps. */
+export const minuteExpr = (column: string) => `(${column} - modulo(modulo(${column}, 60000) + 60000, 60000))`;

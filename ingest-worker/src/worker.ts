@@ -1,0 +1,118 @@
+/**
+ * The ingest-worker: a BullMQ Worker on queue `ingest` (prefix QUEUE_PREFIX) that writes bulk chunks,
+ * range deletions and CSV uploads into ClickHouse. Jobs are acknowledged only after their rows are
+ * durable; transient failures (a service down) are retried with a capped back-off so the worker
+ * recovers without a restart; permanent ones fail the job with a clear message.
+ */
+import { Worker, UnrecoverableError, type Job } from 'bullmq';
+import { QUEUE_NAMES, INGEST_JOBS, bulkChunkPayloadSchema, csvUploadPayloadSchema, deletionPayloadSchema } from '@bioprocess/shared/queues';
+import type { BaseEnv } from '@bioprocess/shared/server/config';
+import type { Logger } from '@bioprocess/shared/server/logger';
+import { createPool } from '@bioprocess/shared/server/postgres';
+import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
+import { createRedis } from '@bioprocess/shared/server/redis';
+import type { WorkerContext } from './context.ts';
+import { cappedBackoff, isTransient, PermanentJobError } from './errors.ts';
+import { markFailed, markRunning } from './job-store.ts';
+import { processBulkChunk } from './jobs/bulk-chunk.ts';
+import { processDeletion } from './jobs/deletion.ts';
+import { processCsvUpload } from './jobs/csv-upload.ts';
+
+export interface IngestWorkerEnv extends BaseEnv {
+  WORKER_CONCURRENCY?: number;
+}
+
+export interface IngestWorker {
+  /** Stops taking jobs, lets active ones reach a checkpoint, then closes every connection. */
+  close(): Promise<void>;
+}
+
+/** Unclassified errors (bugs, malformed SQL) are retried a few times before the job fails. */
+const UNKNOWN_ERROR_ATTEMPTS = 5;
+/** The longest a shutdown waits for active jobs before closing connections anyway. */
+const SHUTDOWN_DEADLINE_MS = 20_000;
+
+async function dispatch(context: WorkerContext, job: Job): Promise<void> {
+  switch (job.name) {
+    case INGEST_JOBS.bulkChunk: {
+      const payload = bulkChunkPayloadSchema.parse(job.data);
+      await markRunning(context.pg, payload.job_id);
+      return processBulkChunk(context, payload);
+    }
+    case INGEST_JOBS.deletion: {
+      const payload = deletionPayloadSchema.parse(job.data);
+      await markRunning(context.pg, payload.job_id);
+      return processDeletion(context, payload);
+    }
+    case INGEST_JOBS.csv: {
+      const payload = csvUploadPayloadSchema.parse(job.data);
+      await markRunning(context.pg, payload.job_id);
+      return processCsvUpload(context, payload, job);
+    }
+    default:
+      throw new PermanentJobError(`Unknown ingest job ${job.name}`);
+  }
+}
+
+export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestWorker {
+  const shutdown = new AbortController();
+  const context: WorkerContext = {
+    env,
+    logger,
+    pg: createPool(env.DATABASE_URL, 10),
+    clickhouse: createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE),
+    shutdown: shutdown.signal,
+  };
+  const connection = createRedis(env.REDIS_URL);
+  let lastOutageLog = 0;
+
+  const worker = new Worker(
+    QUEUE_NAMES.ingest,
+    async (job) => {
+      try {
+        await dispatch(context, job);
+      } catch (error) {
+        const jobId = (job.data as { job_id?: string }).job_id;
+        const permanent = error instanceof UnrecoverableError
+          || (!isTransient(error) && job.attemptsMade + 1 >= UNKNOWN_ERROR_ATTEMPTS);
+        if (permanent) {
+          const message = error instanceof PermanentJobError ? error.message : `Ingest failed: ${(error as Error).message}`;
+          logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
+          if (jobId) await markFailed(context.pg, jobId, message).catch(() => undefined);
+          throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
+        }
+        if (Date.now() - lastOutageLog > 5_000) {
+          lastOutageLog = Date.now();
+          logger.warn({ jobId, name: job.name, attempt: job.attemptsMade + 1, err: error }, 'ingest job failed, will retry');
+        }
+        throw error;
+      }
+    },
+    {
+      connection,
+      prefix: env.QUEUE_PREFIX,
+      concurrency: env.WORKER_CONCURRENCY ?? 2,
+      settings: { backoffStrategy: (attemptsMade: number) => cappedBackoff(attemptsMade) },
+      // Long CSV jobs keep their lock renewed; a crashed worker's job is picked up again after this.
+      lockDuration: 30_000,
+      stalledInterval: 15_000,
+      maxStalledCount: 1_000,
+    },
+  );
+  worker.on('error', (error) => {
+    if (Date.now() - lastOutageLog > 5_000) {
+      lastOutageLog = Date.now();
+      logger.warn({ err: error }, 'ingest worker connection problem; retrying');
+    }
+  });
+
+  return {
+    async close() {
+      shutdown.abort();
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
+      await Promise.race([worker.close(), deadline]);
+      await Promise.allSettled([context.pg.end(), context.clickhouse.close()]);
+      connection.disconnect();
+    },
+  };
+}

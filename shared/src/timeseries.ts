@@ -1,0 +1,170 @@
+/**
+ * Wire contracts of the time-series pipeline (spec/01 §3, spec/02 §3 and §7, issue 5): bulk points,
+ * readings, read parameters, range deletions, the CSV upload mapping and ingest job status. The api
+ * validates with these, the console parses with them, the ingest-worker reads job payloads with them.
+ */
+import { z } from 'zod';
+
+/** Default and maximum number of readings per instrument a read answers (documented in OpenAPI). */
+export const TIME_SERIES_DEFAULT_LIMIT = 2_000;
+export const TIME_SERIES_MAX_LIMIT = 100_000;
+/** The largest bulk body accepted, in bytes (the route raises Fastify's body limit to this). */
+export const BULK_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Points per queued chunk: keeps every Redis value around 1-2 MB. */
+export const BULK_CHUNK_POINTS = 50_000;
+
+const instrumentId = z.coerce.number().int().positive();
+const finiteOrNull = z.number().refine(Number.isFinite, 'must be a finite number').nullable();
+/** An ISO 8601 string or epoch milliseconds. */
+export const timestampInput = z.union([z.string().min(1), z.number()]);
+
+/**
+ * One written point: `measured_at` (or `ts`), `instrument_id`, and exactly one of `int_value`,
+ * `float_value` or `value` (null allowed). Exactly-one and timestamp parsing are checked per index by
+ * the api so the error names the first bad index.
+ */
+export const bulkPointSchema = z.object({
+  measured_at: timestampInput.optional(),
+  ts: timestampInput.optional(),
+  instrument_id: instrumentId,
+  int_value: z.number().int().nullable().optional(),
+  float_value: finiteOrNull.optional(),
+  value: finiteOrNull.optional(),
+});
+export type BulkPoint = z.infer<typeof bulkPointSchema>;
+
+export const bulkBodySchema = z.object({
+  data: z.array(bulkPointSchema).min(1, 'data must hold at least one point'),
+});
+export type BulkBody = z.infer<typeof bulkBodySchema>;
+
+/** A reading as the api answers it; min and max are present when the readings were bucketed. */
+export const readingSchema = z.object({
+  ts: z.string(),
+  instrument_id: z.number(),
+  value: z.number().nullable(),
+  min: z.number().nullable().optional(),
+  max: z.number().nullable().optional(),
+});
+export type Reading = z.infer<typeof readingSchema>;
+export const readingListSchema = z.array(readingSchema);
+
+/** Bucket widths such as `500ms`, `10s`, `1m`, `1h`, `1d`. */
+export const BUCKET_PATTERN = /^(\d+)(ms|s|m|h|d)$/;
+const BUCKET_UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** The width of a bucket expression in milliseconds, or null when it is not one. */
+export function parseBucket(expression: string): number | null {
+  const match = BUCKET_PATTERN.exec(expression.trim());
+  if (!match) return null;
+  const width = Number(match[1]) * BUCKET_UNIT_MS[match[2]!]!;
+  return Number.isSafeInteger(width) && width > 0 ? width : null;
+}
+
+const isoOrEpoch = z
+  .string()
+  .min(1)
+  .refine((text) => !Number.isNaN(parseTimestampInput(text)), 'Invalid date format.');
+
+export const timeSeriesQuerySchema = z.object({
+  instrument_id: instrumentId.optional(),
+  equipment_id: instrumentId.optional(),
+  start_time: isoOrEpoch.optional(),
+  end_time: isoOrEpoch.optional(),
+  bucket: z.string().refine((text) => parseBucket(text) !== null, 'bucket must be a width such as 10s, 1m or 1h').optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(TIME_SERIES_MAX_LIMIT)
+    .optional()
+    .describe(`Readings per instrument at most (default ${TIME_SERIES_DEFAULT_LIMIT}, max ${TIME_SERIES_MAX_LIMIT}); a range holding more is bucketed.`),
+});
+export type TimeSeriesQuery = z.infer<typeof timeSeriesQuerySchema>;
+
+export const unitOperationSeriesQuerySchema = timeSeriesQuerySchema.pick({ limit: true, bucket: true });
+
+export const waitQuerySchema = z.object({
+  wait: z.enum(['true', 'false']).optional().describe('true: answer once the data is queryable'),
+});
+
+export const deletionBodySchema = z
+  .object({
+    start_time: isoOrEpoch,
+    end_time: isoOrEpoch,
+    instrument_ids: z.array(instrumentId).min(1, 'instrument_ids must name at least one instrument').max(10_000),
+  })
+  .refine((body) => parseTimestampInput(body.end_time) >= parseTimestampInput(body.start_time), {
+    message: 'End time must be after start time.',
+    path: ['end_time'],
+  });
+export type DeletionBody = z.infer<typeof deletionBodySchema>;
+
+export const ELAPSED_UNITS = ['seconds', 'minutes', 'hours', 'days'] as const;
+export type ElapsedUnit = (typeof ELAPSED_UNITS)[number];
+export const ELAPSED_UNIT_MS: Record<ElapsedUnit, number> = { seconds: 1_000, minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
+
+export const csvMappingSchema = z
+  .object({
+    timestamp_column: z.string().min(1, 'Please select a timestamp column from your CSV data. This is required to create the unit operation.'),
+    timestamp_mode: z.enum(['absolute', 'elapsed']).default('absolute'),
+    elapsed_unit: z.enum(ELAPSED_UNITS).optional(),
+    columns: z
+      .array(z.object({ column: z.string().min(1), instrument_id: instrumentId }))
+      .min(1, 'No instrument columns selected. Please select at least one instrument column.'),
+    replace_existing: z.boolean().default(false),
+  })
+  .refine((mapping) => mapping.timestamp_mode === 'absolute' || mapping.elapsed_unit !== undefined, {
+    message: 'elapsed_unit is required when timestamp_mode is elapsed',
+    path: ['elapsed_unit'],
+  });
+export type CsvMapping = z.infer<typeof csvMappingSchema>;
+
+export const INGEST_JOB_KINDS = ['bulk', 'deletion', 'csv'] as const;
+export type IngestJobKind = (typeof INGEST_JOB_KINDS)[number];
+export const INGEST_JOB_STATES = ['queued', 'running', 'completed', 'failed'] as const;
+export type IngestJobState = (typeof INGEST_JOB_STATES)[number];
+
+export const ingestProgressSchema = z.object({
+  bytes_total: z.number(),
+  bytes_read: z.number(),
+  rows_read: z.number(),
+  rows_skipped: z.number(),
+  points_written: z.number(),
+});
+export type IngestProgress = z.infer<typeof ingestProgressSchema>;
+
+export const ingestJobStatusSchema = z.object({
+  id: z.string(),
+  kind: z.enum(INGEST_JOB_KINDS),
+  state: z.enum(INGEST_JOB_STATES),
+  progress: ingestProgressSchema,
+  result: z.record(z.string(), z.unknown()).nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type IngestJobStatus = z.infer<typeof ingestJobStatusSchema>;
+
+export const EMPTY_PROGRESS: IngestProgress = { bytes_total: 0, bytes_read: 0, rows_read: 0, rows_skipped: 0, points_written: 0 };
+
+/** Epoch milliseconds of an ISO string or a string/number of epoch milliseconds; NaN when invalid. */
+export function parseTimestampInput(input: string | number): number {
+  if (typeof input === 'number') return Number.isFinite(input) ? Math.trunc(input) : Number.NaN;
+  const text = input.trim();
+  if (/^-?\d+$/.test(text)) return Number(text);
+  return Date.parse(text);
+}
+
+/** ClickHouse keeps timestamps as Int64 epoch ms; these bounds keep them inside what Date handles. */
+export const MIN_TIMESTAMP_MS = Date.UTC(1900, 0, 1);
+export const MAX_TIMESTAMP_MS = Date.UTC(2200, 0, 1);
+
+export const TIME_SERIES_MESSAGES = {
+  uploadRateLimited: (perMinute: number) =>
+    `Too many upload attempts. Please wait before trying again. (Max ${perMinute} uploads per minute)`,
+  noValidData: 'No valid data found in CSV within the specified time range. Please check your data format and time range.',
+  instrumentNotFound: (index: number) => `data.${index}.instrument_id: instrument not found`,
+  fileRequired: 'A CSV file is required (multipart field "file")',
+  mappingRequired: 'The mapping field must be sent before the file part',
+} as const;
