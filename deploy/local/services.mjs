@@ -74,8 +74,21 @@ function commandExists(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
+let dockerAnswered;
 function dockerAnswers() {
-  return commandExists('docker') && spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
+  dockerAnswered ??= commandExists('docker') && spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
+  return dockerAnswered;
+}
+
+const COMPOSE_FILE = path.join(ROOT, 'docker-compose.yml');
+
+/** Services of this project's docker-compose.yml that are running (started by an earlier run). */
+function runningComposeServices() {
+  if (!dockerAnswers()) return [];
+  const result = spawnSync('docker', ['compose', '-f', COMPOSE_FILE, 'ps', '--status', 'running', '--services'], {
+    encoding: 'utf8', timeout: 15_000,
+  });
+  return result.status === 0 ? result.stdout.split('\n').map((line) => line.trim()).filter(Boolean) : [];
 }
 
 function isDebianRoot() {
@@ -222,6 +235,8 @@ const WHAT_TO_INSTALL = {
 export async function ensureServices() {
   const env = {};
   const missing = [];
+  // Compose services publish the default ports but need their credentials: recognise them first.
+  const fromCompose = Object.keys(DEFAULTS).some((name) => !process.env[name]) ? runningComposeServices() : [];
   for (const name of Object.keys(DEFAULTS)) {
     const given = process.env[name];
     if (given) {
@@ -229,6 +244,8 @@ export async function ensureServices() {
         throw new Error(`${name} is set but nothing answers at it. Start that service or unset ${name}.`);
       }
       env[name] = given;
+    } else if (fromCompose.includes(COMPOSE_SERVICE[name]) && await answers(name, composeUrls()[name])) {
+      env[name] = composeUrls()[name];
     } else if (await answers(name, DEFAULTS[name])) {
       env[name] = DEFAULTS[name];
     } else {
@@ -241,9 +258,14 @@ export async function ensureServices() {
   if (dockerAnswers()) {
     const services = missing.map((name) => COMPOSE_SERVICE[name]);
     log(`starting ${services.join(', ')} with docker compose`);
-    if (!run('docker', ['compose', '-f', path.join(ROOT, 'docker-compose.yml'), 'up', '-d', '--wait', ...services])) {
+    if (!run('docker', ['compose', '-f', COMPOSE_FILE, 'up', '-d', '--wait', ...services])) {
       throw new Error(`docker compose could not start ${services.join(', ')}; see the messages above.`);
     }
+    // Stopped (not removed) like any service this run started; the data stays in the volumes.
+    started.push({
+      name: services.join(', '), logFile: null, exited: false,
+      stop: () => run('docker', ['compose', '-f', COMPOSE_FILE, 'stop', ...services]),
+    });
     Object.assign(urls, composeUrls());
   } else if (isDebianRoot()) {
     for (const name of missing) {
