@@ -88,10 +88,11 @@ describe('start-up with a bad variable', () => {
       cwd: ROOT,
       env: { ...process.env, PORT: 'abc', LOG_LEVEL: 'silent' },
       encoding: 'utf8',
-      timeout: 60_000,
+      // main.ts loads the whole api before reading its configuration; generous for a busy machine.
+      timeout: 110_000,
     });
     expect(result.status).not.toBe(0);
     expect(result.status).not.toBeNull();
     expect(result.stderr).toContain('Invalid configuration: PORT: ');
-  });
+  }, 120_000);
 });
