@@ -20,7 +20,7 @@ export function startWorkerFor(ctx: TestContext): AuditWorkerHandle {
 }
 
 export async function queuedAuditJobs(ctx: TestContext): Promise<number> {
-  const counts = await ctx.deps.queues.audit.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused');
+  const counts = await ctx.deps.queues.audit.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
   return Object.values(counts).reduce((sum, count) => sum + count, 0);
 }
 
