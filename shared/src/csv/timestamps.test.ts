@@ -59,6 +59,30 @@ describe('ISO timestamps', () => {
     expect(parse('not a date')).toBeNull();
   });
 
+  it('agrees with Date.parse on generated ISO values with zones, fractions and spaces', () => {
+    const parse = createTimestampParser({ format: 'iso', order: null, dayFirst: false });
+    let state = 7;
+    const next = () => {
+      state = (state * 1103515245 + 12345) & 0x7fffffff;
+      return state / 0x7fffffff;
+    };
+    for (let index = 0; index < 2000; index += 1) {
+      const iso = new Date(Math.floor(next() * 4e12) - 1e12).toISOString(); // 1938..2096
+      expect(parse(iso)).toBe(Date.parse(iso));
+      const withOffset = `${iso.slice(0, 19)}+05:30`;
+      expect(parse(withOffset)).toBe(Date.parse(withOffset));
+      const compactOffset = `${iso.slice(0, 19)}-0800`;
+      expect(parse(compactOffset)).toBe(Date.parse(`${iso.slice(0, 19)}-08:00`));
+      expect(parse(`${iso.slice(0, 10)} ${iso.slice(11, 23)}`)).toBe(Date.parse(iso));
+      expect(parse(` ${iso} `)).toBe(Date.parse(iso));
+    }
+    expect(parse('2024-01-01T10:00:00+02')).toBe(utc(2024, 0, 1, 8));
+    expect(parse('2024-01-01T10:00:00.')).toBeNull();
+    expect(parse('2024-13-01T10:00:00Z')).toBeNull();
+    expect(parse('2024-01-01T10:00:60Z')).toBeNull();
+    expect(parse('2024-01-01T10:00:00Q')).toBeNull();
+  });
+
   it('detects ISO with a space and the L-prefixed form', () => {
     expect(detectTimestampFormat(['2020-07-14 09:55:33', '2020-07-14 09:56:03']).format).toBe('iso-space');
     const prefixed = detectTimestampFormat(['L2024-03-01T08:00:00', 'L2024-03-01 08:00:30']);

@@ -150,6 +150,89 @@ function composeEpochMs(
   return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * MS_PER_MINUTE;
 }
 
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil): no Date object needed. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146097 + dayOfEra - 719468;
+}
+
+function twoDigits(text: string, index: number): number {
+  const high = text.charCodeAt(index) - 48;
+  const low = text.charCodeAt(index + 1) - 48;
+  return high >= 0 && high <= 9 && low >= 0 && low <= 9 ? high * 10 + low : -1;
+}
+
+/**
+ * Fast path for the common full ISO forms ('2025-02-26T10:27:40.854742Z', '2020-07-14 09:55:33',
+ * '...+02:00'), read with char codes: the worker parses one per row. Returns undefined for any other
+ * shape, which then goes through the regular expressions.
+ */
+function parseIsoFast(text: string, defaultOffset: number): number | null | undefined {
+  const length = text.length;
+  if (length < 19) return undefined;
+  const separator = text.charCodeAt(10);
+  if (
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    (separator !== 84 /* T */ && separator !== 32) ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58
+  ) {
+    return undefined;
+  }
+  const century = twoDigits(text, 0);
+  const yearInCentury = twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  if (century < 0 || yearInCentury < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
+  let index = 19;
+  let millis = 0;
+  const fractionMark = text.charCodeAt(index);
+  if (fractionMark === 46 /* . */ || fractionMark === 44 /* , */) {
+    index += 1;
+    let scale = 100;
+    const fractionStart = index;
+    for (; index < length; index += 1) {
+      const digit = text.charCodeAt(index) - 48;
+      if (digit < 0 || digit > 9) break;
+      millis += digit * scale; // digits past milliseconds add 0: truncated
+      scale = scale >= 10 ? scale / 10 : 0;
+    }
+    if (index === fractionStart || index - fractionStart > 9) return undefined;
+  }
+  let offset = defaultOffset;
+  if (index < length) {
+    const zone = text.charCodeAt(index);
+    if ((zone === 90 || zone === 122) /* Z */ && index + 1 === length) offset = 0;
+    else if (zone === 43 || zone === 45) {
+      const rest = length - index - 1;
+      const zoneHours = twoDigits(text, index + 1);
+      let zoneMinutes = 0;
+      if (rest === 5 && text.charCodeAt(index + 3) === 58) zoneMinutes = twoDigits(text, index + 4);
+      else if (rest === 4) zoneMinutes = twoDigits(text, index + 3);
+      else if (rest !== 2) return undefined;
+      if (zoneHours < 0 || zoneMinutes < 0) return undefined;
+      offset = (zone === 45 ? -1 : 1) * (zoneHours * 60 + zoneMinutes);
+    } else return undefined;
+  }
+  const year = century * 100 + yearInCentury;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) {
+    return null;
+  }
+  return (
+    daysFromCivil(year, month, day) * MS_PER_DAY +
+    ((hour * 60 + minute - offset) * 60 + second) * 1000 +
+    millis
+  );
+}
+
 function parseIsoMatch(match: RegExpExecArray, defaultOffset: number): number | null {
   const zone = match[8];
   return composeEpochMs(
@@ -196,6 +279,8 @@ export function createTimestampParser(
     case 'iso-l': {
       // The three ISO forms are accepted whichever was detected: exports mix 'T' and ' ' freely.
       return (raw) => {
+        const fast = parseIsoFast(raw, offset);
+        if (fast !== undefined) return fast;
         const value = raw.trim();
         const match = ISO_T.exec(value) ?? ISO_SPACE.exec(value) ?? ISO_L.exec(value);
         return match ? parseIsoMatch(match, offset) : null;
