@@ -18,4 +18,6 @@ export const MINUTE_MS = 60_000;
 export const floorToMinute = (ts: number) => ts - (((ts % MINUTE_MS) + MINUTE_MS) % MINUTE_MS);
 
 /** `column` rounded down to whole minutes, also for negative timestamps. */
-export const minuteExpr = (column: string) => `(${column} - modulo(modulo(${column}, 60000) + 60000, 60000))`;
+// toInt64: ClickHouse 18.16 types modulo(Int64, UInt16) as Int16 and overflows.
+export const minuteExpr = (column: string) =>
+  `(${column} - modulo(modulo(${column}, toInt64(60000)) + toInt64(60000), toInt64(60000)))`;

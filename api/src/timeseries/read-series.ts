@@ -27,7 +27,9 @@ function int(value: number): string {
 
 /** `ts` rounded down to a multiple of width, also for negative timestamps. */
 function floorExpr(column: string, width: number): string {
-  return `(${column} - modulo(modulo(${column}, ${int(width)}) + ${int(width)}, ${int(width)}))`;
+  // toInt64: ClickHouse 18.16 types modulo(Int64, UInt16) as Int16 and overflows.
+  const w = `toInt64(${int(width)})`;
+  return `(${column} - modulo(modulo(${column}, ${w}) + ${w}, ${w}))`;
 }
 
 const floorTo = (value: number, width: number) => value - (((value % width) + width) % width);
