@@ -28,6 +28,15 @@ export const TEXT_MAX_LENGTH = 5000;
 
 export const entityIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
+/** A required reference to another entity in a body: a missing one and a malformed one say so. */
+function requiredId(label: string) {
+  return z
+    .number({ error: (issue) => (issue.input === undefined ? `${label} is required.` : `${label} must be a numeric id.`) })
+    .int(`${label} must be a numeric id.`)
+    .positive(`${label} must be a numeric id.`)
+    .max(Number.MAX_SAFE_INTEGER, `${label} must be a numeric id.`);
+}
+
 /** Path parameter `{id}`: digits only, so a non-numeric id answers 400 rather than reaching SQL. */
 export const idParamsSchema = z.object({
   id: z
@@ -126,7 +135,7 @@ const equipmentFields = {
   name: requiredText('Name'),
   type: requiredText('Type'),
   oem: optionalText(),
-  facility_id: entityIdSchema,
+  facility_id: requiredId('Facility'),
 };
 export const equipmentCreateSchema = z.object(equipmentFields);
 export const equipmentUpdateSchema = z.object({ ...equipmentFields, status: z.number().int() }).partial();
@@ -152,7 +161,7 @@ export type Equipment = z.infer<typeof equipmentSchema>;
 const instrumentFields = {
   name: requiredText('Name'),
   type: z.enum(INSTRUMENT_TYPES, { error: 'Type must be one of the instrument types.' }),
-  equipment_id: entityIdSchema,
+  equipment_id: requiredId('Equipment'),
   unit: z.enum(UNITS, { error: 'Unit must be one of the units.' }).nullable().optional(),
   alias: optionalText(),
 };
@@ -179,7 +188,7 @@ export type Instrument = z.infer<typeof instrumentSchema>;
 
 const scaleSchema = z.number().min(0, 'Must be 0 or more.').nullable().optional();
 const runFields = {
-  facility_id: entityIdSchema,
+  facility_id: requiredId('Facility'),
   name: requiredText('Name'),
   target: requiredText('Target'),
   strain: optionalText(),
@@ -216,9 +225,9 @@ export type Run = z.infer<typeof runSchema>;
 // ---------------------------------------------------------------------------------------------
 
 const unitOperationFields = {
-  run_id: entityIdSchema,
+  run_id: requiredId('Run'),
   type: z.enum(UNIT_OPERATION_TYPES, { error: 'Type must be one of the unit operation types.' }),
-  equipment_id: entityIdSchema,
+  equipment_id: requiredId('Equipment'),
   start_time: optionalDateInput,
   end_time: optionalDateInput,
 };

@@ -52,7 +52,7 @@ describe('equipment', () => {
     const cases: Array<[Record<string, unknown>, number, string]> = [
       [{ type: 'Bioreactor', facility_id: facilityId }, 400, 'name: Name is required.'],
       [{ name: 'X', facility_id: facilityId }, 400, 'type: Type is required.'],
-      [{ name: 'X', type: 'Bioreactor' }, 400, 'facility_id: Invalid input: expected number, received undefined'],
+      [{ name: 'X', type: 'Bioreactor' }, 400, 'facility_id: Facility is required.'],
       [{ name: 'X', type: 'Bioreactor', facility_id: foreignFacilityId }, 404, 'Facility not found'],
       [{ name: 'X', type: 'Bioreactor', facility_id: 987654 }, 404, 'Facility not found'],
     ];

@@ -76,8 +76,8 @@ describe('runs', () => {
     const cases: Array<[Record<string, unknown>, number, string]> = [
       [{ ...base, name: undefined }, 400, 'name: Name is required.'],
       [{ ...base, target: ' ' }, 400, 'target: Target is required.'],
-      [{ name: 'R', target: 'T' }, 400, 'facility_id: Invalid input: expected number, received undefined'],
-      [{ ...base, facility_id: 'abc' }, 400, 'facility_id: Invalid input: expected number, received string'],
+      [{ name: 'R', target: 'T' }, 400, 'facility_id: Facility is required.'],
+      [{ ...base, facility_id: 'abc' }, 400, 'facility_id: Facility must be a numeric id.'],
       [{ ...base, scale_liters: -0.1 }, 400, 'scale_liters: Must be 0 or more.'],
       [{ ...base, scale_grams: -1 }, 400, 'scale_grams: Must be 0 or more.'],
       [{ ...base, start_time: 'yesterday-ish' }, 400, DATE_RANGE_MESSAGES.invalidFormat],

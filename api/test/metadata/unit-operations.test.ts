@@ -102,7 +102,7 @@ describe('unit operations', () => {
     const cases: Array<[Record<string, unknown>, number, string]> = [
       [{ ...base, type: undefined }, 400, 'type: Type must be one of the unit operation types.'],
       [{ ...base, type: 'brewing' }, 400, 'type: Type must be one of the unit operation types.'],
-      [{ ...base, equipment_id: undefined }, 400, 'equipment_id: Invalid input: expected number, received undefined'],
+      [{ ...base, equipment_id: undefined }, 400, 'equipment_id: Equipment is required.'],
       [{ ...base, start_time: 'soon' }, 400, DATE_RANGE_MESSAGES.invalidFormat],
       [{ ...base, start_time: '2024-01-02T00:00:00Z', end_time: '2024-01-01T23:59:59Z' }, 400, DATE_RANGE_MESSAGES.endBeforeStart],
       [{ ...base, run_id: foreignRunId }, 404, 'Run not found'],
