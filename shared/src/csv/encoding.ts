@@ -11,7 +11,8 @@ function decodeLatin1(bytes: Uint8Array): string {
   let text = '';
   const block = 8192;
   for (let offset = 0; offset < bytes.length; offset += block) {
-    text += String.fromCharCode.apply(null, Array.from(bytes.subarray(offset, offset + block)));
+    // apply() takes the typed array as the argument list directly (no copy into an array).
+    text += String.fromCharCode.apply(null, bytes.subarray(offset, offset + block) as unknown as number[]);
   }
   return text;
 }
