@@ -10,9 +10,9 @@ import { ROOT } from './services.mjs';
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 function newestMtime(dir) {
-  if (!existsSync(dir)) return 0;
-  // A folder's own mtime changes when a file in it is added, removed or renamed.
-  let newest = statSync(dir).mtimeMs;
+  // Files only: removing a file the bundle uses means editing the file that imported it.
+  let newest = 0;
+  if (!existsSync(dir)) return newest;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     // Tests never reach the bundle; editing one must not cost a console rebuild.
     if (entry.name === 'node_modules' || /\.test\.tsx?$/.test(entry.name)) continue;
