@@ -32,11 +32,11 @@ function candidateScore(sample: string, delimiter: CsvDelimiter, partial: boolea
  * may end in the middle of a record, which is then ignored. Falls back to ',' (a one-column file).
  */
 export function detectDelimiter(sample: string, options: { partial?: boolean } = {}): CsvDelimiter {
-  let text = sample.length > DETECTION_CHARS ? sample.slice(0, DETECTION_CHARS) : sample;
-  let partial = options.partial ?? true;
-  if (sample.length > DETECTION_CHARS) partial = true;
-  const section = findDataSection(text);
-  if (section) text = section.text;
+  // A multi-section file is judged on its data table wherever it starts within the sample.
+  const section = findDataSection(sample);
+  const table = section ? section.text : sample;
+  const text = table.length > DETECTION_CHARS ? table.slice(0, DETECTION_CHARS) : table;
+  const partial = table.length > DETECTION_CHARS || (options.partial ?? true);
   let best: CsvDelimiter = ',';
   let bestScore: [number, number] = [0, 0];
   for (const delimiter of CSV_DELIMITERS) {

@@ -40,4 +40,11 @@ describe('CSV decoding', () => {
     expect(decodeCsvBytes(bytes.subarray(0, bytes.length - 1), { partial: true })).toEqual({ text: 'a,', encoding: 'utf-8' });
     expect(decodeCsvBytes(new Uint8Array([0x61]))).toEqual({ text: 'a', encoding: 'utf-8' });
   });
+
+  it('can be told the encoding, for a read resumed in the middle of a file', () => {
+    const decoder = new CsvTextDecoder({ encoding: 'latin1' });
+    expect(decoder.decode(new Uint8Array([0x33, 0x30, 0xb0, 0x43, 0x0a]))).toBe('30°C\n');
+    expect(decoder.end()).toBe('');
+    expect(decoder.encoding).toBe('latin1');
+  });
 });

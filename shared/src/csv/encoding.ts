@@ -36,7 +36,12 @@ export class CsvTextDecoder {
   private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
   private carry: Uint8Array = new Uint8Array(0);
   private started = false;
-  encoding: CsvEncoding = 'utf-8';
+  /** The encoding in use; starts as UTF-8 unless given (a resumed read reuses the first pass's answer). */
+  encoding: CsvEncoding;
+
+  constructor(options: { encoding?: CsvEncoding } = {}) {
+    this.encoding = options.encoding ?? 'utf-8';
+  }
 
   decode(chunk: Uint8Array): string {
     let bytes = chunk;
