@@ -22,7 +22,7 @@ import { formatCreatedEnGb } from '../charts/comment-markers.ts';
 import type { ApiComment } from '../unit-operations/comments-model.ts';
 import {
   COMPARE_MESSAGES, anchorMs, buildCompareSeries, commentsHeading, compareComments, noCommentsMessage, operationOfRun, parameterGroups,
-  runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, typeLabel, type CompareUnitOperation, type RunSeriesInput,
+  runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, typeLabel, unitOperationTypesOf, type CompareUnitOperation, type RunSeriesInput,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
 import './compare-runs.css';
@@ -39,10 +39,7 @@ const PANEL_IDS = { runs: 'compare-runs', chart: 'compare-chart' } as const;
 export function CompareRunsPage() {
   const runs = useApi<Run[]>('/api/v1/runs', runListSchema);
   const operations = useApi<UnitOperation[]>('/api/v1/unit-operations', unitOperationListSchema);
-  const types = useMemo(() => {
-    const list = (operations.data ?? []).map((o) => o.type);
-    return [...new Set(list)].length ? orderTypes(operations.data ?? []) : [];
-  }, [operations.data]);
+  const types = useMemo(() => unitOperationTypesOf(operations.data ?? []), [operations.data]);
   const [activeType, setActiveType] = useState<string | null>(null);
   const [selections, setSelections] = useState<Record<string, TabSelection>>({});
   const type = activeType && types.includes(activeType) ? activeType : types[0] ?? null;
@@ -72,13 +69,6 @@ export function CompareRunsPage() {
     </div>
   );
 }
-
-function orderTypes(operations: readonly UnitOperation[]): string[] {
-  return unitOperationTypesOfOps(operations);
-}
-
-// Kept as a tiny indirection so the ordering rule stays in compare-model.
-import { unitOperationTypesOf as unitOperationTypesOfOps } from './compare-model.ts';
 
 interface CompareTypePanelProps {
   type: string;
@@ -118,11 +108,12 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
   if (series.error) console.error('Failed to fetch time series data', series.error);
 
   const chartSeries = useMemo(() => {
-    if (!series.data) return [];
+    const readingsByOperation = series.data;
+    if (!readingsByOperation) return [];
     const inputs: RunSeriesInput[] = selectedOperations.map(({ run, operation }) => ({
       run, operation,
       instruments: (instruments.data ?? []).filter((i) => i.equipmentId === operation.equipmentId),
-      readings: series.data.get(operation.id) ?? [],
+      readings: readingsByOperation.get(operation.id) ?? [],
     }));
     return buildCompareSeries(inputs, chosenKeys, colors);
   }, [series.data, selectedOperations, instruments.data, chosenKeys, colors]);

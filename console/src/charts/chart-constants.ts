@@ -1,0 +1,65 @@
+/**
+ * The chart constants of spec/02 §9, in one place so the unit-operation chart and the compare chart
+ * look and behave the same.
+ */
+import { Colors } from '@blueprintjs/core';
+
+export const MINUTE_MS = 60_000;
+export const CHART_HEIGHT_PX = 400;
+export const X_AXIS_TITLE = 'Time since unit operation start (minutes)';
+export const X_AXIS_MIN = 0;
+/** At most this many ticks on the time axis. */
+export const TIME_AXIS_TICK_LIMIT = 10;
+
+/** Ten series colours from Blueprint's palette, cycled by index. */
+export const SERIES_PALETTE: readonly string[] = [
+  Colors.BLUE3, Colors.ORANGE3, Colors.GREEN3, Colors.RED3, Colors.VIOLET3,
+  Colors.TURQUOISE3, Colors.GOLD3, Colors.ROSE3, Colors.CERULEAN3, Colors.FOREST3,
+];
+
+/** Point styles of the spec, cycled by index; the non-standard ones are registered as Highcharts symbols. */
+export const POINT_STYLES = [
+  'circle', 'rect', 'triangle', 'diamond', 'cross', 'star', 'rectRounded', 'rectRot', 'line',
+] as const;
+export type PointStyle = (typeof POINT_STYLES)[number];
+
+/** Opacity steps used to tell apart several parameters drawn in one run colour. */
+export const OPACITY_STEPS: readonly number[] = [1, 0.8, 0.6, 0.4, 0.2];
+
+export const LINE_TENSION = 0.4;
+export const SPAN_GAPS = true;
+export const LINE_WIDTH = { highlighted: 3, normal: 1 } as const;
+export const POINT_RADIUS = { highlighted: 3, normal: 1 } as const;
+export const POINT_HOVER_RADIUS = { highlighted: 10, normal: 4 } as const;
+
+export const COMMENT_LINE = {
+  dash: [5, 5] as const,
+  width: 2,
+  selectedWidth: 3,
+  color: Colors.BLUE3,
+  /** Plot lines at zIndex 2 render under the series group (zIndex 3): the data stays on top. */
+  zIndex: 2,
+} as const;
+export const COMMENT_HOVER_RADIUS_PX = 20;
+
+/** Points asked of the server per instrument and visible range: enough for a sharp line, small enough to stay fast. */
+export const POINTS_PER_SERIES = 1500;
+/** The compare screen's series fetch limit (spec/02 §9). */
+export const COMPARE_SERIES_LIMIT = 1000;
+
+export const CHART_MESSAGES = {
+  loading: 'Loading chart...',
+  empty: 'No data available',
+} as const;
+
+export function paletteColor(index: number): string {
+  return SERIES_PALETTE[((index % SERIES_PALETTE.length) + SERIES_PALETTE.length) % SERIES_PALETTE.length]!;
+}
+
+export function pointStyleAt(index: number): PointStyle {
+  return POINT_STYLES[index % POINT_STYLES.length]!;
+}
+
+export function opacityAt(index: number): number {
+  return OPACITY_STEPS[index % OPACITY_STEPS.length]!;
+}

@@ -1,0 +1,47 @@
+/**
+ * The one Highcharts instance of the console, with the point styles of spec/02 §9 that Highcharts
+ * does not ship (cross, star, line) registered as marker symbols.
+ */
+import Highcharts from 'highcharts';
+import type { PointStyle } from './chart-constants.ts';
+
+type SymbolFn = (x: number, y: number, w: number, h: number) => Highcharts.SVGPathArray;
+
+const customSymbols: Record<string, SymbolFn> = {
+  cross: (x, y, w, h) => [['M', x, y], ['L', x + w, y + h], ['M', x + w, y], ['L', x, y + h]],
+  line: (x, y, w, h) => [['M', x, y + h / 2], ['L', x + w, y + h / 2]],
+  star: (x, y, w, h) => {
+    const cx = x + w / 2;
+    const cy = y + h / 2;
+    const outer = Math.min(w, h) / 2;
+    const inner = outer * 0.45;
+    const path: Highcharts.SVGPathArray = [];
+    for (let i = 0; i < 10; i += 1) {
+      const radius = i % 2 === 0 ? outer : inner;
+      const angle = -Math.PI / 2 + (i * Math.PI) / 5;
+      path.push([i === 0 ? 'M' : 'L', cx + radius * Math.cos(angle), cy + radius * Math.sin(angle)]);
+    }
+    path.push(['Z']);
+    return path;
+  },
+};
+
+const symbols = Highcharts.SVGRenderer.prototype.symbols as unknown as Record<string, SymbolFn>;
+for (const [name, draw] of Object.entries(customSymbols)) {
+  if (!symbols[name]) symbols[name] = draw;
+}
+
+/** The Highcharts marker symbol drawing a point style. */
+export function highchartsSymbol(style: PointStyle): string {
+  switch (style) {
+    case 'rect':
+    case 'rectRounded':
+      return 'square';
+    case 'rectRot':
+      return 'diamond';
+    default:
+      return style;
+  }
+}
+
+export { Highcharts };

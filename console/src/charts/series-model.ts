@@ -1,0 +1,116 @@
+/**
+ * Pure building blocks of the time-series charts: readings to [minute, value] points, one y axis per
+ * unit alternating left and right, and the series' visual identity (colour, point style, opacity).
+ */
+import { opacityAt, paletteColor, pointStyleAt, type PointStyle } from './chart-constants.ts';
+import { minutesSince, toEpochMs, type TimeInput } from './time-axis.ts';
+
+/** One reading as the api returns it (camelCased); `min`/`max` come with bucketed answers. */
+export interface Reading {
+  ts: TimeInput;
+  instrumentId: number;
+  value: number | null;
+  min?: number | null;
+  max?: number | null;
+}
+
+export type ChartPoint = [minute: number, value: number];
+
+export interface ChartSeries {
+  id: string;
+  name: string;
+  /** The unit that picks the y axis; null shares the unitless axis. */
+  unit: string | null;
+  color: string;
+  symbol: PointStyle;
+  opacity: number;
+  data: ChartPoint[];
+}
+
+export interface ChartYAxis {
+  /** The unit this axis is for ('' for values without a unit). */
+  unit: string;
+  title: string;
+  /** Every second axis goes on the right. */
+  opposite: boolean;
+}
+
+export const UNITLESS_AXIS_TITLE = 'Value';
+
+/** The label of a parameter in the checkbox lists: the instrument type plus the unit in brackets. */
+export function parameterLabel(type: string, unit: string | null | undefined): string {
+  return unit ? `${type} [${unit}]` : type;
+}
+
+/** The end of a range: the given end, or now when the operation has none. */
+export function rangeEndMs(endTime: TimeInput | null | undefined, nowMs: number = Date.now()): number {
+  const end = toEpochMs(endTime ?? null);
+  return Number.isNaN(end) ? nowMs : end;
+}
+
+/**
+ * Readings to chart points: only non-null values inside [startMs, endMs], as minutes since the start,
+ * sorted by time. `roundMinutes` gives the compare screen's whole-minute x values.
+ */
+export function readingsToPoints(
+  readings: readonly Reading[],
+  startMs: number,
+  endMs: number,
+  options: { roundMinutes?: boolean } = {},
+): ChartPoint[] {
+  const points: ChartPoint[] = [];
+  for (const reading of readings) {
+    if (reading.value === null || reading.value === undefined || !Number.isFinite(reading.value)) continue;
+    const ms = toEpochMs(reading.ts);
+    if (Number.isNaN(ms) || ms < startMs || ms > endMs) continue;
+    const minute = minutesSince(ms, startMs);
+    points.push([options.roundMinutes ? Math.round(minute) : minute, reading.value]);
+  }
+  points.sort((a, b) => a[0] - b[0]);
+  return points;
+}
+
+/** Groups readings by instrument id, keeping each instrument's order. */
+export function groupReadingsByInstrument(readings: readonly Reading[]): Map<number, Reading[]> {
+  const byInstrument = new Map<number, Reading[]>();
+  for (const reading of readings) {
+    const list = byInstrument.get(reading.instrumentId);
+    if (list) list.push(reading);
+    else byInstrument.set(reading.instrumentId, [reading]);
+  }
+  return byInstrument;
+}
+
+/** One y axis per distinct unit, in order of first appearance, alternating left and right. */
+export function buildYAxes(series: ReadonlyArray<Pick<ChartSeries, 'unit'>>): ChartYAxis[] {
+  const axes: ChartYAxis[] = [];
+  const seen = new Set<string>();
+  for (const { unit } of series) {
+    const key = unit ?? '';
+    if (seen.has(key)) continue;
+    seen.add(key);
+    axes.push({ unit: key, title: key || UNITLESS_AXIS_TITLE, opposite: axes.length % 2 === 1 });
+  }
+  return axes;
+}
+
+/** The index of a series' y axis among `axes`. */
+export function yAxisIndexOf(axes: readonly ChartYAxis[], unit: string | null): number {
+  const index = axes.findIndex((axis) => axis.unit === (unit ?? ''));
+  return index < 0 ? 0 : index;
+}
+
+/**
+ * The visual identity of a series. On the detail chart every parameter has its own colour; on the
+ * compare chart the colour belongs to the run and the parameter picks the point style and opacity.
+ */
+export function seriesStyle(colorIndex: number, parameterIndex: number): Pick<ChartSeries, 'color' | 'symbol' | 'opacity'> {
+  return { color: paletteColor(colorIndex), symbol: pointStyleAt(parameterIndex), opacity: opacityAt(parameterIndex) };
+}
+
+/** Merges a finer window into coarse overview points: the overview outside, the window inside. */
+export function mergeWindow(overview: readonly ChartPoint[], window: readonly ChartPoint[], fromMinute: number, toMinute: number): ChartPoint[] {
+  const before = overview.filter(([x]) => x < fromMinute);
+  const after = overview.filter(([x]) => x > toMinute);
+  return [...before, ...window, ...after];
+}

@@ -1,0 +1,81 @@
+/**
+ * Conversions between wall-clock time and the charts' x axis: minutes since the unit operation's
+ * start (spec/02 §9: 1 minute = 60000 ms).
+ */
+import { MINUTE_MS } from './chart-constants.ts';
+
+/** Numbers above this are epoch milliseconds; smaller numbers are already minutes (spec/02 §3). */
+export const EPOCH_MS_THRESHOLD = 1e12;
+
+export type TimeInput = string | number | Date;
+
+/** Epoch milliseconds of an ISO string, a Date or an epoch-ms number; NaN when it does not parse. */
+export function toEpochMs(value: TimeInput | null | undefined): number {
+  if (value === null || value === undefined || value === '') return Number.NaN;
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'number') return value;
+  const trimmed = value.trim();
+  // Numeric strings are epoch milliseconds (some clients send them that way).
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  return Date.parse(trimmed);
+}
+
+/** Minutes between the start and a time, fractional. */
+export function minutesSince(time: TimeInput, startMs: number): number {
+  return (toEpochMs(time) - startMs) / MINUTE_MS;
+}
+
+/**
+ * The minute at which a comment sits. A number above 1e12 is epoch milliseconds; with a start time it
+ * is taken relative to it, otherwise it is converted to minutes as is (divided by 60000). Smaller
+ * numbers are minutes already. Strings are dates (ISO), relative to the start when there is one.
+ */
+export function commentMinute(timestamp: TimeInput, startMs: number | null | undefined): number {
+  const hasStart = typeof startMs === 'number' && Number.isFinite(startMs);
+  if (typeof timestamp === 'number') {
+    if (timestamp > EPOCH_MS_THRESHOLD) return hasStart ? (timestamp - startMs) / MINUTE_MS : timestamp / MINUTE_MS;
+    return timestamp;
+  }
+  const ms = toEpochMs(timestamp);
+  if (Number.isNaN(ms)) return Number.NaN;
+  return hasStart ? (ms - startMs) / MINUTE_MS : ms / MINUTE_MS;
+}
+
+/** The wall-clock time of a minute on the axis. */
+export function minuteToEpochMs(minute: number, startMs: number): number {
+  return startMs + minute * MINUTE_MS;
+}
+
+/** Rounds a minute for display: whole minutes stay whole, otherwise one decimal. */
+export function formatMinute(minute: number): string {
+  if (!Number.isFinite(minute)) return '-';
+  const rounded = Math.round(minute * 10) / 10;
+  return Number.isInteger(rounded) ? String(rounded) : rounded.toFixed(1);
+}
+
+/** Elapsed minutes as hour:minute ('125' -> '2:05'), the label format of the time axis. */
+export function formatElapsedHourMinute(minute: number): string {
+  if (!Number.isFinite(minute)) return '-';
+  const sign = minute < 0 ? '-' : '';
+  const total = Math.round(Math.abs(minute));
+  const hours = Math.floor(total / 60);
+  const minutes = total % 60;
+  return `${sign}${hours}:${String(minutes).padStart(2, '0')}`;
+}
+
+/** A value for an <input type="datetime-local"> in the browser's time zone. */
+export function toDateTimeLocalValue(ms: number): string {
+  if (!Number.isFinite(ms)) return '';
+  const date = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** Epoch ms of an <input type="datetime-local"> value (local time); NaN when blank or invalid. */
+export function fromDateTimeLocalValue(value: string): number {
+  if (!value) return Number.NaN;
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (!match) return Number.NaN;
+  const [, y, mo, d, h, mi, s] = match;
+  return new Date(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)).getTime();
+}

@@ -1,0 +1,362 @@
+/**
+ * The CSV part of the unit-operation dialog (spec/02 §2, §5, §8): choose a file, see 10 preview rows
+ * read from the first part of the file, select and assign columns, create missing instruments in the
+ * wizard, pick how the timestamp column reads (dates, or elapsed time since the operation's start),
+ * then, once the dialog has saved the unit operation, upload the file to the server and follow the
+ * ingest job with a progress bar. The browser never parses more than the preview.
+ *
+ * Plugs into UnitOperationDialog through its `csvSection` slot and submit hook.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import {
+  Button, Callout, Checkbox, FileInput, FormGroup, HTMLSelect, HTMLTable, Intent, ProgressBar, Radio, RadioGroup, Tag,
+} from '@blueprintjs/core';
+import {
+  CSV_MESSAGES, CSV_TOAST_TITLES, decimalCommaAllowed, detectTimestampFormat, findNonNumericValues, isLowConfidence,
+  localePrefersDayFirst, lowDateConfidenceMessage, nonNumericMessage, truncatePreviewCell, uploadSuccessMessage, type CsvPreview,
+  type TimestampDetection,
+} from '@bioprocess/shared/csv/index';
+import { ELAPSED_UNITS, type ElapsedUnit, type IngestJobStatus } from '@bioprocess/shared/timeseries';
+import { useApi } from '../api/hooks.ts';
+import { showToast, type ToastInput } from '../components/toaster.ts';
+import { formatDate } from '../entities/format.ts';
+import { instrumentListSchema, type Instrument } from '../entities/types.ts';
+import type { UnitOperationDialogContext, UnitOperationFormState } from '../runs/UnitOperationDialog.tsx';
+import {
+  assignColumn, blockedSubmitLabel, buildMapping, guessTimestampColumn, initialColumns, newInstrumentColumns, reconcileWithInstruments,
+  setSelected, type ColumnAssignment, type ColumnState, type TimestampMode,
+} from './column-mapping.ts';
+import { readCsvPreview } from './read-preview.ts';
+import { postCsvUpload, UploadError, watchIngestJob } from './upload-client.ts';
+import { InstrumentWizard } from './InstrumentWizard.tsx';
+import { ExistingDataPreview } from './ExistingDataPreview.tsx';
+import { describeProgress, type UploadState } from './upload-progress.ts';
+import './csv-upload.css';
+
+const PREVIEW_TABLE_ROWS = 10;
+/** How long the finished progress bar stays visible before the dialog closes. */
+const DONE_LINGER_MS = 900;
+
+function assignmentValue(assignment: ColumnAssignment): string {
+  return assignment.kind === 'existing' ? `existing:${assignment.instrumentId}` : assignment.kind;
+}
+
+function parseAssignment(value: string): ColumnAssignment {
+  if (value.startsWith('existing:')) return { kind: 'existing', instrumentId: Number(value.slice('existing:'.length)) };
+  if (value === 'timestamp' || value === 'new') return { kind: value };
+  return { kind: 'empty' };
+}
+
+/** Shown after the dialog's own success toast (one toast at a time: the upload's outcome is the one to read). */
+function toastAfterDialog(toast: ToastInput): void {
+  setTimeout(() => showToast(toast), 0);
+}
+
+export function CsvUploadSection({ context }: { context: UnitOperationDialogContext }) {
+  const { state, setSubmitHook } = context;
+  const [file, setFile] = useState<File | null>(null);
+  const [preview, setPreview] = useState<CsvPreview | null>(null);
+  const [partial, setPartial] = useState(false);
+  const [columns, setColumns] = useState<ColumnState[] | null>(null);
+  const [timestampMode, setTimestampMode] = useState<TimestampMode>('absolute');
+  const [elapsedUnit, setElapsedUnit] = useState<ElapsedUnit>('seconds');
+  const [replaceExisting, setReplaceExisting] = useState(true);
+  const [wizardOpen, setWizardOpen] = useState(false);
+  const [upload, setUpload] = useState<UploadState | null>(null);
+  const [reading, setReading] = useState(false);
+  const inputRef = useRef<HTMLInputElement | null>(null);
+
+  const instruments = useApi<Instrument[]>(state.equipmentId ? `/api/v1/equipment/${state.equipmentId}/instruments` : null, instrumentListSchema);
+  const instrumentList = useMemo(() => instruments.data ?? [], [instruments.data]);
+  const preferDayFirst = useMemo(() => localePrefersDayFirst(navigator.language || 'en-US'), []);
+
+  // Assignments follow the equipment: instruments of another equipment are dropped, matching ones found.
+  useEffect(() => {
+    setColumns((current) => (current ? reconcileWithInstruments(current, instrumentList) : current));
+  }, [instrumentList]);
+
+  const timestampColumn = columns?.find((c) => c.selected && c.assignment.kind === 'timestamp') ?? null;
+  const detection = useMemo<TimestampDetection | null>(() => {
+    if (!preview || !timestampColumn) return null;
+    const index = preview.headers.indexOf(timestampColumn.name);
+    return detectTimestampFormat(preview.rows.map((row) => row[index] ?? ''), { preferDayFirst, columnName: timestampColumn.name });
+  }, [preview, timestampColumn, preferDayFirst]);
+
+  // A numeric column that looks like elapsed time starts in elapsed mode with the suggested unit.
+  useEffect(() => {
+    if (!detection) return;
+    if (detection.elapsed) {
+      setTimestampMode('elapsed');
+      setElapsedUnit(detection.elapsed.unit);
+    } else {
+      setTimestampMode('absolute');
+    }
+  }, [detection]);
+
+  const clearFile = useCallback(() => {
+    setFile(null);
+    setPreview(null);
+    setColumns(null);
+    setUpload(null);
+    if (inputRef.current) inputRef.current.value = '';
+  }, []);
+
+  const chooseFile = async (chosen: File | null) => {
+    if (!chosen) {
+      clearFile();
+      return;
+    }
+    setReading(true);
+    try {
+      const outcome = await readCsvPreview(chosen);
+      if (!outcome.ok) {
+        showToast({ title: outcome.title, message: outcome.message, intent: 'danger' });
+        clearFile();
+        return;
+      }
+      setFile(chosen);
+      setPreview(outcome.preview);
+      setPartial(outcome.partial);
+      const timestampIndex = guessTimestampColumn(outcome.preview.headers, outcome.preview.rows, preferDayFirst);
+      setColumns(initialColumns(outcome.preview.headers, timestampIndex, instrumentList));
+      setUpload(null);
+    } finally {
+      setReading(false);
+    }
+  };
+
+  // The submit hook reads the latest state through a ref, so it is registered again only when the label changes.
+  const latest = useRef({ file, preview, columns, timestampMode, elapsedUnit, replaceExisting });
+  latest.current = { file, preview, columns, timestampMode, elapsedUnit, replaceExisting };
+  const blockedLabel = file ? blockedSubmitLabel(columns) : null;
+
+  const beforeSave = useCallback((form: UnitOperationFormState): boolean => {
+    const current = latest.current;
+    if (!current.file || !current.columns || !current.preview) return true;
+    const result = buildMapping(current.columns, current);
+    if (!result.ok) {
+      showToast({ title: result.title, message: result.message, intent: 'danger' });
+      return false;
+    }
+    if (result.mapping.timestamp_mode === 'elapsed' && !form.startTime) {
+      showToast({ title: CSV_TOAST_TITLES.validationError, message: ELAPSED_NEEDS_START, intent: 'danger' });
+      return false;
+    }
+    // The preview rows are checked here as a courtesy; the server checks every row of the file.
+    const headers = current.preview.headers;
+    const nonNumeric = findNonNumericValues(result.mapping.columns.map(({ column }) => {
+      const index = headers.indexOf(column);
+      return { name: column, values: current.preview!.rows.map((row) => row[index] ?? '') };
+    }), { decimalComma: decimalCommaAllowed(current.preview.delimiter) });
+    const message = nonNumericMessage(nonNumeric);
+    if (message) {
+      showToast({ title: CSV_TOAST_TITLES.csvValidationError, message, intent: 'danger' });
+      return false;
+    }
+    return true;
+  }, []);
+
+  const afterSave = useCallback(async (saved: { id: number }) => {
+    const current = latest.current;
+    if (!current.file || !current.columns) return;
+    const result = buildMapping(current.columns, current);
+    if (!result.ok) return;
+    const columnCount = result.mapping.columns.length;
+    setUpload({ phase: 'uploading', sent: 0, total: current.file.size, job: null });
+    try {
+      const jobId = await postCsvUpload(saved.id, current.file, result.mapping,
+        (event) => setUpload({ phase: 'uploading', sent: event.loaded, total: event.total, job: null }));
+      setUpload((u) => ({ phase: 'processing', sent: u?.total ?? 0, total: u?.total ?? 0, job: null }));
+      const finished = await watchIngestJob(jobId, (job: IngestJobStatus) => setUpload((u) => ({
+        phase: job.state === 'completed' ? 'done' : job.state === 'failed' ? 'failed' : 'processing',
+        sent: u?.total ?? 0, total: u?.total ?? 0, job,
+      })));
+      if (finished.state === 'failed') {
+        toastAfterDialog({ title: CSV_TOAST_TITLES.uploadFailed, message: finished.error || CSV_MESSAGES.uploadFailedFallback, intent: 'danger' });
+        return;
+      }
+      const summary = typeof finished.result?.message === 'string'
+        ? finished.result.message
+        : uploadSuccessMessage(columnCount, finished.progress.points_written);
+      const notice = typeof finished.result?.notice === 'string' ? ` ${finished.result.notice}` : '';
+      const skipped = finished.progress.rows_skipped > 0 ? ` ${finished.progress.rows_skipped.toLocaleString('en-US')} row(s) skipped (bad timestamp or outside the unit operation's time range).` : '';
+      toastAfterDialog({ title: CSV_TOAST_TITLES.uploadSucceeded, message: `${summary}${skipped}${notice}`, intent: 'success' });
+      await new Promise((resolve) => setTimeout(resolve, DONE_LINGER_MS));
+    } catch (error) {
+      console.error('CSV upload failed', error);
+      setUpload((u) => (u ? { ...u, phase: 'failed' } : u));
+      if (error instanceof UploadError && error.status === 429) {
+        toastAfterDialog({ title: CSV_TOAST_TITLES.rateLimited, message: error.message, intent: 'danger' });
+      } else {
+        toastAfterDialog({ title: CSV_TOAST_TITLES.uploadFailed, message: error instanceof Error && error.message ? error.message : CSV_MESSAGES.uploadFailedFallback, intent: 'danger' });
+      }
+    }
+  }, []);
+
+  useEffect(() => {
+    setSubmitHook(file ? { blockedLabel, beforeSave, afterSave } : null);
+  }, [file, blockedLabel, beforeSave, afterSave, setSubmitHook]);
+  useEffect(() => () => setSubmitHook(null), [setSubmitHook]);
+
+  const wizardColumns = columns ? newInstrumentColumns(columns).map((c) => c.name) : [];
+  const selectedCount = columns?.filter((c) => c.selected).length ?? 0;
+  const existingData = state.mode === 'edit' && state.unitOperation ? <ExistingDataPreview unitOperationId={state.unitOperation.id} instruments={instrumentList} /> : null;
+
+  return (
+    <section className="csv-section" data-testid="csv-upload-section">
+      <div className="csv-section-title">
+        <h4>Instrument data (CSV)</h4>
+        <span className="bp6-text-muted">Optional. The file is checked here from its first rows and read in full by the server.</span>
+      </div>
+      {existingData}
+      <FormGroup label="CSV file" labelFor="csv-file" labelInfo="(optional)">
+        <div className="csv-file-row">
+          <FileInput fill text={file ? file.name : 'Choose a CSV file...'} hasSelection={file !== null} disabled={context.busy || reading}
+            inputProps={{ id: 'csv-file', accept: '.csv,text/csv', ref: inputRef, 'aria-label': 'CSV file' }}
+            onInputChange={(event) => void chooseFile(event.currentTarget.files?.[0] ?? null)} />
+          {file && <Button variant="minimal" icon="cross" aria-label="Remove file" onClick={clearFile} disabled={context.busy} />}
+        </div>
+      </FormGroup>
+
+      {file && preview && columns && (
+        <>
+          <div className="csv-preview-meta">
+            <Tag minimal>{formatBytes(file.size)}</Tag>
+            <Tag minimal>delimiter {preview.delimiter === '\t' ? 'tab' : `“${preview.delimiter}”`}</Tag>
+            {preview.section && <Tag minimal>section {preview.section}</Tag>}
+            <Tag minimal>{columns.length} columns</Tag>
+            <Tag minimal intent={selectedCount ? 'primary' : 'none'}>{selectedCount} selected</Tag>
+            <span className="bp6-text-muted">
+              Preview of the first {Math.min(PREVIEW_TABLE_ROWS, preview.rows.length)} rows{partial ? ' (read from the start of the file)' : ''}.
+            </span>
+          </div>
+          <div className="csv-preview-scroll">
+            <HTMLTable compact bordered striped className="csv-preview-table" data-testid="csv-preview">
+              <thead>
+                <tr>
+                  {columns.map((column) => (
+                    <th key={column.name} className={column.selected ? 'csv-col-selected' : undefined}>
+                      <Checkbox className="csv-col-check" checked={column.selected} label={column.name} title={column.name}
+                        onChange={(event) => setColumns((cols) => cols && setSelected(cols, column.name, event.currentTarget.checked))} />
+                      <HTMLSelect className="csv-col-assign" aria-label={`Assignment of ${column.name}`} disabled={!column.selected}
+                        value={assignmentValue(column.assignment)} fill
+                        onChange={(event) => setColumns((cols) => cols && assignColumn(cols, column.name, parseAssignment(event.target.value)))}>
+                        <option value="empty">Choose...</option>
+                        <option value="timestamp">Timestamp</option>
+                        <option value="new">New instrument</option>
+                        {instrumentList.length > 0 && (
+                          <optgroup label="Existing instruments">
+                            {instrumentList.map((i) => <option key={i.id} value={`existing:${i.id}`}>{i.name}{i.unit ? ` [${i.unit}]` : ''}</option>)}
+                          </optgroup>
+                        )}
+                      </HTMLSelect>
+                      <AssignmentTag column={column} />
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {preview.rows.slice(0, PREVIEW_TABLE_ROWS).map((row, rowIndex) => (
+                  <tr key={rowIndex}>
+                    {row.map((cell, cellIndex) => <td key={cellIndex} title={cell}>{truncatePreviewCell(cell)}</td>)}
+                  </tr>
+                ))}
+              </tbody>
+            </HTMLTable>
+          </div>
+
+          {wizardColumns.length > 0 && (
+            <Callout intent={Intent.WARNING} icon="wrench" className="csv-callout" title={`${wizardColumns.length} column(s) need a new instrument`}>
+              <p>{wizardColumns.join(', ')}</p>
+              <Button intent={Intent.PRIMARY} icon="add" text="Set up instruments" disabled={!state.equipmentId || context.busy}
+                onClick={() => setWizardOpen(true)} />
+              {!state.equipmentId && <span className="csv-hint">Choose the equipment first: instruments belong to it.</span>}
+            </Callout>
+          )}
+
+          {timestampColumn ? (
+            <div className="csv-timestamp">
+              <RadioGroup inline label={`Timestamp column “${timestampColumn.name}” holds`} selectedValue={timestampMode}
+                onChange={(event) => setTimestampMode(event.currentTarget.value as TimestampMode)}>
+                <Radio value="absolute" label="Dates and times" />
+                <Radio value="elapsed" label="Elapsed time since the unit operation's start" />
+              </RadioGroup>
+              {timestampMode === 'elapsed' && (
+                <div className="csv-elapsed">
+                  <FormGroup label="Unit" labelFor="csv-elapsed-unit" inline>
+                    <HTMLSelect id="csv-elapsed-unit" value={elapsedUnit} onChange={(event) => setElapsedUnit(event.target.value as ElapsedUnit)}>
+                      {ELAPSED_UNITS.map((unit) => <option key={unit} value={unit}>{unit}</option>)}
+                    </HTMLSelect>
+                  </FormGroup>
+                  {state.startTime
+                    ? <span className="bp6-text-muted">0 {elapsedUnit} = {formatDate(state.startTime)}</span>
+                    : <Callout intent={Intent.WARNING} compact>{ELAPSED_NEEDS_START}</Callout>}
+                </div>
+              )}
+              {timestampMode === 'absolute' && detection && isLowConfidence(detection) && (
+                <Callout intent={Intent.WARNING} compact icon="warning-sign" data-testid="date-confidence-notice">
+                  {lowDateConfidenceMessage(detection.confidence)}
+                </Callout>
+              )}
+            </div>
+          ) : (
+            <Callout intent={Intent.PRIMARY} compact icon="time">{CSV_MESSAGES.timestampColumnRequired}</Callout>
+          )}
+
+          <Checkbox checked={replaceExisting} onChange={(event) => setReplaceExisting(event.currentTarget.checked)}
+            label="Replace existing data of these instruments in the file's time range" />
+        </>
+      )}
+
+      {upload && <UploadProgressView upload={upload} />}
+
+      {state.equipmentId && (
+        <InstrumentWizard isOpen={wizardOpen} equipmentId={state.equipmentId} columns={wizardColumns}
+          existingNames={instrumentList.map((i) => i.name)}
+          onCreated={(column, instrument) => {
+            setColumns((cols) => cols && assignColumn(cols, column, { kind: 'existing', instrumentId: instrument.id }));
+            void instruments.mutate((list) => [...(list ?? []), instrument], { revalidate: true });
+          }}
+          onFinished={() => setWizardOpen(false)}
+          onCancelled={() => setWizardOpen(false)} />
+      )}
+    </section>
+  );
+}
+
+export const ELAPSED_NEEDS_START = "Elapsed time is counted from the unit operation's start: please set a Start Time.";
+
+function AssignmentTag({ column }: { column: ColumnState }) {
+  if (!column.selected) return <Tag minimal className="csv-col-tag">not imported</Tag>;
+  switch (column.assignment.kind) {
+    case 'timestamp': return <Tag minimal intent="primary" icon="time" className="csv-col-tag">timestamp</Tag>;
+    case 'existing': return <Tag minimal intent="success" icon="tick" className="csv-col-tag">instrument</Tag>;
+    case 'new': return <Tag minimal intent="warning" icon="wrench" className="csv-col-tag">set up</Tag>;
+    default: return <Tag minimal intent="danger" className="csv-col-tag">unassigned</Tag>;
+  }
+}
+
+function UploadProgressView({ upload }: { upload: UploadState }) {
+  const view = describeProgress(upload);
+  return (
+    <div className="csv-progress" data-testid="csv-upload-progress" data-phase={upload.phase}>
+      <div className="csv-progress-label">
+        <strong>{view.title}</strong>
+        <span className="bp6-text-muted" data-testid="csv-upload-counts">{view.detail}</span>
+      </div>
+      <ProgressBar value={view.value} intent={view.intent} animate={view.animate} stripes={view.animate} />
+    </div>
+  );
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+}
+
+/** The renderer for UnitOperationDialog's `csvSection` slot. */
+export function renderCsvUploadSection(context: UnitOperationDialogContext) {
+  return <CsvUploadSection context={context} />;
+}

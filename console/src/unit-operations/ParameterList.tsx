@@ -1,0 +1,49 @@
+/** The parameter checkbox list of the unit-operation detail: 'type [unit]' per instrument with data. */
+import { Card, Checkbox, H4, NonIdealState, Spinner } from '@blueprintjs/core';
+import { Colors } from '@blueprintjs/core';
+import { parameterLabel } from '../charts/series-model.ts';
+import type { Instrument } from '../entities/types.ts';
+
+export const NO_PARAMETERS_MESSAGE = 'No data logged by any instruments.';
+
+export interface ParameterListProps {
+  instruments: readonly Pick<Instrument, 'id' | 'name' | 'type' | 'unit'>[];
+  selected: ReadonlySet<number>;
+  colorOf: (instrumentId: number) => string | undefined;
+  loading: boolean;
+  error: string | null;
+  onToggle: (instrumentId: number, checked: boolean) => void;
+  onToggleAll: (checked: boolean) => void;
+}
+
+export function ParameterList({ instruments, selected, colorOf, loading, error, onToggle, onToggleAll }: ParameterListProps) {
+  const selectedCount = instruments.filter((i) => selected.has(i.id)).length;
+  return (
+    <Card className="uo-card uo-parameters" data-testid="parameter-list">
+      <H4>Parameters</H4>
+      {loading ? (
+        <Spinner size={20} />
+      ) : error ? (
+        <p style={{ color: Colors.RED3 }} role="alert">{error}</p>
+      ) : instruments.length === 0 ? (
+        <NonIdealState icon="th-disconnect" description={NO_PARAMETERS_MESSAGE} />
+      ) : (
+        <>
+          <Checkbox label="All parameters" className="uo-parameter-all" checked={selectedCount === instruments.length}
+            indeterminate={selectedCount > 0 && selectedCount < instruments.length}
+            onChange={(event) => onToggleAll(event.currentTarget.checked)} />
+          {instruments.map((instrument) => (
+            <Checkbox key={instrument.id} checked={selected.has(instrument.id)} title={instrument.name}
+              onChange={(event) => onToggle(instrument.id, event.currentTarget.checked)}
+              labelElement={(
+                <span className="uo-parameter-label">
+                  <span className="uo-parameter-swatch" style={{ background: colorOf(instrument.id) ?? Colors.LIGHT_GRAY1 }} />
+                  {parameterLabel(instrument.type, instrument.unit)}
+                </span>
+              )} />
+          ))}
+        </>
+      )}
+    </Card>
+  );
+}
