@@ -57,15 +57,18 @@ function LoginForm({ onForgotPassword }: { onForgotPassword: () => void }) {
 
   return (
     // noValidate: the spec's own messages replace the browser's bubbles; the inputs stay typed and required.
-    <form onSubmit={(event) => void submit(event)} noValidate aria-label="Sign in">
-      <H3 className="app-auth-title">Welcome to {PRODUCT_NAME}</H3>
+    <form onSubmit={(event) => void submit(event)} noValidate aria-labelledby="login-title">
+      <H3 className="app-auth-title" id="login-title">Welcome to {PRODUCT_NAME}</H3>
       <p className={`${Classes.TEXT_MUTED} app-auth-subtitle`}>Sign in to your account to continue.</p>
       <FormGroup label="Email" labelFor="login-email">
         <InputGroup id="login-email" type="email" required autoComplete="username" leftIcon="envelope" size="large"
           placeholder="you@company.com" value={email} onValueChange={setEmail} disabled={busy} autoFocus />
       </FormGroup>
-      <FormGroup label="Password" labelFor="login-password"
-        labelInfo={<Button variant="minimal" size="small" className="app-forgot-link" text="Forgot Password?" onClick={onForgotPassword} />}>
+      <div className="app-password-label-row">
+        <label className={Classes.LABEL} htmlFor="login-password">Password</label>
+        <Button variant="minimal" size="small" intent={Intent.PRIMARY} className="app-forgot-link" text="Forgot Password?" onClick={onForgotPassword} />
+      </div>
+      <FormGroup>
         <InputGroup id="login-password" type={showPassword ? 'text' : 'password'} required autoComplete="current-password"
           leftIcon="lock" size="large" placeholder="Your password" value={password} onValueChange={setPassword} disabled={busy}
           rightElement={(
@@ -106,10 +109,10 @@ function ForgotPasswordForm({ onBack }: { onBack: () => void }) {
   };
 
   return (
-    <form onSubmit={(event) => void submit(event)} noValidate aria-label="Reset password">
+    <form onSubmit={(event) => void submit(event)} noValidate aria-labelledby="forgot-title">
       <div className="app-auth-title-row">
         <Button variant="minimal" icon="arrow-left" aria-label="Back to sign in" onClick={onBack} disabled={busy} />
-        <H3 className="app-auth-title">Reset Password</H3>
+        <H3 className="app-auth-title" id="forgot-title">Reset Password</H3>
       </div>
       <p className={`${Classes.TEXT_MUTED} app-auth-subtitle`}>Enter your email address and we&apos;ll send you a link to reset your password.</p>
       <FormGroup label="Email" labelFor="forgot-email">

@@ -89,8 +89,8 @@ function ResetForm({ token, onSuccess }: { token: string; onSuccess: () => void 
   };
 
   return (
-    <form onSubmit={(event) => void submit(event)} noValidate aria-label="Set a new password">
-      <H3 className="app-auth-title">Reset Password</H3>
+    <form onSubmit={(event) => void submit(event)} noValidate aria-labelledby="reset-title">
+      <H3 className="app-auth-title" id="reset-title">Reset Password</H3>
       <p className={`${Classes.TEXT_MUTED} app-auth-subtitle`}>Choose a new password for your account.</p>
       {!token ? <Callout intent={Intent.DANGER} icon="error" className="app-auth-callout">{MISSING_TOKEN_MESSAGE}</Callout> : null}
       {error ? <Callout intent={Intent.DANGER} icon="error" className="app-auth-callout" role="alert">{error}</Callout> : null}
