@@ -41,6 +41,13 @@ describe('spreadsheet serial dates', () => {
     expect(parseTimestamp('abc', detection)).toBeNull();
     expect(parseTimestamp('100000', detection)).toBeNull();
   });
+
+  it('reads serials with a decimal comma when the delimiter allows it', () => {
+    const detection = detectTimestampFormat(['44197,5', '44197,75'], { decimalComma: true });
+    expect(detection).toMatchObject({ format: 'spreadsheet-serial', confidence: 1 });
+    expect(parseTimestamp('44197,5', detection, { decimalComma: true })).toBe(utc(2021, 0, 1, 12));
+    expect(suggestElapsedTime(['0,5', '1,0', '1,5'], { decimalComma: true })).toEqual({ unit: 'minutes' });
+  });
 });
 
 describe('ISO timestamps', () => {

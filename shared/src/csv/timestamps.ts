@@ -46,6 +46,8 @@ export interface TimestampDetectionOptions {
   preferDayFirst?: boolean;
   /** The column name: elapsed-time units are read from hints such as 'Time [h]' or 'elapsed_min'. */
   columnName?: string;
+  /** Numbers may use a decimal comma (the file's delimiter is not a comma). */
+  decimalComma?: boolean;
 }
 
 export interface TimestampParseOptions {
@@ -54,6 +56,8 @@ export interface TimestampParseOptions {
    * writes local time and states TimezoneBias 120). Default 0: zone-less values are UTC.
    */
   timezoneOffsetMinutes?: number;
+  /** Serial dates may use a decimal comma (the file's delimiter is not a comma). */
+  decimalComma?: boolean;
 }
 
 const MS_PER_MINUTE = 60_000;
@@ -271,7 +275,7 @@ export function createTimestampParser(
   switch (detection.format) {
     case 'spreadsheet-serial':
       return (value) => {
-        const serial = parseNumericCell(value);
+        const serial = parseNumericCell(value, options);
         return serial === null || Number.isNaN(serial) ? null : spreadsheetSerialToEpochMs(serial, options);
       };
     case 'iso':
@@ -375,7 +379,7 @@ export function detectTimestampFormat(
   const unknown: TimestampDetection = { format: 'unknown', confidence: 0, dayFirst: false, order: null, elapsed: null };
   if (samples.length === 0) return unknown;
 
-  const numbers = samples.map((value) => parseNumericCell(value));
+  const numbers = samples.map((value) => parseNumericCell(value, options));
   if (numbers.every((value) => value !== null && !Number.isNaN(value))) {
     const serials = numbers.filter((value) => isSpreadsheetSerialDate(value as number)).length;
     return {
@@ -383,7 +387,7 @@ export function detectTimestampFormat(
       confidence: serials / samples.length,
       dayFirst: false,
       order: null,
-      elapsed: suggestElapsedTime(samples, { columnName: options.columnName }),
+      elapsed: suggestElapsedTime(samples, options),
     };
   }
 
@@ -463,13 +467,13 @@ function unitFromStep(medianStep: number): ElapsedTimeUnit {
  */
 export function suggestElapsedTime(
   values: Iterable<string>,
-  options: { columnName?: string } = {},
+  options: { columnName?: string; decimalComma?: boolean } = {},
 ): ElapsedTimeSuggestion | null {
   const samples = nonEmptySamples(values, CSV_LIMITS.dateDetectionSampleSize);
   if (samples.length < 2) return null;
   const numbers: number[] = [];
   for (const sample of samples) {
-    const value = parseNumericCell(sample);
+    const value = parseNumericCell(sample, options);
     if (value === null || Number.isNaN(value) || value < 0) return null;
     if (numbers.length > 0 && value < numbers[numbers.length - 1]!) return null;
     numbers.push(value);
