@@ -17,6 +17,7 @@ import { formatDate, titleCaseType } from '../entities/format.ts';
 import { nameLookup, useEquipmentList, useFacilities, useInstruments, useRevalidate } from '../entities/queries.ts';
 import { statusOf } from '../entities/run-metrics.ts';
 import { runSchema, unitOperationListSchema, type Run, type UnitOperation } from '../entities/types.ts';
+import { renderCsvUploadSection } from '../csv-upload/CsvUploadSection.tsx';
 import { KeyInsightsCard } from './KeyInsightsCard.tsx';
 import { UnitOperationDialog, type UnitOperationDialogProps } from './UnitOperationDialog.tsx';
 import { UnitOperationFlow } from './UnitOperationFlow.tsx';
@@ -38,7 +39,7 @@ export interface RunDetailPageProps {
   csvSection?: UnitOperationDialogProps['csvSection'];
 }
 
-export function RunDetailPage({ csvSection }: RunDetailPageProps = {}) {
+export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetailPageProps = {}) {
   const { runId: runIdParam } = useParams();
   const runId = Number(runIdParam);
   const validId = Number.isSafeInteger(runId) && runId > 0;

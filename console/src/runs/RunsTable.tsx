@@ -25,14 +25,14 @@ interface Column {
 }
 
 const COLUMNS: readonly Column[] = [
-  { key: 'name', label: 'Name', width: '20%' },
-  { key: 'strain', label: 'Strain' },
-  { key: 'target', label: 'Target' },
-  { key: 'facility', label: 'Facility' },
-  { key: 'startTime', label: 'Start Time', width: '140px' },
-  { key: 'endTime', label: 'End Time', width: '140px' },
-  { key: 'scaleLiters', label: 'Scale (L)', width: '90px' },
-  { key: 'status', label: 'Status', width: '110px' },
+  { key: 'name', label: 'Name', width: '24%' },
+  { key: 'strain', label: 'Strain', width: '14%' },
+  { key: 'target', label: 'Target', width: '10%' },
+  { key: 'facility', label: 'Facility', width: '16%' },
+  { key: 'startTime', label: 'Start Time', width: '136px' },
+  { key: 'endTime', label: 'End Time', width: '136px' },
+  { key: 'scaleLiters', label: 'Scale (L)', width: '84px' },
+  { key: 'status', label: 'Status', width: '112px' },
 ];
 
 export interface RunsTableProps {
@@ -103,7 +103,7 @@ export function RunsTable({
       <HTMLTable interactive striped className="app-runs-table">
         <colgroup>
           {COLUMNS.map((column) => <col key={column.key} style={column.width ? { width: column.width } : undefined} />)}
-          {canEdit ? <col style={{ width: '92px' }} /> : null}
+          {canEdit ? <col style={{ width: '84px' }} /> : null}
         </colgroup>
         <thead>
           <tr>
@@ -125,9 +125,9 @@ export function RunsTable({
               <tr key={run.id} data-index={item.index} className="app-run-row" tabIndex={0} onClick={() => open(run)}
                 onKeyDown={(event: KeyboardEvent) => { if (event.key === 'Enter') open(run); }} style={{ height: ROW_HEIGHT }}>
                 <td className="app-cell-strong app-cell-ellipsis" title={run.name}>{run.name}</td>
-                <td className="app-cell-ellipsis">{run.strain ?? '-'}</td>
-                <td className="app-cell-ellipsis">{run.target ?? '-'}</td>
-                <td className="app-cell-ellipsis">{facilityName(run.facilityId)}</td>
+                <td className="app-cell-ellipsis" title={run.strain ?? undefined}>{run.strain ?? '-'}</td>
+                <td className="app-cell-ellipsis" title={run.target ?? undefined}>{run.target ?? '-'}</td>
+                <td className="app-cell-ellipsis" title={facilityName(run.facilityId)}>{facilityName(run.facilityId)}</td>
                 <td className={Classes.TEXT_MUTED}>{formatDate(run.startTime)}</td>
                 <td className={Classes.TEXT_MUTED}>{formatDate(run.endTime)}</td>
                 <td>{run.scaleLiters ?? '-'}</td>
