@@ -16,6 +16,7 @@ import {
   type Comment,
 } from '@bioprocess/shared/entities';
 import { LIST_QUERY_DESCRIPTION, listQuerySchema, TOTAL_COUNT_HEADER } from '@bioprocess/shared/pagination';
+import { withTransaction } from '@bioprocess/shared/server/postgres';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { forbidden, notFound } from '../platform/http-error.ts';
@@ -151,13 +152,15 @@ export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
     const principal = principalOf(request);
     if (principal.userId === null) throw forbidden(COMMENT_NEEDS_USER);
     const body = request.body;
-    const unitOperation = await requireUnitOperation(deps.pg, principal.organizationId, body.unit_operations_id);
-    const { rows } = await deps.pg.query<{ id: number }>(
-      `INSERT INTO comments (organization_id, unit_operations_id, author, timestamp, content, color)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-      [principal.organizationId, unitOperation.id, principal.userId, toIsoTimestamp(body.timestamp), body.content, body.color ?? null],
-    );
-    const comment = toComment(await requireComment(deps.pg, principal.organizationId, rows[0]!.id));
+    const comment = await withTransaction(deps.pg, async (client) => {
+      const unitOperation = await requireUnitOperation(client, principal.organizationId, body.unit_operations_id, { lock: 'share' });
+      const { rows } = await client.query<{ id: number }>(
+        `INSERT INTO comments (organization_id, unit_operations_id, author, timestamp, content, color)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+        [principal.organizationId, unitOperation.id, principal.userId, toIsoTimestamp(body.timestamp), body.content, body.color ?? null],
+      );
+      return toComment(await requireComment(client, principal.organizationId, rows[0]!.id));
+    });
     auditComment(deps, request, 'create', comment.id, null, comment);
     return reply.status(201).send(comment);
   });

@@ -62,13 +62,15 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    await requireFacility(deps.pg, organizationId, body.facility_id);
-    const { rows } = await deps.pg.query<EquipmentRow>(
-      `INSERT INTO equipment (organization_id, facility_id, name, type, oem, status)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${EQUIPMENT_COLUMNS}`,
-      [organizationId, body.facility_id, body.name, body.type, body.oem ?? null, INITIAL_EQUIPMENT_STATUS],
-    );
-    const equipment = toEquipment(rows[0]!);
+    const equipment = await withTransaction(deps.pg, async (client) => {
+      await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
+      const { rows } = await client.query<EquipmentRow>(
+        `INSERT INTO equipment (organization_id, facility_id, name, type, oem, status)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${EQUIPMENT_COLUMNS}`,
+        [organizationId, body.facility_id, body.name, body.type, body.oem ?? null, INITIAL_EQUIPMENT_STATUS],
+      );
+      return toEquipment(rows[0]!);
+    });
     emitAudit(deps, request, {
       event_type: 'data', action: 'create', resource_type: 'equipment', resource_id: equipment.id,
       changes: { before: null, after: equipment },
@@ -86,9 +88,9 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     const body = request.body;
     const { before, after } = await withTransaction(deps.pg, async (client) => {
-      const existing = await requireEquipment(client, organizationId, request.params.id, { forUpdate: true });
+      const existing = await requireEquipment(client, organizationId, request.params.id, { lock: 'update' });
       if (body.facility_id !== undefined && body.facility_id !== existing.facility_id) {
-        await requireFacility(client, organizationId, body.facility_id);
+        await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
       }
       const { rows } = await client.query<EquipmentRow>(
         `UPDATE equipment SET facility_id = $3, name = $4, type = $5, oem = $6, status = $7, updated_at = now()
@@ -120,7 +122,7 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const before = await withTransaction(deps.pg, async (client) => {
-      const existing = await requireEquipment(client, organizationId, request.params.id, { forUpdate: true });
+      const existing = await requireEquipment(client, organizationId, request.params.id, { lock: 'update' });
       const { rows } = await client.query<{ instruments: number; unit_operations: number }>(
         `SELECT (SELECT count(*) FROM instruments WHERE equipment_id = $1) AS instruments,
                 (SELECT count(*) FROM unit_operations WHERE equipment_id = $1) AS unit_operations`,

@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { toIsoTimestamp, type Equipment } from '@bioprocess/shared/entities';
 import { notFound } from '../platform/http-error.ts';
+import { lockClause, type RowLock } from '../facilities/store.ts';
 
 export const EQUIPMENT_NOT_FOUND = 'Equipment not found';
 
@@ -28,11 +29,10 @@ export async function requireEquipment(
   db: pg.Pool | pg.PoolClient,
   organizationId: number,
   equipmentId: number,
-  options: { forUpdate?: boolean; forShare?: boolean } = {},
+  options: { lock?: RowLock } = {},
 ): Promise<EquipmentRow> {
-  const lock = options.forUpdate ? ' FOR UPDATE' : options.forShare ? ' FOR SHARE' : '';
   const { rows } = await db.query<EquipmentRow>(
-    `SELECT ${EQUIPMENT_COLUMNS} FROM equipment WHERE id = $1 AND organization_id = $2${lock}`,
+    `SELECT ${EQUIPMENT_COLUMNS} FROM equipment WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
     [equipmentId, organizationId],
   );
   if (!rows[0]) throw notFound(EQUIPMENT_NOT_FOUND);

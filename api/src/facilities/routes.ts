@@ -78,7 +78,7 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     const body = request.body;
     const { before, after } = await withTransaction(deps.pg, async (client) => {
-      const existing = await requireFacility(client, organizationId, request.params.id, { forUpdate: true });
+      const existing = await requireFacility(client, organizationId, request.params.id, { lock: 'update' });
       const { rows } = await client.query<FacilityRow>(
         `UPDATE facilities SET name = $3, type = $4, country = $5, address = $6, updated_at = now()
           WHERE id = $1 AND organization_id = $2 RETURNING ${FACILITY_COLUMNS}`,
@@ -108,7 +108,7 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const before = await withTransaction(deps.pg, async (client) => {
-      const existing = await requireFacility(client, organizationId, request.params.id, { forUpdate: true });
+      const existing = await requireFacility(client, organizationId, request.params.id, { lock: 'update' });
       // Counted inside the transaction that deletes, so the 409 names what blocks the delete now.
       const { rows } = await client.query<{ equipment: number; runs: number }>(
         `SELECT (SELECT count(*) FROM equipment WHERE facility_id = $1) AS equipment,

@@ -3,6 +3,17 @@ import type pg from 'pg';
 import { toIsoTimestamp, type Facility } from '@bioprocess/shared/entities';
 import { conflict, notFound } from '../platform/http-error.ts';
 
+/**
+ * Row locks of the organisation-scoped lookups of every metadata store: 'update' for a row about to
+ * change or go, 'share' for a row a new row will point at (a concurrent delete then waits, and sees
+ * the new dependent, instead of the insert failing on the foreign key).
+ */
+export type RowLock = 'update' | 'share';
+
+export function lockClause(lock: RowLock | undefined): string {
+  return lock === 'update' ? ' FOR UPDATE' : lock === 'share' ? ' FOR SHARE' : '';
+}
+
 export const FACILITY_NOT_FOUND = 'Facility not found';
 
 export const FACILITY_COLUMNS = 'id, organization_id, name, type, country, address, created_at, updated_at';
@@ -27,12 +38,10 @@ export async function requireFacility(
   db: pg.Pool | pg.PoolClient,
   organizationId: number,
   facilityId: number,
-  options: { forUpdate?: boolean; forShare?: boolean } = {},
+  options: { lock?: RowLock } = {},
 ): Promise<FacilityRow> {
-  // FOR SHARE when a new row will point at the facility: a concurrent delete waits for us.
-  const lock = options.forUpdate ? ' FOR UPDATE' : options.forShare ? ' FOR SHARE' : '';
   const { rows } = await db.query<FacilityRow>(
-    `SELECT ${FACILITY_COLUMNS} FROM facilities WHERE id = $1 AND organization_id = $2${lock}`,
+    `SELECT ${FACILITY_COLUMNS} FROM facilities WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
     [facilityId, organizationId],
   );
   if (!rows[0]) throw notFound(FACILITY_NOT_FOUND);

@@ -91,7 +91,7 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     const body = request.body;
     const instrument = await withTransaction(deps.pg, async (client) => {
-      await requireEquipment(client, organizationId, body.equipment_id);
+      await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
       await assertInstrumentNameFree(client, body.equipment_id, body.name, null);
       const { rows } = await client.query<InstrumentRow>(
         `INSERT INTO instruments (organization_id, equipment_id, name, type, unit, alias)
@@ -118,10 +118,10 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     const body = request.body;
     const { before, after } = await withTransaction(deps.pg, async (client) => {
-      const existing = await requireInstrument(client, organizationId, request.params.id, { forUpdate: true });
+      const existing = await requireInstrument(client, organizationId, request.params.id, { lock: 'update' });
       const equipmentId = body.equipment_id ?? existing.equipment_id;
       const name = body.name ?? existing.name;
-      if (equipmentId !== existing.equipment_id) await requireEquipment(client, organizationId, equipmentId);
+      if (equipmentId !== existing.equipment_id) await requireEquipment(client, organizationId, equipmentId, { lock: 'share' });
       if (equipmentId !== existing.equipment_id || name.toLowerCase() !== existing.name.toLowerCase()) {
         await assertInstrumentNameFree(client, equipmentId, name, existing.id);
       }

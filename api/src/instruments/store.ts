@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { toIsoTimestamp, type Instrument } from '@bioprocess/shared/entities';
 import { INSTRUMENT_MESSAGES } from '@bioprocess/shared/errors';
 import { conflict, notFound } from '../platform/http-error.ts';
+import { lockClause, type RowLock } from '../facilities/store.ts';
 
 export const INSTRUMENT_NOT_FOUND = 'Instrument not found';
 
@@ -28,10 +29,10 @@ export async function requireInstrument(
   db: pg.Pool | pg.PoolClient,
   organizationId: number,
   instrumentId: number,
-  options: { forUpdate?: boolean } = {},
+  options: { lock?: RowLock } = {},
 ): Promise<InstrumentRow> {
   const { rows } = await db.query<InstrumentRow>(
-    `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE id = $1 AND organization_id = $2${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
     [instrumentId, organizationId],
   );
   if (!rows[0]) throw notFound(INSTRUMENT_NOT_FOUND);

@@ -67,17 +67,19 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    await requireFacility(deps.pg, organizationId, body.facility_id);
-    const { rows } = await deps.pg.query<RunRow>(
-      `INSERT INTO runs (organization_id, facility_id, name, strain, target, description, start_time, end_time, scale_liters, scale_grams)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${RUN_COLUMNS}`,
-      [
-        organizationId, body.facility_id, body.name, body.strain ?? null, body.target, body.description ?? null,
-        toIsoTimestamp(body.start_time ?? null), toIsoTimestamp(body.end_time ?? null),
-        body.scale_liters ?? null, body.scale_grams ?? null,
-      ],
-    );
-    const run = toRun(rows[0]!);
+    const run = await withTransaction(deps.pg, async (client) => {
+      await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
+      const { rows } = await client.query<RunRow>(
+        `INSERT INTO runs (organization_id, facility_id, name, strain, target, description, start_time, end_time, scale_liters, scale_grams)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${RUN_COLUMNS}`,
+        [
+          organizationId, body.facility_id, body.name, body.strain ?? null, body.target, body.description ?? null,
+          toIsoTimestamp(body.start_time ?? null), toIsoTimestamp(body.end_time ?? null),
+          body.scale_liters ?? null, body.scale_grams ?? null,
+        ],
+      );
+      return toRun(rows[0]!);
+    });
     emitAudit(deps, request, {
       event_type: 'data', action: 'create', resource_type: 'run', resource_id: run.id, changes: { before: null, after: run },
     });
@@ -95,9 +97,9 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     const body = request.body;
     const { before, after } = await withTransaction(deps.pg, async (client) => {
-      const existing = await requireRun(client, organizationId, request.params.id, { forUpdate: true });
+      const existing = await requireRun(client, organizationId, request.params.id, { lock: 'update' });
       if (body.facility_id !== undefined && body.facility_id !== existing.facility_id) {
-        await requireFacility(client, organizationId, body.facility_id);
+        await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
       }
       const startTime = mergeTime(body.start_time, existing.start_time);
       const endTime = mergeTime(body.end_time, existing.end_time);
@@ -138,7 +140,7 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const { run, unitOperations } = await withTransaction(deps.pg, async (client) => {
-      const existing = await requireRun(client, organizationId, request.params.id, { forUpdate: true });
+      const existing = await requireRun(client, organizationId, request.params.id, { lock: 'update' });
       // Deleted explicitly (rather than by the foreign key's cascade) to learn which ones went.
       const deleted = await client.query<UnitOperationRow>(
         `DELETE FROM unit_operations WHERE run_id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { toIsoTimestamp, type Run } from '@bioprocess/shared/entities';
 import { deriveStatus } from '@bioprocess/shared/status';
 import { notFound } from '../platform/http-error.ts';
+import { lockClause, type RowLock } from '../facilities/store.ts';
 
 export const RUN_NOT_FOUND = 'Run not found';
 
@@ -40,10 +41,10 @@ export async function requireRun(
   db: pg.Pool | pg.PoolClient,
   organizationId: number,
   runId: number,
-  options: { forUpdate?: boolean } = {},
+  options: { lock?: RowLock } = {},
 ): Promise<RunRow> {
   const { rows } = await db.query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND organization_id = $2${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
     [runId, organizationId],
   );
   if (!rows[0]) throw notFound(RUN_NOT_FOUND);

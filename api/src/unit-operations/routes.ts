@@ -137,14 +137,16 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    await requireRun(deps.pg, organizationId, body.run_id);
-    await requireEquipment(deps.pg, organizationId, body.equipment_id);
-    const { rows } = await deps.pg.query<UnitOperationRow>(
-      `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${UNIT_OPERATION_COLUMNS}`,
-      [organizationId, body.run_id, body.type, body.equipment_id, toIsoTimestamp(body.start_time ?? null), toIsoTimestamp(body.end_time ?? null)],
-    );
-    const unitOperation = toUnitOperation(rows[0]!);
+    const unitOperation = await withTransaction(deps.pg, async (client) => {
+      await requireRun(client, organizationId, body.run_id, { lock: 'share' });
+      await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
+      const { rows } = await client.query<UnitOperationRow>(
+        `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${UNIT_OPERATION_COLUMNS}`,
+        [organizationId, body.run_id, body.type, body.equipment_id, toIsoTimestamp(body.start_time ?? null), toIsoTimestamp(body.end_time ?? null)],
+      );
+      return toUnitOperation(rows[0]!);
+    });
     emitAudit(deps, request, {
       event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: unitOperation.id,
       changes: { before: null, after: unitOperation },
@@ -163,10 +165,10 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
     const { organizationId } = principalOf(request);
     const body = request.body;
     const { before, after } = await withTransaction(deps.pg, async (client) => {
-      const existing = await requireUnitOperation(client, organizationId, request.params.id, { forUpdate: true });
-      if (body.run_id !== undefined && body.run_id !== existing.run_id) await requireRun(client, organizationId, body.run_id);
+      const existing = await requireUnitOperation(client, organizationId, request.params.id, { lock: 'update' });
+      if (body.run_id !== undefined && body.run_id !== existing.run_id) await requireRun(client, organizationId, body.run_id, { lock: 'share' });
       if (body.equipment_id !== undefined && body.equipment_id !== existing.equipment_id) {
-        await requireEquipment(client, organizationId, body.equipment_id);
+        await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
       }
       const startTime = mergeTime(body.start_time, existing.start_time);
       const endTime = mergeTime(body.end_time, existing.end_time);

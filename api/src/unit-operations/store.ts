@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { toIsoTimestamp, type UnitOperation } from '@bioprocess/shared/entities';
 import { deriveStatus } from '@bioprocess/shared/status';
 import { notFound } from '../platform/http-error.ts';
+import { lockClause, type RowLock } from '../facilities/store.ts';
 
 export const UNIT_OPERATION_NOT_FOUND = 'Unit operation not found';
 
@@ -38,10 +39,10 @@ export async function requireUnitOperation(
   db: pg.Pool | pg.PoolClient,
   organizationId: number,
   unitOperationId: number,
-  options: { forUpdate?: boolean } = {},
+  options: { lock?: RowLock } = {},
 ): Promise<UnitOperationRow> {
   const { rows } = await db.query<UnitOperationRow>(
-    `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE id = $1 AND organization_id = $2${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
     [unitOperationId, organizationId],
   );
   if (!rows[0]) throw notFound(UNIT_OPERATION_NOT_FOUND);

@@ -129,4 +129,26 @@ describe('facilities', () => {
     const free = await ctx.request({ method: 'DELETE', url: `/api/v1/facilities/${facility.id}`, token: org.admin.token });
     expect(free.statusCode).toBe(204);
   });
+
+  it('never answers 500 when runs are created while their facility is deleted', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const facility = await createFacility(ctx, org.admin.token);
+      const [deletion, ...creations] = await Promise.all([
+        ctx.request({ method: 'DELETE', url: `/api/v1/facilities/${facility.id}`, token: org.admin.token }),
+        ...Array.from({ length: 4 }, () => ctx.request({
+          method: 'POST', url: '/api/v1/runs', token: org.admin.token, payload: { facility_id: facility.id, name: 'Race', target: 'T' },
+        })),
+      ]);
+      const created = creations.filter((response) => response.statusCode === 201).length;
+      if (deletion!.statusCode === 204) {
+        // The delete went first: every creation found no facility.
+        expect(created).toBe(0);
+        for (const response of creations) expect(response.json()).toEqual({ error: 'Facility not found' });
+      } else {
+        expect(deletion!.statusCode).toBe(409);
+        expect(creations.every((response) => [201, 404].includes(response.statusCode))).toBe(true);
+        expect(created).toBeGreaterThan(0);
+      }
+    }
+  });
 });
