@@ -29,6 +29,7 @@ import { clearFailures, isBlocked, recordFailure, type ThrottleSettings } from '
 import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
 import { consumeLinkToken, createLinkToken, sendResetMail } from './reset-tokens.ts';
 import { hashToken } from './principal.ts';
+import { usesDevOutbox } from '../mail/mailer.ts';
 
 export const FORGOT_PASSWORD_MESSAGE = 'If an account exists for this email, a password reset link has been sent.';
 export const PASSWORD_RESET_MESSAGE = 'Your password has been reset. You can now log in with your new password.';
@@ -184,13 +185,16 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     const { email } = request.body;
     const user = await findUserByEmail(deps.pg, email);
     if (user) {
-      try {
+      const delivery = (async () => {
         const token = await createLinkToken(deps.pg, user.id, 'reset', deps.env.RESET_TOKEN_TTL_MINUTES);
         await sendResetMail(deps, user.email, token);
-      } catch (error) {
+      })().catch((error: unknown) => {
         // The caller gets the same answer either way; the failure is for operators.
         request.log.error({ err: error }, 'password reset mail could not be sent');
-      }
+      });
+      // A real mail server is not waited for: its latency would tell callers which emails have accounts.
+      // The dev outbox is a local insert, awaited so the link can be read as soon as the call answers.
+      if (usesDevOutbox(deps.env)) await delivery;
     }
     emitAudit(deps, request, {
       event_type: 'auth.password_reset_requested', action: 'password_reset_request', resource_type: 'user',

@@ -21,6 +21,7 @@ import { emitAudit } from '../audit/emit.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import { createLinkToken, INVITE_TOKEN_TTL_MINUTES, sendInviteMail } from '../auth/reset-tokens.ts';
+import { usesDevOutbox } from '../mail/mailer.ts';
 import { auditUserFields, findUserByEmail, findUserById, toUser, USER_SELECT, type UserRow } from './user-record.ts';
 
 export const USER_MESSAGES = {
@@ -95,12 +96,17 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
       if ((error as { code?: string }).code === '23505') throw conflict(USER_MESSAGES.existsInOtherOrganization);
       throw error;
     });
-    try {
-      await sendInviteMail(deps, { to: user.email, name: user.name, organizationName: user.organization_name ?? 'your organization', invitedBy: inviterName(request) }, token);
-    } catch (error) {
-      // The user exists; an admin can resend through forgot-password. The failure is for operators.
+    const delivery = sendInviteMail(
+      deps,
+      { to: user.email, name: user.name, organizationName: user.organization_name ?? 'your organization', invitedBy: inviterName(request) },
+      token,
+    ).catch((error: unknown) => {
+      // The user exists; the link can be sent again through forgot-password. The failure is for operators.
       request.log.error({ err: error }, 'invitation mail could not be sent');
-    }
+    });
+    // A slow mail server must not hold the admin's request; the dev outbox insert is awaited so the
+    // link is readable as soon as the call answers.
+    if (usesDevOutbox(deps.env)) await delivery;
     emitAudit(deps, request, {
       event_type: 'user.invited', action: 'create', resource_type: 'user', resource_id: user.id,
       changes: { after: auditUserFields(user) },
