@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DATE_RANGE_MESSAGES } from '@bioprocess/shared/date-range';
 import { COMMENT_MESSAGES } from '@bioprocess/shared/entities';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
@@ -10,6 +10,7 @@ import {
   createOrganisationWithUsers,
   createRun,
   createUnitOperation,
+  queuedAuditEvents,
   type Organisation,
 } from './fixtures.ts';
 
@@ -65,6 +66,11 @@ describe('comments', () => {
     const gone = await ctx.request({ method: 'GET', url: `/api/v1/comments/${created.id}`, token: org.viewer.token });
     expect(gone.statusCode).toBe(404);
     expect(gone.json()).toEqual({ error: 'Comment not found' });
+    await vi.waitFor(async () => {
+      const events = (await queuedAuditEvents(ctx)).filter((event) => event.resource_type === 'comment' && event.resource_id === String(created.id));
+      expect(events.map((event) => event.action).sort()).toEqual(['create', 'delete', 'update', 'update']);
+      expect(events.every((event) => event.user_id === org.editor.id)).toBe(true);
+    });
   });
 
   it('validates content, timestamp and unit operation', async () => {

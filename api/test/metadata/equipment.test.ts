@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import {
   createEquipment,
@@ -7,6 +7,7 @@ import {
   createOrganisationWithUsers,
   createRun,
   createUnitOperation,
+  queuedAuditEvents,
   type Organisation,
 } from './fixtures.ts';
 
@@ -46,6 +47,12 @@ describe('equipment', () => {
     expect(deleted.statusCode).toBe(204);
     const gone = await ctx.request({ method: 'GET', url: `/api/v1/equipment/${created.id}`, token: org.viewer.token });
     expect(gone.json()).toEqual({ error: 'Equipment not found' });
+    await vi.waitFor(async () => {
+      const actions = (await queuedAuditEvents(ctx))
+        .filter((event) => event.resource_type === 'equipment' && event.resource_id === String(created.id))
+        .map((event) => event.action);
+      expect(actions.sort()).toEqual(['create', 'delete', 'update']);
+    });
   });
 
   it('validates the body and requires a facility of the organisation', async () => {

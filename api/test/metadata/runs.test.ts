@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DATE_RANGE_MESSAGES } from '@bioprocess/shared/date-range';
 import { LIST_LIMIT_DEFAULT } from '@bioprocess/shared/pagination';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
@@ -9,6 +9,7 @@ import {
   createOrganisationWithUsers,
   createRun,
   createUnitOperation,
+  queuedAuditEvents,
   type Organisation,
 } from './fixtures.ts';
 
@@ -145,6 +146,19 @@ describe('runs', () => {
     );
     expect(rows[0].total).toBe(0);
     expect((await ctx.request({ method: 'GET', url: `/api/v1/unit-operations/${kept.id}`, token: org.admin.token })).statusCode).toBe(200);
+    // The run's delete and each cascaded unit operation's delete are audited with what was removed.
+    await vi.waitFor(async () => {
+      const deletes = (await queuedAuditEvents(ctx)).filter((event) => event.action === 'delete');
+      expect(deletes).toContainEqual(expect.objectContaining({
+        event_type: 'data', resource_type: 'run', resource_id: String(run.id), changes: { before: expect.objectContaining({ id: run.id }), after: null },
+      }));
+      for (const unitOperation of [first, second]) {
+        expect(deletes).toContainEqual(expect.objectContaining({
+          resource_type: 'unit_operation', resource_id: String(unitOperation.id),
+          changes: { before: expect.objectContaining({ run_id: run.id }), after: null },
+        }));
+      }
+    });
     expect((await ctx.request({ method: 'GET', url: `/api/v1/comments/${keptComment.id}`, token: org.admin.token })).statusCode).toBe(200);
   });
 
