@@ -4,8 +4,10 @@
  * documents its routes with these schemas and the console parses what it receives with them, so they
  * stay browser-safe (zod only).
  *
- * Rules whose message the specification fixes (the date range, the comment text) are checked at the
- * object level without a path, so the error the client receives is exactly the spec's message.
+ * Rules whose message the specification fixes (the date range, a blank comment) are checked at the
+ * object level without a path, so the error the client receives is exactly the spec's message; a
+ * field's own rule answers '<field>: <message>' (the api's error handler prefixes the path).
+ * Update bodies are partial: a field left out keeps its stored value, null clears an optional one.
  */
 import { z } from 'zod';
 import { FACILITY_TYPES, INSTRUMENT_TYPES, RUN_STATUSES, UNITS, UNIT_OPERATION_TYPES } from './enums.ts';
