@@ -1,4 +1,16 @@
-/** The shared CSV rules (spec/02 §5), one module per job; import from '@bioprocess/shared/csv/index'. */
+/**
+ * The shared CSV rules (spec/02 §5), one module per job; import from '@bioprocess/shared/csv/index'
+ * or from the module itself. Browser-safe: no Node imports.
+ *
+ * Console preview: checkCsvFile -> decodeCsvBytes(first bytes, { partial }) -> checkCsvContent ->
+ * parseCsvPreview(text, { partial, maxRows: 20 }) -> detectTimestampFormat(column values) (its
+ * `elapsed` suggests elapsed time; isLowConfidence/lowDateConfidenceMessage for the notice).
+ *
+ * Worker: CsvStreamReader (decode, malicious scan, delimiter, multi-section data table, header,
+ * width, row limit; throws CsvContentError with the spec's message), or the parts it is built from
+ * (CsvTextDecoder, MaliciousContentScanner, detectDelimiter, CsvRowParser, DataSectionFilter), then
+ * createTimestampParser / elapsedToEpochMs per row and parseNumericCell + NonNumericCollector per cell.
+ */
 export * from './messages.ts';
 export * from './file-checks.ts';
 export * from './malicious-content.ts';
