@@ -2,12 +2,24 @@
 import type { App } from './platform/app-type.ts';
 import type { AppDeps } from './platform/deps.ts';
 import { healthRoutes } from './health/routes.ts';
+import { facilityRoutes } from './facilities/routes.ts';
+import { equipmentRoutes } from './equipment/routes.ts';
+import { instrumentRoutes } from './instruments/routes.ts';
+import { runRoutes } from './runs/routes.ts';
+import { unitOperationRoutes } from './unit-operations/routes.ts';
+import { commentRoutes } from './comments/routes.ts';
 import { identityRoutes } from './auth/identity-routes.ts';
 import { timeSeriesRoutes } from './timeseries/routes.ts';
 import { ingestJobRoutes } from './ingest-jobs/routes.ts';
 
 export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(healthRoutes, deps);
+  await app.register(facilityRoutes, deps);
+  await app.register(equipmentRoutes, deps);
+  await app.register(instrumentRoutes, deps);
+  await app.register(runRoutes, deps);
+  await app.register(unitOperationRoutes, deps);
+  await app.register(commentRoutes, deps);
   await app.register(identityRoutes, deps);
   await app.register(timeSeriesRoutes, deps);
   await app.register(ingestJobRoutes, deps);
