@@ -1,9 +1,14 @@
 /** The ingest-worker process: configuration, the BullMQ worker, and an ordered shutdown on signals. */
+import { z } from 'zod';
 import { loadEnvOrExit, workerEnvSchema } from '@bioprocess/shared/server/config';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import { startIngestWorker } from './worker.ts';
 
-const env = loadEnvOrExit(workerEnvSchema);
+const ingestWorkerEnvSchema = workerEnvSchema.extend({
+  // A crashed worker's job is resumed by another after this long (BullMQ lock duration).
+  INGEST_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
+});
+const env = loadEnvOrExit(ingestWorkerEnvSchema);
 const logger = createLogger('ingest-worker', env.LOG_LEVEL);
 const worker = startIngestWorker(env, logger);
 logger.info({ concurrency: env.WORKER_CONCURRENCY, prefix: env.QUEUE_PREFIX }, 'ingest-worker started');

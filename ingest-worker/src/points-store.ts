@@ -109,7 +109,7 @@ export async function recomputeRollups(
                 AND (version < toUInt64(${version(ownRows.fromVersion)}) OR version >= toUInt64(${version(ownRows.toVersion)}))`,
         format: 'JSONCompact',
       });
-      const [row] = (await check.json<{ data: Array<[string | number]> }>()).data;
+      const [row] = (await check.json<[string | number]>()).data;
       clean = row !== undefined && Number(row[0]) === 0;
     }
     const points = clean

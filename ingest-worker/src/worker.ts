@@ -20,6 +20,8 @@ import { processCsvUpload } from './jobs/csv-upload.ts';
 
 export interface IngestWorkerEnv extends BaseEnv {
   WORKER_CONCURRENCY?: number;
+  /** How long a job stays locked to a worker that stopped answering (a crash) before another takes it. */
+  INGEST_LOCK_MS?: number;
 }
 
 export interface IngestWorker {
@@ -94,8 +96,8 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
       concurrency: env.WORKER_CONCURRENCY ?? 2,
       settings: { backoffStrategy: (attemptsMade: number) => cappedBackoff(attemptsMade) },
       // Long CSV jobs keep their lock renewed; a crashed worker's job is picked up again after this.
-      lockDuration: 30_000,
-      stalledInterval: 15_000,
+      lockDuration: env.INGEST_LOCK_MS ?? 30_000,
+      stalledInterval: Math.max(1_000, Math.floor((env.INGEST_LOCK_MS ?? 30_000) / 2)),
       maxStalledCount: 1_000,
     },
   );

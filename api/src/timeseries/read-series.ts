@@ -47,7 +47,7 @@ function dedupedPoints(request: SeriesRequest, ranges: Array<[number, number]>):
 async function rows<T>(clickhouse: ClickHouseClient, query: string): Promise<T[]> {
   // JSONCompact (not JSONCompactEachRow, which 18.16 lacks); 64-bit integers arrive as strings.
   const result = await clickhouse.query({ query, format: 'JSONCompact' });
-  return (await result.json<{ data: T[] }>()).data;
+  return (await result.json<T>()).data;
 }
 
 interface RangeSummary {

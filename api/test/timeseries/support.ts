@@ -100,7 +100,7 @@ export function multipartBody(fields: Record<string, string>, file?: { name: str
 export interface Reading { ts: string; instrument_id: number; value: number | null; min?: number | null; max?: number | null }
 
 export async function readSeries(ctx: TestContext, token: string, query: Record<string, string | number>): Promise<Reading[]> {
-  const search = new URLSearchParams(Object.entries(query).map(([key, value]) => [key, String(value)]));
+  const search = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]));
   const response = await ctx.request({ method: 'GET', url: `/api/v1/time-series-data?${search}`, token });
   if (response.statusCode !== 200) throw new Error(`read failed ${response.statusCode}: ${response.body}`);
   return response.json() as Reading[];

@@ -196,11 +196,10 @@ async function validate(context: WorkerContext, payload: CsvUploadPayload, reque
     for (const row of pending.splice(0)) consider(row);
   };
 
-  let bytesRead = 0;
   let samples = 0;
   reading: for await (const batch of readRecords({ filePath: payload.file_path, delimiter, signal: context.shutdown })) {
     if (scanner.push(batch.text)) throw new PermanentJobError(CSV_MESSAGES.maliciousContent);
-    bytesRead = batch.byteEnd;
+    const bytesRead = batch.byteEnd;
     for (const row of batch.rows) {
       if (sections) {
         const verdict = sections.accept(row);

@@ -1,0 +1,200 @@
+/**
+ * The pipeline's guarantees: a worker killed in the middle of a large upload and started again ends
+ * with exactly the right points; with two workers, the order in which jobs run does not change the
+ * outcome (a deletion accepted after a write wins; a write accepted after a deletion survives).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/test-context.ts';
+import { createPlant, createUnitOperation, multipartBody, readSeries, REPO_ROOT, startWorker, waitForJobState, type Plant } from './support.ts';
+
+const T0 = Date.UTC(2024, 6, 1);
+
+function startWorkerProcess(ctx: TestContext): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'ingest-worker/src/main.ts'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      DATABASE_URL: ctx.env.DATABASE_URL, REDIS_URL: ctx.env.REDIS_URL, CLICKHOUSE_URL: ctx.env.CLICKHOUSE_URL,
+      CLICKHOUSE_DATABASE: ctx.env.CLICKHOUSE_DATABASE, QUEUE_PREFIX: ctx.env.QUEUE_PREFIX, UPLOAD_DIR: ctx.env.UPLOAD_DIR,
+      LOG_LEVEL: 'error', WORKER_CONCURRENCY: '1', INGEST_LOCK_MS: '2000', NODE_ENV: 'test',
+    },
+  });
+}
+
+const exited = (child: ChildProcess) => new Promise<void>((resolve) => {
+  if (child.exitCode !== null || child.signalCode !== null) resolve();
+  else child.once('exit', () => resolve());
+});
+
+async function writeCsv(file: string, rows: number, columns: number): Promise<void> {
+  const out = createWriteStream(file);
+  out.write(`time,${Array.from({ length: columns }, (_, c) => `c${c}`).join(',')}\n`);
+  let buffer = '';
+  for (let row = 0; row < rows; row += 1) {
+    buffer += `${new Date(T0 + row * 1000).toISOString()},${Array.from({ length: columns }, (_, c) => row + c / 2).join(',')}\n`;
+    if (buffer.length > 1 << 20) {
+      if (!out.write(buffer)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      buffer = '';
+    }
+  }
+  out.end(buffer);
+  await new Promise<void>((resolve) => out.once('finish', () => resolve()));
+}
+
+async function dedupedCount(ctx: TestContext, organizationId: number): Promise<{ keys: number; sum: number; rows: number }> {
+  const result = await ctx.deps.clickhouse.query({
+    query: `SELECT count(), sum(v), (SELECT count() FROM points WHERE organization_id = ${organizationId}) FROM (
+              SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
+                FROM points WHERE organization_id = ${organizationId} GROUP BY instrument_id, ts) WHERE d = 0`,
+    format: 'JSONCompact',
+  });
+  const [row] = (await result.json<[string, number, string]>()).data;
+  return { keys: Number(row![0]), sum: Number(row![1]), rows: Number(row![2]) };
+}
+
+describe('crash safety', () => {
+  let ctx: TestContext;
+  let plant: Plant;
+  const file = path.join(os.tmpdir(), `bp-crash-${process.pid}.csv`);
+  const ROWS = 600_000;
+  const COLUMNS = 3;
+  beforeAll(async () => {
+    ctx = await createTestContext({ UPLOAD_RATE_LIMIT_PER_MINUTE: '100' });
+    plant = await createPlant(ctx, COLUMNS);
+    await writeCsv(file, ROWS, COLUMNS);
+  });
+  afterAll(async () => {
+    rmSync(file, { force: true });
+    await ctx.close();
+  });
+
+  it('resumes a large upload after the worker is killed mid-way: every point exactly once', async () => {
+    const unitOperation = await createUnitOperation(ctx, plant);
+    const mapping = { timestamp_column: 'time', columns: plant.instrumentIds.map((id, c) => ({ column: `c${c}`, instrument_id: id })) };
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, { name: 'large.csv', content: readFileSync(file) });
+    const response = await ctx.request({ method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads`, token: plant.editor.token,
+      headers: { 'content-type': contentType }, payload: body });
+    expect(response.statusCode).toBe(202);
+    const jobId = response.json().id as string;
+
+    let child = startWorkerProcess(ctx);
+    // Kill it once the write pass committed at least one batch and before it finished.
+    for (;;) {
+      const { rows } = await ctx.deps.pg.query(`SELECT state, (checkpoint->>'byteOffset')::float8 AS offset FROM ingest_jobs WHERE id = $1`, [jobId]);
+      const offset = rows[0].offset as number | null;
+      expect(rows[0].state).not.toBe('completed');
+      if (process.env.DEBUG_CRASH_TEST) process.stderr.write(`${rows[0].state} ${offset}\n`);
+      if (offset !== null && offset > 0 && offset < Number.MAX_SAFE_INTEGER) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    child.kill('SIGKILL');
+    await exited(child);
+    const partial = await dedupedCount(ctx, plant.organizationId);
+    expect(partial.keys).toBeGreaterThan(0);
+    expect(partial.keys).toBeLessThan(ROWS * COLUMNS);
+
+    child = startWorkerProcess(ctx);
+    const job = await waitForJobState(ctx, plant.editor.token, jobId, 180_000);
+    child.kill('SIGTERM');
+    await exited(child);
+    expect(job.state).toBe('completed');
+    expect(job.result).toMatchObject({ points_written: ROWS * COLUMNS, rows_read: ROWS });
+
+    const final = await dedupedCount(ctx, plant.organizationId);
+    expect(final.keys).toBe(ROWS * COLUMNS);
+    // sum over rows r and columns c of (r + c/2)
+    const expectedSum = COLUMNS * (ROWS * (ROWS - 1)) / 2 + ROWS * (COLUMNS * (COLUMNS - 1)) / 4;
+    expect(final.sum).toBeCloseTo(expectedSum, -3);
+    expect(final.rows).toBeGreaterThanOrEqual(ROWS * COLUMNS);
+    const window = await readSeries(ctx, plant.viewer.token, {
+      equipment_id: plant.equipmentId, start_time: new Date(T0).toISOString(), end_time: new Date(T0 + 3_599_000).toISOString(), limit: 100_000,
+    });
+    expect(window).toHaveLength(3_600 * COLUMNS); // every point once, even where a batch was written twice
+    expect(new Set(window.map((reading) => `${reading.instrument_id}@${reading.ts}`)).size).toBe(window.length);
+  }, 300_000);
+});
+
+describe('ordering with two workers', () => {
+  let ctx: TestContext;
+  let plant: Plant;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    plant = await createPlant(ctx, 2);
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  /** Makes a queued BullMQ job run after the others (jobs with a priority run after those without). */
+  async function runLast(bullJobId: string): Promise<void> {
+    const job = await ctx.deps.queues.ingest.getJob(bullJobId);
+    await job!.changePriority({ priority: 10 });
+  }
+
+  const points = (instrumentId: number, value: number) =>
+    Array.from({ length: 120 }, (_, index) => ({ measured_at: T0 + index * 1000, instrument_id: instrumentId, float_value: value }));
+
+  it('a deletion accepted after a write wins even when the write runs last; a write accepted after a deletion survives it', async () => {
+    const [first, second] = plant.instrumentIds as [number, number];
+    const range = { start_time: new Date(T0).toISOString(), end_time: new Date(T0 + 59_000).toISOString() };
+
+    // Instrument 1: write, then delete seconds 0..59; the write's job is forced to run after the deletion.
+    const write = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data: points(first, 1) } });
+    const deletion = await ctx.request({ method: 'DELETE', url: '/api/v1/time-series-data', token: plant.editor.token, payload: { ...range, instrument_ids: [first] } });
+    await runLast(`${write.headers['x-ingest-job-id']}-c0`);
+
+    // Instrument 2: delete seconds 0..59, then write; the deletion's job is forced to run after the write.
+    const earlyDeletion = await ctx.request({ method: 'DELETE', url: '/api/v1/time-series-data', token: plant.editor.token, payload: { ...range, instrument_ids: [second] } });
+    const lateWrite = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data: points(second, 2) } });
+    await runLast(`${earlyDeletion.headers['x-ingest-job-id']}-delete`);
+
+    const workers = [startWorker(ctx, { WORKER_CONCURRENCY: 1 }), startWorker(ctx, { WORKER_CONCURRENCY: 1 })];
+    try {
+      for (const response of [write, deletion, earlyDeletion, lateWrite]) {
+        const job = await waitForJobState(ctx, plant.editor.token, response.headers['x-ingest-job-id'] as string);
+        expect(job.state).toBe('completed');
+      }
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close()));
+    }
+    const firstReadings = await readSeries(ctx, plant.viewer.token, { instrument_id: first });
+    expect(firstReadings).toHaveLength(60);
+    expect(firstReadings[0]!.ts).toBe(new Date(T0 + 60_000).toISOString());
+    const secondReadings = await readSeries(ctx, plant.viewer.token, { instrument_id: second });
+    expect(secondReadings).toHaveLength(120);
+    // The per-minute rollups agree with the points.
+    const minutes = await readSeries(ctx, plant.viewer.token, { instrument_id: first, bucket: '1m' });
+    expect(minutes).toEqual([{ ts: new Date(T0 + 60_000).toISOString(), instrument_id: first, value: 1, min: 1, max: 1 }]);
+  });
+
+  it('a replacing upload accepted after a write wins over it whatever the job order', async () => {
+    const [sensor] = await import('./support.ts').then(({ addInstruments }) => addInstruments(ctx, plant.organizationId, plant.equipmentId, 1));
+    const unitOperation = await createUnitOperation(ctx, plant);
+    const write = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data: points(sensor!, 1) } });
+    const csv = ['time,v', ...Array.from({ length: 30 }, (_, index) => `${new Date(T0 + index * 2000).toISOString()},2`)].join('\n');
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify({ timestamp_column: 'time', replace_existing: true, columns: [{ column: 'v', instrument_id: sensor }] }) },
+      { name: 'replace.csv', content: csv });
+    const replace = await ctx.request({ method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads`, token: plant.editor.token,
+      headers: { 'content-type': contentType }, payload: body });
+    expect(replace.statusCode).toBe(202);
+    await runLast(`${write.headers['x-ingest-job-id']}-c0`);
+    const workers = [startWorker(ctx, { WORKER_CONCURRENCY: 1 }), startWorker(ctx, { WORKER_CONCURRENCY: 1 })];
+    try {
+      for (const id of [write.headers['x-ingest-job-id'] as string, replace.json().id as string]) {
+        expect((await waitForJobState(ctx, plant.editor.token, id)).state).toBe('completed');
+      }
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close()));
+    }
+    const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: sensor! });
+    // Seconds 0..58 hold exactly the upload's 30 points; the write's points after the range remain.
+    expect(readings.filter((reading) => reading.value === 2)).toHaveLength(30);
+    expect(readings.filter((reading) => reading.value === 1)).toHaveLength(61);
+    expect(readings).toHaveLength(91);
+  });
+});
