@@ -97,6 +97,12 @@ describe('ISO timestamps', () => {
     expect(parseTimestamp('L2024-03-01 08:00:30', prefixed)).toBe(utc(2024, 2, 1, 8, 0, 30));
   });
 
+  it('counts mixed ISO forms together and reports the most frequent', () => {
+    const detection = detectTimestampFormat(['2024-01-01 10:00:00', '2024-01-01T10:00:30Z', '2024-01-01 10:01:00']);
+    expect(detection).toMatchObject({ format: 'iso-space', confidence: 1 });
+    expect(parseTimestamp('2024-01-01T10:00:30Z', detection)).toBe(utc(2024, 0, 1, 10, 0, 30));
+  });
+
   it('reads zone-less values as UTC unless an offset is given', () => {
     const detection = detectTimestampFormat(['2020-07-14 09:55:33']);
     expect(parseTimestamp('2020-07-14 09:55:33', detection)).toBe(utc(2020, 6, 14, 9, 55, 33));

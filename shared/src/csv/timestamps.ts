@@ -391,19 +391,28 @@ export function detectTimestampFormat(
     };
   }
 
-  const isoCounts: [TimestampFormat, RegExp][] = [
+  // The ISO forms are one family (exports mix 'T' and ' '): the confidence counts any of them, the
+  // reported format is the most frequent one.
+  const isoForms: [TimestampFormat, RegExp][] = [
     ['iso', ISO_T],
     ['iso-space', ISO_SPACE],
     ['iso-l', ISO_L],
   ];
-  let best: TimestampDetection = unknown;
-  for (const [format, pattern] of isoCounts) {
-    const valid = samples.filter((value) => {
+  const isoCounts = new Map<TimestampFormat, number>();
+  for (const value of samples) {
+    for (const [format, pattern] of isoForms) {
       const match = pattern.exec(value);
-      return match !== null && parseIsoMatch(match, 0) !== null;
-    }).length;
-    const confidence = valid / samples.length;
-    if (confidence > best.confidence) best = { format, confidence, dayFirst: false, order: null, elapsed: null };
+      if (match !== null && parseIsoMatch(match, 0) !== null) {
+        isoCounts.set(format, (isoCounts.get(format) ?? 0) + 1);
+        break;
+      }
+    }
+  }
+  let best: TimestampDetection = unknown;
+  if (isoCounts.size > 0) {
+    const [format] = [...isoCounts].sort((a, b) => b[1] - a[1])[0]!;
+    const valid = [...isoCounts.values()].reduce((sum, count) => sum + count, 0);
+    best = { format, confidence: valid / samples.length, dayFirst: false, order: null, elapsed: null };
   }
   const dayMonth = detectDayMonth(samples, options.preferDayFirst ?? false);
   if (dayMonth && dayMonth.confidence > best.confidence) best = dayMonth;
