@@ -21,6 +21,8 @@ export function resetLink(publicUrl: string, token: string): string {
 
 export async function createLinkToken(db: Queryable, userId: number, purpose: LinkPurpose, ttlMinutes: number): Promise<string> {
   const { token, tokenHash } = issueToken();
+  // Used and expired links of this user are of no further use; removing them keeps the table small.
+  await db.query('DELETE FROM password_reset_tokens WHERE user_id = $1 AND (used_at IS NOT NULL OR expires_at <= now())', [userId]);
   await db.query(
     `INSERT INTO password_reset_tokens (user_id, token_hash, purpose, expires_at)
      VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,

@@ -7,6 +7,8 @@ type Queryable = Pool | PoolClient;
 
 export async function createSession(db: Queryable, userId: number, ttlHours: number): Promise<string> {
   const { token, tokenHash } = issueToken(SESSION_TOKEN_PREFIX);
+  // Housekeeping on the way: the user's dead sessions are removed, so the table stays bounded per user.
+  await db.query('DELETE FROM sessions WHERE user_id = $1 AND (expires_at <= now() OR revoked_at IS NOT NULL)', [userId]);
   await db.query(
     `INSERT INTO sessions (token_hash, user_id, expires_at)
      VALUES ($1, $2, now() + make_interval(secs => $3))`,

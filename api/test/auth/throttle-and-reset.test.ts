@@ -34,9 +34,9 @@ describe('login throttling and password reset', () => {
     expect(blockedRight.json()).toEqual({ error: AUTH_MESSAGES.loginBlocked });
 
     // Let the window pass: the failures are moved back in time instead of the test sleeping 15 minutes.
-    await ctx.deps.pg.query(`UPDATE login_failures SET failed_at = failed_at - interval '14 minutes 59 seconds' WHERE email = 'throttle@example.test'`);
+    await ctx.deps.pg.query(`UPDATE login_failures SET failed_at = failed_at - interval '14 minutes' WHERE email = 'throttle@example.test'`);
     expect((await login('throttle@example.test', PASSWORD)).statusCode).toBe(429);
-    await ctx.deps.pg.query(`UPDATE login_failures SET failed_at = failed_at - interval '2 seconds' WHERE email = 'throttle@example.test'`);
+    await ctx.deps.pg.query(`UPDATE login_failures SET failed_at = failed_at - interval '2 minutes' WHERE email = 'throttle@example.test'`);
     const lifted = await login('throttle@example.test', PASSWORD);
     expect(lifted.statusCode).toBe(200);
     expect(lifted.json().user.email).toBe('throttle@example.test');
