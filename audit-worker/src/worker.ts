@@ -6,6 +6,7 @@
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { AUDIT_JOB, QUEUE_NAMES, auditEventSchema, type AuditEvent } from '@bioprocess/shared/queues';
+import { auditRetryDelayMs } from '@bioprocess/shared/auth-contracts';
 import type { WorkerEnv } from '@bioprocess/shared/server/config';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { createPool, type Pool } from '@bioprocess/shared/server/postgres';
@@ -52,6 +53,7 @@ export function startAuditWorker(env: AuditWorkerEnv, logger: Logger): AuditWork
     connection,
     prefix: env.QUEUE_PREFIX,
     concurrency: env.WORKER_CONCURRENCY,
+    settings: { backoffStrategy: (attemptsMade: number) => auditRetryDelayMs(attemptsMade) },
   });
   // Without an error listener an emitted error would crash the process (Redis reconnects, for example).
   worker.on('error', (error) => logger.error({ err: error }, 'audit worker error'));

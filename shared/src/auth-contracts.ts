@@ -202,3 +202,19 @@ export const devOutboxMessageSchema = z.object({
   link: z.string().nullable(),
   created_at: z.string(),
 });
+
+/**
+ * Delivery of audit events (producer: api/audit/emit.ts, consumer: the audit-worker). Retries back off
+ * exponentially but never wait more than a minute, so events queued during a long PostgreSQL outage
+ * are written within a minute of its end; the attempt budget covers outages of many weeks.
+ */
+export const AUDIT_RETRY = {
+  backoffType: 'audit-capped-exponential',
+  baseDelayMs: 1_000,
+  maxDelayMs: 60_000,
+  attempts: 100_000,
+} as const;
+
+export function auditRetryDelayMs(attemptsMade: number): number {
+  return Math.min(AUDIT_RETRY.baseDelayMs * 2 ** Math.max(0, attemptsMade - 1), AUDIT_RETRY.maxDelayMs);
+}

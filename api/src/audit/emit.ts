@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { AUDIT_JOB, type AuditEvent } from '@bioprocess/shared/queues';
+import { AUDIT_RETRY } from '@bioprocess/shared/auth-contracts';
 import type { AppDeps } from '../platform/deps.ts';
 
 export interface AuditInput {
@@ -44,8 +45,9 @@ export function emitAudit(deps: Pick<AppDeps, 'queues' | 'logger'>, request: Fas
   deps.queues.audit
     .add(AUDIT_JOB, event, {
       jobId: event.event_id,
-      attempts: 50,
-      backoff: { type: 'exponential', delay: 1_000 },
+      attempts: AUDIT_RETRY.attempts,
+      // Computed by the audit-worker (capped exponential), see AUDIT_RETRY.
+      backoff: { type: AUDIT_RETRY.backoffType },
       removeOnComplete: true,
       removeOnFail: 10_000,
     })
