@@ -53,10 +53,16 @@ export function uniqueEmail(prefix = 'e2e'): string {
 }
 
 /** Creates a throwaway account through the signup call and returns its session. */
-export async function signUp(request: APIRequestContext, options: { email?: string; password?: string; name?: string } = {}): Promise<ApiSession & { password: string }> {
+export async function signUp(
+  request: APIRequestContext,
+  options: { email?: string; password?: string; name?: string; organizationName?: string } = {},
+): Promise<ApiSession & { password: string }> {
   const password = options.password ?? 'Throwaway-Pass1!';
   const response = await request.post('/api/v1/auth/signup', {
-    data: { email: options.email ?? uniqueEmail(), password, name: options.name ?? 'E2E Throwaway' },
+    data: {
+      email: options.email ?? uniqueEmail(), password, name: options.name ?? 'E2E Throwaway',
+      ...(options.organizationName ? { organization_name: options.organizationName } : {}),
+    },
   });
   expect(response.status(), await response.text()).toBeLessThan(300);
   return { ...((await response.json()) as ApiSession), password };

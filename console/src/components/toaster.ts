@@ -10,6 +10,8 @@ export const TOAST_TIMEOUT_MS = 5000;
 export const TOAST_LIMIT = 1;
 export const TOAST_SWIPE_THRESHOLD_PX = 50;
 export const TOAST_HOTKEY = 'F8';
+/** Longer than Blueprint's toast exit transition. */
+const TOAST_REPLACE_HIDE_MS = 500;
 
 export type ToastIntent = 'success' | 'danger' | 'warning' | 'primary' | 'none';
 
@@ -40,7 +42,7 @@ function toaster(): Promise<Toaster> {
     viewport.tabIndex = -1;
     document.body.appendChild(viewport);
     installSwipeToDismiss(viewport);
-    toasterPromise = OverlayToaster.create({ position: Position.TOP, maxToasts: TOAST_LIMIT, usePortal: false }, { container: viewport });
+    toasterPromise = OverlayToaster.create({ position: Position.TOP, maxToasts: TOAST_LIMIT }, { container: viewport });
   }
   return toasterPromise;
 }
@@ -73,7 +75,12 @@ export function installToastHotkey(target: Window = window): () => void {
 
 export function showToast({ title, message, intent = 'none' }: ToastInput): void {
   void toaster().then((instance) => {
-    // One at a time: a new toast replaces the visible one instead of queueing behind it.
+    // One at a time: a new toast replaces the visible one instead of queueing behind it, and the
+    // replaced one is hidden at once rather than fading out next to its successor.
+    if (currentKey && viewport) {
+      viewport.classList.add('app-toast-replacing');
+      window.setTimeout(() => viewport?.classList.remove('app-toast-replacing'), TOAST_REPLACE_HIDE_MS);
+    }
     instance.clear();
     currentKey = instance.show({
       intent: intent as Intent,
