@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { floorToMinute, idList, int, MINUTE_MS, minuteExpr, version } from './sql.ts';
+import { floorExpr, floorTo, floorToMinute, HOUR_MS, idList, int, MINUTE_MS, minuteExpr, version } from './sql.ts';
 import { tombstoneVersion } from './versions.ts';
 
 /** Inserts TSV lines `organization_id\tinstrument_id\tts\tvalue\tversion\tis_deleted\n` (value `\N` for null). */
@@ -132,5 +132,33 @@ export async function recomputeRollups(
           )
          GROUP BY instrument_id, m`,
     });
+    await recomputeHourlyRollups(clickhouse, pool, where, range);
   }
+}
+
+/**
+ * Recomputes the hourly rollups of the hours the range touches from the deduplicated minute rollups,
+ * with a version taken after the minute rows were written (the newest hourly row saw them all).
+ */
+async function recomputeHourlyRollups(clickhouse: ClickHouseClient, pool: Pool, where: string, range: RangeOnInstruments): Promise<void> {
+  const { rows } = await pool.query<{ v: string }>("SELECT nextval('time_series_rollup_seq')::text AS v");
+  const hourlyVersion = version(rows[0]!.v);
+  const fromHour = floorTo(range.startMs, HOUR_MS);
+  const toHour = floorTo(range.endMs, HOUR_MS) + HOUR_MS; // exclusive
+  await clickhouse.command({
+    query: `INSERT INTO points_rollup_1h (organization_id, instrument_id, hour, points, value_count, value_sum, value_min, value_max, version)
+      SELECT toUInt64(${int(range.organizationId)}), instrument_id, h, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${hourlyVersion})
+        FROM (
+          SELECT instrument_id, ${floorExpr('minute', HOUR_MS)} AS h, p, n, s, lo, hi FROM (
+            SELECT instrument_id, minute, argMax(points, version) AS p, argMax(value_count, version) AS n, argMax(value_sum, version) AS s,
+                   argMax(value_min, version) AS lo, argMax(value_max, version) AS hi
+              FROM points_rollup_1m WHERE ${where} AND minute >= ${int(fromHour)} AND minute < ${int(toHour)}
+             GROUP BY instrument_id, minute)
+          UNION ALL
+          SELECT instrument_id, hour AS h, toUInt64(0) AS p, toUInt64(0) AS n, toFloat64(0) AS s,
+                 CAST(NULL AS Nullable(Float64)) AS lo, CAST(NULL AS Nullable(Float64)) AS hi
+            FROM points_rollup_1h WHERE ${where} AND hour >= ${int(fromHour)} AND hour < ${int(toHour)}
+        )
+       GROUP BY instrument_id, h`,
+  });
 }

@@ -15,9 +15,12 @@ export function idList(ids: readonly number[]): string {
 }
 
 export const MINUTE_MS = 60_000;
-export const floorToMinute = (ts: number) => ts - (((ts % MINUTE_MS) + MINUTE_MS) % MINUTE_MS);
+export const HOUR_MS = 3_600_000;
+export const floorTo = (ts: number, width: number) => ts - (((ts % width) + width) % width);
+export const floorToMinute = (ts: number) => floorTo(ts, MINUTE_MS);
 
 /** `column` rounded down to whole minutes, also for negative timestamps. */
 // toInt64: ClickHouse 18.16 types modulo(Int64, UInt16) as Int16 and overflows.
-export const minuteExpr = (column: string) =>
-  `(${column} - modulo(modulo(${column}, toInt64(60000)) + toInt64(60000), toInt64(60000)))`;
+export const floorExpr = (column: string, width: number) =>
+  `(${column} - modulo(modulo(${column}, toInt64(${int(width)})) + toInt64(${int(width)}), toInt64(${int(width)})))`;
+export const minuteExpr = (column: string) => floorExpr(column, MINUTE_MS);

@@ -1,14 +1,16 @@
 /**
  * Downsampled reads. Every query deduplicates versions per key with argMax (never FINAL) and drops
- * tombstones. Short ranges read `points` directly; when the bucket is a whole number of minutes the
- * interior of the range is read from the per-minute rollups (`points_rollup_1m`) and only the partial
- * minutes at both edges from `points`, which keeps a read over tens of millions of points fast.
+ * tombstones. A range is read at three levels: whole hours from `points_rollup_1h`, whole minutes at
+ * the edges from `points_rollup_1m`, and the partial minutes at both ends from `points` itself, so
+ * figures are exact for any range while a read over months of 1 Hz data deduplicates only a few
+ * thousand rows. Buckets narrower than a minute (or not a whole number of minutes) read `points`.
  * SQL is built only from validated integers.
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Reading } from '@bioprocess/shared/timeseries';
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 
 export interface SeriesRequest {
   organizationId: number;
@@ -25,7 +27,7 @@ function int(value: number): string {
   return String(value);
 }
 
-/** `ts` rounded down to a multiple of width, also for negative timestamps. */
+/** `column` rounded down to a multiple of width, also for negative timestamps. */
 function floorExpr(column: string, width: number): string {
   // toInt64: ClickHouse 18.16 types modulo(Int64, UInt16) as Int16 and overflows.
   const w = `toInt64(${int(width)})`;
@@ -33,16 +35,7 @@ function floorExpr(column: string, width: number): string {
 }
 
 const floorTo = (value: number, width: number) => value - (((value % width) + width) % width);
-
-function dedupedPoints(request: SeriesRequest, ranges: Array<[number, number]>): string {
-  const rangeFilter = ranges.map(([from, to]) => `(ts >= ${int(from)} AND ts <= ${int(to)})`).join(' OR ');
-  return `SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
-      FROM points
-     WHERE organization_id = ${int(request.organizationId)}
-       AND instrument_id IN (${request.instrumentIds.map(int).join(',')})
-       AND (${rangeFilter})
-     GROUP BY instrument_id, ts`;
-}
+const ceilTo = (value: number, width: number) => floorTo(value + width - 1, width);
 
 async function rows<T>(clickhouse: ClickHouseClient, query: string): Promise<T[]> {
   // JSONCompact (not JSONCompactEachRow, which 18.16 lacks); 64-bit integers arrive as strings.
@@ -50,31 +43,73 @@ async function rows<T>(clickhouse: ClickHouseClient, query: string): Promise<T[]
   return (await result.json<T>()).data;
 }
 
-interface RangeSummary {
-  firstMinute: number;
-  lastMinute: number;
-  maxPointsPerInstrument: number;
+function scope(request: SeriesRequest): string {
+  return `organization_id = ${int(request.organizationId)} AND instrument_id IN (${request.instrumentIds.map(int).join(',')})`;
 }
 
-/** Point counts per instrument from the rollups (an upper bound: edge minutes count whole). */
-async function summarise(clickhouse: ClickHouseClient, request: SeriesRequest): Promise<RangeSummary | null> {
-  const filters = [
-    `organization_id = ${int(request.organizationId)}`,
-    `instrument_id IN (${request.instrumentIds.map(int).join(',')})`,
-  ];
-  if (request.startMs !== null) filters.push(`minute >= ${int(floorTo(request.startMs, MINUTE_MS))}`);
-  if (request.endMs !== null) filters.push(`minute <= ${int(request.endMs)}`);
-  const result = await rows<[number | string, number | string, number | string]>(clickhouse, `
-    SELECT min(first_minute), max(last_minute), max(total) FROM (
-      SELECT instrument_id, min(minute) AS first_minute, max(minute) AS last_minute, sum(p) AS total FROM (
-        SELECT instrument_id, minute, argMax(points, version) AS p
-          FROM points_rollup_1m WHERE ${filters.join(' AND ')}
-         GROUP BY instrument_id, minute
-      ) WHERE p > 0 GROUP BY instrument_id
-    )`);
-  const [first, last, total] = result[0] ?? [];
-  if (first === undefined || Number(total) === 0) return null;
-  return { firstMinute: Number(first), lastMinute: Number(last), maxPointsPerInstrument: Number(total) };
+function dedupedPoints(request: SeriesRequest, ranges: Array<[number, number]>): string {
+  const rangeFilter = ranges.map(([from, to]) => `(ts >= ${int(from)} AND ts <= ${int(to)})`).join(' OR ');
+  return `SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
+      FROM points WHERE ${scope(request)} AND (${rangeFilter})
+     GROUP BY instrument_id, ts`;
+}
+
+/** Rows (instrument_id, t, p, n, s, lo, hi) of one rollup level over [from, to) (exclusive end). */
+function rollupPart(request: SeriesRequest, table: 'points_rollup_1m' | 'points_rollup_1h', column: 'minute' | 'hour', from: number, to: number): string {
+  return `SELECT instrument_id, ${column} AS t, argMax(points, version) AS p, argMax(value_count, version) AS n,
+                 argMax(value_sum, version) AS s, argMax(value_min, version) AS lo, argMax(value_max, version) AS hi
+            FROM ${table} WHERE ${scope(request)} AND ${column} >= ${int(from)} AND ${column} < ${int(to)}
+           GROUP BY instrument_id, ${column}`;
+}
+
+/**
+ * The parts (UNION ALL members) covering [startMs, endMs] with the coarsest level `level` allows:
+ * 'hour' uses hours, minutes and points; 'minute' minutes and points.
+ */
+function rangeParts(request: SeriesRequest, startMs: number, endMs: number, level: 'hour' | 'minute'): string[] {
+  const parts: string[] = [];
+  const rawEdges: Array<[number, number]> = [];
+  const minuteSpan = (from: number, to: number) => { // inclusive bounds
+    const firstMinute = ceilTo(from, MINUTE_MS);
+    const endMinutes = floorTo(to + 1, MINUTE_MS);
+    if (firstMinute >= endMinutes) {
+      rawEdges.push([from, to]);
+      return;
+    }
+    parts.push(rollupPart(request, 'points_rollup_1m', 'minute', firstMinute, endMinutes));
+    if (from < firstMinute) rawEdges.push([from, firstMinute - 1]);
+    if (endMinutes <= to) rawEdges.push([endMinutes, to]);
+  };
+  const firstHour = ceilTo(startMs, HOUR_MS);
+  const endHours = floorTo(endMs + 1, HOUR_MS);
+  if (level === 'hour' && firstHour < endHours) {
+    parts.push(rollupPart(request, 'points_rollup_1h', 'hour', firstHour, endHours));
+    if (startMs < firstHour) minuteSpan(startMs, firstHour - 1);
+    if (endHours <= endMs) minuteSpan(endHours, endMs);
+  } else {
+    minuteSpan(startMs, endMs);
+  }
+  if (rawEdges.length > 0) {
+    parts.push(`SELECT instrument_id, ts AS t, toUInt64(1) AS p, toUInt64(isNotNull(v)) AS n, ifNull(v, 0) AS s, v AS lo, v AS hi
+                  FROM (${dedupedPoints(request, rawEdges)}) WHERE d = 0`);
+  }
+  return parts;
+}
+
+/** The stored extent of the instruments (from the hourly rollups; whole hours). */
+async function extent(clickhouse: ClickHouseClient, request: SeriesRequest): Promise<{ first: number; last: number } | null> {
+  const [row] = await rows<[string | number, string | number, string | number]>(clickhouse, `
+    SELECT min(hour), max(hour), count() FROM points_rollup_1h WHERE ${scope(request)} AND points > 0`);
+  if (!row || Number(row[2]) === 0) return null;
+  return { first: Number(row[0]), last: Number(row[1]) + HOUR_MS - 1 };
+}
+
+/** Exact number of readings per instrument in the range (the most of any instrument). */
+async function maxPointsPerInstrument(clickhouse: ClickHouseClient, request: SeriesRequest, startMs: number, endMs: number): Promise<number> {
+  const [row] = await rows<[string | number]>(clickhouse, `
+    SELECT max(total) FROM (
+      SELECT instrument_id, sum(p) AS total FROM (${rangeParts(request, startMs, endMs, 'hour').join(' UNION ALL ')}) GROUP BY instrument_id)`);
+  return row ? Number(row[0]) : 0;
 }
 
 /** The smallest width (at least `minimum`) that splits [start, end] into at most `limit` aligned buckets. */
@@ -85,9 +120,11 @@ export function bucketWidthFor(startMs: number, endMs: number, limit: number, mi
   return width;
 }
 
-/** Rounds a width up to whole minutes when that keeps the rollups usable (coarse buckets only). */
-function alignToMinutes(width: number): number {
-  return width >= MINUTE_MS ? Math.ceil(width / MINUTE_MS) * MINUTE_MS : width;
+/** Rounds a coarse width up to whole hours or minutes, so rollups can serve it. */
+function alignWidth(width: number): number {
+  if (width >= HOUR_MS) return ceilTo(width, HOUR_MS);
+  if (width >= MINUTE_MS) return ceilTo(width, MINUTE_MS);
+  return width;
 }
 
 function toReading(instrumentId: number | string, ts: number | string, value: number | null, min?: number | null, max?: number | null): Reading {
@@ -99,14 +136,17 @@ function toReading(instrumentId: number | string, ts: number | string, value: nu
 
 export async function readSeries(clickhouse: ClickHouseClient, request: SeriesRequest): Promise<Reading[]> {
   if (request.instrumentIds.length === 0) return [];
-  const summary = await summarise(clickhouse, request);
-  if (!summary) return [];
-  const startMs = request.startMs ?? summary.firstMinute;
-  const endMs = request.endMs ?? summary.lastMinute + MINUTE_MS - 1;
+  let startMs = request.startMs;
+  let endMs = request.endMs;
+  if (startMs === null || endMs === null) {
+    const stored = await extent(clickhouse, request);
+    if (!stored) return [];
+    startMs ??= stored.first;
+    endMs ??= stored.last;
+  }
   if (endMs < startMs) return [];
 
-  const needsBucketing = request.bucketMs !== null || summary.maxPointsPerInstrument > request.limit;
-  if (!needsBucketing) {
+  if (request.bucketMs === null && (await maxPointsPerInstrument(clickhouse, request, startMs, endMs)) <= request.limit) {
     const raw = await rows<[number, number, number | null]>(clickhouse, `
       SELECT instrument_id, ts, v FROM (${dedupedPoints(request, [[startMs, endMs]])})
        WHERE d = 0 ORDER BY instrument_id, ts LIMIT ${int(request.limit)} BY instrument_id`);
@@ -114,11 +154,19 @@ export async function readSeries(clickhouse: ClickHouseClient, request: SeriesRe
   }
 
   let width = bucketWidthFor(startMs, endMs, request.limit, request.bucketMs ?? 1);
-  const aligned = alignToMinutes(width);
-  if (aligned !== width && bucketWidthFor(startMs, endMs, request.limit, aligned) === aligned) width = aligned;
-  return width % MINUTE_MS === 0
-    ? readFromRollups(clickhouse, request, startMs, endMs, width)
-    : readBucketsFromPoints(clickhouse, request, startMs, endMs, width);
+  const aligned = alignWidth(width);
+  if (bucketWidthFor(startMs, endMs, request.limit, aligned) === aligned) width = aligned;
+  if (width % MINUTE_MS !== 0) return readBucketsFromPoints(clickhouse, request, startMs, endMs, width);
+  const parts = rangeParts(request, startMs, endMs, width % HOUR_MS === 0 ? 'hour' : 'minute');
+  const result = await rows<[number, number, number | string, number | string, number, number | null, number | null]>(clickhouse, `
+    SELECT instrument_id, ${floorExpr('t', width)} AS bucket, sum(p) AS total, sum(n) AS counted, sum(s), min(lo), max(hi)
+      FROM (${parts.join(' UNION ALL ')})
+     GROUP BY instrument_id, bucket
+    HAVING total > 0
+     ORDER BY instrument_id, bucket
+     LIMIT ${int(request.limit)} BY instrument_id`);
+  return result.map(([instrument, bucket, , counted, sum, min, max]) =>
+    toReading(instrument, bucket, Number(counted) > 0 ? sum / Number(counted) : null, min, max));
 }
 
 type BucketRow = [number, number, number | null, number | null, number | null];
@@ -132,41 +180,4 @@ async function readBucketsFromPoints(clickhouse: ClickHouseClient, request: Seri
      ORDER BY instrument_id, bucket
      LIMIT ${int(request.limit)} BY instrument_id`);
   return result.map(([instrument, bucket, avg, min, max]) => toReading(instrument, bucket, avg, min, max));
-}
-
-async function readFromRollups(clickhouse: ClickHouseClient, request: SeriesRequest, startMs: number, endMs: number, width: number): Promise<Reading[]> {
-  // Whole minutes inside [startMs, endMs] come from the rollups; the partial minutes at the edges
-  // from the points themselves, so bucket figures are exact for any range.
-  const firstWholeMinute = floorTo(startMs + MINUTE_MS - 1, MINUTE_MS);
-  const endOfWholeMinutes = floorTo(endMs + 1, MINUTE_MS); // exclusive
-  const parts: string[] = [];
-  const edges: Array<[number, number]> = [];
-  if (firstWholeMinute < endOfWholeMinutes) {
-    parts.push(`
-      SELECT instrument_id, minute AS t, argMax(points, version) AS p, argMax(value_count, version) AS n,
-             argMax(value_sum, version) AS s, argMax(value_min, version) AS lo, argMax(value_max, version) AS hi
-        FROM points_rollup_1m
-       WHERE organization_id = ${int(request.organizationId)}
-         AND instrument_id IN (${request.instrumentIds.map(int).join(',')})
-         AND minute >= ${int(firstWholeMinute)} AND minute < ${int(endOfWholeMinutes)}
-       GROUP BY instrument_id, minute`);
-    if (startMs < firstWholeMinute) edges.push([startMs, firstWholeMinute - 1]);
-    if (endOfWholeMinutes <= endMs) edges.push([endOfWholeMinutes, endMs]);
-  } else {
-    edges.push([startMs, endMs]);
-  }
-  if (edges.length > 0) {
-    parts.push(`
-      SELECT instrument_id, ts AS t, toUInt64(1) AS p, toUInt64(isNotNull(v)) AS n, ifNull(v, 0) AS s, v AS lo, v AS hi
-        FROM (${dedupedPoints(request, edges)}) WHERE d = 0`);
-  }
-  const result = await rows<[number, number, number | string, number | string, number, number | null, number | null]>(clickhouse, `
-    SELECT instrument_id, ${floorExpr('t', width)} AS bucket, sum(p) AS total, sum(n) AS counted, sum(s), min(lo), max(hi)
-      FROM (${parts.join(' UNION ALL ')})
-     GROUP BY instrument_id, bucket
-    HAVING total > 0
-     ORDER BY instrument_id, bucket
-     LIMIT ${int(request.limit)} BY instrument_id`);
-  return result.map(([instrument, bucket, , counted, sum, min, max]) =>
-    toReading(instrument, bucket, Number(counted) > 0 ? sum / Number(counted) : null, min, max));
 }

@@ -56,6 +56,17 @@ describe('downsampled reads and range deletion', () => {
     ]);
   });
 
+  it('reads hour buckets from the hourly rollups, exact at partial hours and minutes', async () => {
+    const hours = await readSeries(ctx, plant.viewer.token, {
+      instrument_id: sensor, bucket: '1h', start_time: new Date(T0 + 1_800_000).toISOString(), end_time: new Date(T0 + 9_000_000).toISOString(),
+    });
+    expect(hours).toEqual([
+      { ts: new Date(T0).toISOString(), instrument_id: sensor, value: 2699.5, min: 1800, max: 3599 },
+      { ts: new Date(T0 + 3_600_000).toISOString(), instrument_id: sensor, value: 5399.5, min: 3600, max: 7199 },
+      { ts: new Date(T0 + 7_200_000).toISOString(), instrument_id: sensor, value: 8100, min: 7200, max: 9000 },
+    ]);
+  });
+
   it('buckets below a minute straight from the points', async () => {
     const tens = await readSeries(ctx, plant.viewer.token, { instrument_id: sensor, bucket: '10s' });
     expect(tens).toHaveLength(POINTS / 10);
@@ -106,6 +117,9 @@ describe('downsampled reads and range deletion', () => {
     const minutes = await readSeries(ctx, plant.viewer.token, { instrument_id: sensor, bucket: '1m' });
     const total = minutes.reduce((sum, minute) => sum + (minute.max! - minute.min! + 1), 0);
     expect(total).toBe(POINTS - 1000);
+    const hours = await readSeries(ctx, plant.viewer.token, { instrument_id: sensor, bucket: '1h' });
+    expect(hours.map((hour) => [hour.min, hour.max])).toEqual([[0, 3599], [3600, 7199], [7200, POINTS - 1]]);
+    expect(hours[0]!.value).toBeCloseTo((3599 * 3600 / 2 - (1000 + 1999) * 1000 / 2) / 2600, 6); // the hour lost 1000..1999
   });
 
   it('answers 202 with a job when not waiting, and validates the deletion body', async () => {

@@ -1,0 +1,40 @@
+/** Bench fixtures: private databases, an organisation with an editor session and instruments. */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Pool } from '@bioprocess/shared/server/postgres';
+
+export interface BenchPlant {
+  organizationId: number;
+  token: string;
+  equipmentId: number;
+  instrumentIds: number[];
+  unitOperationId: number;
+}
+
+export async function seedPlant(pool: Pool, instruments: number): Promise<BenchPlant> {
+  const org = await pool.query(`INSERT INTO organizations (name) VALUES ('Bench') RETURNING id`);
+  const organizationId = org.rows[0].id as number;
+  const user = await pool.query(
+    `INSERT INTO users (email, name, organization_id, role) VALUES ($1, 'Bench', $2, 'editor') RETURNING id`,
+    [`bench-${randomBytes(4).toString('hex')}@example.test`, organizationId]);
+  const token = `bps_${randomBytes(32).toString('base64url')}`;
+  await pool.query(`INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, now() + interval '1 day')`,
+    [createHash('sha256').update(token).digest('hex'), user.rows[0].id]);
+  const facility = await pool.query(`INSERT INTO facilities (organization_id, name, type) VALUES ($1, 'Bench hall', 'lab') RETURNING id`, [organizationId]);
+  const equipment = await pool.query(
+    `INSERT INTO equipment (organization_id, facility_id, name, type) VALUES ($1, $2, 'Bench reactor', 'bioreactor') RETURNING id`,
+    [organizationId, facility.rows[0].id]);
+  const equipmentId = equipment.rows[0].id as number;
+  const instrumentIds: number[] = [];
+  for (let index = 0; index < instruments; index += 1) {
+    const { rows } = await pool.query(
+      `INSERT INTO instruments (organization_id, equipment_id, name, type) VALUES ($1, $2, $3, 'temperature') RETURNING id`,
+      [organizationId, equipmentId, `Probe ${index}`]);
+    instrumentIds.push(rows[0].id as number);
+  }
+  const run = await pool.query(`INSERT INTO runs (organization_id, facility_id, name, target) VALUES ($1, $2, 'Bench run', 'titer') RETURNING id`,
+    [organizationId, facility.rows[0].id]);
+  const unitOperation = await pool.query(
+    `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id) VALUES ($1, $2, 'fermentation', $3) RETURNING id`,
+    [organizationId, run.rows[0].id, equipmentId]);
+  return { organizationId, token, equipmentId, instrumentIds, unitOperationId: unitOperation.rows[0].id as number };
+}

@@ -1,0 +1,314 @@
+/**
+ * The time-series benchmark of issue 5, against the real services, with its own databases (dropped
+ * at the end). Every figure is printed as one JSON line { name, value, unit, baseline, ratio, target,
+ * pass }, measured against a baseline taken in the same run:
+ *   - baseline: the same kind of points inserted straight into ClickHouse as a TSV stream;
+ *   - bulk endpoint end to end (until queryable, ?wait=true) with concurrent clients: >= 0.4 x baseline;
+ *   - CSV upload end to end, 1M rows x 10 columns: >= 0.6 x baseline;
+ *   - peak RSS (VmHWM) of the api and the ingest-worker processes during a 1 GiB CSV upload: < 300 MB;
+ *   - p95 of 50 downsampled reads (<= 2,000 points) of one instrument holding 10M points: < 100 ms.
+ * BENCH_SCALE multiplies every size (default 1).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { baseEnvSchema, parseEnv } from '@bioprocess/shared/server/config';
+import { createLogger } from '@bioprocess/shared/server/logger';
+import { createPool } from '@bioprocess/shared/server/postgres';
+import { createClickHouse, createClickHouseAdmin } from '@bioprocess/shared/server/clickhouse';
+import { migrateAll } from '../../api/src/db/migrate.ts';
+import { recomputeRollups } from '../../ingest-worker/src/points-store.ts';
+import { pointVersion } from '../../ingest-worker/src/versions.ts';
+import { seedPlant, type BenchPlant } from './fixtures.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SCALE = Number(process.env.BENCH_SCALE ?? '1');
+if (!(SCALE > 0)) throw new Error('BENCH_SCALE must be a positive number');
+const scaled = (value: number) => Math.max(1, Math.round(value * SCALE));
+
+const BULK_POINTS = scaled(5_000_000);
+const BULK_CLIENTS = 8;
+const BULK_BATCH = 50_000;
+const CSV_ROWS = scaled(1_000_000);
+const CSV_COLUMNS = 10;
+const BIG_CSV_BYTES = scaled(1024 ** 3);
+const READ_POINTS = scaled(10_000_000);
+const READ_REQUESTS = 50;
+const PORT = Number(process.env.BENCH_PORT ?? 8390);
+const T0 = Date.UTC(2024, 0, 1);
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+interface Figure { name: string; value: number; unit: string; baseline: number | null; ratio: number | null; target: string; pass: boolean }
+const figures: Figure[] = [];
+function report(figure: Figure): void {
+  figures.push(figure);
+  process.stdout.write(`${JSON.stringify(figure)}\n`);
+}
+const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+// --- environment and processes ---------------------------------------------------------------------
+
+const id = randomBytes(4).toString('hex');
+const databaseUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+databaseUrl.pathname = `/bp_bench_${id}`;
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'bp-bench-'));
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  NODE_ENV: 'production',
+  DATABASE_URL: databaseUrl.toString(),
+  CLICKHOUSE_DATABASE: `bp_bench_${id}`,
+  QUEUE_PREFIX: `bp-bench-${id}`,
+  UPLOAD_DIR: path.join(workDir, 'uploads'),
+  PORT: String(PORT),
+  HOST: '127.0.0.1',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  UPLOAD_RATE_LIMIT_PER_MINUTE: '1000',
+  CONSOLE_DIST: path.join(workDir, 'no-console'),
+  WORKER_CONCURRENCY: '2',
+};
+const config = parseEnv(baseEnvSchema, env);
+const base = `http://127.0.0.1:${PORT}`;
+
+interface Stack { api: ChildProcess; worker: ChildProcess }
+function startStack(): Stack {
+  const start = (entry: string) => spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  return { api: start('api/src/main.ts'), worker: start('ingest-worker/src/main.ts') };
+}
+async function stopStack(stack: Stack): Promise<void> {
+  await Promise.all([stack.api, stack.worker].map((child) => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
+  })));
+}
+async function waitHealthy(): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${base}/api/v1/health`)).ok) return;
+    } catch { /* not listening yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('the api did not become healthy');
+}
+function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}
+
+// --- workloads -------------------------------------------------------------------------------------
+
+async function baselineInsert(clickhouse: ReturnType<typeof createClickHouse>): Promise<number> {
+  const organization = 999_999_000;
+  async function* tsv() {
+    const batch = 100_000;
+    for (let first = 0; first < BULK_POINTS; first += batch) {
+      const lines: string[] = [];
+      for (let index = first; index < Math.min(first + batch, BULK_POINTS); index += 1) {
+        lines.push(`${organization}\t${1 + (index % 10)}\t${T0 + index * 1000}\t${index * 0.5}\t${pointVersion(1, index)}\t0\n`);
+      }
+      yield lines.join('');
+    }
+  }
+  const started = performance.now();
+  await clickhouse.insert({ table: 'points', values: Readable.from(tsv(), { objectMode: false }), format: 'TabSeparated' });
+  const seconds = (performance.now() - started) / 1000;
+  return BULK_POINTS / seconds;
+}
+
+async function bulkEndToEnd(plant: BenchPlant): Promise<number> {
+  const batches = Math.ceil(BULK_POINTS / BULK_BATCH);
+  let next = 0;
+  const client = async () => {
+    for (;;) {
+      const batch = next;
+      next += 1;
+      if (batch >= batches) return;
+      const instrument = plant.instrumentIds[batch % 10]!;
+      const first = batch * BULK_BATCH;
+      const count = Math.min(BULK_BATCH, BULK_POINTS - first);
+      const parts: string[] = new Array(count);
+      for (let index = 0; index < count; index += 1) {
+        parts[index] = `{"measured_at":${T0 + (first + index) * 1000},"instrument_id":${instrument},"float_value":${(first + index) * 0.25}}`;
+      }
+      const response = await fetch(`${base}/api/v1/time-series-data/bulk?wait=true`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${plant.token}`, 'content-type': 'application/json' },
+        body: `{"data":[${parts.join(',')}]}`,
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`bulk post answered ${response.status}`);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: BULK_CLIENTS }, client));
+  return BULK_POINTS / ((performance.now() - started) / 1000);
+}
+
+async function writeCsv(file: string, target: { rows?: number; bytes?: number }, columns: number): Promise<number> {
+  const out = createWriteStream(file);
+  out.write(`time,${Array.from({ length: columns }, (_, c) => `probe_${c}`).join(',')}\n`);
+  let rows = 0;
+  let bytes = 0;
+  const done = () => (target.rows !== undefined ? rows >= target.rows : bytes >= target.bytes!);
+  while (!done()) {
+    let chunk = '';
+    for (let line = 0; line < 10_000 && !done(); line += 1) {
+      const values: string[] = new Array(columns);
+      for (let c = 0; c < columns; c += 1) values[c] = (Math.sin(rows / 1000 + c) * 1000 + c).toFixed(6);
+      const text = `${new Date(T0 + rows * 1000).toISOString()},${values.join(',')}\n`;
+      chunk += text;
+      bytes += text.length;
+      rows += 1;
+    }
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  return rows;
+}
+
+/** Streams a multipart upload (mapping field first, then the file) and waits for the job (?wait=true). */
+function uploadCsv(plant: BenchPlant, file: string, instrumentIds: number[]): Promise<{ status: number; body: string }> {
+  const boundary = `----bench${randomBytes(8).toString('hex')}`;
+  const mapping = { timestamp_column: 'time', columns: instrumentIds.map((instrumentId, c) => ({ column: `probe_${c}`, instrument_id: instrumentId })) };
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="mapping"\r\n\r\n${JSON.stringify(mapping)}\r\n`
+    + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.csv"\r\nContent-Type: text/csv\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const size = statSync(file).size;
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${base}/api/v1/unit-operations/${plant.unitOperationId}/csv-uploads?wait=true`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${plant.token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': head.length + size + tail.length,
+      },
+      timeout: 0,
+    }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => { body += chunk; });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+    request.write(head);
+    const stream = createReadStream(file);
+    stream.on('error', reject);
+    stream.on('end', () => request.end(tail));
+    stream.pipe(request, { end: false });
+  });
+}
+
+async function seedReadSeries(clickhouse: ReturnType<typeof createClickHouse>, pool: pg.Pool, plant: BenchPlant, instrumentId: number): Promise<void> {
+  const { rows } = await pool.query<{ v: string }>("SELECT nextval('time_series_version_seq')::text AS v");
+  const versionSeq = Number(rows[0]!.v);
+  await clickhouse.command({
+    query: `INSERT INTO points (organization_id, instrument_id, ts, value, version, is_deleted)
+      SELECT ${plant.organizationId}, ${instrumentId}, ${T0} + toInt64(number) * 1000, sin(number / 3600) * 10 + 37,
+             toUInt64('${versionSeq}0000000000') + number + 1, 0
+        FROM system.numbers LIMIT ${READ_POINTS}`,
+  });
+  await recomputeRollups(clickhouse, pool, { organizationId: plant.organizationId, instrumentIds: [instrumentId], startMs: T0, endMs: T0 + (READ_POINTS - 1) * 1000 },
+    { fromVersion: pointVersion(versionSeq, 0), toVersion: `${versionSeq + 1}0000000000` });
+}
+
+async function timedReads(url: string, token: string): Promise<{ p95: number; points: number }> {
+  const timings: number[] = [];
+  let points = 0;
+  for (let request = 0; request < READ_REQUESTS; request += 1) {
+    const started = performance.now();
+    const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await response.json()) as unknown[];
+    timings.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`read answered ${response.status}`);
+    points = Math.max(points, body.length);
+  }
+  timings.sort((a, b) => a - b);
+  return { p95: timings[Math.ceil(timings.length * 0.95) - 1]!, points };
+}
+
+// --- main ------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const logger = createLogger('bench', 'warn');
+  log(`scale ${SCALE}: databases bp_bench_${id}`);
+  await migrateAll(config, logger);
+  const pool = createPool(config.DATABASE_URL, 4);
+  const clickhouse = createClickHouse(config.CLICKHOUSE_URL, config.CLICKHOUSE_DATABASE);
+  let stack: Stack | null = null;
+  try {
+    const plant = await seedPlant(pool, 32);
+    stack = startStack();
+    await waitHealthy();
+
+    log(`baseline: ${BULK_POINTS} points as a TSV stream straight into ClickHouse`);
+    const baseline = await baselineInsert(clickhouse);
+    report({ name: 'baseline_tsv_insert', value: Math.round(baseline), unit: 'points/s', baseline: null, ratio: 1, target: 'reference', pass: true });
+
+    log(`bulk endpoint: ${BULK_POINTS} points, ${BULK_CLIENTS} clients, ${BULK_BATCH} points per post, until queryable`);
+    const bulk = await bulkEndToEnd(plant);
+    report({ name: 'bulk_endpoint_end_to_end', value: Math.round(bulk), unit: 'points/s', baseline: Math.round(baseline), ratio: round(bulk / baseline), target: '>= 0.4 x baseline', pass: bulk / baseline >= 0.4 });
+
+    const csvFile = path.join(workDir, 'upload.csv');
+    await writeCsv(csvFile, { rows: CSV_ROWS }, CSV_COLUMNS);
+    log(`CSV upload: ${CSV_ROWS} rows x ${CSV_COLUMNS} columns (${Math.round(statSync(csvFile).size / 1e6)} MB), until queryable`);
+    const csvStarted = performance.now();
+    const csv = await uploadCsv(plant, csvFile, plant.instrumentIds.slice(10, 20));
+    if (csv.status !== 200) throw new Error(`CSV upload answered ${csv.status}: ${csv.body}`);
+    const csvRate = (CSV_ROWS * CSV_COLUMNS) / ((performance.now() - csvStarted) / 1000);
+    report({ name: 'csv_upload_end_to_end', value: Math.round(csvRate), unit: 'points/s', baseline: Math.round(baseline), ratio: round(csvRate / baseline), target: '>= 0.6 x baseline', pass: csvRate / baseline >= 0.6 });
+    rmSync(csvFile, { force: true });
+
+    // Fresh processes, so the peak resident set reflects this upload alone.
+    await stopStack(stack);
+    stack = startStack();
+    await waitHealthy();
+    const idleApi = memoryOf(stack.api.pid!);
+    const idleWorker = memoryOf(stack.worker.pid!);
+    const bigFile = path.join(workDir, 'big.csv');
+    const bigRows = await writeCsv(bigFile, { bytes: BIG_CSV_BYTES }, CSV_COLUMNS);
+    log(`peak memory: ${Math.round(statSync(bigFile).size / 2 ** 20)} MiB CSV (${bigRows} rows x ${CSV_COLUMNS} columns)`);
+    const big = await uploadCsv(plant, bigFile, plant.instrumentIds.slice(20, 30));
+    if (big.status !== 200) throw new Error(`large CSV upload answered ${big.status}: ${big.body}`);
+    const peakApi = memoryOf(stack.api.pid!).peakMb;
+    const peakWorker = memoryOf(stack.worker.pid!).peakMb;
+    rmSync(bigFile, { force: true });
+    report({ name: 'peak_rss_api_1gib_csv', value: Math.round(peakApi), unit: 'MB', baseline: Math.round(idleApi.rssMb), ratio: round(peakApi / idleApi.rssMb), target: '< 300 MB', pass: peakApi < 300 });
+    report({ name: 'peak_rss_ingest_worker_1gib_csv', value: Math.round(peakWorker), unit: 'MB', baseline: Math.round(idleWorker.rssMb), ratio: round(peakWorker / idleWorker.rssMb), target: '< 300 MB', pass: peakWorker < 300 });
+
+    const readInstrument = plant.instrumentIds[31]!;
+    log(`downsampled reads: ${READ_POINTS} stored points of one instrument, ${READ_REQUESTS} requests`);
+    await seedReadSeries(clickhouse, pool, plant, readInstrument);
+    const rawBaseline = await timedReads(
+      `${base}/api/v1/time-series-data?instrument_id=${readInstrument}&start_time=${T0}&end_time=${T0 + 1_999_000}&limit=2000`, plant.token);
+    const downsampled = await timedReads(`${base}/api/v1/time-series-data?instrument_id=${readInstrument}&limit=2000`, plant.token);
+    if (downsampled.points > 2000) throw new Error(`the downsampled read returned ${downsampled.points} points`);
+    report({ name: 'downsampled_read_p95_10m_points', value: round(downsampled.p95, 1), unit: 'ms', baseline: round(rawBaseline.p95, 1), ratio: round(downsampled.p95 / rawBaseline.p95), target: '< 100 ms', pass: downsampled.p95 < 100 });
+  } finally {
+    if (stack) await stopStack(stack);
+    await pool.end();
+    await clickhouse.close();
+    const admin = new pg.Client({ connectionString: Object.assign(new URL(config.DATABASE_URL), { pathname: '/postgres' }).toString() });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "bp_bench_${id}" WITH (FORCE)`).finally(() => admin.end());
+    const chAdmin = createClickHouseAdmin(config.CLICKHOUSE_URL);
+    await chAdmin.command({ query: `DROP DATABASE IF EXISTS bp_bench_${id}` }).finally(() => chAdmin.close());
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  const failed = figures.filter((figure) => !figure.pass).map((figure) => figure.name);
+  log(failed.length ? `targets missed: ${failed.join(', ')}` : 'every target met');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[bench] failed: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
