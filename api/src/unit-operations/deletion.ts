@@ -9,6 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../platform/deps.ts';
 import { emitAudit } from '../audit/emit.ts';
 import { toUnitOperation, type UnitOperationRow } from './store.ts';
+import { queueUnitOperationSeriesDeletion } from '../timeseries/unit-operation-series.ts';
 
 export async function afterUnitOperationsDeleted(
   deps: AppDeps,
@@ -21,4 +22,5 @@ export async function afterUnitOperationsDeleted(
       changes: { before: toUnitOperation(row), after: null },
     });
   }
+  await queueUnitOperationSeriesDeletion(deps, request, deletedUnitOperations);
 }

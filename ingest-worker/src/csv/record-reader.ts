@@ -7,7 +7,7 @@ import { open } from 'node:fs/promises';
 import { CsvRowParser, CsvTextDecoder, type CsvDelimiter, type CsvEncoding } from '@bioprocess/shared/csv/index';
 
 /** Bytes read per step: large enough for fast parsing, small enough to keep memory flat. */
-export const READ_CHUNK_BYTES = 4 * 1024 * 1024;
+export const READ_CHUNK_BYTES = 1024 * 1024;
 const LF = 0x0a;
 
 export interface RecordBatch {

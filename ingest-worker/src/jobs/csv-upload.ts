@@ -12,6 +12,7 @@
  * column name (a failure there only warns).
  */
 import { rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type { Job } from 'bullmq';
 import type { CsvUploadPayload } from '@bioprocess/shared/queues';
 import {
@@ -46,10 +47,13 @@ import { loadJob, markCompleted, markFailed, updateProgress } from '../job-store
 import { applyLaterDeletions, insertPointsTsv, recomputeRollups, writeTombstones } from '../points-store.ts';
 import { readHead, readRecords } from '../csv/record-reader.ts';
 import { int } from '../sql.ts';
+import { TsvBuffer } from '../tsv-buffer.ts';
 import { MAX_ROWS_PER_VERSION, nextRequestVersion, pointVersion } from '../versions.ts';
 
 /** Points per ClickHouse insert: bounded memory, large enough for full insert speed. */
-const INSERT_BATCH_POINTS = 400_000;
+const INSERT_BATCH_POINTS = 300_000;
+/** Initial bytes of each of the two TSV buffers (one being inserted while the other fills). */
+const TSV_BUFFER_BYTES = 24 * 1024 * 1024;
 /** Progress is written at most this often during the validation pass. */
 const PROGRESS_INTERVAL_MS = 500;
 
@@ -265,7 +269,9 @@ async function write(context: WorkerContext, payload: CsvUploadPayload, request:
   let headerSeen = !fresh;
   let rowIndex = checkpoint.rowIndex;
   let pointsWritten = checkpoint.pointsWritten;
-  let lines: string[] = [];
+  // Two buffers: one is being inserted while the next batch is parsed into the other.
+  const buffers = [new TsvBuffer(TSV_BUFFER_BYTES), new TsvBuffer(TSV_BUFFER_BYTES)];
+  let filling = 0;
   let inFlight: Promise<void> | null = null;
   let committed = checkpoint;
 
@@ -278,11 +284,12 @@ async function write(context: WorkerContext, payload: CsvUploadPayload, request:
   };
   const flush = async (byteOffset: number) => {
     if (inFlight) await inFlight;
-    const batch = lines.join('');
+    const batch = buffers[filling]!;
+    filling = 1 - filling;
+    buffers[filling]!.reset();
     const next: Checkpoint = { ...committed, byteOffset, rowIndex, pointsWritten: pointsWritten };
-    lines = [];
     inFlight = (async () => {
-      if (batch.length > 0) await insertPointsTsv(context.clickhouse, batch);
+      if (batch.length > 0) await insertPointsTsv(context.clickhouse, Readable.from([batch.contents()], { objectMode: false }));
       await commit(next);
     })();
     // Attach a handler now so a failure surfaces at the next await, not as an unhandled rejection.
@@ -319,11 +326,11 @@ async function write(context: WorkerContext, payload: CsvUploadPayload, request:
         const column = plan.columns[c]!;
         const value = parseNumericCell(row[column.index]!, { decimalComma: plan.decimalComma });
         if (value === null || Number.isNaN(value)) continue;
-        lines.push(`${prefix}${instrumentTexts[c]}\t${ts}\t${value}${suffix}`);
+        buffers[filling]!.append(`${prefix}${instrumentTexts[c]}\t${ts}\t${value}${suffix}`);
         pointsWritten += 1;
       }
     }
-    if (batch.boundary && headerSeen && lines.length >= INSERT_BATCH_POINTS) await flush(batch.byteEnd);
+    if (batch.boundary && headerSeen && buffers[filling]!.lines >= INSERT_BATCH_POINTS) await flush(batch.byteEnd);
   }
   await flush(Number.MAX_SAFE_INTEGER);
   if (inFlight) await inFlight;
