@@ -1,6 +1,6 @@
 /** Sign-in, forgot password, lockout and password reset (spec/01 §2, §4, §5, §8). */
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { signUp, uniqueEmail } from './support/auth.ts';
+import { DEMO_EMAIL, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, signIn, signUp, uniqueEmail } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
 
 const LOCKOUT_TEXT = 'Account temporarily blocked due to too many failed login attempts. Please try again later.';
@@ -45,6 +45,19 @@ test.describe('sign-in', () => {
     await expect(toast(page)).toContainText('Please fill in all fields');
     await expect(toast(page)).toHaveCount(1);
     await expect(page).toHaveURL(/\/login$/);
+    // F8 moves keyboard focus to the notifications.
+    await page.keyboard.press('F8');
+    await expect.poll(() => page.evaluate(() => Boolean(document.activeElement?.closest('.app-toast-viewport')))).toBe(true);
+  });
+
+  test('the demo account printed by npm start signs in', async ({ page }) => {
+    await signIn(page);
+    await expect(page.getByTestId('user-panel')).toContainText(DEMO_EMAIL);
+  });
+
+  test('the superuser signs in', async ({ page }) => {
+    await signIn(page, SUPERUSER_EMAIL, SUPERUSER_PASSWORD);
+    await expect(page.getByTestId('user-panel')).toContainText(SUPERUSER_EMAIL);
   });
 
   test("a wrong password shows the 'Login Failed' toast with the server's message", async ({ page }) => {

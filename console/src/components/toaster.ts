@@ -4,14 +4,12 @@
  * hunting for it).
  */
 import { createElement } from 'react';
-import { OverlayToaster, Position, type Intent, type Toaster } from '@blueprintjs/core';
+import { Classes, OverlayToaster, Position, type Intent, type Toaster } from '@blueprintjs/core';
 
 export const TOAST_TIMEOUT_MS = 5000;
 export const TOAST_LIMIT = 1;
 export const TOAST_SWIPE_THRESHOLD_PX = 50;
 export const TOAST_HOTKEY = 'F8';
-/** Longer than Blueprint's toast exit transition. */
-const TOAST_REPLACE_HIDE_MS = 500;
 
 export type ToastIntent = 'success' | 'danger' | 'warning' | 'primary' | 'none';
 
@@ -65,7 +63,10 @@ export function installToastHotkey(target: Window = window): () => void {
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key !== TOAST_HOTKEY) return;
     event.preventDefault();
-    const focusable = viewport?.querySelector<HTMLElement>('.bp6-toast') ?? viewport;
+    // The current toast, not one that is still leaving (it would take the focus with it).
+    const current = [...(viewport?.querySelectorAll<HTMLElement>(`.${Classes.TOAST}`) ?? [])]
+      .filter((toast) => !toast.className.includes(`${Classes.TOAST}-exit`));
+    const focusable = current[current.length - 1] ?? viewport;
     if (focusable && !focusable.hasAttribute('tabindex')) focusable.tabIndex = -1;
     focusable?.focus();
   };
@@ -75,12 +76,8 @@ export function installToastHotkey(target: Window = window): () => void {
 
 export function showToast({ title, message, intent = 'none' }: ToastInput): void {
   void toaster().then((instance) => {
-    // One at a time: a new toast replaces the visible one instead of queueing behind it, and the
-    // replaced one is hidden at once rather than fading out next to its successor.
-    if (currentKey && viewport) {
-      viewport.classList.add('app-toast-replacing');
-      window.setTimeout(() => viewport?.classList.remove('app-toast-replacing'), TOAST_REPLACE_HIDE_MS);
-    }
+    // One at a time: a new toast replaces the visible one instead of queueing behind it (the
+    // stylesheet hides a replaced toast at once rather than fading it out next to its successor).
     instance.clear();
     currentKey = instance.show({
       intent: intent as Intent,
