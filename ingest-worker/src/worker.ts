@@ -39,7 +39,7 @@ async function dispatch(context: WorkerContext, job: Job): Promise<void> {
     case INGEST_JOBS.bulkChunk: {
       const payload = bulkChunkPayloadSchema.parse(job.data);
       await markRunning(context.pg, payload.job_id);
-      return processBulkChunk(context, payload);
+      return processBulkChunk(context, payload, job);
     }
     case INGEST_JOBS.deletion: {
       const payload = deletionPayloadSchema.parse(job.data);

@@ -50,6 +50,8 @@ export const bulkChunkPayloadSchema = z.object({
   chunk_count: z.number().int().positive(),
   /** Index of the chunk's first point in the post; point i gets version suffix first_index + i + 1. */
   first_index: z.number().int().min(0),
+  /** The post holds each key once (timestamps increase per instrument): one version per post will do. */
+  unique_keys: z.boolean().optional(),
   points: z.array(z.tuple([z.number().int().positive(), z.number().int(), z.number().nullable()])),
 });
 export type BulkChunkPayload = z.infer<typeof bulkChunkPayloadSchema>;

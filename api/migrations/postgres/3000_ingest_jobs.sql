@@ -19,6 +19,8 @@ CREATE TABLE ingest_jobs (
   request JSONB NOT NULL DEFAULT '{}',
   chunk_count INTEGER NOT NULL DEFAULT 0,
   chunks_done INTEGER[] NOT NULL DEFAULT '{}',
+  -- Set when any part of the job ran more than once (its rows may then be stored twice).
+  retried BOOLEAN NOT NULL DEFAULT false,
   progress JSONB NOT NULL DEFAULT '{"bytes_total":0,"bytes_read":0,"rows_read":0,"rows_skipped":0,"points_written":0}',
   -- Where a resumed CSV job continues: the validated summary of pass one and the committed offsets.
   checkpoint JSONB,

@@ -3,7 +3,8 @@
  * deletions and a unit operation's series. Writes and deletions are queued (202 + ingest job);
  * `?wait=true` answers once the data is queryable.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   BULK_MAX_BODY_BYTES,
@@ -35,6 +36,21 @@ const idempotencyHeaders = z.object({
 });
 const unitOperationParams = z.object({ id: z.coerce.number().int().positive() });
 
+/**
+ * The bulk body is documented by the zod schema but checked by validateBulkPoints (a loop that is
+ * several times faster on a million points and names the first bad index); the other parts of the
+ * request go through zod as everywhere else.
+ */
+const bulkValidatorCompiler: FastifySchemaCompiler<unknown> = (route) => {
+  if (route.httpPart === 'body') {
+    return (body: unknown) => {
+      if (typeof body !== 'object' || body === null || !('data' in body)) return { error: Object.assign(new Error('data: must be a list of points'), { statusCode: 400 }) };
+      return { value: body };
+    };
+  }
+  return (validatorCompiler as FastifySchemaCompiler<unknown>)(route);
+};
+
 function jobHeaders(reply: FastifyReply, job: IngestJobRow): void {
   reply.header('location', `/api/v1/ingest-jobs/${job.id}`);
   reply.header('x-ingest-job-id', job.id);
@@ -60,6 +76,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post('/api/v1/time-series-data/bulk', {
     config: { access: 'create' },
     bodyLimit: BULK_MAX_BODY_BYTES,
+    validatorCompiler: bulkValidatorCompiler,
     schema: {
       summary: 'Write points (queued); answers the accepted readings with the ingest job in Location',
       body: bulkBodySchema,
@@ -73,12 +90,15 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     const foreign = firstForeignInstrumentIndex(validated.points, owned);
     if (foreign >= 0) throw badRequest(`data.${foreign}.instrument_id: instrument not found`);
 
-    const chunks = chunkPayloads({ job_id: '', organization_id: principal.organizationId, version_seq: 0 }, validated.points);
+    const chunks = chunkPayloads({ job_id: '', organization_id: principal.organizationId, version_seq: 0, increasing: validated.increasing }, validated.points);
     const { job, created } = await createIngestJob(deps.pg, principal, {
       kind: 'bulk',
       idempotencyKey: request.headers['idempotency-key'],
       chunkCount: chunks.length,
-      request: { instrument_ids: validated.instrumentIds, start_ms: validated.startMs, end_ms: validated.endMs, points: validated.points.length },
+      request: {
+        instrument_ids: validated.instrumentIds, start_ms: validated.startMs, end_ms: validated.endMs,
+        points: validated.points.length, unique_keys: validated.increasing,
+      },
     });
     if (created) {
       await enqueueIngest(deps, job.id, chunks.map((chunk) => ({

@@ -71,7 +71,7 @@ describe('bulk writes and reads', () => {
       [[{ measured_at: T0, instrument_id: a }], 'data.0: exactly one of int_value, float_value or value is required'],
       [[{ measured_at: T0, instrument_id: a, value: 1 }, { measured_at: T0, instrument_id: 999999, value: 1 }], 'data.1.instrument_id: instrument not found'],
       [[{ instrument_id: a, value: 1 }], 'data.0.measured_at: a timestamp (measured_at or ts) is required'],
-      [[{ measured_at: T0, instrument_id: a, int_value: 1.5 }], 'data.0.int_value: Invalid input: expected int, received number'],
+      [[{ measured_at: T0, instrument_id: a, int_value: 1.5 }], 'data.0.int_value: must be an integer'],
     ];
     for (const [data, message] of cases) {
       const response = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data } });
@@ -83,6 +83,11 @@ describe('bulk writes and reads', () => {
       payload: '{"data":[{"measured_at":0,"instrument_id":1,"value":1e999}]}' });
     expect(infinite.statusCode).toBe(400);
     expect(infinite.json().error).toMatch(/^data\.0\.value: /);
+    const notAList = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data: 'x' } });
+    expect(notAList.json()).toEqual({ error: 'data: must be a list of points' });
+    const badShape = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token,
+      payload: { data: [{ measured_at: T0, instrument_id: a, value: 1 }, { measured_at: T0, instrument_id: 'seven', value: 1 }] } });
+    expect(badShape.json()).toEqual({ error: 'data.1.instrument_id: must be a positive integer' });
     const empty = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data: [] } });
     expect(empty.json()).toEqual({ error: 'data: data must hold at least one point' });
     const { rows } = await ctx.deps.pg.query('SELECT count(*)::int AS n FROM ingest_jobs WHERE organization_id = $1', [plant.organizationId]);
