@@ -3,7 +3,7 @@
  * visitors are sent to /, a successful sign-in goes to /dashboard.
  */
 import { Button, Card, Classes, FormGroup, H3, InputGroup, Intent } from '@blueprintjs/core';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { forgotPasswordRequest } from '../auth/auth-api.ts';
 import { useAuth } from '../auth/useAuth.ts';
@@ -16,21 +16,24 @@ type View = 'login' | 'forgot';
 export function LoginPage() {
   const { isAuthenticated, isLoading } = useAuth();
   const [view, setView] = useState<View>('login');
+  // Visitors who arrive signed in go to / (which decides per host); a sign-in made here goes to the
+  // dashboard even on the landing host, where / would not redirect.
+  const signedInHere = useRef(false);
   if (isLoading) return <LoadingScreen />;
-  if (isAuthenticated) return <Navigate to="/" replace />;
+  if (isAuthenticated) return <Navigate to={signedInHere.current ? '/dashboard' : '/'} replace />;
   return (
     <div className="app-auth-page">
       <Link to="/" className="app-auth-brand" aria-label={`${PRODUCT_NAME} home`}><BrandMark /></Link>
       <Card elevation={2} className="app-auth-card">
         {view === 'login'
-          ? <LoginForm onForgotPassword={() => setView('forgot')} />
+          ? <LoginForm onForgotPassword={() => setView('forgot')} onSigningIn={() => { signedInHere.current = true; }} />
           : <ForgotPasswordForm onBack={() => setView('login')} />}
       </Card>
     </div>
   );
 }
 
-function LoginForm({ onForgotPassword }: { onForgotPassword: () => void }) {
+function LoginForm({ onForgotPassword, onSigningIn }: { onForgotPassword: () => void; onSigningIn: () => void }) {
   const { login } = useAuth();
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
@@ -45,6 +48,7 @@ function LoginForm({ onForgotPassword }: { onForgotPassword: () => void }) {
       return;
     }
     setBusy(true);
+    onSigningIn();
     try {
       await login(email.trim(), password);
       showToast({ title: 'Login Successful', message: 'You have been logged in successfully!', intent: 'success' });

@@ -1,12 +1,14 @@
 /** The current-user panel at the bottom of the sidebar, with the role, Settings and Sign Out menu. */
 import { Button, Intent, Menu, MenuDivider, MenuItem, Popover, Position } from '@blueprintjs/core';
-import { useNavigate } from 'react-router-dom';
+import { useLocation, useNavigate } from 'react-router-dom';
 import { useAuth } from '../auth/useAuth.ts';
 import { initialsOf } from '../auth/user.ts';
+import { isSettingsActive } from './navigation.ts';
 
 export function UserPanel() {
   const { user, organizationName, logout } = useAuth();
   const navigate = useNavigate();
+  const { pathname } = useLocation();
 
   if (!user) {
     return (
@@ -21,7 +23,7 @@ export function UserPanel() {
     <Menu aria-label="User menu">
       <MenuItem icon="id-number" text={firstRole ? `Role: ${firstRole}` : 'No role assigned'} disabled className="app-user-role" />
       <MenuDivider />
-      <MenuItem icon="cog" text="Settings" onClick={() => navigate('/settings')} />
+      <MenuItem icon="cog" text="Settings" active={isSettingsActive(pathname)} onClick={() => navigate('/settings')} />
       <MenuItem icon="log-out" text="Sign Out" intent={Intent.DANGER} onClick={() => {
         void logout().then(() => navigate('/login'));
       }} />
