@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { nextRequestVersion, pointVersion, tombstoneVersion } from '../src/versions.ts';
+import { TsvBuffer } from '../src/tsv-buffer.ts';
+
+const asBig = (text: string) => BigInt(text);
+
+describe('row versions', () => {
+  it('orders a request above every earlier one, with its tombstones just below its own points', () => {
+    expect(tombstoneVersion(42)).toBe('420000000000');
+    expect(pointVersion(42, 0)).toBe('420000000001');
+    expect(pointVersion(42, 9_999_999_998)).toBe('429999999999');
+    expect(asBig(pointVersion(41, 9_999_999_998))).toBeLessThan(asBig(tombstoneVersion(42)));
+    expect(asBig(tombstoneVersion(42))).toBeLessThan(asBig(pointVersion(42, 0)));
+    expect(asBig(pointVersion(42, 5))).toBeLessThan(asBig(nextRequestVersion(42)));
+    // Fits ClickHouse's UInt64 for any sequence value up to 1.8e9 requests.
+    expect(asBig(pointVersion(1_800_000_000, 9_999_999_998))).toBeLessThan(2n ** 64n);
+  });
+});
+
+describe('TsvBuffer', () => {
+  it('appends lines, grows when needed and resets for reuse', () => {
+    const buffer = new TsvBuffer(8);
+    buffer.append('1\t2\t3\n');
+    buffer.append('4\t5\t\\N\n');
+    expect(buffer.contents().toString('latin1')).toBe('1\t2\t3\n4\t5\t\\N\n');
+    expect(buffer.lines).toBe(2);
+    buffer.reset();
+    buffer.append('x\n');
+    expect(buffer.contents().toString('latin1')).toBe('x\n');
+  });
+});
