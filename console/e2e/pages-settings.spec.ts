@@ -25,11 +25,11 @@ test('account: the name update is disabled while unchanged or blank', async ({ p
   await expect(update).toBeEnabled();
   await screenshot(page, 'settings-account', testInfo);
   await update.click();
-  await expect(page.getByText('Name updated successfully')).toBeVisible();
+  await expect(page.getByText('Name updated successfully').first()).toBeVisible();
   await expect(update).toBeDisabled();
   await name.fill(admin.user.name);
   await update.click();
-  await expect(page.getByText('Name updated successfully')).toBeVisible();
+  await expect(page.getByText('Name updated successfully').first()).toBeVisible();
 });
 
 test('user management: invite, change role, refuse a duplicate, delete', async ({ page }, testInfo) => {
@@ -124,10 +124,10 @@ test('superuser: organisations list, create, edit, delete and switch organisatio
   await page.getByRole('tab', { name: 'Account' }).click();
   await page.getByLabel('Organisation').selectOption({ label: `${name} renamed` });
   await page.getByRole('button', { name: 'Switch Organization' }).click();
-  await expect(page.getByText('Organization switched successfully')).toBeVisible();
+  await expect(page.getByText('Organization switched successfully').first()).toBeVisible();
   await page.getByLabel('Organisation').selectOption(String(originalOrganization));
   await page.getByRole('button', { name: 'Switch Organization' }).click();
-  await expect(page.getByText('Organization switched successfully')).toBeVisible();
+  await expect(page.getByText('Organization switched successfully').first()).toBeVisible();
 
   await page.getByRole('tab', { name: 'Organisations' }).click();
   await table.getByRole('button', { name: `Delete ${name} renamed` }).click();
