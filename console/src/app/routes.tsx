@@ -1,42 +1,44 @@
-/** The route table of spec/02 §2: public pages, guarded pages inside the shell, redirects, not-found. */
+/**
+ * The route table of spec/02 §2: public pages, guarded pages inside the shell, redirects, not-found.
+ * Pages are loaded on first visit (route-level code splitting), so the sign-in page does not wait
+ * for the charting code and the landing page does not wait for the data pages.
+ */
+import type { ComponentType } from 'react';
 import { Navigate, type RouteObject } from 'react-router-dom';
-import { CompareRunsPage } from '../compare/CompareRunsPage.tsx';
-import { DashboardPage } from '../dashboard/DashboardPage.tsx';
-import { DataManagementPage } from '../data/DataManagementPage.tsx';
-import { LandingPage } from '../landing/LandingPage.tsx';
-import { PrivacyPolicyPage } from '../legal/PrivacyPolicyPage.tsx';
-import { TermsOfServicePage } from '../legal/TermsOfServicePage.tsx';
 import { LoginPage } from '../login/LoginPage.tsx';
-import { ResetPasswordPage } from '../reset-password/ResetPasswordPage.tsx';
-import { RunDetailPage } from '../runs/RunDetailPage.tsx';
-import { RunsOverviewPage } from '../runs/RunsOverviewPage.tsx';
-import { SettingsPage } from '../settings/SettingsPage.tsx';
-import { UnitOperationDetailPage } from '../unit-operations/UnitOperationDetailPage.tsx';
 import { NotFoundPage } from './NotFoundPage.tsx';
 import { ProtectedLayout } from './ProtectedLayout.tsx';
 import { UnexpectedErrorPage } from './UnexpectedErrorPage.tsx';
+
+/** A route's `lazy` loader for a module's named page component. */
+function page<Module>(load: () => Promise<Module>, pick: (module: Module) => ComponentType) {
+  return async () => ({ Component: pick(await load()) });
+}
 
 export const routes: RouteObject[] = [
   {
     errorElement: <UnexpectedErrorPage />,
     children: [
-      { path: '/', element: <LandingPage /> },
+      { path: '/', lazy: page(() => import('../landing/LandingPage.tsx'), (m) => m.LandingPage) },
       { path: '/inlog', element: <Navigate to="/login" replace /> },
       { path: '/login', element: <LoginPage /> },
-      { path: '/reset-password', element: <ResetPasswordPage /> },
-      { path: '/terms-of-service', element: <TermsOfServicePage /> },
-      { path: '/privacy-policy', element: <PrivacyPolicyPage /> },
+      { path: '/reset-password', lazy: page(() => import('../reset-password/ResetPasswordPage.tsx'), (m) => m.ResetPasswordPage) },
+      { path: '/terms-of-service', lazy: page(() => import('../legal/TermsOfServicePage.tsx'), (m) => m.TermsOfServicePage) },
+      { path: '/privacy-policy', lazy: page(() => import('../legal/PrivacyPolicyPage.tsx'), (m) => m.PrivacyPolicyPage) },
       {
         element: <ProtectedLayout />,
         children: [
-          { path: '/dashboard', element: <DashboardPage /> },
+          { path: '/dashboard', lazy: page(() => import('../dashboard/DashboardPage.tsx'), (m) => m.DashboardPage) },
           { path: '/runs', element: <Navigate to="/runs/overview" replace /> },
-          { path: '/runs/overview', element: <RunsOverviewPage /> },
-          { path: '/runs/compare', element: <CompareRunsPage /> },
-          { path: '/runs/:runId', element: <RunDetailPage /> },
-          { path: '/runs/:runId/unit-operations/:unitOpId', element: <UnitOperationDetailPage /> },
-          { path: '/data', element: <DataManagementPage /> },
-          { path: '/settings', element: <SettingsPage /> },
+          { path: '/runs/overview', lazy: page(() => import('../runs/RunsOverviewPage.tsx'), (m) => m.RunsOverviewPage) },
+          { path: '/runs/compare', lazy: page(() => import('../compare/CompareRunsPage.tsx'), (m) => m.CompareRunsPage) },
+          { path: '/runs/:runId', lazy: page(() => import('../runs/RunDetailPage.tsx'), (m) => m.RunDetailPage) },
+          {
+            path: '/runs/:runId/unit-operations/:unitOpId',
+            lazy: page(() => import('../unit-operations/UnitOperationDetailPage.tsx'), (m) => m.UnitOperationDetailPage),
+          },
+          { path: '/data', lazy: page(() => import('../data/DataManagementPage.tsx'), (m) => m.DataManagementPage) },
+          { path: '/settings', lazy: page(() => import('../settings/SettingsPage.tsx'), (m) => m.SettingsPage) },
         ],
       },
       { path: '*', element: <NotFoundPage /> },
