@@ -125,6 +125,6 @@ export async function waitForJob(pool: Pool, organizationId: number, jobId: stri
     const job = await findIngestJob(pool, organizationId, jobId);
     if (isFinished(job.state) || Date.now() >= deadline || signal?.aborted) return job;
     await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 1.5, 250);
+    delay = Math.min(delay * 1.5, 100);
   }
 }
