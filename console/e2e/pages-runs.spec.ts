@@ -172,3 +172,29 @@ test('run detail of a missing run shows the failure message', async ({ page }) =
   await signInWithSession(page, admin, '/runs/987654321');
   await expect(page.getByText('Failed to fetch run details or unit operations.')).toBeVisible();
 });
+
+test('the runs table stays light with 10,000 runs (only visible rows are rendered)', async ({ page }) => {
+  const total = 10_000;
+  const runs = Array.from({ length: total }, (_, index) => ({
+    id: index + 1, organization_id: admin.user.organization_id, facility_id: fixture.facility.id, name: `Bulk Run ${String(index + 1).padStart(5, '0')}`,
+    strain: index % 2 ? 'E. coli' : 'P. pastoris', target: 'GFP', description: null, start_time: '2025-01-01T00:00:00.000Z',
+    end_time: index % 3 ? '2025-01-02T00:00:00.000Z' : null, scale_liters: index % 50, scale_grams: null,
+    status: index % 3 ? 'Completed' : 'Active', created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z',
+  }));
+  // Served by the browser itself: the point is the table, not the server's paging.
+  await page.route(/\/api\/v1\/runs\?limit=/, (route) => {
+    const url = new URL(route.request().url());
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    const limit = Number(url.searchParams.get('limit'));
+    return route.fulfill({ json: runs.slice(offset, offset + limit), headers: { 'X-Total-Count': String(total) } });
+  });
+  await signInWithSession(page, admin, '/runs/overview');
+  const table = page.getByTestId('runs-table');
+  await expect(page.getByTestId('runs-count')).toHaveText(`${total} of ${total} runs`);
+  expect(await table.locator('tbody tr.app-run-row').count()).toBeLessThan(80);
+  await table.evaluate((element) => { element.scrollTop = element.scrollHeight; });
+  await expect(table).toContainText('Bulk Run 10000');
+  expect(await table.locator('tbody tr.app-run-row').count()).toBeLessThan(80);
+  await addFilter(page, 'Scale (L)', 'greater or equal', '49');
+  await expect(page.getByTestId('runs-count')).toHaveText(`200 of ${total} runs`);
+});
