@@ -135,3 +135,21 @@ test('superuser: organisations list, create, edit, delete and switch organisatio
   await expect(page.getByText('Organization deleted successfully')).toBeVisible();
   await expect(table).not.toContainText(name);
 });
+
+test('superuser: make and demote superuser from User Management', async ({ page, request }) => {
+  const superuser = await apiSignIn(request, SUPERUSER_EMAIL, SUPERUSER_PASSWORD);
+  const email = uniqueEmail('pages-promote');
+  await callJson(request, superuser.token, 'POST', '/api/v1/auth/users/invite', { email, name: 'Promoted Person', roleName: 'viewer' });
+  await signInWithSession(page, superuser, '/settings');
+  await page.getByRole('tab', { name: 'User Management' }).click();
+  const row = page.getByTestId(`user-row-${email}`);
+  await row.getByRole('button', { name: `Make ${email} superuser` }).click();
+  await expect(page.getByText('User promoted to superuser').first()).toBeVisible();
+  await expect(row).toContainText('superuser');
+  await row.getByRole('button', { name: `Demote ${email}` }).click();
+  await expect(page.getByText('User demoted from superuser').first()).toBeVisible();
+  await expect(row.getByRole('button', { name: `Make ${email} superuser` })).toBeVisible();
+  await row.getByRole('button', { name: `Delete ${email}` }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByText('User deleted successfully')).toBeVisible();
+});
