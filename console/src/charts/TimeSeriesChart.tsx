@@ -6,7 +6,7 @@
  * x zooming handed to the parent so it can fetch finer data for the visible range.
  */
 import { useCallback, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
-import HighchartsReact from 'highcharts-react-official';
+import { HighchartsReact, type HighchartsReactRefObject } from 'highcharts-react-official';
 import { Button, Card, Colors, NonIdealState, Spinner } from '@blueprintjs/core';
 import { Highcharts, highchartsSymbol } from './highcharts-setup.ts';
 import {
@@ -47,7 +47,7 @@ function withOpacity(color: string, opacity: number): string {
 
 export function TimeSeriesChart(props: TimeSeriesChartProps) {
   const { title, series, comments = [], loading, error, height = CHART_HEIGHT_PX, onPlotClick, xRange, onXRangeChange, refining, testId } = props;
-  const chartRef = useRef<HighchartsReact.RefObject>(null);
+  const chartRef = useRef<HighchartsReactRefObject>(null);
   const [hovered, setHovered] = useState<{ comment: ChartComment; left: number; top: number } | null>(null);
   // Handlers read the latest props through a ref so the memoised options do not rebuild the chart on every render.
   const handlers = useRef({ onPlotClick, onXRangeChange });

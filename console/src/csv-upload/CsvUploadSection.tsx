@@ -237,10 +237,16 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
                   {columns.map((column) => (
                     <th key={column.name} className={column.selected ? 'csv-col-selected' : undefined}>
                       <Checkbox className="csv-col-check" checked={column.selected} label={column.name} title={column.name}
-                        onChange={(event) => setColumns((cols) => cols && setSelected(cols, column.name, event.currentTarget.checked))} />
+                        onChange={(event) => {
+                          const checked = event.currentTarget.checked;
+                          setColumns((cols) => cols && setSelected(cols, column.name, checked));
+                        }} />
                       <HTMLSelect className="csv-col-assign" aria-label={`Assignment of ${column.name}`} disabled={!column.selected}
                         value={assignmentValue(column.assignment)} fill
-                        onChange={(event) => setColumns((cols) => cols && assignColumn(cols, column.name, parseAssignment(event.target.value)))}>
+                        onChange={(event) => {
+                          const assignment = parseAssignment(event.target.value);
+                          setColumns((cols) => cols && assignColumn(cols, column.name, assignment));
+                        }}>
                         <option value="empty">Choose...</option>
                         <option value="timestamp">Timestamp</option>
                         <option value="new">New instrument</option>

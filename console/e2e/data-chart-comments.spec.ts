@@ -1,0 +1,125 @@
+/**
+ * Unit-operation detail end to end (issue 8): the parameter list, the 'Process Parameters' chart with
+ * the expected series, zooming that fetches finer data, and a comment added by clicking the chart,
+ * shown on hover, edited (timestamp and minutes in sync), searched and deleted.
+ */
+import { expect, test } from '@playwright/test';
+import { adminSession, screenshot } from './pages-helpers.ts';
+import { signInWithSession } from './support/auth.ts';
+import { createRunWithSeries, expectToast, uniqueStamp } from './data-fixtures.ts';
+
+test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1100 } });
+
+test('charts the parameters and manages comments by clicking the chart', async ({ page, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const fixture = await createRunWithSeries(request, session, stamp, 'A', '2025-03-03T08:00:00.000Z');
+
+  await signInWithSession(page, session, `/runs/${fixture.run.id}/unit-operations/${fixture.unitOperationId}`);
+  await expect(page.getByRole('heading', { name: 'Name: Fermentation' })).toBeVisible();
+  await expect(page.getByTestId('unit-operation-detail')).toContainText('2025-03-03 08:00');
+
+  const parameters = page.getByTestId('parameter-list');
+  await expect(parameters).toContainText('temperature [celsius]');
+  await expect(parameters).toContainText('pH [pH]');
+  await parameters.getByRole('checkbox', { name: 'pH [pH]' }).check({ force: true });
+
+  const chart = page.getByTestId('process-parameters-chart');
+  await expect(chart.locator('.highcharts-title')).toHaveText('Process Parameters');
+  await expect(chart.locator('.highcharts-legend-item')).toHaveText(['temperature [celsius]', 'pH [pH]']);
+  await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(2);
+  await expect(chart.locator('.highcharts-xaxis .highcharts-axis-title')).toHaveText('Time since unit operation start (minutes)');
+  // One y axis per unit, the second on the right.
+  await expect(chart.locator('.highcharts-yaxis .highcharts-axis-title')).toHaveText(['celsius', 'pH']);
+  await expect(page.getByTestId('comments-card')).toContainText('No comments yet. Click on the chart to add a comment.');
+
+  // Legend toggling hides and shows a series.
+  await chart.locator('.highcharts-legend-item').filter({ hasText: 'pH [pH]' }).click();
+  await expect(chart.locator('.highcharts-legend-item-hidden')).toHaveCount(1);
+  await chart.locator('.highcharts-legend-item').filter({ hasText: 'pH [pH]' }).click();
+  await expect(chart.locator('.highcharts-legend-item-hidden')).toHaveCount(0);
+
+  // Zooming asks the server for the visible range again.
+  const plot = chart.locator('.highcharts-plot-background');
+  const box = (await plot.boundingBox())!;
+  const finer = page.waitForRequest((r) => r.url().includes('/api/v1/time-series-data?') && r.url().includes('start_time=2025-03-03T1'));
+  await page.mouse.move(box.x + box.width * 0.45, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 8 });
+  await page.mouse.up();
+  await finer;
+  await page.getByRole('button', { name: 'Reset zoom' }).click();
+  await expect(page.getByRole('button', { name: 'Reset zoom' })).toBeHidden();
+
+  // Click in the plot: create a comment at that time.
+  await page.mouse.click(box.x + box.width * 0.25, box.y + box.height * 0.3);
+  const createDialog = page.getByRole('dialog', { name: 'Create Comment' });
+  await expect(createDialog).toBeVisible();
+  const minutes = Number(await createDialog.getByLabel('Minutes').inputValue());
+  expect(minutes).toBeGreaterThan(200);
+  expect(minutes).toBeLessThan(500);
+  await createDialog.getByRole('button', { name: 'Create' }).click();
+  await expect(createDialog).toContainText('Comment is required');
+  await createDialog.getByLabel('Comment').fill('Feed pump started');
+  await screenshot(page, 'comments-1-create-dialog', testInfo);
+  await createDialog.getByRole('button', { name: 'Create' }).click();
+  await expectToast(page, 'Comment added');
+  await expect(createDialog).toBeHidden();
+  const items = page.getByTestId('comment-item');
+  await expect(items).toHaveCount(1);
+  await expect(items.first()).toContainText('Feed pump started');
+
+  // Hovering within 20 px of the dashed line shows the comment.
+  const line = chart.locator('.bp-chart-comment-line');
+  await expect(line).toHaveCount(1);
+  const lineBox = (await line.boundingBox())!;
+  await page.mouse.move(lineBox.x + lineBox.width / 2 + 12, lineBox.y + lineBox.height / 2);
+  await expect(chart.getByTestId('chart-comment-tooltip')).toContainText('Feed pump started');
+  await screenshot(page, 'comments-2-hover', testInfo);
+  await page.mouse.move(lineBox.x + lineBox.width / 2 + 120, lineBox.y + lineBox.height / 2);
+  await expect(chart.getByTestId('chart-comment-tooltip')).toBeHidden();
+
+  // Edit: minutes and timestamp stay in sync.
+  await items.first().getByRole('button', { name: 'Comment actions' }).click();
+  await page.getByRole('menuitem', { name: 'Edit' }).click();
+  const editDialog = page.getByRole('dialog', { name: 'Edit Comment' });
+  await editDialog.getByLabel('Comment').fill('Feed pump started at 5 mL/h');
+  await editDialog.getByLabel('Minutes').fill('90');
+  await expect(editDialog.getByLabel('Timestamp')).toHaveValue('2025-03-03T09:30');
+  await editDialog.getByLabel('Timestamp').fill('2025-03-03T10:00');
+  await expect(editDialog.getByLabel('Minutes')).toHaveValue('120');
+  await editDialog.getByRole('button', { name: 'Save' }).click();
+  await expectToast(page, 'Comment updated');
+  await expect(items.first()).toContainText('Feed pump started at 5 mL/h');
+  await expect(items.first()).toContainText('min 120');
+  await expect(items.first()).toContainText('03-03-2025 10:00');
+
+  // A second comment, then search.
+  await page.mouse.click(box.x + box.width * 0.05, box.y + box.height * 0.5);
+  await page.getByRole('dialog', { name: 'Create Comment' }).getByLabel('Comment').fill('Inoculation check');
+  await page.getByRole('dialog', { name: 'Create Comment' }).getByRole('button', { name: 'Create' }).click();
+  await expectToast(page, 'Comment added');
+  await expect(items).toHaveCount(2);
+  // Sorted by minute: the inoculation check comes first.
+  await expect(items.first()).toContainText('Inoculation check');
+  await page.getByPlaceholder('Search comments...').fill('FEED');
+  await expect(items).toHaveCount(1);
+  await expect(items.first()).toContainText('Feed pump started');
+  await screenshot(page, 'comments-3-search', testInfo);
+  await page.getByPlaceholder('Search comments...').fill('');
+  await expect(items).toHaveCount(2);
+
+  // Delete with the confirmation.
+  await items.filter({ hasText: 'Feed pump' }).getByRole('button', { name: 'Comment actions' }).click();
+  await page.getByRole('menuitem', { name: 'Delete' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete Comment' });
+  await expect(confirm).toContainText('This action cannot be undone.');
+  await expect(confirm).toContainText('Feed pump started at 5 mL/h');
+  await expect(confirm).toContainText('120');
+  await screenshot(page, 'comments-4-delete-confirm', testInfo);
+  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await expectToast(page, 'Comment deleted');
+  await expect(items).toHaveCount(1);
+  await screenshot(page, 'comments-5-detail', testInfo);
+});
