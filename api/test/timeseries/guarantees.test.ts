@@ -13,8 +13,11 @@ import { createPlant, createUnitOperation, multipartBody, readSeries, REPO_ROOT,
 
 const T0 = Date.UTC(2024, 6, 1);
 
+/** Worker processes started by this file: stopped in afterAll even when a test fails or times out. */
+const workerProcesses: ChildProcess[] = [];
+
 function startWorkerProcess(ctx: TestContext): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'ingest-worker/src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'ingest-worker/src/main.ts'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
@@ -24,6 +27,8 @@ function startWorkerProcess(ctx: TestContext): ChildProcess {
       LOG_LEVEL: 'error', WORKER_CONCURRENCY: '1', INGEST_LOCK_MS: '2000', NODE_ENV: 'test',
     },
   });
+  workerProcesses.push(child);
+  return child;
 }
 
 const exited = (child: ChildProcess) => new Promise<void>((resolve) => {
@@ -69,6 +74,10 @@ describe('crash safety', () => {
     await writeCsv(file, ROWS, COLUMNS);
   });
   afterAll(async () => {
+    for (const child of workerProcesses) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited(child);
+    }
     rmSync(file, { force: true });
     await ctx.close();
   });
