@@ -4,8 +4,9 @@
  * (Save & Next, the unique-name rule, Save), the server-side upload with its progress bar, and ends
  * charted on the unit-operation detail.
  */
+import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { adminSession, screenshot } from './pages-helpers.ts';
+import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createFacilityAndEquipment, createRun, PIOREACTOR_OD_FILE, expectToast, uniqueStamp } from './data-fixtures.ts';
 
@@ -75,12 +76,63 @@ test('uploads the Pioreactor OD export through the wizard and charts it', async 
   await expectToast(page, 'Replaced 2 instrument(s) with 21,888 points and saved aliases.');
   await expect(dialog).toBeHidden();
 
+  // Editing the unit operation previews the stored data: 20 time points.
+  await page.getByRole('button', { name: 'Edit unit operation' }).click();
+  const editDialog = page.getByRole('dialog', { name: 'Edit Unit Operation' });
+  await expect(editDialog.getByTestId('csv-edit-preview').locator('tbody tr')).toHaveCount(20);
+  await expect(editDialog.getByTestId('csv-edit-preview').locator('thead')).toContainText(`OD ${stamp}`);
+  await screenshot(page, 'upload-4-edit-preview', testInfo);
+  await editDialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(editDialog).toBeHidden();
+
   // The new unit operation charts the uploaded OD readings.
-  await page.getByText('Fermentation', { exact: true }).first().click();
+  await page.getByLabel('Fermentation unit operation').click();
   await expect(page).toHaveURL(/\/unit-operations\/\d+$/);
   await expect(page.getByTestId('parameter-list')).toContainText('optical_density [OD600]');
   const chart = page.getByTestId('process-parameters-chart');
   await expect(chart.locator('.highcharts-legend-item')).toContainText(['optical_density [OD600]']);
   await expect(chart.locator('.highcharts-series path.highcharts-graph').first()).toBeVisible();
-  await screenshot(page, 'upload-4-charted', testInfo);
+  await screenshot(page, 'upload-5-charted', testInfo);
+});
+
+test('reads an elapsed-time column from the unit operation start and flags unsure date formats', async ({ page, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const { facility, equipment } = await createFacilityAndEquipment(request, session, stamp, `Chi.Bio ${stamp}`);
+  const instrument = await callJson<{ id: number }>(request, session.token, 'POST', '/api/v1/instruments', {
+    name: 'od_measured', type: 'optical_density', unit: 'OD600', equipment_id: equipment.id,
+  });
+  const run = await createRun(request, session, facility.id, `Chi.Bio ${stamp}`, '2025-01-01T00:00:00.000Z', '2025-01-02T00:00:00.000Z');
+
+  await signInWithSession(page, session, `/runs/${run.id}`);
+  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
+  await dialog.locator('#unit-op-type').selectOption('fermentation');
+  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
+  await dialog.locator('#unit-op-start').fill('2025-01-01T06:00');
+  await dialog.locator('#unit-op-end').fill('2025-01-01T18:00');
+
+  // Day/month order that no sample settles: the notice asks the user to check the dates.
+  const ambiguous = testInfo.outputPath('ambiguous-dates.csv');
+  writeFileSync(ambiguous, ['time,od_measured', ...Array.from({ length: 12 }, (_, i) => `0${(i % 9) + 1}/01/2025 06:${String(10 + i).padStart(2, '0')},0.${i + 1}`)].join('\n'));
+  await dialog.locator('#csv-file').setInputFiles(ambiguous);
+  await expect(dialog.getByTestId('date-confidence-notice')).toContainText('low confidence');
+
+  // Chi.Bio writes seconds since the start: 61 readings, one a minute for an hour.
+  const elapsed = testInfo.outputPath('chibio-elapsed.csv');
+  writeFileSync(elapsed, ['exp_time,od_measured', ...Array.from({ length: 61 }, (_, i) => `${(i * 60 + 0.14).toFixed(2)},${(0.2 + i * 0.01).toFixed(3)}`)].join('\r\n'));
+  await dialog.locator('#csv-file').setInputFiles(elapsed);
+  await expect(dialog.getByLabel('Assignment of exp_time')).toHaveValue('timestamp');
+  await expect(dialog.getByRole('radio', { name: "Elapsed time since the unit operation's start" })).toBeChecked();
+  await expect(dialog.locator('#csv-elapsed-unit')).toHaveValue('seconds');
+  await expect(dialog).toContainText('0 seconds = 2025-01-01 06:00');
+  await screenshot(page, 'elapsed-1-mapping', testInfo);
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  await expectToast(page, 'Replaced 1 instrument(s) with 61 points and saved aliases.');
+
+  const readings = await callJson<{ ts: string }[]>(request, session.token, 'GET',
+    `/api/v1/time-series-data?instrument_id=${instrument.id}&start_time=2025-01-01T00:00:00.000Z&end_time=2025-01-02T00:00:00.000Z&limit=1000`);
+  expect(readings).toHaveLength(61);
+  expect(readings[0]!.ts).toBe('2025-01-01T06:00:00.140Z');
 });

@@ -180,8 +180,9 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
         : uploadSuccessMessage(columnCount, finished.progress.points_written);
       const notice = typeof finished.result?.notice === 'string' ? ` ${finished.result.notice}` : '';
       const skipped = finished.progress.rows_skipped > 0 ? ` ${finished.progress.rows_skipped.toLocaleString('en-US')} row(s) skipped (bad timestamp or outside the unit operation's time range).` : '';
-      toastAfterDialog({ title: CSV_TOAST_TITLES.uploadSucceeded, message: `${summary}${skipped}${notice}`, intent: 'success' });
+      // The finished bar stays visible a moment; the toast is queued last so it follows the dialog's own.
       await new Promise((resolve) => setTimeout(resolve, DONE_LINGER_MS));
+      toastAfterDialog({ title: CSV_TOAST_TITLES.uploadSucceeded, message: `${summary}${skipped}${notice}`, intent: 'success' });
     } catch (error) {
       console.error('CSV upload failed', error);
       setUpload((u) => (u ? { ...u, phase: 'failed' } : u));
