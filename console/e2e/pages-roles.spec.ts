@@ -19,7 +19,8 @@ test.beforeAll(async ({ request }) => {
 });
 
 async function settingsTabs(page: Page): Promise<string[]> {
-  await page.goto('/settings');
+  // A second navigation while the start-up profile check is in flight would abort it; stay put when already there.
+  if (!page.url().endsWith('/settings')) await page.goto('/settings');
   await expect(page.getByRole('tab', { name: 'Account' })).toBeVisible();
   return page.getByRole('tab').allInnerTexts();
 }
