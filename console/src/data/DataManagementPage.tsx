@@ -18,6 +18,7 @@ import { loadHiddenColumns, saveHiddenColumns } from './column-visibility.ts';
 import {
   DATA_COLUMNS, DATA_ENTITIES, displayValue, nextSort, searchRows, sortRows, type DataEntityKind, type DataRow, type SortState,
 } from './entity-tables.ts';
+import '../dashboard/dashboard.css';
 import './data.css';
 
 export function DataManagementPage() {

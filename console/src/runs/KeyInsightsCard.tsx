@@ -5,6 +5,7 @@ import { StatusPill } from '../components/StatusPill.tsx';
 import { formatPercent, formatRunTime, formatTiter, runDurationMinutes, statusOf } from '../entities/run-metrics.ts';
 import type { Instrument, Run, UnitOperation } from '../entities/types.ts';
 import { useKeyInsights } from './useKeyInsights.ts';
+import '../dashboard/dashboard.css';
 
 function Insight({ icon, label, children }: { icon: IconName; label: string; children: ReactNode }) {
   return (
