@@ -101,6 +101,7 @@ test('charts the parameters and manages comments by clicking the chart', async (
   await page.getByRole('dialog', { name: 'Create Comment' }).getByRole('button', { name: 'Create' }).click();
   await expectToast(page, 'Comment added');
   await expect(items).toHaveCount(2);
+  await expect(line).toHaveCount(2);
   // Sorted by minute: the inoculation check comes first.
   await expect(items.first()).toContainText('Inoculation check');
   await page.getByPlaceholder('Search comments...').fill('FEED');
@@ -121,5 +122,6 @@ test('charts the parameters and manages comments by clicking the chart', async (
   await confirm.getByRole('button', { name: 'Delete' }).click();
   await expectToast(page, 'Comment deleted');
   await expect(items).toHaveCount(1);
+  await expect(line).toHaveCount(1);
   await screenshot(page, 'comments-5-detail', testInfo);
 });

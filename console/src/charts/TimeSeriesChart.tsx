@@ -5,7 +5,7 @@
  * series, dashed comment lines behind the data with a hover card within 20 px, click-to-comment, and
  * x zooming handed to the parent so it can fetch finer data for the visible range.
  */
-import { useCallback, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
 import { HighchartsReact, type HighchartsReactRefObject } from 'highcharts-react-official';
 import { Button, Card, Colors, NonIdealState, Spinner } from '@blueprintjs/core';
 import { Highcharts, highchartsSymbol } from './highcharts-setup.ts';
@@ -40,6 +40,15 @@ export interface TimeSeriesChartProps {
   refining?: boolean;
   testId?: string;
 }
+
+/** Highcharts' plot-line methods, present at runtime but missing from its type definitions. */
+type PlotLineAxis = Highcharts.Axis & {
+  addPlotLine(options: Highcharts.AxisPlotLinesOptions): unknown;
+  removePlotLine(id: string): void;
+};
+
+/** The comment lines each chart axis currently shows, so they can be replaced without touching others. */
+const appliedCommentLines = new WeakMap<Highcharts.Axis, { signature: string; ids: string[] }>();
 
 function withOpacity(color: string, opacity: number): string {
   return opacity >= 1 ? color : (Highcharts.color(color).setOpacity(opacity).get('rgba') as string);
@@ -107,14 +116,6 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
         return positions.filter((_, i) => i % step === 0);
       },
       crosshair: { color: Colors.GRAY4, width: 1 },
-      plotLines: comments.map((comment) => ({
-        id: `comment-${comment.id}`,
-        value: comment.minute,
-        color: comment.color ?? COMMENT_LINE.color,
-        width: comment.id === selectedId ? COMMENT_LINE.selectedWidth : COMMENT_LINE.width,
-        zIndex: COMMENT_LINE.zIndex,
-        className: 'bp-chart-comment-line',
-      })),
     },
     yAxis: axes.map((axis) => ({
       title: { text: axis.title },
@@ -141,7 +142,27 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
       marker: { symbol: highchartsSymbol(s.symbol), lineWidth: 1, lineColor: undefined },
       tooltip: { valueSuffix: s.unit ? ` ${s.unit}` : '' },
     })),
-  }), [title, height, xRange, comments, selectedId, axes, series]);
+  }), [title, height, xRange, axes, series]);
+
+  // Comment lines are managed on the axis directly: chart.update merges plot-line arrays and would
+  // keep stale lines, so each render replaces exactly the lines this component added.
+  const commentLines = useMemo<Highcharts.AxisPlotLinesOptions[]>(() => comments.map((comment) => ({
+    id: `comment-${comment.id}`,
+    value: comment.minute,
+    color: comment.color ?? COMMENT_LINE.color,
+    width: comment.id === selectedId ? COMMENT_LINE.selectedWidth : COMMENT_LINE.width,
+    zIndex: COMMENT_LINE.zIndex,
+    className: 'bp-chart-comment-line',
+  })), [comments, selectedId]);
+  useEffect(() => {
+    const axis = chartRef.current?.chart?.xAxis?.[0] as PlotLineAxis | undefined;
+    if (!axis) return;
+    const signature = JSON.stringify(commentLines);
+    if (appliedCommentLines.get(axis)?.signature === signature) return;
+    for (const id of appliedCommentLines.get(axis)?.ids ?? []) axis.removePlotLine(id);
+    for (const line of commentLines) axis.addPlotLine(line);
+    appliedCommentLines.set(axis, { signature, ids: commentLines.map((line) => line.id!) });
+  });
 
   const trackComment = useCallback((event: ReactMouseEvent<HTMLDivElement>) => {
     const chart = chartRef.current?.chart;
