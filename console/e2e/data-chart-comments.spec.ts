@@ -4,7 +4,7 @@
  * shown on hover, edited (timestamp and minutes in sync), searched and deleted.
  */
 import { expect, test } from '@playwright/test';
-import { adminSession, screenshot } from './pages-helpers.ts';
+import { adminSession, callJson, createUserWithRole, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createRunWithSeries, expectToast, uniqueStamp } from './data-fixtures.ts';
 
@@ -124,4 +124,29 @@ test('charts the parameters and manages comments by clicking the chart', async (
   await expect(items).toHaveCount(1);
   await expect(line).toHaveCount(1);
   await screenshot(page, 'comments-5-detail', testInfo);
+});
+
+test('viewers see the chart and comments without comment actions; unknown steps say so', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  const admin = await adminSession(request);
+  const stamp = uniqueStamp();
+  const fixture = await createRunWithSeries(request, admin, stamp, 'A', '2025-03-03T08:00:00.000Z');
+  await callJson(request, admin.token, 'POST', '/api/v1/comments', {
+    timestamp: '2025-03-03T09:00:00.000Z', unit_operations_id: fixture.unitOperationId, content: 'Antifoam added',
+  });
+  const viewer = await createUserWithRole(request, admin, 'viewer');
+
+  await signInWithSession(page, viewer, `/runs/${fixture.run.id}/unit-operations/${fixture.unitOperationId}`);
+  const chart = page.getByTestId('process-parameters-chart');
+  await expect(chart.locator('.highcharts-legend-item')).toHaveText(['temperature [celsius]']);
+  const items = page.getByTestId('comment-item');
+  await expect(items).toHaveCount(1);
+  await expect(items.first()).toContainText('min 60');
+  await expect(items.first().getByRole('button', { name: 'Comment actions' })).toHaveCount(0);
+  const box = (await chart.locator('.highcharts-plot-background').boundingBox())!;
+  await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await expect(page.getByRole('dialog', { name: 'Create Comment' })).toHaveCount(0);
+
+  await page.goto(`/runs/${fixture.run.id}/unit-operations/999999999`);
+  await expect(page.getByText('Unit operation not found for this step.')).toBeVisible();
 });
