@@ -5,6 +5,7 @@ import { buildApp } from './app.ts';
 import { migrateAll } from './db/migrate.ts';
 import { closeDeps, createDeps } from './platform/deps.ts';
 import { runStartupTasks } from './startup.ts';
+import { seedDemo } from './demo/seed.ts';
 
 const env = loadEnvOrExit(apiEnvSchema);
 const logger = createLogger('api', env.LOG_LEVEL);
@@ -13,6 +14,8 @@ await migrateAll(env, logger);
 const deps = createDeps(env, logger);
 await runStartupTasks(deps);
 const app = await buildApp(deps);
+await app.ready();
+if (env.SEED_DEMO) await seedDemo(app, deps);
 await app.listen({ port: env.PORT, host: env.HOST });
 
 let closing = false;

@@ -41,6 +41,8 @@ export const apiEnvSchema = baseEnvSchema.extend({
   SUPERUSER_PASSWORD: z.string().optional(),
   UPLOAD_RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
   SEED_DEMO: booleanFromString.default(false),
+  DEMO_EMAIL: z.email().default('scientist@demo.bioprocess.local'),
+  DEMO_PASSWORD: z.string().default('Demo-Bioprocess1!'),
 });
 
 export const workerEnvSchema = baseEnvSchema.extend({

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/test-context.ts';
+import { startWorker } from '../timeseries/support.ts';
+import { seedDemoMetadata, seedDemoTimeSeries, type SeedPlan } from '../../src/demo/seed.ts';
+import { DEMO_ORGANISATION_NAME } from '../../src/demo/demo-organisation.ts';
+import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+
+async function waitForIngestJobs(ctx: TestContext, organizationId: number): Promise<Array<{ state: string; error: string | null }>> {
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    const { rows } = await ctx.deps.pg.query('SELECT state, error FROM ingest_jobs WHERE organization_id = $1', [organizationId]);
+    if (rows.length > 0 && rows.every((row) => row.state === 'completed' || row.state === 'failed')) return rows;
+    if (Date.now() > deadline) throw new Error('demo ingest jobs did not finish');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('demo organisation seed', () => {
+  let ctx: TestContext;
+  let worker: IngestWorker;
+  let plan: SeedPlan;
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    worker = startWorker(ctx);
+    const seeded = await seedDemoMetadata(ctx.deps);
+    if (!seeded) throw new Error('expected a fresh seed');
+    plan = seeded;
+    await seedDemoTimeSeries(ctx.app, ctx.deps, plan);
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await ctx?.close();
+  });
+
+  it('creates a lab with runs in every state and signs in its admin, editor and viewer', async () => {
+    for (const email of ['scientist@demo.bioprocess.local', 'editor@demo.bioprocess.local', 'viewer@demo.bioprocess.local']) {
+      const login = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password: 'Demo-Bioprocess1!' } });
+      expect(login.statusCode).toBe(200);
+    }
+    const login = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'scientist@demo.bioprocess.local', password: 'Demo-Bioprocess1!' } });
+    const runs = (await ctx.request({ method: 'GET', url: '/api/v1/runs', token: login.json().token })).json() as Array<{ status: string }>;
+    expect(runs).toHaveLength(11);
+    expect(new Set(runs.map((run) => run.status))).toEqual(new Set(['Pending', 'Active', 'Completed']));
+  });
+
+  it('loads every series through the ingestion path, real datasets included', async () => {
+    const jobs = await waitForIngestJobs(ctx, plan.organizationId);
+    expect(jobs.filter((job) => job.state === 'failed')).toEqual([]);
+    const countFor = async (equipment: string, instrument: string) => {
+      const id = plan.instruments.get(equipment)!.get(instrument)!;
+      const result = await ctx.deps.clickhouse.query({
+        query: `SELECT count() AS n FROM (SELECT ts, argMax(is_deleted, version) AS deleted FROM points WHERE organization_id = ${plan.organizationId} AND instrument_id = ${id} GROUP BY ts) WHERE deleted = 0`,
+        format: 'JSONEachRow',
+      });
+      return Number((await result.json<{ n: string }>())[0]!.n);
+    };
+    expect(await countFor('pio', 'od')).toBe(10_944);
+    expect(await countFor('chibio', 'od')).toBe(15_473);
+    expect(await countFor('dasware', 'temperature')).toBeGreaterThan(100);
+    // Five completed fed-batches of 40/40/38/36/40 h at one reading a minute, plus the running one.
+    expect(await countFor('br1', 'temperature')).toBeGreaterThan((40 + 40 + 38 + 36 + 40) * 60);
+  });
+
+  it('is idempotent: a second seed leaves the organisation as it is', async () => {
+    expect(await seedDemoMetadata(ctx.deps)).toBeNull();
+    const { rows } = await ctx.deps.pg.query('SELECT count(*)::int AS n FROM organizations WHERE name = $1', [DEMO_ORGANISATION_NAME]);
+    expect(rows[0].n).toBe(1);
+  });
+});
