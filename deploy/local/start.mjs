@@ -3,6 +3,11 @@ import { ensureDependencies } from './deps.mjs';
 import { ensureServices, stopStartedServices, tcpReachable, writeDataReadme, DATA_DIR } from './services.mjs';
 import { buildConsoleIfStale, runMigrations, startProcesses } from './stack.mjs';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+
+/** `npm run dev`: the same stack plus Vite's dev server (hot reload), proxying /api to the api. */
+const DEV = process.argv.includes('--dev');
+let devServer = null;
 
 const DEMO = {
   SUPERUSER_EMAIL: 'admin@bioprocess.local',
@@ -25,6 +30,7 @@ async function shutdown(code) {
   }
   stopping = true;
   process.stdout.write('\n[start] stopping\n');
+  devServer?.kill('SIGTERM');
   if (stack) await stack.stop();
   stopStartedServices();
   process.exit(code);
@@ -73,14 +79,18 @@ async function main() {
   await signalsHandled();
   runMigrations(env);
   await signalsHandled();
-  buildConsoleIfStale(env);
+  if (!DEV) buildConsoleIfStale(env);
   await signalsHandled();
   stack = startProcesses(env);
   const ready = await Promise.race([waitUntilListening(port, 120_000), stack.exited.then(() => false)]);
+  if (ready && DEV) {
+    devServer = spawn('npm', ['run', 'dev', '-w', 'console'], { stdio: 'inherit', env: { ...env, CONSOLE_API_URL: `http://127.0.0.1:${port}` } });
+  }
   if (ready) {
+    const consoleUrl = DEV ? `http://localhost:${process.env.CONSOLE_DEV_PORT ?? 5173} (hot reload; api on ${port})` : `http://localhost:${port}`;
     process.stdout.write([
       '',
-      `  Bioprocess platform: http://localhost:${port}`,
+      `  Bioprocess platform: ${consoleUrl}`,
       `  Demo sign-in (admin of the demo organisation): ${env.DEMO_EMAIL} / ${env.DEMO_PASSWORD}`,
       `  Superuser: ${env.SUPERUSER_EMAIL} / ${env.SUPERUSER_PASSWORD}`,
       '  Stop with Ctrl-C.',
@@ -90,6 +100,7 @@ async function main() {
     process.stderr.write(`[start] the api did not start listening on port ${port}; see its log above\n`);
   }
   const code = await stack.exited;
+  devServer?.kill('SIGTERM');
   stopStartedServices();
   process.exit(code);
 }
