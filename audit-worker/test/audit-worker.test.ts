@@ -6,7 +6,7 @@ import { AUDIT_JOB } from '@bioprocess/shared/queues';
 import { createTestContext, type TestContext } from '../../api/test/support/test-context.ts';
 import { buildAuditEvent, emitAudit } from '../../api/src/audit/emit.ts';
 import { startAuditWorker, type AuditWorkerHandle } from '../src/worker.ts';
-import { OutageProxy } from './outage-proxy.ts';
+import { OutageProxy } from '../../api/test/support/outage-proxy.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
