@@ -6,6 +6,8 @@
  * for a given seed so re-seeding produces the same readings.
  */
 
+import { seededRandom } from '@bioprocess/shared/seeded-random';
+
 export interface FedBatchOptions {
   startMs: number;
   durationHours: number;
@@ -27,18 +29,6 @@ export interface FedBatchSeries {
   exhaustCo2: Array<[number, number]>;
   /** Offline samples, every 4 hours. */
   titer: Array<[number, number]>;
-}
-
-/** mulberry32: a tiny seeded PRNG, enough for sensor noise. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;

@@ -4,23 +4,14 @@
  * picture is the same on every visit; each tick produces the next sample.
  */
 
+import { seededRandom } from '@bioprocess/shared/seeded-random';
+
+
 export interface ProcessSample {
   minute: number;
   temperature: number;
   pH: number;
   feedRate: number;
-}
-
-/** A small deterministic PRNG (mulberry32): plenty for decoration, no dependency. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
