@@ -6,7 +6,6 @@
 
 import { seededRandom } from '@bioprocess/shared/seeded-random';
 
-
 export interface ProcessSample {
   minute: number;
   temperature: number;
