@@ -10,9 +10,12 @@ function inputGroup(input: Locator) {
   return input.locator('..');
 }
 
-/** The visible toast (a replaced one may still be in the DOM for its exit transition, hidden). */
+/**
+ * The visible toast. A replaced toast can stay visible for its exit transition; the assertions retry,
+ * so `first()` settles on the current toast once the leaving one is gone.
+ */
 function toast(page: Page) {
-  return page.getByTestId('toast').filter({ visible: true });
+  return page.getByTestId('toast').filter({ visible: true }).first();
 }
 
 async function fillLogin(page: Page, email: string, password: string) {
@@ -72,12 +75,16 @@ test.describe('sign-in', () => {
   test('five failures block the account with the lockout text', async ({ page, request }) => {
     const account = await signUp(request, { name: 'Lockout Test' });
     await page.goto('/login');
-    for (let attempt = 1; attempt <= 5; attempt += 1) {
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
       await fillLogin(page, account.user.email, `Wrong-Password${attempt}!`);
       await expect(toast(page)).toContainText('Invalid email or password');
       // Wait for the form to be usable again before the next attempt.
       await expect(page.getByRole('button', { name: 'Sign In', exact: true })).toBeEnabled();
     }
+    // The fifth failure within the window blocks the account (HTTP 429).
+    await fillLogin(page, account.user.email, 'Wrong-Password5!');
+    await expect(toast(page)).toContainText(LOCKOUT_TEXT);
+    await expect(page.getByRole('button', { name: 'Sign In', exact: true })).toBeEnabled();
     // Even the right password is refused now.
     await fillLogin(page, account.user.email, account.password);
     await expect(toast(page)).toContainText('Login Failed');
