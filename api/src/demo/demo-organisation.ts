@@ -8,7 +8,7 @@ import type { InstrumentType, Unit, UnitOperationType, FacilityType, Role } from
 export const DEMO_ORGANISATION_NAME = 'Demo Bioprocess Lab';
 
 export const DEMO_USERS: Array<{ key: 'admin' | 'editor' | 'viewer'; name: string; role: Role }> = [
-  { key: 'admin', name: 'Dr. Sanne de Vries', role: 'admin' },
+  { key: 'admin', name: 'Sanne de Vries', role: 'admin' },
   { key: 'editor', name: 'Lucas Jansen', role: 'editor' },
   { key: 'viewer', name: 'Emma Bakker', role: 'viewer' },
 ];
