@@ -14,6 +14,7 @@ import type { AppDeps } from '../platform/deps.ts';
 import { notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { emitAudit } from '../audit/emit.ts';
+import { queueInstrumentSeriesDeletion } from '../timeseries/instrument-series.ts';
 import { requireEquipment } from '../equipment/store.ts';
 import {
   assertInstrumentNameFree,
@@ -154,6 +155,7 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
     );
     if (!rows[0]) throw notFound(INSTRUMENT_NOT_FOUND);
     const before = toInstrument(rows[0]!);
+    await queueInstrumentSeriesDeletion(deps, request, rows[0]!);
     emitAudit(deps, request, {
       event_type: 'data', action: 'delete', resource_type: 'instrument', resource_id: before.id, changes: { before, after: null },
     });
