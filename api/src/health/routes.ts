@@ -10,6 +10,25 @@ function withTimeout<T>(promise: Promise<T>, label: string): Promise<T> {
   ]);
 }
 
+/**
+ * The health connection fails fast instead of queueing commands, so it is asked only once connected;
+ * a process that has just started (or Redis that has just returned) gets a moment to (re)connect.
+ */
+function redisReady(redis: AppDeps['redis'], timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      reject(new Error(`not connected (${redis.status})`));
+    }, timeoutMs);
+    redis.once('ready', onReady);
+  });
+}
+
 async function check(fn: () => Promise<unknown>, label: string): Promise<'ok' | string> {
   try {
     await withTimeout(fn(), label);
@@ -24,7 +43,10 @@ export async function healthRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get('/api/v1/health', { config: { access: 'public' } }, async (_request, reply) => {
     const [postgres, redis, clickhouse] = await Promise.all([
       check(() => deps.pg.query('SELECT 1'), 'postgres'),
-      check(() => deps.redis.ping(), 'redis'),
+      check(async () => {
+        await redisReady(deps.redis, 1_500);
+        await deps.redis.ping();
+      }, 'redis'),
       check(async () => {
         const result = await deps.clickhouse.ping();
         if (!result.success) throw result.error;
