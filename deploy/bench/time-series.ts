@@ -7,7 +7,9 @@
  *   - CSV upload end to end, 1M rows x 10 columns: >= 0.6 x baseline;
  *   - peak RSS (VmHWM) of the api and the ingest-worker processes during a 1 GiB CSV upload: < 300 MB;
  *   - p95 of 50 downsampled reads (<= 2,000 points) of one instrument holding 10M points: < 100 ms.
- * BENCH_SCALE multiplies every size (default 1); BENCH_STEPS picks steps (default bulk,csv,read,memory).
+ * BENCH_SCALE multiplies every size (default 1); BENCH_STEPS picks steps (default bulk,csv,read,memory);
+ * BENCH_PROFILE=<dir> writes V8 CPU profiles of the api and the ingest-worker there (open them in
+ * Chrome DevTools) to see what limits a figure.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -79,7 +81,8 @@ const base = `http://127.0.0.1:${PORT}`;
 
 interface Stack { api: ChildProcess; worker: ChildProcess }
 function startStack(): Stack {
-  const start = (entry: string) => spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
+  const start = (entry: string) => spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   return { api: start('api/src/main.ts'), worker: start('ingest-worker/src/main.ts') };
 }
 async function stopStack(stack: Stack): Promise<void> {

@@ -141,6 +141,23 @@ describe('CSV uploads', () => {
     expect(await readSeries(ctx, plant.viewer.token, { instrument_id: ids[0]! })).toEqual([]);
   });
 
+  it('a bad value at the end of a large file fails it after rows were staged: nothing is written, no staging table is left', async () => {
+    const ids = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 2);
+    const unitOperation = await createUnitOperation(ctx, plant);
+    const rows = 300_000; // 600,000 points: more than one staged batch before the bad value is read
+    const start = Date.UTC(2024, 0, 1);
+    const lines = ['time,a,b'];
+    for (let row = 0; row < rows; row += 1) lines.push(`${new Date(start + row * 1000).toISOString()},${row},${row === rows - 1 ? 'n/a' : row / 2}`);
+    const { statusCode, job } = await upload(ctx, plant.editor.token, unitOperation, {
+      timestamp_column: 'time', columns: [{ column: 'a', instrument_id: ids[0] }, { column: 'b', instrument_id: ids[1] }],
+    }, { name: 'late-error.csv', content: lines.join('\n') });
+    expect(statusCode).toBe(422);
+    expect(job.error).toBe("Column 'b' has non-numeric values: n/a");
+    for (const id of ids) expect(await readSeries(ctx, plant.viewer.token, { instrument_id: id })).toEqual([]);
+    const tables = await ctx.deps.clickhouse.query({ query: "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name LIKE 'points_staging_%'", format: 'JSONCompact' });
+    expect(Number((await tables.json<[string]>()).data[0]![0])).toBe(0);
+  });
+
   it('fails with the spec messages for no valid data, malicious content and unknown columns', async () => {
     const [sensor] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     const unitOperation = await createUnitOperation(ctx, plant, { start: '2030-01-01T00:00:00Z' });

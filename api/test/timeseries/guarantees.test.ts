@@ -8,6 +8,7 @@ import { createWriteStream, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stagingTableName } from '../../../ingest-worker/src/staging-table.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { createPlant, createUnitOperation, multipartBody, readSeries, REPO_ROOT, startWorker, waitForJobState, type Plant } from './support.ts';
 
@@ -92,7 +93,7 @@ describe('crash safety', () => {
     const jobId = response.json().id as string;
 
     let child = startWorkerProcess(ctx);
-    // Kill it once the write pass committed at least one batch and before it finished.
+    // Kill it once the pass committed at least one staged batch and before it finished.
     for (;;) {
       const { rows } = await ctx.deps.pg.query(`SELECT state, (checkpoint->>'byteOffset')::float8 AS offset FROM ingest_jobs WHERE id = $1`, [jobId]);
       const offset = rows[0].offset as number | null;
@@ -103,9 +104,12 @@ describe('crash safety', () => {
     }
     child.kill('SIGKILL');
     await exited(child);
-    const partial = await dedupedCount(ctx, plant.organizationId);
-    expect(partial.keys).toBeGreaterThan(0);
-    expect(partial.keys).toBeLessThan(ROWS * COLUMNS);
+    // Staged rows are not visible until the whole file passed.
+    expect((await dedupedCount(ctx, plant.organizationId)).keys).toBe(0);
+    const staged = await ctx.deps.clickhouse.query({ query: `SELECT count() FROM ${stagingTableName(jobId)}`, format: 'JSONCompact' });
+    const stagedRows = Number((await staged.json<[string]>()).data[0]![0]);
+    expect(stagedRows).toBeGreaterThan(0);
+    expect(stagedRows).toBeLessThan(ROWS * COLUMNS);
 
     child = startWorkerProcess(ctx);
     const job = await waitForJobState(ctx, plant.editor.token, jobId, 180_000);
@@ -120,6 +124,9 @@ describe('crash safety', () => {
     const expectedSum = COLUMNS * (ROWS * (ROWS - 1)) / 2 + ROWS * (COLUMNS * (COLUMNS - 1)) / 4;
     expect(final.sum).toBeCloseTo(expectedSum, -3);
     expect(final.rows).toBeGreaterThanOrEqual(ROWS * COLUMNS);
+    // The staging table is gone once its rows are published.
+    const leftover = await ctx.deps.clickhouse.query({ query: `EXISTS TABLE ${stagingTableName(jobId)}`, format: 'JSONCompact' });
+    expect(Number((await leftover.json<[number]>()).data[0]![0])).toBe(0);
     const window = await readSeries(ctx, plant.viewer.token, {
       equipment_id: plant.equipmentId, start_time: new Date(T0).toISOString(), end_time: new Date(T0 + 3_599_000).toISOString(), limit: 100_000,
     });

@@ -40,4 +40,13 @@ describe('malicious content', () => {
     scanner.push('"No";"Timestamp";"Descr');
     expect(scanner.push('iption";"Reference"\n')).toBe(false);
   });
+
+  it('a scanner resumed from another one\'s tail finds a pattern across the resume point', () => {
+    const first = new MaliciousContentScanner();
+    first.push('time,v\n2024-01-01,1 <scr');
+    expect(first.found).toBe(false);
+    const resumed = new MaliciousContentScanner(first.tail);
+    expect(resumed.push('ipt>\n')).toBe(true);
+    expect(new MaliciousContentScanner().push('ipt>\n')).toBe(false);
+  });
 });

@@ -19,8 +19,15 @@ export function containsMaliciousContent(text: string): boolean {
 
 /** Incremental form for streamed files: feed decoded chunks in order; `found` stays true once set. */
 export class MaliciousContentScanner {
-  private carry = '';
   found = false;
+
+  /** `carry`: the `tail` of a scanner that read the text before this one's first chunk (a resumed read). */
+  constructor(private carry = '') {}
+
+  /** The last characters seen, which a match across the next chunk boundary could start with. */
+  get tail(): string {
+    return this.carry;
+  }
 
   /** Returns true when malicious content has been seen so far (in this or an earlier chunk). */
   push(chunk: string): boolean {
