@@ -13,7 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -103,6 +103,39 @@ async function waitHealthy(): Promise<void> {
   }
   throw new Error('the api did not become healthy');
 }
+/** CPU seconds (user + system, all threads) of a process so far. */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+}
+function pidsOf(name: string): number[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith(name);
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+/** Where the CPU went during a step: seconds per process group, logged to stderr (what limits a figure). */
+function cpuMeter(stack: Stack): () => string {
+  const groups = (): Record<string, number> => {
+    const sum = (pids: number[]) => pids.reduce((total, pid) => {
+      try {
+        return total + cpuSecondsOf(pid);
+      } catch {
+        return total;
+      }
+    }, 0);
+    return {
+      api: cpuSecondsOf(stack.api.pid!), worker: cpuSecondsOf(stack.worker.pid!), clickhouse: sum(pidsOf('clickhouse')),
+      postgres: sum(pidsOf('postgres')), redis: sum(pidsOf('redis')), bench: cpuSecondsOf(process.pid),
+    };
+  };
+  const before = groups();
+  return () => Object.entries(groups()).map(([group, seconds]) => `${group} ${(seconds - before[group]!).toFixed(1)} s`).join(', ');
+}
+
 function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
@@ -129,32 +162,49 @@ async function baselineInsert(clickhouse: ReturnType<typeof createClickHouse>): 
   return BULK_POINTS / seconds;
 }
 
-async function bulkEndToEnd(plant: BenchPlant): Promise<number> {
+async function bulkEndToEnd(plant: BenchPlant, stack: Stack): Promise<number> {
   const batches = Math.ceil(BULK_POINTS / BULK_BATCH);
+  // The bodies are written before the clock starts, as the baseline's TSV is: feeds send ready JSON.
+  const bodies: Buffer[] = [];
+  for (let batch = 0; batch < batches; batch += 1) {
+    const instrument = plant.instrumentIds[batch % 10]!;
+    const first = batch * BULK_BATCH;
+    const count = Math.min(BULK_BATCH, BULK_POINTS - first);
+    const parts: string[] = new Array(count);
+    for (let index = 0; index < count; index += 1) {
+      parts[index] = `{"measured_at":${T0 + (first + index) * 1000},"instrument_id":${instrument},"float_value":${(first + index) * 0.25}}`;
+    }
+    bodies.push(Buffer.from(`{"data":[${parts.join(',')}]}`));
+  }
   let next = 0;
+  // node:http with keep-alive: the lightest client, so the clients take as little of the 2 cores as possible.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: BULK_CLIENTS });
+  const post = (body: Buffer) => new Promise<number>((resolve, reject) => {
+    const request = http.request(`${base}/api/v1/time-series-data/bulk?wait=true`, {
+      method: 'POST', agent,
+      headers: { authorization: `Bearer ${plant.token}`, 'content-type': 'application/json', 'content-length': body.length },
+    }, (response) => {
+      response.on('data', () => undefined);
+      response.on('end', () => resolve(response.statusCode ?? 0));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
   const client = async () => {
     for (;;) {
       const batch = next;
       next += 1;
       if (batch >= batches) return;
-      const instrument = plant.instrumentIds[batch % 10]!;
-      const first = batch * BULK_BATCH;
-      const count = Math.min(BULK_BATCH, BULK_POINTS - first);
-      const parts: string[] = new Array(count);
-      for (let index = 0; index < count; index += 1) {
-        parts[index] = `{"measured_at":${T0 + (first + index) * 1000},"instrument_id":${instrument},"float_value":${(first + index) * 0.25}}`;
-      }
-      const response = await fetch(`${base}/api/v1/time-series-data/bulk?wait=true`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${plant.token}`, 'content-type': 'application/json' },
-        body: `{"data":[${parts.join(',')}]}`,
-      });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`bulk post answered ${response.status}`);
+      const status = await post(bodies[batch]!);
+      if (status !== 200) throw new Error(`bulk post answered ${status}`);
     }
   };
   const started = performance.now();
+  const cpu = cpuMeter(stack);
   await Promise.all(Array.from({ length: BULK_CLIENTS }, client));
+  log(`bulk: CPU time ${cpu()}`);
+  agent.destroy();
   return BULK_POINTS / ((performance.now() - started) / 1000);
 }
 
@@ -272,7 +322,7 @@ async function main(): Promise<void> {
 
     if (STEPS.has('bulk')) {
       log(`bulk endpoint: ${BULK_POINTS} points, ${BULK_CLIENTS} clients, ${BULK_BATCH} points per post, until queryable`);
-      const bulk = await bulkEndToEnd(plant);
+      const bulk = await bulkEndToEnd(plant, stack);
       report({ name: 'bulk_endpoint_end_to_end', value: Math.round(bulk), unit: 'points/s', baseline: Math.round(baseline), ratio: round(bulk / baseline), target: '>= 0.4 x baseline', pass: bulk / baseline >= 0.4 });
     }
     if (STEPS.has('csv')) {
@@ -280,7 +330,9 @@ async function main(): Promise<void> {
       await writeCsv(csvFile, { rows: CSV_ROWS }, CSV_COLUMNS);
       log(`CSV upload: ${CSV_ROWS} rows x ${CSV_COLUMNS} columns (${Math.round(statSync(csvFile).size / 1e6)} MB), until queryable`);
       const csvStarted = performance.now();
+      const cpu = cpuMeter(stack);
       const csv = await uploadCsv(plant, csvFile, plant.instrumentIds.slice(10, 20));
+      log(`CSV upload: CPU time ${cpu()}`);
       if (csv.status !== 200) throw new Error(`CSV upload answered ${csv.status}: ${csv.body}`);
       const csvRate = (CSV_ROWS * CSV_COLUMNS) / ((performance.now() - csvStarted) / 1000);
       report({ name: 'csv_upload_end_to_end', value: Math.round(csvRate), unit: 'points/s', baseline: Math.round(baseline), ratio: round(csvRate / baseline), target: '>= 0.6 x baseline', pass: csvRate / baseline >= 0.6 });

@@ -3,12 +3,15 @@ import type { BaseEnv } from '@bioprocess/shared/server/config';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import type { Redis } from '@bioprocess/shared/server/redis';
 
 export interface WorkerContext {
   env: BaseEnv;
   logger: Logger;
   pg: Pool;
   clickhouse: ClickHouseClient;
+  /** Data that jobs refer to by key (bulk chunks' TSV). */
+  redis: Redis;
   /** Aborted when the worker shuts down: long jobs stop at their next checkpoint. */
   shutdown: AbortSignal;
 }

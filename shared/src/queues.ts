@@ -48,12 +48,24 @@ export const bulkChunkPayloadSchema = z.object({
   version_seq: z.number().int().positive(),
   chunk_index: z.number().int().min(0),
   chunk_count: z.number().int().positive(),
-  /** Index of the chunk's first point in the post; point i gets version suffix first_index + i + 1. */
-  first_index: z.number().int().min(0),
-  /** The post holds each key once (timestamps increase per instrument): one version per post will do. */
-  unique_keys: z.boolean().optional(),
-  points: z.array(z.tuple([z.number().int().positive(), z.number().int(), z.number().nullable()])),
+  /** Points in the chunk. */
+  points: z.number().int().positive(),
+  /**
+   * Redis key of the chunk's data (bulkChunkDataKey): ClickHouse TSV lines
+   * `organization\tinstrument\tts\tvalue\tversion\t0` written by the api after validation (point i of
+   * the post has version version_seq * 10^10 + i + 1, so a later point of the same key wins). Kept as
+   * raw bytes beside the job rather than in it: up to BULK_CHUNK_POINTS lines, a few MB, that would
+   * otherwise be escaped into and out of JSON.
+   */
+  data_key: z.string().min(1),
 });
+
+/** Where a bulk chunk's TSV waits for the worker; it expires after BULK_CHUNK_DATA_TTL_SECONDS if never written. */
+export function bulkChunkDataKey(queuePrefix: string, jobId: string, chunkIndex: number): string {
+  return `${queuePrefix}:bulk-data:${jobId}:${chunkIndex}`;
+}
+/** Longer than the ingest retries last (about a day). */
+export const BULK_CHUNK_DATA_TTL_SECONDS = 2 * 24 * 3600;
 export type BulkChunkPayload = z.infer<typeof bulkChunkPayloadSchema>;
 
 export const deletionPayloadSchema = z.object({

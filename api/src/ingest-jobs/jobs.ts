@@ -34,6 +34,8 @@ export interface IngestJobRow {
 export interface NewIngestJob {
   kind: IngestJobKind;
   idempotencyKey?: string | null;
+  /** A version drawn beforehand with nextVersionSeq (else one is drawn with the job). */
+  versionSeq?: number;
   request: Record<string, unknown>;
   chunkCount?: number;
   progress?: Partial<IngestProgress>;
@@ -51,13 +53,13 @@ export async function createIngestJob(pool: Pool, principal: RequestPrincipal, j
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query(
       `INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
-       VALUES ($1, $2, $3, nextval('time_series_version_seq'), $4, $5, $6, $7, $8, $9)
+       VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9)
        ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING ${JOB_COLUMNS}`,
       [
         randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId,
         job.idempotencyKey ?? null, JSON.stringify(job.request), job.chunkCount ?? 0,
-        JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }),
+        JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null,
       ],
     );
     const created = rows[0] as IngestJobRow | undefined;
@@ -71,6 +73,12 @@ export async function createIngestJob(pool: Pool, principal: RequestPrincipal, j
     if (job.deletion) await recordDeletion(client, created, job.deletion);
     return { job: created, created: true };
   });
+}
+
+/** Draws a request version (the order in which requests were accepted). */
+export async function nextVersionSeq(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ v: string }>("SELECT nextval('time_series_version_seq')::text AS v");
+  return Number(rows[0]!.v);
 }
 
 async function recordDeletion(client: PoolClient, job: IngestJobRow, deletion: NonNullable<NewIngestJob['deletion']>): Promise<void> {
@@ -120,11 +128,12 @@ export const isFinished = (state: IngestJobState) => state === 'completed' || st
  */
 export async function waitForJob(pool: Pool, organizationId: number, jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<IngestJobRow> {
   const deadline = Date.now() + timeoutMs;
-  let delay = 20;
+  // Short polls (a primary-key read): a feed posting and waiting should not idle between jobs.
+  let delay = 5;
   for (;;) {
     const job = await findIngestJob(pool, organizationId, jobId);
     if (isFinished(job.state) || Date.now() >= deadline || signal?.aborted) return job;
     await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 1.5, 100);
+    delay = Math.min(delay * 1.5, 25);
   }
 }

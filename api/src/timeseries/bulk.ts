@@ -1,16 +1,14 @@
 /**
- * The bulk write path: validates every point before anything is queued (the first bad index is
- * named, nothing is written), then splits the points into bounded chunks, one queued job each.
- * Posts carry up to about a million points, so validation is a hand-written loop over the shapes the
- * zod schema documents (bulkPointSchema), and the answer is written without an object per reading.
+ * Validation of parsed bulk points: every point is checked before anything is queued (the first bad
+ * index is named, nothing is written). Posts carry up to about a million points, so this is a
+ * hand-written loop over the shapes the zod schema documents (bulkPointSchema). It serves the bodies
+ * that bulk-prepare.ts's scanner leaves to JSON.parse.
  */
 import {
-  BULK_CHUNK_POINTS,
   MAX_TIMESTAMP_MS,
   MIN_TIMESTAMP_MS,
   parseTimestampInput,
 } from '@bioprocess/shared/timeseries';
-import type { BulkChunkPayload } from '@bioprocess/shared/queues';
 import { badRequest } from '../platform/http-error.ts';
 
 /** [instrument_id, ts_ms, value] in request order. */
@@ -78,53 +76,11 @@ export function validateBulkPoints(data: unknown): ValidatedBulk {
   return { points, instrumentIds: [...lastTsByInstrument.keys()], startMs, endMs, increasing };
 }
 
-export function firstForeignInstrumentIndex(points: PointTriple[], owned: Set<number>): number {
-  return points.findIndex(([instrumentId]) => !owned.has(instrumentId));
-}
-
-export function chunkPayloads(
-  base: Pick<BulkChunkPayload, 'job_id' | 'organization_id' | 'version_seq'> & { increasing: boolean },
-  points: PointTriple[],
-): BulkChunkPayload[] {
-  const chunkCount = Math.max(1, Math.ceil(points.length / BULK_CHUNK_POINTS));
-  const chunks: BulkChunkPayload[] = [];
-  for (let chunk = 0; chunk < chunkCount; chunk += 1) {
-    const first = chunk * BULK_CHUNK_POINTS;
-    chunks.push({
-      job_id: base.job_id, organization_id: base.organization_id, version_seq: base.version_seq, unique_keys: base.increasing,
-      chunk_index: chunk, chunk_count: chunkCount, first_index: first, points: points.slice(first, first + BULK_CHUNK_POINTS),
-    });
+/** The first index of a point whose instrument is not the caller's, or -1. */
+export function firstForeignIndex(instruments: ReadonlyArray<[instrumentId: number, firstIndex: number]>, owned: Set<number>): number {
+  let first = -1;
+  for (const [instrumentId, index] of instruments) {
+    if (!owned.has(instrumentId) && (first === -1 || index < first)) first = index;
   }
-  return chunks;
-}
-
-const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
-const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
-
-/** ISO 8601 like Date#toISOString, with the date-hour-minute prefix cached (feeds are time-ordered). */
-function isoFormatter(): (ts: number) => string {
-  let minuteStart = Number.NaN;
-  let prefix = '';
-  return (ts) => {
-    const offset = ts - minuteStart;
-    if (!(offset >= 0 && offset < 60_000)) {
-      minuteStart = ts - (((ts % 60_000) + 60_000) % 60_000);
-      prefix = new Date(minuteStart).toISOString().slice(0, 17);
-      return isoFormatterTail(prefix, ts - minuteStart);
-    }
-    return isoFormatterTail(prefix, offset);
-  };
-}
-const isoFormatterTail = (prefix: string, offsetMs: number) =>
-  `${prefix}${TWO_DIGITS[Math.floor(offsetMs / 1000)]}.${THREE_DIGITS[offsetMs % 1000]}Z`;
-
-/** The accepted readings as JSON, written by hand: a post may hold a million points. */
-export function readingsJson(points: PointTriple[]): string {
-  const iso = isoFormatter();
-  const parts: string[] = new Array(points.length);
-  for (let index = 0; index < points.length; index += 1) {
-    const [instrumentId, ts, value] = points[index]!;
-    parts[index] = `{"ts":"${iso(ts)}","instrument_id":${instrumentId},"value":${value === null ? 'null' : value}}`;
-  }
-  return `[${parts.join(',')}]`;
+  return first;
 }

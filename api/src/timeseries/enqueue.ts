@@ -16,12 +16,22 @@ export const INGEST_JOB_OPTIONS: JobsOptions = {
   removeOnFail: 1_000,
 };
 
+/**
+ * Queues the jobs; `data` values (raw bytes the jobs refer to by key) are stored first, so a job never
+ * runs before its data is there. They expire after `ttlSeconds`.
+ */
 export async function enqueueIngest(
-  deps: Pick<AppDeps, 'queues' | 'pg' | 'logger'>,
+  deps: Pick<AppDeps, 'queues' | 'pg' | 'logger' | 'redis'>,
   ingestJobId: string,
   jobs: Array<{ name: string; data: object; jobId: string }>,
+  data?: { values: Array<{ key: string; value: Uint8Array }>; ttlSeconds: number },
 ): Promise<void> {
   try {
+    if (data && data.values.length > 0) {
+      const pipeline = deps.redis.pipeline();
+      for (const { key, value } of data.values) pipeline.set(key, Buffer.from(value.buffer, value.byteOffset, value.length), 'EX', data.ttlSeconds);
+      for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+    }
     await deps.queues.ingest.addBulk(jobs.map((job) => ({ name: job.name, data: job.data, opts: { ...INGEST_JOB_OPTIONS, jobId: job.jobId } })));
   } catch (error) {
     deps.logger.error({ err: error, ingestJobId }, 'ingest job could not be queued');

@@ -1,37 +1,30 @@
-/** A chunk of a bulk post: insert its points; the last chunk to finish completes the job. */
+/**
+ * A chunk of a bulk post: insert its TSV (written by the api, kept in Redis beside the job); the last
+ * chunk to finish completes the job.
+ */
 import { Readable } from 'node:stream';
 import type { Job } from 'bullmq';
 import type { BulkChunkPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
 import { applyLaterDeletions, insertPointsTsv, recomputeRollups } from '../points-store.ts';
 import { loadJob, markCompleted, recordChunkDone } from '../job-store.ts';
-import { int } from '../sql.ts';
-import { TsvBuffer } from '../tsv-buffer.ts';
+import { PermanentJobError } from '../errors.ts';
 import { nextRequestVersion, pointVersion } from '../versions.ts';
-
-/**
- * The chunk as TSV. A post that holds every key once shares one version; otherwise each point gets
- * its own, so the later of two points with the same key wins deterministically.
- */
-export function chunkTsv(payload: BulkChunkPayload): Buffer {
-  const organization = int(payload.organization_id);
-  const tsv = new TsvBuffer(payload.points.length * 64);
-  const shared = payload.unique_keys ? `\t${pointVersion(payload.version_seq, 0)}\t0\n` : null;
-  for (let index = 0; index < payload.points.length; index += 1) {
-    const [instrumentId, ts, value] = payload.points[index]!;
-    const suffix = shared ?? `\t${pointVersion(payload.version_seq, payload.first_index + index)}\t0\n`;
-    tsv.append(`${organization}\t${instrumentId}\t${ts}\t${value === null ? '\\N' : value}${suffix}`);
-  }
-  return tsv.contents();
-}
 
 export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job): Promise<void> {
   const record = await loadJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
   const repeated = job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1;
   if (repeated) await context.pg.query('UPDATE ingest_jobs SET retried = true WHERE id = $1', [payload.job_id]);
-  if (payload.points.length > 0) await insertPointsTsv(context.clickhouse, Readable.from([chunkTsv(payload)], { objectMode: false }));
-  const { allDone } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points.length);
+  const tsv = await context.redis.getBuffer(payload.data_key);
+  if (tsv) {
+    await insertPointsTsv(context.clickhouse, Readable.from([tsv], { objectMode: false }));
+  } else if (!(await chunkRecorded(context, payload))) {
+    // Only a chunk already written may have lost its data (deleted after recording it).
+    throw new PermanentJobError('The data of this bulk post expired before it could be written; please post it again.');
+  }
+  const { allDone } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points);
+  await context.redis.del(payload.data_key).catch((error: unknown) => context.logger.warn({ err: error, key: payload.data_key }, 'bulk chunk data not deleted; it expires'));
   if (!allDone) return;
   const request = record.request as { instrument_ids: number[]; start_ms: number; end_ms: number; points: number; unique_keys?: boolean };
   const range = {
@@ -48,4 +41,9 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
     ? { fromVersion: pointVersion(payload.version_seq, 0), toVersion: nextRequestVersion(payload.version_seq) }
     : undefined);
   await markCompleted(context.pg, payload.job_id, { points_written: request.points, instruments: request.instrument_ids.length }, { points_written: request.points });
+}
+
+async function chunkRecorded(context: WorkerContext, payload: BulkChunkPayload): Promise<boolean> {
+  const { rows } = await context.pg.query<{ done: boolean }>('SELECT $2 = ANY(chunks_done) AS done FROM ingest_jobs WHERE id = $1', [payload.job_id, payload.chunk_index]);
+  return rows[0]?.done === true;
 }

@@ -2,6 +2,7 @@
  * Configuration from environment variables, parsed once at start-up. A missing or malformed
  * variable stops the process with its name (ConfigError), never with a stack trace from deep inside.
  */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const booleanFromString = z
@@ -40,6 +41,8 @@ export const apiEnvSchema = baseEnvSchema.extend({
   SUPERUSER_EMAIL: z.email().optional(),
   SUPERUSER_PASSWORD: z.string().optional(),
   UPLOAD_RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
+  // Worker threads that parse bulk posts (default: one fewer than the cores, at least one).
+  BULK_PARSE_THREADS: positiveInt.default(() => Math.max(1, availableParallelism() - 1)),
   SEED_DEMO: booleanFromString.default(false),
   DEMO_EMAIL: z.email().default('scientist@demo.bioprocess.local'),
   DEMO_PASSWORD: z.string().default('Demo-Bioprocess1!'),

@@ -1,0 +1,512 @@
+/**
+ * Prepares a bulk post for the queue, on a worker thread (bulk-thread.ts): parses and validates the
+ * body, and writes the answer (the accepted readings as JSON) and the ClickHouse TSV of each chunk as
+ * bytes. Posts carry up to about a million points, so the common shape of a feed's body is read by a
+ * byte scanner that keeps each value's own text (no object per point, no number-to-text conversion);
+ * anything else (other whitespace is fine; escapes, unknown keys, bad values) goes through JSON.parse
+ * and validateBulkPoints, which name the first bad index exactly as before.
+ *
+ * A TSV line is `organization\tinstrument\tts\tvalue\tversion\t0`; point i of the post gets version
+ * versionSeq * 10^10 + i + 1 (ingest-worker/src/versions.ts), so a later point of the same key wins.
+ */
+import { BULK_CHUNK_POINTS, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@bioprocess/shared/timeseries';
+import { HttpError } from '../platform/http-error.ts';
+import { validateBulkPoints } from './bulk.ts';
+
+const VERSION_SUFFIX_DIGITS = 10;
+
+export interface PreparedBulk {
+  ok: true;
+  points: number;
+  /** The answer: `[{"ts":"…","instrument_id":…,"value":…},…]`. */
+  readings: Uint8Array;
+  /** ClickHouse TSV per chunk of BULK_CHUNK_POINTS points. */
+  chunks: Uint8Array[];
+  /** Each instrument with the index of its first point (to name a foreign instrument's first index). */
+  instruments: Array<[instrumentId: number, firstIndex: number]>;
+  startMs: number;
+  endMs: number;
+  /** Timestamps strictly increase per instrument: no key appears twice in the post. */
+  increasing: boolean;
+}
+
+export type BulkPreparation = PreparedBulk | { ok: false; error: string };
+
+/** Grows as needed; writes ASCII byte by byte (in a fresh isolate that beats Buffer#write on short pieces). */
+class ByteWriter {
+  bytes: Uint8Array;
+  length = 0;
+
+  constructor(initial: number) {
+    this.bytes = new Uint8Array(Math.max(1024, Math.ceil(initial)));
+  }
+
+  reserve(count: number): void {
+    if (this.length + count <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + count));
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
+  }
+
+  text(value: string): void {
+    this.reserve(value.length);
+    const bytes = this.bytes;
+    let position = this.length;
+    for (let index = 0; index < value.length; index += 1) bytes[position++] = value.charCodeAt(index);
+    this.length = position;
+  }
+
+  /** Copies bytes [start, end) of `source` (short ranges: a loop beats subarray + set). */
+  copy(source: Uint8Array, start: number, end: number): void {
+    this.reserve(end - start);
+    const bytes = this.bytes;
+    let position = this.length;
+    for (let index = start; index < end; index += 1) bytes[position++] = source[index]!;
+    this.length = position;
+  }
+
+  byte(code: number): void {
+    this.reserve(1);
+    this.bytes[this.length++] = code;
+  }
+
+  /** A safe integer in decimal, left-padded with zeros to `width` digits. */
+  integer(value: number, width = 1): void {
+    this.reserve(22);
+    let remaining = value;
+    if (remaining < 0) {
+      this.bytes[this.length++] = 0x2d;
+      remaining = -remaining;
+    }
+    let digits = 1;
+    for (let probe = remaining; probe >= 10; probe = Math.floor(probe / 10)) digits += 1;
+    const count = Math.max(digits, width);
+    const bytes = this.bytes;
+    let position = this.length + count - 1;
+    for (let index = 0; index < count; index += 1) {
+      bytes[position--] = 0x30 + (remaining % 10);
+      remaining = Math.floor(remaining / 10);
+    }
+    this.length += count;
+  }
+
+  /** A copy of the written bytes (its own memory: it can be moved to another thread). */
+  take(): Uint8Array {
+    return this.bytes.slice(0, this.length);
+  }
+
+}
+
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+/** A point's value: absent (null), the JSON text at [start, end) of the body, or a number. */
+interface ValueRef {
+  source: Uint8Array | null;
+  start: number;
+  end: number;
+  number: number | null;
+}
+
+/** Decimal text of a point's integer field, when it is at [start, end) of the body (else written from the number). */
+interface IntegerRef {
+  source: Uint8Array | null;
+  start: number;
+  end: number;
+}
+const NO_TEXT: IntegerRef = { source: null, start: 0, end: 0 };
+
+/** The version suffix of the next point (its 1-based index, ten digits), counted up in place. */
+class SuffixCounter {
+  readonly digits = new Uint8Array(VERSION_SUFFIX_DIGITS).fill(0x30);
+
+  next(): Uint8Array {
+    const digits = this.digits;
+    let index = digits.length - 1;
+    while (index >= 0 && digits[index] === 0x39) digits[index--] = 0x30;
+    if (index < 0) throw new Error('too many points for one request');
+    digits[index]! += 1;
+    return digits;
+  }
+}
+
+/** Writes the answer and the TSV; points arrive in post order. */
+class BulkWriter {
+  readonly readings: ByteWriter;
+  readonly tsv: ByteWriter;
+  private readonly organization: string;
+  private readonly versionSeq: string;
+  private readonly chunkEnds: number[] = [];
+  private count = 0;
+  private minuteStart = Number.NaN;
+  private minutePrefix = '';
+  readonly firstIndex = new Map<number, number>();
+  private readonly lastTs = new Map<number, number>();
+  private readonly suffix = new SuffixCounter();
+  /** Feeds post runs of one instrument: its last timestamp is kept here until another comes. */
+  private currentInstrument = -1;
+  private currentLastTs = Number.NEGATIVE_INFINITY;
+  increasing = true;
+  startMs = Number.POSITIVE_INFINITY;
+  endMs = Number.NEGATIVE_INFINITY;
+
+  constructor(organizationId: number, versionSeq: number, bodyBytes: number) {
+    this.organization = String(organizationId);
+    this.versionSeq = String(versionSeq);
+    this.readings = new ByteWriter(bodyBytes * 1.2);
+    this.tsv = new ByteWriter(bodyBytes);
+    this.readings.byte(0x5b /* [ */);
+  }
+
+  add(instrumentId: number, ts: number, value: ValueRef, idText: IntegerRef = NO_TEXT, tsText: IntegerRef = NO_TEXT): void {
+    const index = this.count;
+    this.count += 1;
+    if (instrumentId !== this.currentInstrument) {
+      if (this.currentInstrument !== -1) this.lastTs.set(this.currentInstrument, this.currentLastTs);
+      if (!this.firstIndex.has(instrumentId)) this.firstIndex.set(instrumentId, index);
+      this.currentInstrument = instrumentId;
+      this.currentLastTs = this.lastTs.get(instrumentId) ?? Number.NEGATIVE_INFINITY;
+    }
+    if (ts <= this.currentLastTs) this.increasing = false;
+    this.currentLastTs = ts;
+    if (ts < this.startMs) this.startMs = ts;
+    if (ts > this.endMs) this.endMs = ts;
+
+    const readings = this.readings;
+    readings.text(index === 0 ? '{"ts":"' : ',{"ts":"');
+    this.writeIso(ts);
+    readings.text('","instrument_id":');
+    const tsv = this.tsv;
+    tsv.text(this.organization);
+    tsv.byte(9);
+    if (idText.source) {
+      readings.copy(idText.source, idText.start, idText.end);
+      tsv.copy(idText.source, idText.start, idText.end);
+    } else {
+      readings.integer(instrumentId);
+      tsv.integer(instrumentId);
+    }
+    readings.text(',"value":');
+    tsv.byte(9);
+    if (tsText.source) tsv.copy(tsText.source, tsText.start, tsText.end);
+    else tsv.integer(ts);
+    tsv.byte(9);
+    if (value.source === null && value.number === null) {
+      readings.text('null');
+      tsv.text('\\N');
+    } else if (value.source !== null && isPlainDecimal(value.source, value.start, value.end)) {
+      readings.copy(value.source, value.start, value.end);
+      tsv.copy(value.source, value.start, value.end);
+    } else {
+      const text = String(value.number ?? Number(latin1Of(value.source!, value.start, value.end)));
+      readings.text(text);
+      tsv.text(text);
+    }
+    readings.byte(0x7d /* } */);
+    tsv.byte(9);
+    tsv.text(this.versionSeq);
+    tsv.copy(this.suffix.next(), 0, VERSION_SUFFIX_DIGITS);
+    tsv.text('\t0\n');
+    if (this.count % BULK_CHUNK_POINTS === 0) this.chunkEnds.push(tsv.length);
+  }
+
+  private writeIso(ts: number): void {
+    let offset = ts - this.minuteStart;
+    if (!(offset >= 0 && offset < 60_000)) {
+      this.minuteStart = ts - (((ts % 60_000) + 60_000) % 60_000);
+      this.minutePrefix = new Date(this.minuteStart).toISOString().slice(0, 17);
+      offset = ts - this.minuteStart;
+    }
+    const readings = this.readings;
+    readings.text(this.minutePrefix);
+    readings.text(TWO_DIGITS[Math.floor(offset / 1000)]!);
+    readings.byte(0x2e /* . */);
+    readings.text(THREE_DIGITS[offset % 1000]!);
+    readings.byte(0x5a /* Z */);
+  }
+
+  finish(): PreparedBulk {
+    if (this.currentInstrument !== -1) this.lastTs.set(this.currentInstrument, this.currentLastTs);
+    this.readings.byte(0x5d /* ] */);
+    if (this.chunkEnds.at(-1) !== this.tsv.length) this.chunkEnds.push(this.tsv.length);
+    const chunks: Uint8Array[] = [];
+    let start = 0;
+    for (const end of this.chunkEnds) {
+      chunks.push(this.tsv.bytes.slice(start, end));
+      start = end;
+    }
+    return {
+      ok: true,
+      points: this.count,
+      readings: this.readings.take(),
+      chunks,
+      instruments: [...this.firstIndex],
+      startMs: this.startMs,
+      endMs: this.endMs,
+      increasing: this.increasing,
+    };
+  }
+}
+
+const latin1Of = (bytes: Uint8Array, start: number, end: number) => Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
+
+/** An optional minus, digits and at most one decimal point: ClickHouse reads it as the same number. */
+function isPlainDecimal(bytes: Uint8Array, start: number, end: number): boolean {
+  let index = bytes[start] === 0x2d ? start + 1 : start;
+  if (index === end) return false;
+  for (; index < end; index += 1) {
+    const code = bytes[index]!;
+    if ((code < 0x30 || code > 0x39) && code !== 0x2e) return false;
+  }
+  return true;
+}
+
+/** Thrown by the scanner when the body is not in the common shape: the slow path decides. */
+class NotCommonShape extends Error {}
+const notCommon = new NotCommonShape();
+
+const KEY_MEASURED_AT = 1;
+const KEY_TS = 2;
+const KEY_INSTRUMENT = 3;
+const KEY_INT_VALUE = 4;
+const KEY_FLOAT_VALUE = 5;
+const KEY_VALUE = 6;
+const KEYS: Array<[Uint8Array, number]> = ([
+  ['measured_at', KEY_MEASURED_AT], ['ts', KEY_TS], ['instrument_id', KEY_INSTRUMENT],
+  ['int_value', KEY_INT_VALUE], ['float_value', KEY_FLOAT_VALUE], ['value', KEY_VALUE],
+] as const).map(([name, key]) => [Buffer.from(name, 'latin1'), key]);
+const DATA_KEY = Buffer.from('"data"', 'latin1');
+
+/** Reads `{"data":[{…},…]}` with keys among KEYS, numbers, plain strings and null; throws NotCommonShape otherwise. */
+class BodyScanner {
+  private position = 0;
+  private readonly length: number;
+  /** The last number token: [start, end), and whether it is an integer without fraction or exponent. */
+  private tokenStart = 0;
+  private tokenEnd = 0;
+  private tokenInteger = false;
+  private readonly value: ValueRef = { source: null, start: 0, end: 0, number: null };
+  private readonly idText: IntegerRef = { source: null, start: 0, end: 0 };
+  private readonly tsText: IntegerRef = { source: null, start: 0, end: 0 };
+
+  constructor(private readonly body: Uint8Array, private readonly writer: BulkWriter) {
+    this.length = body.length;
+  }
+
+  private skipWhitespace(): void {
+    const body = this.body;
+    let position = this.position;
+    while (position < this.length) {
+      const code = body[position]!;
+      if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) break;
+      position += 1;
+    }
+    this.position = position;
+  }
+
+  private expect(code: number): void {
+    this.skipWhitespace();
+    if (this.body[this.position] !== code) throw notCommon;
+    this.position += 1;
+  }
+
+  /** Reads a JSON number token at the position. */
+  private number(): void {
+    const body = this.body;
+    const length = this.length;
+    let index = this.position;
+    this.tokenStart = index;
+    if (body[index] === 0x2d) index += 1;
+    const digitsStart = index;
+    while (index < length && body[index]! >= 0x30 && body[index]! <= 0x39) index += 1;
+    if (index === digitsStart || (body[digitsStart] === 0x30 && index - digitsStart > 1)) throw notCommon;
+    this.tokenInteger = true;
+    if (body[index] === 0x2e) {
+      this.tokenInteger = false;
+      index += 1;
+      const fractionStart = index;
+      while (index < length && body[index]! >= 0x30 && body[index]! <= 0x39) index += 1;
+      if (index === fractionStart) throw notCommon;
+    }
+    if (body[index] === 0x65 || body[index] === 0x45) {
+      this.tokenInteger = false;
+      index += 1;
+      if (body[index] === 0x2b || body[index] === 0x2d) index += 1;
+      const exponentStart = index;
+      while (index < length && body[index]! >= 0x30 && body[index]! <= 0x39) index += 1;
+      if (index === exponentStart) throw notCommon;
+    }
+    this.tokenEnd = index;
+    this.position = index;
+  }
+
+  /** The last token as an integer (it must be one, of at most 15 digits). */
+  private tokenAsInteger(): number {
+    const body = this.body;
+    let index = this.tokenStart;
+    const negative = body[index] === 0x2d;
+    if (negative) index += 1;
+    if (!this.tokenInteger || this.tokenEnd - index > 15) throw notCommon;
+    let value = 0;
+    for (; index < this.tokenEnd; index += 1) value = value * 10 + (body[index]! - 0x30);
+    return negative ? -value : value;
+  }
+
+  private key(): number {
+    this.expect(0x22);
+    const body = this.body;
+    const start = this.position;
+    let position = start;
+    while (position < this.length && body[position] !== 0x22) {
+      if (body[position] === 0x5c) throw notCommon;
+      position += 1;
+    }
+    this.position = position + 1;
+    const keyLength = position - start;
+    for (const [name, key] of KEYS) {
+      if (name.length !== keyLength) continue;
+      let index = 0;
+      while (index < keyLength && body[start + index] === name[index]) index += 1;
+      if (index === keyLength) return key;
+    }
+    throw notCommon;
+  }
+
+  /** A string value without escapes, as latin1 text (non-ASCII leaves it to the slow path). */
+  private plainString(): string {
+    const body = this.body;
+    const start = this.position + 1;
+    let end = start;
+    while (end < this.length && body[end] !== 0x22) {
+      if (body[end] === 0x5c || body[end]! >= 0x80) throw notCommon;
+      end += 1;
+    }
+    this.position = end + 1;
+    return latin1Of(body, start, end);
+  }
+
+  scan(): void {
+    const body = this.body;
+    this.expect(0x7b);
+    this.skipWhitespace();
+    for (let index = 0; index < DATA_KEY.length; index += 1) if (body[this.position + index] !== DATA_KEY[index]) throw notCommon;
+    this.position += DATA_KEY.length;
+    this.expect(0x3a);
+    this.expect(0x5b);
+    this.skipWhitespace();
+    if (body[this.position] === 0x5d) throw notCommon; // empty: the slow path has the message
+    for (;;) {
+      this.point();
+      this.skipWhitespace();
+      const code = body[this.position];
+      this.position += 1;
+      if (code === 0x2c) continue;
+      if (code === 0x5d) break;
+      throw notCommon;
+    }
+    this.expect(0x7d);
+    this.skipWhitespace();
+    if (this.position !== this.length) throw notCommon;
+  }
+
+  private point(): void {
+    const body = this.body;
+    this.expect(0x7b);
+    let instrumentId = -1;
+    let ts = Number.NaN;
+    let seen = 0;
+    let valueKey = 0;
+    const value = this.value;
+    value.source = null;
+    value.number = null;
+    const idText = this.idText;
+    const tsText = this.tsText;
+    tsText.source = null;
+    for (;;) {
+      const key = this.key();
+      if (seen & (1 << key)) throw notCommon;
+      seen |= 1 << key;
+      this.expect(0x3a);
+      this.skipWhitespace();
+      const code = body[this.position];
+      if (key === KEY_INSTRUMENT) {
+        this.number();
+        instrumentId = this.tokenAsInteger();
+        if (instrumentId <= 0) throw notCommon;
+        idText.source = body;
+        idText.start = this.tokenStart;
+        idText.end = this.tokenEnd;
+      } else if (key === KEY_MEASURED_AT || key === KEY_TS) {
+        if (seen & (1 << KEY_MEASURED_AT) && seen & (1 << KEY_TS)) throw notCommon;
+        if (code === 0x22) {
+          ts = parseTimestampInput(this.plainString());
+        } else {
+          this.number();
+          if (this.tokenInteger) {
+            ts = this.tokenAsInteger();
+            tsText.source = body;
+            tsText.start = this.tokenStart;
+            tsText.end = this.tokenEnd;
+          } else {
+            ts = parseTimestampInput(Number(latin1Of(body, this.tokenStart, this.tokenEnd)));
+          }
+        }
+        if (!(ts >= MIN_TIMESTAMP_MS && ts <= MAX_TIMESTAMP_MS)) throw notCommon;
+      } else {
+        if (valueKey !== 0) throw notCommon;
+        valueKey = key;
+        if (code === 0x6e /* n */) {
+          if (body[this.position + 1] !== 0x75 || body[this.position + 2] !== 0x6c || body[this.position + 3] !== 0x6c) throw notCommon;
+          this.position += 4;
+        } else {
+          this.number();
+          value.source = body;
+          value.start = this.tokenStart;
+          value.end = this.tokenEnd;
+          // A plain decimal is finite and needs no conversion; an int_value must then have no fraction.
+          if (!isPlainDecimal(body, this.tokenStart, this.tokenEnd)) {
+            const number = Number(latin1Of(body, this.tokenStart, this.tokenEnd));
+            if (!Number.isFinite(number)) throw notCommon;
+            value.number = number;
+          }
+          if (key === KEY_INT_VALUE && !Number.isInteger(value.number ?? Number(latin1Of(body, this.tokenStart, this.tokenEnd)))) throw notCommon;
+        }
+      }
+      this.skipWhitespace();
+      const next = body[this.position];
+      this.position += 1;
+      if (next === 0x2c) continue;
+      if (next === 0x7d) break;
+      throw notCommon;
+    }
+    if (instrumentId < 0 || Number.isNaN(ts) || valueKey === 0) throw notCommon;
+    this.writer.add(instrumentId, ts, value, idText, tsText);
+  }
+}
+
+/** Parses, validates and writes a post; a bad post answers the 400 message naming its first bad index. */
+export function prepareBulkPost(body: Uint8Array, organizationId: number, versionSeq: number): BulkPreparation {
+  try {
+    const fast = new BulkWriter(organizationId, versionSeq, body.length);
+    new BodyScanner(body, fast).scan();
+    return fast.finish();
+  } catch (error) {
+    if (!(error instanceof NotCommonShape)) throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.length).toString('utf8'));
+  } catch {
+    return { ok: false, error: 'Body is not valid JSON' };
+  }
+  if (typeof parsed !== 'object' || parsed === null || !('data' in parsed)) return { ok: false, error: 'data: must be a list of points' };
+  try {
+    const validated = validateBulkPoints(parsed.data);
+    const writer = new BulkWriter(organizationId, versionSeq, body.length);
+    for (const [instrumentId, ts, value] of validated.points) writer.add(instrumentId, ts, { source: null, start: 0, end: 0, number: value });
+    return writer.finish();
+  } catch (error) {
+    if (error instanceof HttpError) return { ok: false, error: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The bulk body scanner: the common shape is read by bytes, anything else by JSON.parse; both must
+ * give the same answer and TSV, and the slow path the exact messages of the schema's rules.
+ */
+import { describe, expect, it } from 'vitest';
+import { BULK_CHUNK_POINTS } from '@bioprocess/shared/timeseries';
+import { prepareBulkPost, type BulkPreparation, type PreparedBulk } from '../../src/timeseries/bulk-prepare.ts';
+
+const T0 = Date.UTC(2024, 0, 1);
+const encode = (body: unknown) => new Uint8Array(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
+const ok = (result: BulkPreparation): PreparedBulk => {
+  if (!result.ok) throw new Error(result.error);
+  return result;
+};
+const readings = (result: PreparedBulk) => JSON.parse(Buffer.from(result.readings).toString('utf8')) as unknown[];
+const tsv = (result: PreparedBulk) => result.chunks.map((chunk) => Buffer.from(chunk).toString('latin1'));
+const VERSION = 77;
+
+describe('prepareBulkPost', () => {
+  const data = [
+    { measured_at: T0, instrument_id: 7, float_value: 1.5 },
+    { measured_at: new Date(T0 + 1000).toISOString(), instrument_id: 7, int_value: -3 },
+    { ts: T0 + 2000, instrument_id: 8, value: null },
+    { ts: T0 + 2500, instrument_id: 8, value: 2.5e-7 },
+  ];
+
+  it('reads the common shape into the answer and TSV lines with the version mark', () => {
+    const result = ok(prepareBulkPost(encode({ data }), 42, VERSION));
+    expect(readings(result)).toEqual([
+      { ts: '2024-01-01T00:00:00.000Z', instrument_id: 7, value: 1.5 },
+      { ts: '2024-01-01T00:00:01.000Z', instrument_id: 7, value: -3 },
+      { ts: '2024-01-01T00:00:02.000Z', instrument_id: 8, value: null },
+      { ts: '2024-01-01T00:00:02.500Z', instrument_id: 8, value: 2.5e-7 },
+    ]);
+    expect(tsv(result)).toEqual([[
+      `42\t7\t${T0}\t1.5\t${VERSION}0000000001\t0`,
+      `42\t7\t${T0 + 1000}\t-3\t${VERSION}0000000002\t0`,
+      `42\t8\t${T0 + 2000}\t\\N\t${VERSION}0000000003\t0`,
+      `42\t8\t${T0 + 2500}\t2.5e-7\t${VERSION}0000000004\t0`,
+    ].join('\n') + '\n']);
+    expect(result).toMatchObject({ points: 4, instruments: [[7, 0], [8, 2]], startMs: T0, endMs: T0 + 2500, increasing: true });
+  });
+
+  it('gives the same result through JSON.parse when the body leaves the common shape', () => {
+    const common = ok(prepareBulkPost(encode({ data }), 42, VERSION));
+    // An unknown key (ignored by the rules) and an instrument id as text send the body down the slow path.
+    const unusual = ok(prepareBulkPost(encode({ data: data.map((point, index) => ({ ...point, note: 'x', instrument_id: String(point.instrument_id), index })) }), 42, VERSION));
+    expect(readings(unusual)).toEqual(readings(common));
+    expect(tsv(unusual)).toEqual(tsv(common));
+    const spaced = ok(prepareBulkPost(encode(JSON.stringify({ data }, null, 2)), 42, VERSION));
+    expect(tsv(spaced)).toEqual(tsv(common));
+  });
+
+  it('splits the TSV into chunks and notices repeated keys', () => {
+    const many = Array.from({ length: BULK_CHUNK_POINTS + 1 }, (_, index) => ({ measured_at: T0 + index, instrument_id: 1, value: index }));
+    const result = ok(prepareBulkPost(encode({ data: many }), 1, VERSION));
+    expect(tsv(result).map((chunk) => chunk.split('\n').length - 1)).toEqual([BULK_CHUNK_POINTS, 1]);
+    expect(result.increasing).toBe(true);
+    const repeated = ok(prepareBulkPost(encode({ data: [{ ts: T0, instrument_id: 1, value: 1 }, { ts: T0, instrument_id: 1, value: 2 }] }), 1, VERSION));
+    expect(repeated.increasing).toBe(false);
+  });
+
+  it('answers the rule that a bad post breaks, naming the first bad index', () => {
+    const error = (body: unknown) => {
+      const result = prepareBulkPost(encode(body), 1, VERSION);
+      return result.ok ? null : result.error;
+    };
+    expect(error('{"data":[')).toBe('Body is not valid JSON');
+    expect(error({ nodata: 1 })).toBe('data: must be a list of points');
+    expect(error({ data: [] })).toBe('data: data must hold at least one point');
+    expect(error({ data: [{ ts: T0, instrument_id: 1, value: 1 }, { ts: T0, instrument_id: 1, int_value: 1.5 }] })).toBe('data.1.int_value: must be an integer');
+    expect(error('{"data":[{"ts":0,"instrument_id":1,"value":1e999}]}')).toBe('data.0.value: must be a finite number or null');
+    expect(error({ data: [{ ts: 'soon', instrument_id: 1, value: 1 }] })).toBe('data.0.measured_at: Invalid date format.');
+    expect(error({ data: [{ ts: T0, instrument_id: 0, value: 1 }] })).toBe('data.0.instrument_id: must be a positive integer');
+    expect(error({ data: [{ ts: T0, instrument_id: 1, value: 1, float_value: 2 }] })).toBe('data.0: exactly one of int_value, float_value or value is required');
+  });
+});
