@@ -119,21 +119,31 @@ function pidsOf(name: string): number[] {
 }
 /** Where the CPU went during a step: seconds per process group, logged to stderr (what limits a figure). */
 function cpuMeter(stack: Stack): () => string {
-  const groups = (): Record<string, number> => {
-    const sum = (pids: number[]) => pids.reduce((total, pid) => {
-      try {
-        return total + cpuSecondsOf(pid);
-      } catch {
-        return total;
-      }
-    }, 0);
-    return {
-      api: cpuSecondsOf(stack.api.pid!), worker: cpuSecondsOf(stack.worker.pid!), clickhouse: sum(pidsOf('clickhouse')),
-      postgres: sum(pidsOf('postgres')), redis: sum(pidsOf('redis')), bench: cpuSecondsOf(process.pid),
-    };
+  const groups: Record<string, () => number[]> = {
+    api: () => [stack.api.pid!], worker: () => [stack.worker.pid!], clickhouse: () => pidsOf('clickhouse'),
+    postgres: () => pidsOf('postgres'), redis: () => pidsOf('redis'), bench: () => [process.pid],
   };
-  const before = groups();
-  return () => Object.entries(groups()).map(([group, seconds]) => `${group} ${(seconds - before[group]!).toFixed(1)} s`).join(', ');
+  const sample = (): Map<number, number> => {
+    const seconds = new Map<number, number>();
+    for (const pids of Object.values(groups)) {
+      for (const pid of pids()) {
+        try {
+          seconds.set(pid, cpuSecondsOf(pid));
+        } catch { /* exited */ }
+      }
+    }
+    return seconds;
+  };
+  const before = sample();
+  return () => {
+    const after = sample();
+    // A process started during the step counts from zero; one that exited is left out.
+    const used = (pid: number) => (after.get(pid) ?? before.get(pid) ?? 0) - (before.get(pid) ?? 0);
+    return Object.entries(groups).map(([group, pids]) => {
+      const total = [...new Set([...pids(), ...before.keys()].filter((pid) => pids().includes(pid)))].reduce((sum, pid) => sum + used(pid), 0);
+      return `${group} ${total.toFixed(1)} s`;
+    }).join(', ');
+  };
 }
 
 function memoryOf(pid: number): { rssMb: number; peakMb: number } {

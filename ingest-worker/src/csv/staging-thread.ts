@@ -8,8 +8,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CsvRejected, NeedsRowVersions, readAndStageCsv, type StagingOptions } from './staging-reader.ts';
 import type { StagingThreadMessage } from './staging-thread-runner.ts';
 
-/** Batches handed over but not yet inserted: one being inserted, one waiting. */
-const BATCHES_AHEAD = 2;
+/** Batches handed over but not yet inserted: one being inserted while the next fills (bounds memory). */
+const BATCHES_AHEAD = 1;
 const PROGRESS_INTERVAL_MS = 250;
 
 const port = parentPort!;
