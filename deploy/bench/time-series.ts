@@ -285,7 +285,7 @@ async function seedReadSeries(clickhouse: ReturnType<typeof createClickHouse>, p
     { fromVersion: pointVersion(versionSeq, 0), toVersion: `${versionSeq + 1}0000000000` });
 }
 
-/** Lets ClickHouse finish background merges of earlier steps, so reads are timed on a settled table. */
+/** Lets ClickHouse finish background merges of earlier steps, so a step is timed on a settled table. */
 async function waitForMerges(clickhouse: ReturnType<typeof createClickHouse>): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
@@ -338,6 +338,7 @@ async function main(): Promise<void> {
     if (STEPS.has('csv')) {
       const csvFile = path.join(workDir, 'upload.csv');
       await writeCsv(csvFile, { rows: CSV_ROWS }, CSV_COLUMNS);
+      await waitForMerges(clickhouse); // as for the baseline, a table that is not still merging the last step's parts
       log(`CSV upload: ${CSV_ROWS} rows x ${CSV_COLUMNS} columns (${Math.round(statSync(csvFile).size / 1e6)} MB), until queryable`);
       const csvStarted = performance.now();
       const cpu = cpuMeter(stack);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { nextRequestVersion, pointVersion, tombstoneVersion } from '../src/versions.ts';
-import { TsvBuffer } from '../src/tsv-buffer.ts';
 
 const asBig = (text: string) => BigInt(text);
 
@@ -14,18 +13,5 @@ describe('row versions', () => {
     expect(asBig(pointVersion(42, 5))).toBeLessThan(asBig(nextRequestVersion(42)));
     // Fits ClickHouse's UInt64 for any sequence value up to 1.8e9 requests.
     expect(asBig(pointVersion(1_800_000_000, 9_999_999_998))).toBeLessThan(2n ** 64n);
-  });
-});
-
-describe('TsvBuffer', () => {
-  it('appends lines, grows when needed and resets for reuse', () => {
-    const buffer = new TsvBuffer(8);
-    buffer.append('1\t2\t3\n');
-    buffer.append('4\t5\t\\N\n');
-    expect(buffer.contents().toString('latin1')).toBe('1\t2\t3\n4\t5\t\\N\n');
-    expect(buffer.lines).toBe(2);
-    buffer.reset();
-    buffer.append('x\n');
-    expect(buffer.contents().toString('latin1')).toBe('x\n');
   });
 });

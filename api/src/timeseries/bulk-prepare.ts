@@ -10,6 +10,7 @@
  * versionSeq * 10^10 + i + 1 (ingest-worker/src/versions.ts), so a later point of the same key wins.
  */
 import { BULK_CHUNK_POINTS, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@bioprocess/shared/timeseries';
+import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
 import { HttpError } from '../platform/http-error.ts';
 import { validateBulkPoints } from './bulk.ts';
 
@@ -31,71 +32,6 @@ export interface PreparedBulk {
 }
 
 export type BulkPreparation = PreparedBulk | { ok: false; error: string };
-
-/** Grows as needed; writes ASCII byte by byte (in a fresh isolate that beats Buffer#write on short pieces). */
-class ByteWriter {
-  bytes: Uint8Array;
-  length = 0;
-
-  constructor(initial: number) {
-    this.bytes = new Uint8Array(Math.max(1024, Math.ceil(initial)));
-  }
-
-  reserve(count: number): void {
-    if (this.length + count <= this.bytes.length) return;
-    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + count));
-    grown.set(this.bytes.subarray(0, this.length));
-    this.bytes = grown;
-  }
-
-  text(value: string): void {
-    this.reserve(value.length);
-    const bytes = this.bytes;
-    let position = this.length;
-    for (let index = 0; index < value.length; index += 1) bytes[position++] = value.charCodeAt(index);
-    this.length = position;
-  }
-
-  /** Copies bytes [start, end) of `source` (short ranges: a loop beats subarray + set). */
-  copy(source: Uint8Array, start: number, end: number): void {
-    this.reserve(end - start);
-    const bytes = this.bytes;
-    let position = this.length;
-    for (let index = start; index < end; index += 1) bytes[position++] = source[index]!;
-    this.length = position;
-  }
-
-  byte(code: number): void {
-    this.reserve(1);
-    this.bytes[this.length++] = code;
-  }
-
-  /** A safe integer in decimal, left-padded with zeros to `width` digits. */
-  integer(value: number, width = 1): void {
-    this.reserve(22);
-    let remaining = value;
-    if (remaining < 0) {
-      this.bytes[this.length++] = 0x2d;
-      remaining = -remaining;
-    }
-    let digits = 1;
-    for (let probe = remaining; probe >= 10; probe = Math.floor(probe / 10)) digits += 1;
-    const count = Math.max(digits, width);
-    const bytes = this.bytes;
-    let position = this.length + count - 1;
-    for (let index = 0; index < count; index += 1) {
-      bytes[position--] = 0x30 + (remaining % 10);
-      remaining = Math.floor(remaining / 10);
-    }
-    this.length += count;
-  }
-
-  /** A copy of the written bytes (its own memory: it can be moved to another thread). */
-  take(): Uint8Array {
-    return this.bytes.slice(0, this.length);
-  }
-
-}
 
 const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
 const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
@@ -132,8 +68,8 @@ class SuffixCounter {
 
 /** Writes the answer and the TSV; points arrive in post order. */
 class BulkWriter {
-  readonly readings: ByteWriter;
-  readonly tsv: ByteWriter;
+  readonly readings: AsciiBuffer;
+  readonly tsv: AsciiBuffer;
   private readonly organization: string;
   private readonly versionSeq: string;
   private readonly chunkEnds: number[] = [];
@@ -153,8 +89,8 @@ class BulkWriter {
   constructor(organizationId: number, versionSeq: number, bodyBytes: number) {
     this.organization = String(organizationId);
     this.versionSeq = String(versionSeq);
-    this.readings = new ByteWriter(bodyBytes * 1.2);
-    this.tsv = new ByteWriter(bodyBytes);
+    this.readings = new AsciiBuffer(bodyBytes * 1.2);
+    this.tsv = new AsciiBuffer(bodyBytes);
     this.readings.byte(0x5b /* [ */);
   }
 

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BULK_CHUNK_POINTS } from '@bioprocess/shared/timeseries';
+import { pointVersion } from '../../../ingest-worker/src/versions.ts';
 import { prepareBulkPost, type BulkPreparation, type PreparedBulk } from '../../src/timeseries/bulk-prepare.ts';
 
 const T0 = Date.UTC(2024, 0, 1);
@@ -39,6 +40,8 @@ describe('prepareBulkPost', () => {
       `42\t8\t${T0 + 2500}\t2.5e-7\t${VERSION}0000000004\t0`,
     ].join('\n') + '\n']);
     expect(result).toMatchObject({ points: 4, instruments: [[7, 0], [8, 2]], startMs: T0, endMs: T0 + 2500, increasing: true });
+    // The versions are the worker's: point i of request v has pointVersion(v, i).
+    expect(tsv(result)[0]!.split('\n')[3]!.split('\t')[4]).toBe(pointVersion(VERSION, 3));
   });
 
   it('gives the same result through JSON.parse when the body leaves the common shape', () => {

@@ -29,9 +29,9 @@ import {
   type NumericCellOptions,
   type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
+import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type CsvMapping } from '@bioprocess/shared/timeseries';
 import { readHead, readRecords } from './record-reader.ts';
-import { TsvBuffer } from '../tsv-buffer.ts';
 import { MAX_ROWS_PER_VERSION, pointVersion } from '../versions.ts';
 
 /** Initial bytes of a batch's buffers, shared among its columns. */
@@ -127,17 +127,17 @@ function inWindow(ts: number, options: StagingOptions): boolean {
  * without sorting (much faster than interleaved rows).
  */
 class ColumnBatch {
-  readonly columns: TsvBuffer[];
+  readonly columns: AsciiBuffer[];
   points = 0;
 
   constructor(columnCount: number) {
     const bytes = Math.max(256 * 1024, Math.floor(BATCH_BUFFER_BYTES / columnCount));
-    this.columns = Array.from({ length: columnCount }, () => new TsvBuffer(bytes));
+    this.columns = Array.from({ length: columnCount }, () => new AsciiBuffer(bytes));
   }
 
   /** Copies of the written bytes (own memory, so they can be transferred to another thread). */
   takeChunks(): Uint8Array[] {
-    const chunks = this.columns.map((column) => column.contents()).filter((chunk) => chunk.length > 0).map((chunk) => new Uint8Array(chunk));
+    const chunks = this.columns.filter((column) => column.length > 0).map((column) => column.take());
     for (const column of this.columns) column.reset();
     this.points = 0;
     return chunks;
@@ -162,14 +162,46 @@ function stageCells(
     points += 1;
     if (batch) {
       const out = batch.columns[c]!;
-      out.write(instrumentTexts[c]!);
-      out.write(tsText);
-      out.writeNumber(raw, value);
-      out.write(lineEnd);
+      out.text(instrumentTexts[c]!);
+      out.text(tsText);
+      writeNumberCell(out, raw, value);
+      out.text(lineEnd);
     }
   }
   if (batch) batch.points += points;
   return points;
+}
+
+/**
+ * Appends a numeric cell: its own text when ClickHouse reads that as exactly `value` (an optional
+ * minus, digits and at most one decimal point), which spares a number-to-text conversion; else `value`.
+ */
+function writeNumberCell(out: AsciiBuffer, raw: string, value: number): void {
+  const length = raw.length;
+  out.reserve(length);
+  const bytes = out.bytes;
+  const start = out.length;
+  let position = start;
+  let index = 0;
+  if (raw.charCodeAt(0) === 45 /* - */) {
+    bytes[position++] = 45;
+    index = 1;
+  }
+  let digits = 0;
+  let point = false;
+  for (; index < length; index += 1) {
+    const code = raw.charCodeAt(index);
+    if (code >= 48 && code <= 57) digits += 1;
+    else if (code !== 46 /* . */ || point) break;
+    else point = true;
+    bytes[position++] = code;
+  }
+  if (index === length && digits > 0) {
+    out.length = position;
+    return;
+  }
+  out.length = start;
+  out.text(String(value));
 }
 
 /** Checks the cells of a skipped row: a non-numeric column fails the upload wherever it is. */
