@@ -18,7 +18,7 @@ import { cappedBackoff, isTransient, PermanentJobError } from './errors.ts';
 import { markFailed, markRunning } from './job-store.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { processDeletion } from './jobs/deletion.ts';
-import { processCsvUpload } from './jobs/csv-upload.ts';
+import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
 
 export interface IngestWorkerEnv extends BaseEnv {
   WORKER_CONCURRENCY?: number;
@@ -86,6 +86,11 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
           const message = error instanceof PermanentJobError ? error.message : `Ingest failed: ${(error as Error).message}`;
           logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
           if (jobId) await markFailed(context.pg, jobId, message).catch(() => undefined);
+          if (job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
+            // Failed for another reason after its retries: nothing else will clean up after it.
+            const payload = csvUploadPayloadSchema.safeParse(job.data);
+            if (payload.success) await discardCsvUpload(context, payload.data).catch(() => undefined);
+          }
           throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
         }
         if (Date.now() - lastOutageLog > 5_000) {

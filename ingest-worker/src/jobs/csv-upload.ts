@@ -196,12 +196,18 @@ export async function processCsvUpload(context: WorkerContext, payload: CsvUploa
   } catch (caught) {
     const error = caught instanceof CsvRejected ? new PermanentJobError(caught.message) : caught;
     if (error instanceof PermanentJobError) {
-      await dropStagingTable(context.clickhouse, table).catch((dropError: unknown) => {
-        context.logger.warn({ err: dropError, table }, 'staging table of a rejected upload could not be dropped');
-      });
+      await discardCsvUpload(context, payload);
       await markFailed(context.pg, payload.job_id, error.message);
-      await rm(payload.file_path, { force: true });
     }
     throw error;
   }
+}
+
+/** Removes what a failed upload leaves behind: its staging table and its spooled file. */
+export async function discardCsvUpload(context: WorkerContext, payload: CsvUploadPayload): Promise<void> {
+  const table = stagingTableName(payload.job_id);
+  await dropStagingTable(context.clickhouse, table).catch((error: unknown) => {
+    context.logger.warn({ err: error, table }, 'staging table of a failed upload could not be dropped');
+  });
+  await rm(payload.file_path, { force: true });
 }
