@@ -50,17 +50,15 @@ export const bulkChunkPayloadSchema = z.object({
   chunk_count: z.number().int().positive(),
   /** Points in the chunk. */
   points: z.number().int().positive(),
-  /**
-   * Redis key of the chunk's data (bulkChunkDataKey): ClickHouse TSV lines
-   * `organization\tinstrument\tts\tvalue\tversion\t0` written by the api after validation (point i of
-   * the post has version version_seq * 10^10 + i + 1, so a later point of the same key wins). Kept as
-   * raw bytes beside the job rather than in it: up to BULK_CHUNK_POINTS lines, a few MB, that would
-   * otherwise be escaped into and out of JSON.
-   */
-  data_key: z.string().min(1),
 });
 
-/** Where a bulk chunk's TSV waits for the worker; it expires after BULK_CHUNK_DATA_TTL_SECONDS if never written. */
+/**
+ * Where a bulk chunk's data waits for the worker: ClickHouse TSV lines
+ * `organization\tinstrument\tts\tvalue\tversion\t0` written by the api after validation (point i of the
+ * post has version version_seq * 10^10 + i + 1, so a later point of the same key wins). Kept as raw
+ * bytes beside the job rather than in it: up to BULK_CHUNK_POINTS lines, a few MB, that would otherwise
+ * be escaped into and out of JSON. Expires after BULK_CHUNK_DATA_TTL_SECONDS if never written.
+ */
 export function bulkChunkDataKey(queuePrefix: string, jobId: string, chunkIndex: number): string {
   return `${queuePrefix}:bulk-data:${jobId}:${chunkIndex}`;
 }

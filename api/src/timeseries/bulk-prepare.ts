@@ -399,13 +399,13 @@ class BodyScanner {
           value.source = body;
           value.start = this.tokenStart;
           value.end = this.tokenEnd;
-          // A plain decimal is finite and needs no conversion; an int_value must then have no fraction.
-          if (!isPlainDecimal(body, this.tokenStart, this.tokenEnd)) {
+          // A plain decimal is finite and its own text is written, so it needs no conversion unless
+          // it must be checked to be an integer.
+          if (key === KEY_INT_VALUE || !isPlainDecimal(body, this.tokenStart, this.tokenEnd)) {
             const number = Number(latin1Of(body, this.tokenStart, this.tokenEnd));
-            if (!Number.isFinite(number)) throw notCommon;
+            if (!Number.isFinite(number) || (key === KEY_INT_VALUE && !Number.isInteger(number))) throw notCommon;
             value.number = number;
           }
-          if (key === KEY_INT_VALUE && !Number.isInteger(value.number ?? Number(latin1Of(body, this.tokenStart, this.tokenEnd)))) throw notCommon;
         }
       }
       this.skipWhitespace();
@@ -437,9 +437,9 @@ export function prepareBulkPost(body: Uint8Array, organizationId: number, versio
   }
   if (typeof parsed !== 'object' || parsed === null || !('data' in parsed)) return { ok: false, error: 'data: must be a list of points' };
   try {
-    const validated = validateBulkPoints(parsed.data);
+    const points = validateBulkPoints(parsed.data);
     const writer = new BulkWriter(organizationId, versionSeq, body.length);
-    for (const [instrumentId, ts, value] of validated.points) writer.add(instrumentId, ts, { source: null, start: 0, end: 0, number: value });
+    for (const [instrumentId, ts, value] of points) writer.add(instrumentId, ts, { source: null, start: 0, end: 0, number: value });
     return writer.finish();
   } catch (error) {
     if (error instanceof HttpError) return { ok: false, error: error.message };

@@ -14,15 +14,6 @@ import { badRequest } from '../platform/http-error.ts';
 /** [instrument_id, ts_ms, value] in request order. */
 export type PointTriple = [number, number, number | null];
 
-export interface ValidatedBulk {
-  points: PointTriple[];
-  instrumentIds: number[];
-  startMs: number;
-  endMs: number;
-  /** Timestamps strictly increase per instrument: no key appears twice in the post. */
-  increasing: boolean;
-}
-
 const VALUE_FIELDS = ['int_value', 'float_value', 'value'] as const;
 
 function pointValue(point: Record<string, unknown>, index: number): number | null {
@@ -48,15 +39,14 @@ function instrumentIdOf(raw: unknown, index: number): number {
   return id;
 }
 
-/** Checks shapes, values and timestamps (instrument ownership is checked afterwards in one query). */
-export function validateBulkPoints(data: unknown): ValidatedBulk {
+/**
+ * Checks shapes, values and timestamps (instrument ownership is checked afterwards in one query);
+ * answers the points, from which the writer derives instruments, range and key order.
+ */
+export function validateBulkPoints(data: unknown): PointTriple[] {
   if (!Array.isArray(data)) throw badRequest('data: must be a list of points');
   if (data.length === 0) throw badRequest('data: data must hold at least one point');
   const points: PointTriple[] = new Array(data.length);
-  const lastTsByInstrument = new Map<number, number>();
-  let increasing = true;
-  let startMs = Number.POSITIVE_INFINITY;
-  let endMs = Number.NEGATIVE_INFINITY;
   for (let index = 0; index < data.length; index += 1) {
     const point = data[index] as Record<string, unknown> | null;
     if (typeof point !== 'object' || point === null || Array.isArray(point)) throw badRequest(`data.${index}: must be an object`);
@@ -67,13 +57,8 @@ export function validateBulkPoints(data: unknown): ValidatedBulk {
     const ts = parseTimestampInput(rawTimestamp);
     if (Number.isNaN(ts) || ts < MIN_TIMESTAMP_MS || ts > MAX_TIMESTAMP_MS) throw badRequest(`data.${index}.measured_at: Invalid date format.`);
     points[index] = [instrumentId, ts, pointValue(point, index)];
-    const last = lastTsByInstrument.get(instrumentId);
-    if (last !== undefined && ts <= last) increasing = false;
-    lastTsByInstrument.set(instrumentId, ts);
-    if (ts < startMs) startMs = ts;
-    if (ts > endMs) endMs = ts;
   }
-  return { points, instrumentIds: [...lastTsByInstrument.keys()], startMs, endMs, increasing };
+  return points;
 }
 
 /** The first index of a point whose instrument is not the caller's, or -1. */

@@ -117,7 +117,6 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
           data: {
             job_id: job.id, organization_id: principal.organizationId, version_seq: job.version_seq, chunk_index: chunkIndex,
             chunk_count: prepared.chunks.length, points: Math.min(BULK_CHUNK_POINTS, prepared.points - chunkIndex * BULK_CHUNK_POINTS),
-            data_key: key(chunkIndex),
           } satisfies BulkChunkPayload,
         })), {
           values: prepared.chunks.map((tsv, chunkIndex) => ({ key: key(chunkIndex), value: tsv })),

@@ -4,7 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Job } from 'bullmq';
-import type { BulkChunkPayload } from '@bioprocess/shared/queues';
+import { bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
 import { applyLaterDeletions, insertPointsTsv, recomputeRollups } from '../points-store.ts';
 import { loadJob, markCompleted, recordChunkDone } from '../job-store.ts';
@@ -16,7 +16,8 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
   if (!record || record.state === 'completed' || record.state === 'failed') return;
   const repeated = job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1;
   if (repeated) await context.pg.query('UPDATE ingest_jobs SET retried = true WHERE id = $1', [payload.job_id]);
-  const tsv = await context.redis.getBuffer(payload.data_key);
+  const dataKey = bulkChunkDataKey(context.env.QUEUE_PREFIX, payload.job_id, payload.chunk_index);
+  const tsv = await context.redis.getBuffer(dataKey);
   if (tsv) {
     await insertPointsTsv(context.clickhouse, Readable.from([tsv], { objectMode: false }));
   } else if (!(await chunkRecorded(context, payload))) {
@@ -24,7 +25,7 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
     throw new PermanentJobError('The data of this bulk post expired before it could be written; please post it again.');
   }
   const { allDone } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points);
-  await context.redis.del(payload.data_key).catch((error: unknown) => context.logger.warn({ err: error, key: payload.data_key }, 'bulk chunk data not deleted; it expires'));
+  await context.redis.del(dataKey).catch((error: unknown) => context.logger.warn({ err: error, key: dataKey }, 'bulk chunk data not deleted; it expires'));
   if (!allDone) return;
   const request = record.request as { instrument_ids: number[]; start_ms: number; end_ms: number; points: number; unique_keys?: boolean };
   const range = {
