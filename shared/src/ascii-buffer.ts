@@ -45,6 +45,11 @@ export class AsciiBuffer {
     this.length = position;
   }
 
+  /** Appends all of `source` (short constants). */
+  all(source: Uint8Array): void {
+    this.copy(source, 0, source.length);
+  }
+
   /** Appends a safe integer in decimal, left-padded with zeros to `width` digits. */
   integer(value: number, width = 1): void {
     this.reserve(22);

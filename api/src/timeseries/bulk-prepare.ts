@@ -15,6 +15,11 @@ import { HttpError } from '../platform/http-error.ts';
 import { validateBulkPoints } from './bulk.ts';
 
 const VERSION_SUFFIX_DIGITS = 10;
+// Module-local copies: the TypeScript loader turns imported bindings into getter calls, which cost
+// measurably when read once per point.
+const CHUNK_POINTS = BULK_CHUNK_POINTS;
+const MIN_TS = MIN_TIMESTAMP_MS;
+const MAX_TS = MAX_TIMESTAMP_MS;
 
 export interface PreparedBulk {
   ok: true;
@@ -33,8 +38,14 @@ export interface PreparedBulk {
 
 export type BulkPreparation = PreparedBulk | { ok: false; error: string };
 
-const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
-const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+const ascii = (text: string) => Buffer.from(text, 'latin1');
+const FIRST_READING = ascii('{"ts":"');
+const NEXT_READING = ascii(',{"ts":"');
+const INSTRUMENT_FIELD = ascii('","instrument_id":');
+const VALUE_FIELD = ascii(',"value":');
+const NULL_JSON = ascii('null');
+const NULL_TSV = ascii('\\N');
+const NOT_DELETED_LINE_END = ascii('\t0\n');
 
 /** A point's value: absent (null), the JSON text at [start, end) of the body, or a number. */
 interface ValueRef {
@@ -70,12 +81,12 @@ class SuffixCounter {
 class BulkWriter {
   readonly readings: AsciiBuffer;
   readonly tsv: AsciiBuffer;
-  private readonly organization: string;
-  private readonly versionSeq: string;
+  private readonly organization: Uint8Array;
+  private readonly versionSeq: Uint8Array;
   private readonly chunkEnds: number[] = [];
   private count = 0;
   private minuteStart = Number.NaN;
-  private minutePrefix = '';
+  private minutePrefix: Uint8Array = new Uint8Array(0);
   readonly firstIndex = new Map<number, number>();
   private readonly lastTs = new Map<number, number>();
   private readonly suffix = new SuffixCounter();
@@ -87,8 +98,8 @@ class BulkWriter {
   endMs = Number.NEGATIVE_INFINITY;
 
   constructor(organizationId: number, versionSeq: number, bodyBytes: number) {
-    this.organization = String(organizationId);
-    this.versionSeq = String(versionSeq);
+    this.organization = ascii(String(organizationId));
+    this.versionSeq = ascii(String(versionSeq));
     this.readings = new AsciiBuffer(bodyBytes * 1.2);
     this.tsv = new AsciiBuffer(bodyBytes);
     this.readings.byte(0x5b /* [ */);
@@ -109,11 +120,11 @@ class BulkWriter {
     if (ts > this.endMs) this.endMs = ts;
 
     const readings = this.readings;
-    readings.text(index === 0 ? '{"ts":"' : ',{"ts":"');
+    readings.all(index === 0 ? FIRST_READING : NEXT_READING);
     this.writeIso(ts);
-    readings.text('","instrument_id":');
+    readings.all(INSTRUMENT_FIELD);
     const tsv = this.tsv;
-    tsv.text(this.organization);
+    tsv.all(this.organization);
     tsv.byte(9);
     if (idText.source) {
       readings.copy(idText.source, idText.start, idText.end);
@@ -122,14 +133,14 @@ class BulkWriter {
       readings.integer(instrumentId);
       tsv.integer(instrumentId);
     }
-    readings.text(',"value":');
+    readings.all(VALUE_FIELD);
     tsv.byte(9);
     if (tsText.source) tsv.copy(tsText.source, tsText.start, tsText.end);
     else tsv.integer(ts);
     tsv.byte(9);
     if (value.source === null && value.number === null) {
-      readings.text('null');
-      tsv.text('\\N');
+      readings.all(NULL_JSON);
+      tsv.all(NULL_TSV);
     } else if (value.source !== null && isPlainDecimal(value.source, value.start, value.end)) {
       readings.copy(value.source, value.start, value.end);
       tsv.copy(value.source, value.start, value.end);
@@ -140,25 +151,35 @@ class BulkWriter {
     }
     readings.byte(0x7d /* } */);
     tsv.byte(9);
-    tsv.text(this.versionSeq);
-    tsv.copy(this.suffix.next(), 0, VERSION_SUFFIX_DIGITS);
-    tsv.text('\t0\n');
-    if (this.count % BULK_CHUNK_POINTS === 0) this.chunkEnds.push(tsv.length);
+    tsv.all(this.versionSeq);
+    tsv.all(this.suffix.next());
+    tsv.all(NOT_DELETED_LINE_END);
+    if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(tsv.length);
   }
 
   private writeIso(ts: number): void {
     let offset = ts - this.minuteStart;
     if (!(offset >= 0 && offset < 60_000)) {
       this.minuteStart = ts - (((ts % 60_000) + 60_000) % 60_000);
-      this.minutePrefix = new Date(this.minuteStart).toISOString().slice(0, 17);
+      this.minutePrefix = ascii(new Date(this.minuteStart).toISOString().slice(0, 17));
       offset = ts - this.minuteStart;
     }
+    // `ss.mmmZ` after the minute's `YYYY-MM-DDTHH:MM:`.
     const readings = this.readings;
-    readings.text(this.minutePrefix);
-    readings.text(TWO_DIGITS[Math.floor(offset / 1000)]!);
-    readings.byte(0x2e /* . */);
-    readings.text(THREE_DIGITS[offset % 1000]!);
-    readings.byte(0x5a /* Z */);
+    readings.all(this.minutePrefix);
+    readings.reserve(7);
+    const bytes = readings.bytes;
+    let position = readings.length;
+    const seconds = Math.floor(offset / 1000);
+    const millis = offset % 1000;
+    bytes[position++] = 0x30 + Math.floor(seconds / 10);
+    bytes[position++] = 0x30 + (seconds % 10);
+    bytes[position++] = 0x2e; // .
+    bytes[position++] = 0x30 + Math.floor(millis / 100);
+    bytes[position++] = 0x30 + (Math.floor(millis / 10) % 10);
+    bytes[position++] = 0x30 + (millis % 10);
+    bytes[position++] = 0x5a; // Z
+    readings.length = position;
   }
 
   finish(): PreparedBulk {
@@ -207,10 +228,8 @@ const KEY_INSTRUMENT = 3;
 const KEY_INT_VALUE = 4;
 const KEY_FLOAT_VALUE = 5;
 const KEY_VALUE = 6;
-const KEYS: Array<[Uint8Array, number]> = ([
-  ['measured_at', KEY_MEASURED_AT], ['ts', KEY_TS], ['instrument_id', KEY_INSTRUMENT],
-  ['int_value', KEY_INT_VALUE], ['float_value', KEY_FLOAT_VALUE], ['value', KEY_VALUE],
-] as const).map(([name, key]) => [Buffer.from(name, 'latin1'), key]);
+/** The key names' bytes, indexed by key. */
+const KEY_NAMES: Uint8Array[] = ['', 'measured_at', 'ts', 'instrument_id', 'int_value', 'float_value', 'value'].map((name) => Buffer.from(name, 'latin1'));
 const DATA_KEY = Buffer.from('"data"', 'latin1');
 
 /** Reads `{"data":[{…},…]}` with keys among KEYS, numbers, plain strings and null; throws NotCommonShape otherwise. */
@@ -299,13 +318,19 @@ class BodyScanner {
     }
     this.position = position + 1;
     const keyLength = position - start;
-    for (const [name, key] of KEYS) {
-      if (name.length !== keyLength) continue;
-      let index = 0;
-      while (index < keyLength && body[start + index] === name[index]) index += 1;
-      if (index === keyLength) return key;
+    // Told apart by length and first letter, then compared in full.
+    let key: number;
+    switch (keyLength) {
+      case 2: key = KEY_TS; break;
+      case 5: key = KEY_VALUE; break;
+      case 9: key = KEY_INT_VALUE; break;
+      case 11: key = body[start] === 0x6d /* m */ ? KEY_MEASURED_AT : KEY_FLOAT_VALUE; break;
+      case 13: key = KEY_INSTRUMENT; break;
+      default: throw notCommon;
     }
-    throw notCommon;
+    const name = KEY_NAMES[key]!;
+    for (let index = 0; index < keyLength; index += 1) if (body[start + index] !== name[index]) throw notCommon;
+    return key;
   }
 
   /** A string value without escapes, as latin1 text (non-ASCII leaves it to the slow path). */
@@ -387,7 +412,7 @@ class BodyScanner {
             ts = parseTimestampInput(Number(latin1Of(body, this.tokenStart, this.tokenEnd)));
           }
         }
-        if (!(ts >= MIN_TIMESTAMP_MS && ts <= MAX_TIMESTAMP_MS)) throw notCommon;
+        if (!(ts >= MIN_TS && ts <= MAX_TS)) throw notCommon;
       } else {
         if (valueKey !== 0) throw notCommon;
         valueKey = key;

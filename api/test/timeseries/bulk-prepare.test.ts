@@ -54,6 +54,22 @@ describe('prepareBulkPost', () => {
     expect(tsv(spaced)).toEqual(tsv(common));
   });
 
+  it('writes every timestamp of the answer as toISOString does, before 1970 too', () => {
+    const stamps = [Date.UTC(1965, 4, 6, 7, 8, 9, 5), T0 - 1, T0 + 59_999, T0 + 60_000, T0 + 3_599_999, T0 + 86_400_000 * 400 + 12_345];
+    const result = ok(prepareBulkPost(encode({ data: stamps.map((ts) => ({ ts, instrument_id: 3, value: 1 })) }), 1, VERSION));
+    expect((readings(result) as Array<{ ts: string }>).map((reading) => reading.ts)).toEqual(stamps.map((ts) => new Date(ts).toISOString()));
+  });
+
+  it('reads only the exact key names in the fast path: a near miss is an unknown key', () => {
+    const misspelt = (key: string) => {
+      const result = prepareBulkPost(encode(`{"data":[{"ts":${T0},"instrument_id":1,"${key}":2}]}`), 1, VERSION);
+      return result.ok ? null : result.error;
+    };
+    for (const key of ['flaot_value', 'measured_on', 'vaiue', 'int_valve', 'instrument_ix']) {
+      expect(misspelt(key)).toBe('data.0: exactly one of int_value, float_value or value is required');
+    }
+  });
+
   it('splits the TSV into chunks and notices repeated keys', () => {
     const many = Array.from({ length: BULK_CHUNK_POINTS + 1 }, (_, index) => ({ measured_at: T0 + index, instrument_id: 1, value: index }));
     const result = ok(prepareBulkPost(encode({ data: many }), 1, VERSION));
