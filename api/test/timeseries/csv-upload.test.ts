@@ -111,6 +111,20 @@ describe('CSV uploads', () => {
     expect(readings[0]).toEqual({ ts: '2024-01-01T00:10:00.000Z', instrument_id: sensor, value: 1.5 }); // decimal comma
   });
 
+  it('stores every numeric form as its number: plain decimals as written, the rest parsed; empty cells are missing', async () => {
+    const [sensor] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
+    const unitOperation = await createUnitOperation(ctx, plant);
+    const cells = ['12', '-0.25', '.5', '5.', '007', '1.5e3', '-2E-2', '+4', ' 7 ', '"8.5"', '', '123456789.123456789'];
+    const expected = [12, -0.25, 0.5, 5, 7, 1500, -0.02, 4, 7, 8.5, null, 123456789.123456789];
+    const csv = ['time,v', ...cells.map((cell, index) => `2024-03-01T00:00:${String(index).padStart(2, '0')}Z,${cell}`)].join('\n');
+    const { job } = await upload(ctx, plant.editor.token, unitOperation, { timestamp_column: 'time', columns: [{ column: 'v', instrument_id: sensor }] },
+      { name: 'numbers.csv', content: csv });
+    expect(job.state).toBe('completed');
+    expect(job.result).toMatchObject({ rows_valid: cells.length, points_written: cells.length - 1 });
+    const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: sensor! });
+    expect(readings.map((reading) => reading.value)).toEqual(expected.filter((value) => value !== null));
+  });
+
   it('replaces existing data in the range: exactly the new points remain there', async () => {
     const [sensor] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     const unitOperation = await createUnitOperation(ctx, plant);

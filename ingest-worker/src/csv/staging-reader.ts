@@ -157,6 +157,19 @@ function stageCells(
   for (let c = 0; c < columns.length; c += 1) {
     const column = columns[c]!;
     const raw = row[column.index]!;
+    // Most cells are plain decimals, valid as they are: their text is written with no parsing.
+    if (batch) {
+      const out = batch.columns[c]!;
+      const mark = out.length;
+      out.text(instrumentTexts[c]!);
+      out.text(tsText);
+      if (appendPlainDecimal(out, raw)) {
+        out.text(lineEnd);
+        points += 1;
+        continue;
+      }
+      out.length = mark;
+    }
     const value = collector.check(column.column, raw, options);
     if (value === null || value !== value /* NaN */) continue;
     points += 1;
@@ -164,7 +177,7 @@ function stageCells(
       const out = batch.columns[c]!;
       out.text(instrumentTexts[c]!);
       out.text(tsText);
-      writeNumberCell(out, raw, value);
+      out.text(String(value));
       out.text(lineEnd);
     }
   }
@@ -173,15 +186,14 @@ function stageCells(
 }
 
 /**
- * Appends a numeric cell: its own text when ClickHouse reads that as exactly `value` (an optional
- * minus, digits and at most one decimal point), which spares a number-to-text conversion; else `value`.
+ * Appends `raw` when it is a plain decimal (an optional minus, digits and at most one decimal point),
+ * which is a valid cell that ClickHouse reads as the same number; else appends nothing and answers false.
  */
-function writeNumberCell(out: AsciiBuffer, raw: string, value: number): void {
+function appendPlainDecimal(out: AsciiBuffer, raw: string): boolean {
   const length = raw.length;
   out.reserve(length);
   const bytes = out.bytes;
-  const start = out.length;
-  let position = start;
+  let position = out.length;
   let index = 0;
   if (raw.charCodeAt(0) === 45 /* - */) {
     bytes[position++] = 45;
@@ -192,16 +204,13 @@ function writeNumberCell(out: AsciiBuffer, raw: string, value: number): void {
   for (; index < length; index += 1) {
     const code = raw.charCodeAt(index);
     if (code >= 48 && code <= 57) digits += 1;
-    else if (code !== 46 /* . */ || point) break;
+    else if (code !== 46 /* . */ || point) return false;
     else point = true;
     bytes[position++] = code;
   }
-  if (index === length && digits > 0) {
-    out.length = position;
-    return;
-  }
-  out.length = start;
-  out.text(String(value));
+  if (digits === 0) return false;
+  out.length = position;
+  return true;
 }
 
 /** Checks the cells of a skipped row: a non-numeric column fails the upload wherever it is. */
