@@ -115,7 +115,7 @@ describe('CSV uploads', () => {
     const [sensor] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     const unitOperation = await createUnitOperation(ctx, plant);
     const cells = ['12', '-0.25', '.5', '5.', '007', '1.5e3', '-2E-2', '+4', ' 7 ', '"8.5"', '', '123456789.123456789'];
-    const expected = [12, -0.25, 0.5, 5, 7, 1500, -0.02, 4, 7, 8.5, null, 123456789.123456789];
+    const expected = [12, -0.25, 0.5, 5, 7, 1500, -0.02, 4, 7, 8.5, null, Number('123456789.123456789')];
     const csv = ['time,v', ...cells.map((cell, index) => `2024-03-01T00:00:${String(index).padStart(2, '0')}Z,${cell}`)].join('\n');
     const { job } = await upload(ctx, plant.editor.token, unitOperation, { timestamp_column: 'time', columns: [{ column: 'v', instrument_id: sensor }] },
       { name: 'numbers.csv', content: csv });
