@@ -18,7 +18,8 @@ export default function prepareBulkTask(task: BulkTask): BulkPreparation {
   if (!result.ok) return result;
   return move({
     get [transferableSymbol]() {
-      return [result.readings.buffer, ...result.chunks.map((chunk) => chunk.buffer)];
+      // The chunks are views of one buffer, which may be listed only once.
+      return [...new Set([result.readings.buffer, ...result.chunks.map((chunk) => chunk.buffer)])];
     },
     get [valueSymbol]() {
       return result;
