@@ -15,6 +15,7 @@ import {
 } from '@bioprocess/shared/timeseries';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import { notFound } from '../platform/http-error.ts';
+import type { JobFinishEvents } from './finish-events.ts';
 
 export interface IngestJobRow {
   id: string;
@@ -124,16 +125,24 @@ export const isFinished = (state: IngestJobState) => state === 'completed' || st
 
 /**
  * Waits until the job finished (completed or failed) or the timeout passed; returns the last row read.
- * Polls PostgreSQL with a short back-off: the job row is the one place that knows when data is queryable.
+ * The job row is the one place that knows when data is queryable: it is read again whenever the job's
+ * finish is announced (finish-events.ts), and every so often in case the announcement was lost.
  */
-export async function waitForJob(pool: Pool, organizationId: number, jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<IngestJobRow> {
+export async function waitForJob(
+  pool: Pool, events: JobFinishEvents, organizationId: number, jobId: string, timeoutMs: number, signal?: AbortSignal,
+): Promise<IngestJobRow> {
   const deadline = Date.now() + timeoutMs;
-  // Short polls (a primary-key read): a feed posting and waiting should not idle between jobs.
-  let delay = 5;
   for (;;) {
-    const job = await findIngestJob(pool, organizationId, jobId);
-    if (isFinished(job.state) || Date.now() >= deadline || signal?.aborted) return job;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 1.5, 25);
+    const wait = events.wait(jobId, deadline - Date.now());
+    const onAbort = () => wait.end();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const job = await findIngestJob(pool, organizationId, jobId);
+      if (isFinished(job.state) || Date.now() >= deadline || signal?.aborted) return job;
+      await wait.woken;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      wait.end();
+    }
   }
 }

@@ -53,7 +53,8 @@ export async function ingestJobRoutes(app: App, deps: AppDeps): Promise<void> {
         lastWrite = Date.now();
       }
       if (isFinished(job.state) || closed) break;
-      await new Promise((resolve) => setTimeout(resolve, EVENT_POLL_MS));
+      // Progress is read every EVENT_POLL_MS; the end is sent as soon as the job's finish is announced.
+      await deps.jobEvents.wait(job.id, EVENT_POLL_MS).woken;
       try {
         job = await findIngestJob(deps.pg, principal.organizationId, request.params.id);
       } catch (error) {

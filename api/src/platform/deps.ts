@@ -6,6 +6,7 @@ import { createPool, type Pool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse, type ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { createRedis, type Redis } from '@bioprocess/shared/server/redis';
 import { QUEUE_NAMES } from '@bioprocess/shared/queues';
+import { createJobFinishEvents, type JobFinishEvents } from '../ingest-jobs/finish-events.ts';
 
 export interface Queues {
   ingest: Queue;
@@ -20,6 +21,8 @@ export interface AppDeps {
   /** Fails fast while Redis is down (health checks, rate limits), unlike the queue connections. */
   redis: Redis;
   queues: Queues;
+  /** Announces finished ingest jobs to the requests waiting for them. */
+  jobEvents: JobFinishEvents;
 }
 
 export function createQueues(env: Pick<ApiEnv, 'REDIS_URL' | 'QUEUE_PREFIX'>, logger?: Logger): Queues {
@@ -43,11 +46,12 @@ export function createDeps(env: ApiEnv, logger: Logger): AppDeps {
     clickhouse: createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger),
     redis: createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }, logger),
     queues: createQueues(env, logger),
+    jobEvents: createJobFinishEvents(env.DATABASE_URL, logger),
   };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
-  await Promise.allSettled([deps.queues.ingest.close(), deps.queues.audit.close()]);
+  await Promise.allSettled([deps.queues.ingest.close(), deps.queues.audit.close(), deps.jobEvents.close()]);
   await Promise.allSettled([deps.pg.end(), deps.clickhouse.close()]);
   deps.redis.disconnect();
 }

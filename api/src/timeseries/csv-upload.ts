@@ -152,7 +152,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
     if (request.query.wait === 'true') {
       const controller = new AbortController();
       reply.raw.once('close', () => controller.abort());
-      const finished = await waitForJob(deps.pg, principal.organizationId, job.id, WAIT_TIMEOUT_MS, controller.signal);
+      const finished = await waitForJob(deps.pg, deps.jobEvents, principal.organizationId, job.id, WAIT_TIMEOUT_MS, controller.signal);
       if (finished.state === 'failed') throw new HttpError(422, finished.error ?? 'CSV upload failed');
       return reply.status(finished.state === 'completed' ? 200 : 202).send(toJobStatus(finished));
     }

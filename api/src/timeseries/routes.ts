@@ -57,7 +57,7 @@ function jobHeaders(reply: FastifyReply, job: IngestJobRow): void {
 /** 200 once the job completed, 202 while it runs (timeout), 500 with its error when it failed. */
 async function settle(deps: AppDeps, job: IngestJobRow, wait: boolean, signal: AbortSignal): Promise<number> {
   if (!wait) return 202;
-  const finished = await waitForJob(deps.pg, job.organization_id, job.id, WAIT_TIMEOUT_MS, signal);
+  const finished = await waitForJob(deps.pg, deps.jobEvents, job.organization_id, job.id, WAIT_TIMEOUT_MS, signal);
   if (finished.state === 'completed') return 200;
   if (finished.state === 'failed') throw Object.assign(new Error(finished.error ?? 'Ingest job failed'), { statusCode: 422 });
   return 202;

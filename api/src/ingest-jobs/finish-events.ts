@@ -1,0 +1,125 @@
+/**
+ * Wakes requests waiting for an ingest job (`?wait=true`) the moment it finishes. One PostgreSQL
+ * connection per api process LISTENs on the channel that a trigger on `ingest_jobs` notifies when a
+ * job completes or fails (migration 3100), so a feed posting and waiting neither idles between jobs
+ * nor keeps the database busy with polls. While that connection is down (PostgreSQL restarting), the
+ * waits fall back to short polls and the connection is made again.
+ */
+import pg from 'pg';
+import type { Logger } from '@bioprocess/shared/server/logger';
+
+export const JOB_FINISHED_CHANNEL = 'ingest_job_finished';
+
+/** How long a wait sleeps between reads of the job row: long when notifications arrive, short when not. */
+export interface FinishEventPolls {
+  listeningMs: number;
+  degradedMs: number;
+}
+const DEFAULT_POLLS: FinishEventPolls = { listeningMs: 1_000, degradedMs: 25 };
+const RECONNECT_MS = 1_000;
+
+export interface FinishWait {
+  /** Resolves on the job's notification, after the poll interval, or on end(), whichever comes first. */
+  readonly woken: Promise<void>;
+  /** Stops the wait (resolving `woken`) and forgets it. */
+  end(): void;
+}
+
+export interface JobFinishEvents {
+  /**
+   * Starts listening for the job; call it before reading the job's row, so a finish between the read
+   * and the wait is not missed. `atMostMs` caps the sleep (a wait's deadline).
+   */
+  wait(jobId: string, atMostMs: number): FinishWait;
+  /** True while notifications are being received. */
+  readonly listening: boolean;
+  close(): Promise<void>;
+}
+
+export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls: FinishEventPolls = DEFAULT_POLLS): JobFinishEvents {
+  const waiters = new Map<string, Set<() => void>>();
+  let client: pg.Client | null = null;
+  let listening = false;
+  let connecting = false;
+  let closed = false;
+  let reconnectTimer: NodeJS.Timeout | null = null;
+
+  const wake = (jobId: string) => {
+    const set = waiters.get(jobId);
+    if (set) for (const resolve of [...set]) resolve();
+  };
+
+  const drop = (lost: pg.Client, error: unknown) => {
+    if (client !== lost) return;
+    client = null;
+    listening = false;
+    lost.end().catch(() => undefined);
+    if (closed) return;
+    logger.warn({ err: error }, 'ingest job notifications lost; waits poll until they are back');
+    reconnectTimer ??= setTimeout(() => {
+      reconnectTimer = null;
+      void connect();
+    }, RECONNECT_MS);
+    reconnectTimer.unref();
+  };
+
+  const connect = async () => {
+    if (closed || client || connecting) return;
+    connecting = true;
+    const next = new pg.Client({ connectionString: databaseUrl });
+    client = next;
+    next.on('notification', (message) => {
+      if (message.channel === JOB_FINISHED_CHANNEL && message.payload) wake(message.payload);
+    });
+    next.on('error', (error) => drop(next, error));
+    next.on('end', () => drop(next, new Error('connection ended')));
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${JOB_FINISHED_CHANNEL}`);
+      if (client === next) listening = true;
+    } catch (error) {
+      drop(next, error);
+    } finally {
+      connecting = false;
+    }
+    if (closed) await next.end().catch(() => undefined);
+  };
+
+  return {
+    get listening() {
+      return listening;
+    },
+    wait(jobId, atMostMs) {
+      if (!client && !closed) void connect();
+      let set = waiters.get(jobId);
+      if (!set) {
+        set = new Set();
+        waiters.set(jobId, set);
+      }
+      const entry = set;
+      let settle!: () => void;
+      const woken = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
+      const end = () => {
+        clearTimeout(timer);
+        entry.delete(end);
+        if (entry.size === 0 && waiters.get(jobId) === entry) waiters.delete(jobId);
+        settle();
+      };
+      entry.add(end);
+      // The sleep is decided now: a notification is certain only once LISTEN has been answered.
+      const timer = setTimeout(end, Math.max(0, Math.min(atMostMs, listening ? polls.listeningMs : polls.degradedMs)));
+      return { woken, end };
+    },
+    async close() {
+      closed = true;
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      for (const jobId of [...waiters.keys()]) wake(jobId);
+      const current = client;
+      client = null;
+      listening = false;
+      if (current) await current.end().catch(() => undefined);
+    },
+  };
+}
