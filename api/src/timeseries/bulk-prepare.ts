@@ -219,6 +219,17 @@ function isPlainDecimal(bytes: Uint8Array, start: number, end: number): boolean 
   return true;
 }
 
+/** The unsigned decimal of `count` digits at `start`, or -1 when one is not a digit. */
+function decimalAt(bytes: Uint8Array, start: number, count: number): number {
+  let value = 0;
+  for (let index = start; index < start + count; index += 1) {
+    const digit = bytes[index]! - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 /** Thrown by the scanner when the body is not in the common shape: the slow path decides. */
 class NotCommonShape extends Error {}
 const notCommon = new NotCommonShape();
@@ -334,6 +345,32 @@ class BodyScanner {
     return key;
   }
 
+  /**
+   * The string at the position when it is in toISOString's form, `YYYY-MM-DDTHH:MM:SS[.fff]Z` with a
+   * year from 1900, read from its bytes (feeds send one per point) to what Date.parse answers (a day
+   * past the month's end rolls over in both); the position then moves past it. NaN, with the position
+   * unchanged, for any other text, which Date.parse then reads.
+   */
+  private isoUtcTimestamp(): number {
+    const body = this.body;
+    const start = this.position + 1;
+    const length = body[start + 19] === 0x5a ? 20 : body[start + 23] === 0x5a ? 24 : 0;
+    if (length === 0 || body[start + length] !== 0x22) return Number.NaN;
+    if (body[start + 4] !== 0x2d || body[start + 7] !== 0x2d || body[start + 10] !== 0x54 || body[start + 13] !== 0x3a || body[start + 16] !== 0x3a) return Number.NaN;
+    if (length === 24 && body[start + 19] !== 0x2e) return Number.NaN;
+    const year = decimalAt(body, start, 4);
+    const month = decimalAt(body, start + 5, 2);
+    const day = decimalAt(body, start + 8, 2);
+    const hour = decimalAt(body, start + 11, 2);
+    const minute = decimalAt(body, start + 14, 2);
+    const second = decimalAt(body, start + 17, 2);
+    const millis = length === 24 ? decimalAt(body, start + 20, 3) : 0;
+    if (year < 1900 || month < 1 || month > 12 || day < 1 || day > 31
+      || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || millis < 0) return Number.NaN;
+    this.position = start + length + 1;
+    return Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  }
+
   /** A string value without escapes, as latin1 text (non-ASCII leaves it to the slow path). */
   private plainString(): string {
     const body = this.body;
@@ -401,7 +438,8 @@ class BodyScanner {
       } else if (key === KEY_MEASURED_AT || key === KEY_TS) {
         if (seen & (1 << KEY_MEASURED_AT) && seen & (1 << KEY_TS)) throw notCommon;
         if (code === 0x22) {
-          ts = parseTimestampInput(this.plainString());
+          ts = this.isoUtcTimestamp();
+          if (Number.isNaN(ts)) ts = parseTimestampInput(this.plainString());
         } else {
           this.number();
           if (this.tokenInteger) {

@@ -60,6 +60,36 @@ describe('prepareBulkPost', () => {
     expect((readings(result) as Array<{ ts: string }>).map((reading) => reading.ts)).toEqual(stamps.map((ts) => new Date(ts).toISOString()));
   });
 
+  it('reads ISO timestamps exactly as Date.parse does, in toISOString form or any other', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    const stamps: string[] = [];
+    for (let index = 0; index < 2000; index += 1) {
+      const iso = new Date(Date.UTC(1900, 0, 1) + Math.floor(random() * (Date.UTC(2199, 11, 31) - Date.UTC(1900, 0, 1)))).toISOString();
+      stamps.push(iso, `${iso.slice(0, 19)}Z`);
+    }
+    stamps.push(
+      '2024-02-29T12:00:00Z', '2023-02-29T12:00:00Z', '2000-02-29T00:00:00.000Z', '1900-02-29T00:00:00Z', '2024-04-31T00:00:00Z',
+      '2024-01-01T24:00:00Z', '2024-13-01T00:00:00Z', '2024-00-10T00:00:00Z', '2024-01-01T23:60:00Z', '2024-01-01T23:59:60Z',
+      '1899-12-31T23:59:59.999Z', '1900-01-01T00:00:00.000Z', '2024-01-01T00:00:00.5Z', '2024-01-01T00:00:00.123456Z',
+      '2024-01-01T00:00:00+02:00', '2024-01-01 00:00:00Z', '2024-01-01T00:00:00', '2024-1-01T00:00:00Z', '+002024-01-01T00:00:00Z',
+      '0050-01-01T00:00:00Z', '2024-01-32T00:00:00Z', '2024-01-00T00:00:00Z',
+    );
+    const points = stamps.map((measured_at) => ({ measured_at, instrument_id: 1, value: 1 }));
+    for (const [index, stamp] of stamps.entries()) {
+      const expected = Date.parse(stamp);
+      const result = prepareBulkPost(encode({ data: [points[index]] }), 1, VERSION);
+      if (expected >= Date.UTC(1900, 0, 1) && expected <= Date.UTC(2200, 0, 1)) {
+        expect(result.ok ? Number(tsv(result)[0]!.split('\t')[2]) : result.error, stamp).toBe(expected);
+      } else {
+        expect(result.ok, stamp).toBe(false);
+      }
+    }
+  });
+
   it('reads only the exact key names in the fast path: a near miss is an unknown key', () => {
     const misspelt = (key: string) => {
       const result = prepareBulkPost(encode(`{"data":[{"ts":${T0},"instrument_id":1,"${key}":2}]}`), 1, VERSION);
