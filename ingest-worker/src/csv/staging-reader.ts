@@ -34,8 +34,12 @@ import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type CsvMapping } from '@bioprocess
 import { readHead, readRecords } from './record-reader.ts';
 import { MAX_ROWS_PER_VERSION, pointVersion } from '../versions.ts';
 
-/** Initial bytes of a batch's buffers, shared among its columns. */
-const BATCH_BUFFER_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes reserved per staged point: a line is about 30 (`instrument\tts\tvalue\n`), and a batch runs
+ * past its size by up to one read chunk, so the buffers are sized once and never grow (a doubled
+ * buffer would hold twice the memory until the end of the upload).
+ */
+const BYTES_PER_STAGED_POINT = 48;
 
 /** How the file is read (settled from its head and header) and what reading it found so far. */
 export interface CsvPlan {
@@ -130,8 +134,8 @@ class ColumnBatch {
   readonly columns: AsciiBuffer[];
   points = 0;
 
-  constructor(columnCount: number) {
-    const bytes = Math.max(256 * 1024, Math.floor(BATCH_BUFFER_BYTES / columnCount));
+  constructor(columnCount: number, batchPoints: number) {
+    const bytes = Math.max(256 * 1024, Math.ceil(batchPoints / columnCount) * BYTES_PER_STAGED_POINT);
     this.columns = Array.from({ length: columnCount }, () => new AsciiBuffer(bytes));
   }
 
@@ -240,7 +244,7 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
   const numericOptions: NumericCellOptions = { decimalComma };
   const sections = !from && multiSection ? new DataSectionFilter() : null;
   const instrumentTexts = mapping.columns.map((column) => String(column.instrument_id));
-  const batch = new ColumnBatch(mapping.columns.length);
+  const batch = new ColumnBatch(mapping.columns.length, options.batchPoints);
   let plan: CsvPlan | null = from ? { ...from.plan } : null;
   let readTimestamp: TimestampReader = plan ? timestampReader(plan, mapping, options.startMs) : () => null;
   /** Rows are held back until 20 timestamp samples (spec/02 §9) decided the format. */
