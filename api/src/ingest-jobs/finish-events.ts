@@ -51,11 +51,14 @@ export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls
 
   const drop = (lost: pg.Client, error: unknown) => {
     if (client !== lost) return;
+    const wasListening = listening;
     client = null;
     listening = false;
     lost.end().catch(() => undefined);
     if (closed) return;
-    logger.warn({ err: error }, 'ingest job notifications lost; waits poll until they are back');
+    // Said once per outage; the retries every RECONNECT_MS are only debug lines.
+    if (wasListening) logger.warn({ err: error }, 'ingest job notifications lost; waits poll until they are back');
+    else logger.debug({ err: error }, 'ingest job notifications not connected');
     reconnectTimer ??= setTimeout(() => {
       reconnectTimer = null;
       void connect();
@@ -76,7 +79,10 @@ export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls
     try {
       await next.connect();
       await next.query(`LISTEN ${JOB_FINISHED_CHANNEL}`);
-      if (client === next) listening = true;
+      if (client === next) {
+        listening = true;
+        logger.debug('listening for finished ingest jobs');
+      }
     } catch (error) {
       drop(next, error);
     } finally {
@@ -90,7 +96,8 @@ export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls
       return listening;
     },
     wait(jobId, atMostMs) {
-      if (!client && !closed) void connect();
+      // Connects on first use; after a loss the reconnect timer retries, not every wait.
+      if (!client && !closed && !reconnectTimer) void connect();
       let set = waiters.get(jobId);
       if (!set) {
         set = new Set();
