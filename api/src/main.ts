@@ -1,4 +1,5 @@
 /** The api process: configuration, migrations, start-up tasks, then listen; ordered shutdown. */
+import v8 from 'node:v8';
 import { apiEnvSchema, loadEnvOrExit } from '@bioprocess/shared/server/config';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import { buildApp } from './app.ts';
@@ -6,6 +7,12 @@ import { migrateAll } from './db/migrate.ts';
 import { closeDeps, createDeps } from './platform/deps.ts';
 import { runStartupTasks } from './startup.ts';
 import { seedDemo } from './demo/seed.ts';
+
+// Requests hold their objects while they wait for their job, so some survive into the old generation,
+// whose next collection V8 schedules only ~10 MB above the ~37 MB live heap: on a stream of bulk posts
+// that was a full mark-compact for about every post, a third of the api's CPU. A larger growing factor
+// halves them for a few tens of MB more heap (measured with `npm run bench` and --trace-gc).
+v8.setFlagsFromString('--heap-growing-percent=150');
 
 const env = loadEnvOrExit(apiEnvSchema);
 const logger = createLogger('api', env.LOG_LEVEL);
