@@ -161,26 +161,25 @@ function stageCells(
   for (let c = 0; c < columns.length; c += 1) {
     const column = columns[c]!;
     const raw = row[column.index]!;
-    // Most cells are plain decimals, valid as they are: their text is written with no parsing.
-    if (batch) {
-      const out = batch.columns[c]!;
-      const mark = out.length;
+    const out = batch?.columns[c];
+    const mark = out?.length ?? 0;
+    if (out) {
       out.text(instrumentTexts[c]!);
       out.text(tsText);
+      // Most cells are plain decimals, valid as they are: their text is written with no parsing.
       if (appendPlainDecimal(out, raw)) {
         out.text(lineEnd);
         points += 1;
         continue;
       }
-      out.length = mark;
     }
     const value = collector.check(column.column, raw, options);
-    if (value === null || value !== value /* NaN */) continue;
+    if (value === null || value !== value /* NaN */) {
+      if (out) out.length = mark;
+      continue;
+    }
     points += 1;
-    if (batch) {
-      const out = batch.columns[c]!;
-      out.text(instrumentTexts[c]!);
-      out.text(tsText);
+    if (out) {
       out.text(String(value));
       out.text(lineEnd);
     }
