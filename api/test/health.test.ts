@@ -13,6 +13,7 @@ describe('GET /api/v1/health', () => {
     expect(body).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok', clickhouse: 'ok' });
     expect(body.queues.ingest).toEqual({ waiting: 0, active: 0, failed: 0 });
     expect(body.queues.audit).toEqual({ waiting: 0, active: 0, failed: 0 });
+    expect(body.queues['ingest-bulk']).toEqual({ waiting: 0, active: 0, failed: 0 });
   });
 
   it('sends security headers with a content security policy', async () => {

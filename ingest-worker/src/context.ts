@@ -4,6 +4,7 @@ import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Redis } from '@bioprocess/shared/server/redis';
+import type { BulkWrites } from './bulk-writes.ts';
 
 export interface WorkerContext {
   env: BaseEnv;
@@ -12,6 +13,8 @@ export interface WorkerContext {
   clickhouse: ClickHouseClient;
   /** Data that jobs refer to by key (bulk chunks' TSV). */
   redis: Redis;
+  /** ClickHouse writes shared by concurrent bulk jobs. */
+  bulkWrites: BulkWrites;
   /** Aborted when the worker shuts down: long jobs stop at their next checkpoint. */
   shutdown: AbortSignal;
 }

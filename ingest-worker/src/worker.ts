@@ -17,11 +17,14 @@ import type { WorkerContext } from './context.ts';
 import { cappedBackoff, isTransient, PermanentJobError } from './errors.ts';
 import { markFailed, markRunning } from './job-store.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
+import { createBulkWrites } from './bulk-writes.ts';
 import { processDeletion } from './jobs/deletion.ts';
 import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
 
 export interface IngestWorkerEnv extends BaseEnv {
   WORKER_CONCURRENCY?: number;
+  /** Bulk chunks in progress at once (queue ingest-bulk); those waiting together are written together. */
+  INGEST_BULK_CONCURRENCY?: number;
   /** How long a job stays locked to a worker that stopped answering (a crash) before another takes it. */
   INGEST_LOCK_MS?: number;
 }
@@ -62,67 +65,72 @@ async function dispatch(context: WorkerContext, job: Job): Promise<void> {
 
 export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestWorker {
   const shutdown = new AbortController();
+  const pg = createPool(env.DATABASE_URL, 10);
+  const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE);
   const context: WorkerContext = {
     env,
     logger,
-    pg: createPool(env.DATABASE_URL, 10),
-    clickhouse: createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE),
+    pg,
+    clickhouse,
     redis: createRedis(env.REDIS_URL, {}, logger),
+    bulkWrites: createBulkWrites(clickhouse, pg),
     shutdown: shutdown.signal,
   };
   const connection = createRedis(env.REDIS_URL);
   let lastOutageLog = 0;
 
-  const worker = new Worker(
-    QUEUE_NAMES.ingest,
-    async (job) => {
-      try {
-        await dispatch(context, job);
-      } catch (error) {
-        const jobId = (job.data as { job_id?: string }).job_id;
-        const permanent = error instanceof UnrecoverableError
-          || (!isTransient(error) && job.attemptsMade + 1 >= UNKNOWN_ERROR_ATTEMPTS);
-        if (permanent) {
-          const message = error instanceof PermanentJobError ? error.message : `Ingest failed: ${(error as Error).message}`;
-          logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
-          if (jobId) await markFailed(context.pg, jobId, message).catch(() => undefined);
-          if (job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
-            // Failed for another reason after its retries: nothing else will clean up after it.
-            const payload = csvUploadPayloadSchema.safeParse(job.data);
-            if (payload.success) await discardCsvUpload(context, payload.data).catch(() => undefined);
-          }
-          throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
+  const processJob = async (job: Job) => {
+    try {
+      await dispatch(context, job);
+    } catch (error) {
+      const jobId = (job.data as { job_id?: string }).job_id;
+      const permanent = error instanceof UnrecoverableError
+        || (!isTransient(error) && job.attemptsMade + 1 >= UNKNOWN_ERROR_ATTEMPTS);
+      if (permanent) {
+        const message = error instanceof PermanentJobError ? error.message : `Ingest failed: ${(error as Error).message}`;
+        logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
+        if (jobId) await markFailed(context.pg, jobId, message).catch(() => undefined);
+        if (job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
+          // Failed for another reason after its retries: nothing else will clean up after it.
+          const payload = csvUploadPayloadSchema.safeParse(job.data);
+          if (payload.success) await discardCsvUpload(context, payload.data).catch(() => undefined);
         }
-        if (Date.now() - lastOutageLog > 5_000) {
-          lastOutageLog = Date.now();
-          logger.warn({ jobId, name: job.name, attempt: job.attemptsMade + 1, err: error }, 'ingest job failed, will retry');
-        }
-        throw error;
+        throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
       }
-    },
-    {
-      connection,
-      prefix: env.QUEUE_PREFIX,
-      concurrency: env.WORKER_CONCURRENCY ?? 2,
-      settings: { backoffStrategy: (attemptsMade: number) => cappedBackoff(attemptsMade) },
-      // Long CSV jobs keep their lock renewed; a crashed worker's job is picked up again after this.
-      lockDuration: env.INGEST_LOCK_MS ?? 30_000,
-      stalledInterval: Math.max(1_000, Math.floor((env.INGEST_LOCK_MS ?? 30_000) / 2)),
-      maxStalledCount: 1_000,
-    },
-  );
-  worker.on('error', (error) => {
-    if (Date.now() - lastOutageLog > 5_000) {
-      lastOutageLog = Date.now();
-      logger.warn({ err: error }, 'ingest worker connection problem; retrying');
+      if (Date.now() - lastOutageLog > 5_000) {
+        lastOutageLog = Date.now();
+        logger.warn({ jobId, name: job.name, attempt: job.attemptsMade + 1, err: error }, 'ingest job failed, will retry');
+      }
+      throw error;
     }
-  });
+  };
+  const workerOptions = {
+    connection,
+    prefix: env.QUEUE_PREFIX,
+    settings: { backoffStrategy: (attemptsMade: number) => cappedBackoff(attemptsMade) },
+    // Long CSV jobs keep their lock renewed; a crashed worker's job is picked up again after this.
+    lockDuration: env.INGEST_LOCK_MS ?? 30_000,
+    stalledInterval: Math.max(1_000, Math.floor((env.INGEST_LOCK_MS ?? 30_000) / 2)),
+    maxStalledCount: 1_000,
+  };
+  const workers = [
+    new Worker(QUEUE_NAMES.ingest, processJob, { ...workerOptions, concurrency: env.WORKER_CONCURRENCY ?? 2 }),
+    new Worker(QUEUE_NAMES.ingestBulk, processJob, { ...workerOptions, concurrency: env.INGEST_BULK_CONCURRENCY ?? 16 }),
+  ];
+  for (const worker of workers) {
+    worker.on('error', (error) => {
+      if (Date.now() - lastOutageLog > 5_000) {
+        lastOutageLog = Date.now();
+        logger.warn({ err: error }, 'ingest worker connection problem; retrying');
+      }
+    });
+  }
 
   return {
     async close() {
       shutdown.abort();
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
-      await Promise.race([worker.close(), deadline]);
+      await Promise.race([Promise.all(workers.map((worker) => worker.close())), deadline]);
       await Promise.allSettled([context.pg.end(), context.clickhouse.close()]);
       connection.disconnect();
       context.redis.disconnect();

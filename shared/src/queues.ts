@@ -6,6 +6,8 @@ import { z } from 'zod';
 
 export const QUEUE_NAMES = {
   ingest: 'ingest',
+  /** Bulk post chunks: small, many at once, written together (a worker runs many concurrently). */
+  ingestBulk: 'ingest-bulk',
   audit: 'audit',
 } as const;
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
@@ -30,7 +32,7 @@ export const auditEventSchema = z.object({
 export type AuditEvent = z.infer<typeof auditEventSchema>;
 
 /**
- * Ingest jobs (queue `ingest`). A job row in PostgreSQL (`ingest_jobs`) carries the state and
+ * Ingest jobs (queue `ingest`, bulk chunks on `ingest-bulk`). A job row in PostgreSQL (`ingest_jobs`) carries the state and
  * progress; the queued payloads only reference it, plus at most one bounded chunk of points.
  * `version_seq` is taken from a PostgreSQL sequence when the api accepted the request, so the outcome
  * is independent of the order in which jobs run (see ingest-worker/src/versions.ts).
@@ -40,6 +42,11 @@ export const INGEST_JOBS = {
   deletion: 'range-deletion',
   csv: 'csv-upload',
 } as const;
+
+/** The queue of an ingest job. */
+export function ingestQueueOf(jobName: string): typeof QUEUE_NAMES.ingest | typeof QUEUE_NAMES.ingestBulk {
+  return jobName === INGEST_JOBS.bulkChunk ? QUEUE_NAMES.ingestBulk : QUEUE_NAMES.ingest;
+}
 
 /** One chunk of a bulk post: points as [instrument_id, ts_ms, value] triples, in request order. */
 export const bulkChunkPayloadSchema = z.object({

@@ -54,7 +54,8 @@ export async function healthRoutes(app: App, deps: AppDeps): Promise<void> {
     ]);
     const queues: Record<string, { waiting: number; active: number; failed: number }> = {};
     if (redis === 'ok') {
-      for (const [name, queue] of Object.entries(deps.queues)) {
+      for (const queue of Object.values(deps.queues)) {
+        const name = queue.name;
         try {
           const counts: Record<string, number> = await withTimeout(queue.getJobCounts('waiting', 'active', 'failed', 'delayed', 'prioritized'), name);
           queues[name] = { waiting: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0, failed: counts.failed ?? 0 };

@@ -10,6 +10,7 @@ import { createJobFinishEvents, type JobFinishEvents } from '../ingest-jobs/fini
 
 export interface Queues {
   ingest: Queue;
+  ingestBulk: Queue;
   audit: Queue;
 }
 
@@ -30,6 +31,7 @@ export function createQueues(env: Pick<ApiEnv, 'REDIS_URL' | 'QUEUE_PREFIX'>, lo
   const options = { connection, prefix: env.QUEUE_PREFIX };
   const queues = {
     ingest: new Queue(QUEUE_NAMES.ingest, options),
+    ingestBulk: new Queue(QUEUE_NAMES.ingestBulk, options),
     audit: new Queue(QUEUE_NAMES.audit, options),
   };
   // The connection itself logs an outage once; a queue without an 'error' listener would print
@@ -51,7 +53,7 @@ export function createDeps(env: ApiEnv, logger: Logger): AppDeps {
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
-  await Promise.allSettled([deps.queues.ingest.close(), deps.queues.audit.close(), deps.jobEvents.close()]);
+  await Promise.allSettled([...Object.values(deps.queues).map((queue) => queue.close()), deps.jobEvents.close()]);
   await Promise.allSettled([deps.pg.end(), deps.clickhouse.close()]);
   deps.redis.disconnect();
 }

@@ -1,5 +1,6 @@
 /** Hands ingest payloads to BullMQ; job ids derive from the ingest job so a re-enqueue is a no-op. */
 import type { JobsOptions } from 'bullmq';
+import { ingestQueueOf } from '@bioprocess/shared/queues';
 import type { AppDeps } from '../platform/deps.ts';
 import { markJobFailed } from '../ingest-jobs/jobs.ts';
 import { HttpError } from '../platform/http-error.ts';
@@ -32,7 +33,10 @@ export async function enqueueIngest(
       for (const { key, value } of data.values) pipeline.set(key, Buffer.from(value.buffer, value.byteOffset, value.length), 'EX', data.ttlSeconds);
       for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
     }
-    await deps.queues.ingest.addBulk(jobs.map((job) => ({ name: job.name, data: job.data, opts: { ...INGEST_JOB_OPTIONS, jobId: job.jobId } })));
+    for (const queue of [deps.queues.ingest, deps.queues.ingestBulk]) {
+      const own = jobs.filter((job) => ingestQueueOf(job.name) === queue.name);
+      if (own.length > 0) await queue.addBulk(own.map((job) => ({ name: job.name, data: job.data, opts: { ...INGEST_JOB_OPTIONS, jobId: job.jobId } })));
+    }
   } catch (error) {
     deps.logger.error({ err: error, ingestJobId }, 'ingest job could not be queued');
     await markJobFailed(deps.pg, ingestJobId, 'The job could not be queued; please retry.').catch(() => undefined);

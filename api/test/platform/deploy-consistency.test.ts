@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { apiEnvSchema, parseEnv, workerEnvSchema } from '@bioprocess/shared/server/config';
+import { apiEnvSchema, ingestWorkerEnvSchema, parseEnv, workerEnvSchema } from '@bioprocess/shared/server/config';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -45,7 +45,7 @@ function environmentOf(service: ComposeService): Record<string, string> {
 }
 
 const compose = loadCompose();
-const APP_SERVICES = { api: apiEnvSchema, 'ingest-worker': workerEnvSchema, 'audit-worker': workerEnvSchema } as const;
+const APP_SERVICES = { api: apiEnvSchema, 'ingest-worker': ingestWorkerEnvSchema, 'audit-worker': workerEnvSchema } as const;
 
 describe('docker-compose.yml', () => {
   it('runs PostgreSQL 16, Redis 7 without eviction and with an append-only file, ClickHouse, the api and both workers', () => {

@@ -119,7 +119,7 @@ export async function createTestContext(overrides: Record<string, string> = {}):
     },
     async close() {
       await app.close();
-      await Promise.allSettled([deps.queues.ingest.obliterate({ force: true }), deps.queues.audit.obliterate({ force: true })]);
+      await Promise.allSettled(Object.values(deps.queues).map((queue) => queue.obliterate({ force: true })));
       await closeDeps(deps);
       await dropTestDatabases(env);
     },

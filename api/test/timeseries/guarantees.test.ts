@@ -146,11 +146,27 @@ describe('ordering with two workers', () => {
     await ctx.close();
   });
 
-  /** Makes a queued BullMQ job run after the others (jobs with a priority run after those without). */
-  async function runLast(bullJobId: string): Promise<void> {
-    const job = await ctx.deps.queues.ingest.getJob(bullJobId);
-    await job!.changePriority({ priority: 10 });
+  /**
+   * Runs `first` to completion while the other ingest queue is held (bulk chunks and other jobs have
+   * queues of their own), then lets `last` run: the job order the test needs, on two workers.
+   */
+  async function runInOrder(first: { jobId: string; queue: 'ingest' | 'ingestBulk' }, lastJobId: string): Promise<void> {
+    const held = ctx.deps.queues[first.queue === 'ingest' ? 'ingestBulk' : 'ingest'];
+    await held.pause();
+    const workers = [startWorker(ctx, { WORKER_CONCURRENCY: 1 }), startWorker(ctx, { WORKER_CONCURRENCY: 1 })];
+    try {
+      expect((await waitForJobState(ctx, plant.editor.token, first.jobId)).state).toBe('completed');
+      expect((await jobState(lastJobId))).toBe('queued');
+      await held.resume();
+      expect((await waitForJobState(ctx, plant.editor.token, lastJobId)).state).toBe('completed');
+    } finally {
+      await held.resume();
+      await Promise.all(workers.map((worker) => worker.close()));
+    }
   }
+  const jobState = async (jobId: string) =>
+    (await ctx.deps.pg.query<{ state: string }>('SELECT state FROM ingest_jobs WHERE id = $1', [jobId])).rows[0]?.state;
+  const jobIdOf = (response: { headers: Record<string, unknown> }) => response.headers['x-ingest-job-id'] as string;
 
   const points = (instrumentId: number, value: number) =>
     Array.from({ length: 120 }, (_, index) => ({ measured_at: T0 + index * 1000, instrument_id: instrumentId, float_value: value }));
@@ -159,25 +175,16 @@ describe('ordering with two workers', () => {
     const [first, second] = plant.instrumentIds as [number, number];
     const range = { start_time: new Date(T0).toISOString(), end_time: new Date(T0 + 59_000).toISOString() };
 
-    // Instrument 1: write, then delete seconds 0..59; the write's job is forced to run after the deletion.
+    // Instrument 1: write, then delete seconds 0..59; the write's job runs after the deletion.
     const write = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data: points(first, 1) } });
     const deletion = await ctx.request({ method: 'DELETE', url: '/api/v1/time-series-data', token: plant.editor.token, payload: { ...range, instrument_ids: [first] } });
-    await runLast(`${write.headers['x-ingest-job-id']}-c0`);
+    await runInOrder({ jobId: jobIdOf(deletion), queue: 'ingest' }, jobIdOf(write));
 
-    // Instrument 2: delete seconds 0..59, then write; the deletion's job is forced to run after the write.
+    // Instrument 2: delete seconds 0..59, then write; the deletion's job runs after the write.
     const earlyDeletion = await ctx.request({ method: 'DELETE', url: '/api/v1/time-series-data', token: plant.editor.token, payload: { ...range, instrument_ids: [second] } });
     const lateWrite = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data: points(second, 2) } });
-    await runLast(`${earlyDeletion.headers['x-ingest-job-id']}-delete`);
+    await runInOrder({ jobId: jobIdOf(lateWrite), queue: 'ingestBulk' }, jobIdOf(earlyDeletion));
 
-    const workers = [startWorker(ctx, { WORKER_CONCURRENCY: 1 }), startWorker(ctx, { WORKER_CONCURRENCY: 1 })];
-    try {
-      for (const response of [write, deletion, earlyDeletion, lateWrite]) {
-        const job = await waitForJobState(ctx, plant.editor.token, response.headers['x-ingest-job-id'] as string);
-        expect(job.state).toBe('completed');
-      }
-    } finally {
-      await Promise.all(workers.map((worker) => worker.close()));
-    }
     const firstReadings = await readSeries(ctx, plant.viewer.token, { instrument_id: first });
     expect(firstReadings).toHaveLength(60);
     expect(firstReadings[0]!.ts).toBe(new Date(T0 + 60_000).toISOString());
@@ -198,15 +205,7 @@ describe('ordering with two workers', () => {
     const replace = await ctx.request({ method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads`, token: plant.editor.token,
       headers: { 'content-type': contentType }, payload: body });
     expect(replace.statusCode).toBe(202);
-    await runLast(`${write.headers['x-ingest-job-id']}-c0`);
-    const workers = [startWorker(ctx, { WORKER_CONCURRENCY: 1 }), startWorker(ctx, { WORKER_CONCURRENCY: 1 })];
-    try {
-      for (const id of [write.headers['x-ingest-job-id'] as string, replace.json().id as string]) {
-        expect((await waitForJobState(ctx, plant.editor.token, id)).state).toBe('completed');
-      }
-    } finally {
-      await Promise.all(workers.map((worker) => worker.close()));
-    }
+    await runInOrder({ jobId: replace.json().id as string, queue: 'ingest' }, jobIdOf(write));
     const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: sensor! });
     // Seconds 0..58 hold exactly the upload's 30 points; the write's points after the range remain.
     expect(readings.filter((reading) => reading.value === 2)).toHaveLength(30);

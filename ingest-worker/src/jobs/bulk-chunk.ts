@@ -1,12 +1,12 @@
 /**
  * A chunk of a bulk post: insert its TSV (written by the api, kept in Redis beside the job); the last
- * chunk to finish completes the job.
+ * chunk to finish completes the job. Chunks and rollups of posts that arrive together are written
+ * together (bulk-writes.ts).
  */
-import { Readable } from 'node:stream';
 import type { Job } from 'bullmq';
 import { bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
-import { applyLaterDeletions, insertPointsTsv, recomputeRollups } from '../points-store.ts';
+import { applyLaterDeletions } from '../points-store.ts';
 import { loadJob, markCompleted, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
 import { nextRequestVersion, pointVersion } from '../versions.ts';
@@ -14,12 +14,13 @@ import { nextRequestVersion, pointVersion } from '../versions.ts';
 export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job): Promise<void> {
   const record = await loadJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
-  const repeated = job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1;
-  if (repeated) await context.pg.query('UPDATE ingest_jobs SET retried = true WHERE id = $1', [payload.job_id]);
+  const markRetried = () => context.pg.query('UPDATE ingest_jobs SET retried = true WHERE id = $1', [payload.job_id]);
+  if (job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1) await markRetried();
   const dataKey = bulkChunkDataKey(context.env.QUEUE_PREFIX, payload.job_id, payload.chunk_index);
   const tsv = await context.redis.getBuffer(dataKey);
   if (tsv) {
-    await insertPointsTsv(context.clickhouse, Readable.from([tsv], { objectMode: false }));
+    // Written a second time after a shared insert failed part-way: some of its rows may be there twice.
+    if ((await context.bulkWrites.insert(tsv)).flushedAgain) await markRetried();
   } else if (!(await chunkRecorded(context, payload))) {
     // Only a chunk already written may have lost its data (deleted after recording it).
     throw new PermanentJobError('The data of this bulk post expired before it could be written; please post it again.');
@@ -38,9 +39,11 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
   const { rows } = await context.pg.query<{ retried: boolean }>('SELECT retried FROM ingest_jobs WHERE id = $1', [payload.job_id]);
   // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
   const ownRowsOnly = request.unique_keys === true && rows[0]?.retried === false;
-  await recomputeRollups(context.clickhouse, context.pg, range, ownRowsOnly
-    ? { fromVersion: pointVersion(payload.version_seq, 0), toVersion: nextRequestVersion(payload.version_seq) }
-    : undefined);
+  await context.bulkWrites.recomputeRollups({
+    range,
+    points: request.points,
+    ownRows: ownRowsOnly ? { fromVersion: pointVersion(payload.version_seq, 0), toVersion: nextRequestVersion(payload.version_seq) } : undefined,
+  });
   await markCompleted(context.pg, payload.job_id, { points_written: request.points, instruments: request.instrument_ids.length }, { points_written: request.points });
 }
 

@@ -52,6 +52,13 @@ export const workerEnvSchema = baseEnvSchema.extend({
   WORKER_CONCURRENCY: positiveInt.default(2),
 });
 
+export const ingestWorkerEnvSchema = workerEnvSchema.extend({
+  // A crashed worker's job is resumed by another after this long (BullMQ lock duration).
+  INGEST_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
+  // Bulk chunks in progress at once (queue ingest-bulk); those waiting together share one ClickHouse insert.
+  INGEST_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+});
+
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 export type ApiEnv = z.infer<typeof apiEnvSchema>;
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;

@@ -1,0 +1,137 @@
+/**
+ * The shared rollup pass of bulk posts finishing together (ingest-worker/src/points-store.ts,
+ * recomputeRollupsTogether): one statement per table when the writes hold only their own rows and
+ * cannot share a key, each write on its own otherwise; the rollups agree with the points either way.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import { createTestContext, type TestContext } from '../support/test-context.ts';
+import { insertPointsTsv, recomputeRollupsTogether, type RollupRequest } from '../../../ingest-worker/src/points-store.ts';
+import { nextRequestVersion, pointVersion } from '../../../ingest-worker/src/versions.ts';
+
+const ORGANIZATION = 41;
+const T0 = Date.UTC(2024, 4, 1, 10, 0, 0);
+
+interface Write {
+  versionSeq: number;
+  instrumentId: number;
+  points: Array<[ts: number, value: number | null]>;
+}
+
+/** Stores a write's points with its versions, as a bulk post's chunk does. */
+async function store(ctx: TestContext, write: Write): Promise<void> {
+  const lines = write.points.map(([ts, value], index) =>
+    `${ORGANIZATION}\t${write.instrumentId}\t${ts}\t${value ?? '\\N'}\t${pointVersion(write.versionSeq, index)}\t0\n`);
+  await insertPointsTsv(ctx.deps.clickhouse, lines.join(''));
+}
+
+function requestOf(write: Write, own = true): RollupRequest {
+  const times = write.points.map(([ts]) => ts);
+  return {
+    range: { organizationId: ORGANIZATION, instrumentIds: [write.instrumentId], startMs: Math.min(...times), endMs: Math.max(...times) },
+    ownRows: own ? { fromVersion: pointVersion(write.versionSeq, 0), toVersion: nextRequestVersion(write.versionSeq) } : undefined,
+  };
+}
+
+/** Counts the statements run through the client. */
+function countingClient(clickhouse: ClickHouseClient): { client: ClickHouseClient; commands: () => number } {
+  let commands = 0;
+  const client = new Proxy(clickhouse, {
+    get(target, property, receiver) {
+      if (property === 'command') {
+        return (...args: Parameters<ClickHouseClient['command']>) => {
+          commands += 1;
+          return target.command(...args);
+        };
+      }
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+  return { client, commands: () => commands };
+}
+
+type Rollup = { points: number; count: number; sum: number; min: number | null; max: number | null };
+
+async function rollups(ctx: TestContext, table: 'points_rollup_1m' | 'points_rollup_1h', instrumentId: number): Promise<Record<number, Rollup>> {
+  const column = table === 'points_rollup_1m' ? 'minute' : 'hour';
+  const result = await ctx.deps.clickhouse.query({
+    query: `SELECT ${column} AS at, argMax(points, version) AS p, argMax(value_count, version) AS n, argMax(value_sum, version) AS s,
+                   argMax(value_min, version) AS lo, argMax(value_max, version) AS hi
+              FROM ${table} WHERE organization_id = ${ORGANIZATION} AND instrument_id = ${instrumentId}
+             GROUP BY at HAVING p > 0 ORDER BY at`,
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json<{ at: string; p: string; n: string; s: number; lo: number | null; hi: number | null }>();
+  return Object.fromEntries(rows.map((row) => [Number(row.at), { points: Number(row.p), count: Number(row.n), sum: row.s, min: row.lo, max: row.hi }]));
+}
+
+/** The rollups the readings of an instrument must give: the latest version of each key wins. */
+function expected(writes: Write[], instrumentId: number, width: number): Record<number, Rollup> {
+  const latest = new Map<number, number | null>();
+  for (const write of [...writes].sort((a, b) => a.versionSeq - b.versionSeq)) {
+    if (write.instrumentId === instrumentId) for (const [ts, value] of write.points) latest.set(ts, value);
+  }
+  const buckets: Record<number, Rollup> = {};
+  for (const [ts, value] of latest) {
+    const at = ts - (ts % width);
+    const bucket = (buckets[at] ??= { points: 0, count: 0, sum: 0, min: null, max: null });
+    bucket.points += 1;
+    if (value !== null) {
+      bucket.count += 1;
+      bucket.sum += value;
+      bucket.min = bucket.min === null ? value : Math.min(bucket.min, value);
+      bucket.max = bucket.max === null ? value : Math.max(bucket.max, value);
+    }
+  }
+  return buckets;
+}
+
+const seconds = (from: number, count: number, value: (index: number) => number | null): Array<[number, number | null]> =>
+  Array.from({ length: count }, (_, index) => [T0 + (from + index) * 1000, value(index)]);
+
+describe('rollups of writes finishing together', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  it('covers writes holding only their own rows in one statement per table, exactly', async () => {
+    const writes: Write[] = [
+      // Two writes of one instrument meeting inside a minute, a third instrument's write, a null value.
+      { versionSeq: 101, instrumentId: 1, points: seconds(0, 90, (index) => index) },
+      { versionSeq: 102, instrumentId: 1, points: seconds(90, 4000, (index) => (index % 7 === 0 ? null : index * 0.5)) },
+      { versionSeq: 103, instrumentId: 2, points: seconds(30, 200, (index) => 5 - index) },
+    ];
+    for (const write of writes) await store(ctx, write);
+    const { client, commands } = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(client, ctx.deps.pg, writes.map((write) => requestOf(write)));
+    expect(commands()).toBe(2);
+    for (const instrumentId of [1, 2]) {
+      expect(await rollups(ctx, 'points_rollup_1m', instrumentId)).toEqual(expected(writes, instrumentId, 60_000));
+      expect(await rollups(ctx, 'points_rollup_1h', instrumentId)).toEqual(expected(writes, instrumentId, 3_600_000));
+    }
+  });
+
+  it('recomputes each write on its own when two may share a key or a range holds rows of another write', async () => {
+    const earlier: Write = { versionSeq: 201, instrumentId: 3, points: seconds(0, 300, () => 1) };
+    const overlapping: Write = { versionSeq: 202, instrumentId: 3, points: seconds(100, 100, () => 2) };
+    for (const write of [earlier, overlapping]) await store(ctx, write);
+    const together = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(together.client, ctx.deps.pg, [requestOf(earlier), requestOf(overlapping)]);
+    expect(together.commands()).toBe(4);
+    expect(await rollups(ctx, 'points_rollup_1m', 3)).toEqual(expected([earlier, overlapping], 3, 60_000));
+
+    // A write over rows stored before it (instrument 3's), beside a write of its own instrument.
+    const over: Write = { versionSeq: 203, instrumentId: 3, points: seconds(250, 20, () => 3) };
+    const apart: Write = { versionSeq: 204, instrumentId: 4, points: seconds(0, 50, () => 4) };
+    for (const write of [over, apart]) await store(ctx, write);
+    const checked = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(checked.client, ctx.deps.pg, [requestOf(over), requestOf(apart)]);
+    expect(checked.commands()).toBe(4);
+    expect(await rollups(ctx, 'points_rollup_1m', 3)).toEqual(expected([earlier, overlapping, over], 3, 60_000));
+    expect(await rollups(ctx, 'points_rollup_1h', 4)).toEqual(expected([apart], 4, 3_600_000));
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * The ClickHouse writes of bulk posts, shared by the worker's concurrent bulk jobs: chunks waiting at
+ * the same time go out as one insert, and the rollups of posts finishing together are recomputed in
+ * one pass (group-commit.ts). Feeds post many small batches at once; this keeps ClickHouse at a few
+ * parts and statements per flush instead of three per post.
+ */
+import { Readable } from 'node:stream';
+import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import type { Pool } from '@bioprocess/shared/server/postgres';
+import { GroupCommit, type FlushOutcome } from './group-commit.ts';
+import { insertPointsTsv, recomputeRollupsTogether, type RollupRequest } from './points-store.ts';
+
+/** TSV bytes per shared insert: a few bulk chunks (about 2.5 MB each). */
+const INSERT_MAX_BYTES = 64 * 1024 * 1024;
+/** Points per shared rollup pass: bounds ClickHouse's aggregation memory. */
+const ROLLUP_MAX_POINTS = 2_000_000;
+
+export interface BulkWrites {
+  /** Inserts TSV lines of points; resolves once they are stored. */
+  insert(tsv: Uint8Array): Promise<FlushOutcome>;
+  /** Recomputes the rollups of a finished post of `points` points. */
+  recomputeRollups(request: RollupRequest & { points: number }): Promise<FlushOutcome>;
+}
+
+export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool): BulkWrites {
+  const inserts = new GroupCommit<Uint8Array>({
+    flush: (tsvs) => insertPointsTsv(clickhouse, Readable.from(tsvs, { objectMode: false })),
+    weigh: (tsv) => tsv.length,
+    maxWeight: INSERT_MAX_BYTES,
+  });
+  const rollups = new GroupCommit<RollupRequest & { points: number }>({
+    flush: (requests) => recomputeRollupsTogether(clickhouse, pool, requests),
+    weigh: (request) => request.points,
+    maxWeight: ROLLUP_MAX_POINTS,
+  });
+  return {
+    insert: (tsv) => inserts.submit(tsv),
+    recomputeRollups: (request) => rollups.submit(request),
+  };
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { GroupCommit } from './group-commit.ts';
+
+/** A committer whose flushes wait until released, recording what each flush held. */
+function recordingCommit(options: { maxWeight?: number; failWhen?: (items: string[]) => boolean } = {}) {
+  const flushes: string[][] = [];
+  const releases: Array<() => void> = [];
+  const commit = new GroupCommit<string>({
+    flush: async (items) => {
+      flushes.push(items);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      if (options.failWhen?.(items)) throw new Error(`failed: ${items.join(',')}`);
+    },
+    weigh: (item) => item.length,
+    maxWeight: options.maxWeight ?? 100,
+  });
+  /** Lets every flush started so far finish, and waits for the ones that follow to start. */
+  const releaseAll = async () => {
+    while (releases.length > 0) releases.shift()!();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { commit, flushes, releaseAll };
+}
+
+describe('GroupCommit', () => {
+  it('flushes the first item at once and the items that arrived meanwhile together', async () => {
+    const { commit, flushes, releaseAll } = recordingCommit();
+    const first = commit.submit('a');
+    const waiting = ['b', 'c', 'd'].map((item) => commit.submit(item));
+    expect(flushes).toEqual([['a']]);
+    await releaseAll();
+    expect(flushes).toEqual([['a'], ['b', 'c', 'd']]);
+    await releaseAll();
+    await expect(first).resolves.toEqual({ flushedAgain: false });
+    await expect(Promise.all(waiting)).resolves.toEqual(Array(3).fill({ flushedAgain: false }));
+  });
+
+  it('takes items up to the maximum weight per flush, and a heavier item alone', async () => {
+    const { commit, flushes, releaseAll } = recordingCommit({ maxWeight: 5 });
+    const all = ['x', 'aa', 'bbb', 'cc', 'dddddddd', 'e'].map((item) => commit.submit(item));
+    for (let round = 0; round < 5; round += 1) await releaseAll();
+    await Promise.all(all);
+    expect(flushes).toEqual([['x'], ['aa', 'bbb'], ['cc'], ['dddddddd'], ['e']]);
+  });
+
+  it('flushes each item of a failed group again alone: only the bad one fails, the others say so', async () => {
+    const { commit, flushes, releaseAll } = recordingCommit({ failWhen: (items) => items.includes('bad') });
+    const first = commit.submit('first');
+    const outcomes = ['good', 'bad', 'fine'].map((item) => commit.submit(item).then((outcome) => outcome, (error: Error) => error.message));
+    for (let round = 0; round < 6; round += 1) await releaseAll();
+    await expect(first).resolves.toEqual({ flushedAgain: false });
+    expect(await Promise.all(outcomes)).toEqual([{ flushedAgain: true }, 'failed: bad', { flushedAgain: true }]);
+    expect(flushes).toEqual([['first'], ['good', 'bad', 'fine'], ['good'], ['bad'], ['fine']]);
+  });
+
+  it('fails a lone item without flushing it again, and keeps serving later items', async () => {
+    const { commit, flushes, releaseAll } = recordingCommit({ failWhen: (items) => items.includes('bad') });
+    const bad = commit.submit('bad').catch((error: Error) => error.message);
+    await releaseAll();
+    expect(await bad).toBe('failed: bad');
+    const later = commit.submit('later');
+    await releaseAll();
+    await expect(later).resolves.toEqual({ flushedAgain: false });
+    expect(flushes).toEqual([['bad'], ['later']]);
+  });
+});
