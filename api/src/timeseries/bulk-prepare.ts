@@ -38,14 +38,12 @@ export interface PreparedBulk {
 
 export type BulkPreparation = PreparedBulk | { ok: false; error: string };
 
-const ascii = (text: string) => Buffer.from(text, 'latin1');
-const FIRST_READING = ascii('{"ts":"');
-const NEXT_READING = ascii(',{"ts":"');
-const INSTRUMENT_FIELD = ascii('","instrument_id":');
-const VALUE_FIELD = ascii(',"value":');
+const ascii = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
 const NULL_JSON = ascii('null');
 const NULL_TSV = ascii('\\N');
 const NOT_DELETED_LINE_END = ascii('\t0\n');
+/** The most bytes a point adds besides its value and timestamp texts (a reading's and a line's constant parts). */
+const POINT_OVERHEAD_BYTES = 96;
 
 /** A point's value: absent (null), the JSON text at [start, end) of the body, or a number. */
 interface ValueRef {
@@ -77,99 +75,135 @@ class SuffixCounter {
   }
 }
 
+/** The text around one instrument's id: after the reading's timestamp, and at the start of a TSV line. */
+interface InstrumentTexts {
+  /** `","instrument_id":<id>,"value":` */
+  reading: Uint8Array;
+  /** `<organization>\t<id>\t` */
+  line: Uint8Array;
+}
+
+/** Copies `source` into `bytes` at `position`; answers the position after it. */
+function put(bytes: Uint8Array, position: number, source: Uint8Array, start = 0, end = source.length): number {
+  for (let index = start; index < end; index += 1) bytes[position++] = source[index]!;
+  return position;
+}
+
 /** Writes the answer and the TSV; points arrive in post order. */
 class BulkWriter {
   readonly readings: AsciiBuffer;
   readonly tsv: AsciiBuffer;
-  private readonly organization: Uint8Array;
-  private readonly versionSeq: Uint8Array;
+  private readonly organization: number;
+  private readonly versionPrefix: Uint8Array;
   private readonly chunkEnds: number[] = [];
   private count = 0;
   private minuteStart = Number.NaN;
-  private minutePrefix: Uint8Array = new Uint8Array(0);
+  /** `{"ts":"YYYY-MM-DDTHH:MM:` of the current minute. */
+  private minuteText: Uint8Array = new Uint8Array(0);
   readonly firstIndex = new Map<number, number>();
   private readonly lastTs = new Map<number, number>();
+  private readonly instrumentTexts = new Map<number, InstrumentTexts>();
   private readonly suffix = new SuffixCounter();
-  /** Feeds post runs of one instrument: its last timestamp is kept here until another comes. */
+  /** Feeds post runs of one instrument: its last timestamp and texts are kept here until another comes. */
   private currentInstrument = -1;
   private currentLastTs = Number.NEGATIVE_INFINITY;
+  private currentTexts: InstrumentTexts = { reading: new Uint8Array(0), line: new Uint8Array(0) };
   increasing = true;
   startMs = Number.POSITIVE_INFINITY;
   endMs = Number.NEGATIVE_INFINITY;
 
   constructor(organizationId: number, versionSeq: number, bodyBytes: number) {
-    this.organization = ascii(String(organizationId));
-    this.versionSeq = ascii(String(versionSeq));
+    this.organization = organizationId;
+    this.versionPrefix = ascii(`\t${versionSeq}`);
     this.readings = new AsciiBuffer(bodyBytes * 1.2);
     this.tsv = new AsciiBuffer(bodyBytes);
     this.readings.byte(0x5b /* [ */);
   }
 
-  add(instrumentId: number, ts: number, value: ValueRef, idText: IntegerRef = NO_TEXT, tsText: IntegerRef = NO_TEXT): void {
+  add(instrumentId: number, ts: number, value: ValueRef, tsText: IntegerRef = NO_TEXT): void {
     const index = this.count;
     this.count += 1;
-    if (instrumentId !== this.currentInstrument) {
-      if (this.currentInstrument !== -1) this.lastTs.set(this.currentInstrument, this.currentLastTs);
-      if (!this.firstIndex.has(instrumentId)) this.firstIndex.set(instrumentId, index);
-      this.currentInstrument = instrumentId;
-      this.currentLastTs = this.lastTs.get(instrumentId) ?? Number.NEGATIVE_INFINITY;
-    }
+    if (instrumentId !== this.currentInstrument) this.switchInstrument(instrumentId, index);
     if (ts <= this.currentLastTs) this.increasing = false;
     this.currentLastTs = ts;
     if (ts < this.startMs) this.startMs = ts;
     if (ts > this.endMs) this.endMs = ts;
 
-    const readings = this.readings;
-    readings.all(index === 0 ? FIRST_READING : NEXT_READING);
-    this.writeIso(ts);
-    readings.all(INSTRUMENT_FIELD);
-    const tsv = this.tsv;
-    tsv.all(this.organization);
-    tsv.byte(9);
-    if (idText.source) {
-      readings.copy(idText.source, idText.start, idText.end);
-      tsv.copy(idText.source, idText.start, idText.end);
-    } else {
-      readings.integer(instrumentId);
-      tsv.integer(instrumentId);
-    }
-    readings.all(VALUE_FIELD);
-    tsv.byte(9);
-    if (tsText.source) tsv.copy(tsText.source, tsText.start, tsText.end);
-    else tsv.integer(ts);
-    tsv.byte(9);
+    const texts = this.currentTexts;
+    let valueText: Uint8Array | null = null;
+    let valueStart = 0;
+    let valueEnd = 0;
     if (value.source === null && value.number === null) {
-      readings.all(NULL_JSON);
-      tsv.all(NULL_TSV);
+      valueText = NULL_JSON;
+      valueEnd = NULL_JSON.length;
     } else if (value.source !== null && isPlainDecimal(value.source, value.start, value.end)) {
-      readings.copy(value.source, value.start, value.end);
-      tsv.copy(value.source, value.start, value.end);
+      valueText = value.source;
+      valueStart = value.start;
+      valueEnd = value.end;
     } else {
-      const text = String(value.number ?? Number(latin1Of(value.source!, value.start, value.end)));
-      readings.text(text);
-      tsv.text(text);
+      valueText = ascii(String(value.number ?? Number(latin1Of(value.source!, value.start, value.end))));
+      valueEnd = valueText.length;
     }
-    readings.byte(0x7d /* } */);
-    tsv.byte(9);
-    tsv.all(this.versionSeq);
-    tsv.all(this.suffix.next());
-    tsv.all(NOT_DELETED_LINE_END);
-    if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(tsv.length);
+    const valueBytes = valueEnd - valueStart;
+
+    // The reading: `,{"ts":"…","instrument_id":…,"value":…}`.
+    const readings = this.readings;
+    readings.reserve(POINT_OVERHEAD_BYTES + texts.reading.length + valueBytes);
+    if (index > 0) readings.bytes[readings.length++] = 0x2c; // ,
+    this.writeIso(ts);
+    let bytes = readings.bytes;
+    let position = put(bytes, readings.length, texts.reading);
+    position = put(bytes, position, valueText, valueStart, valueEnd);
+    bytes[position++] = 0x7d; // }
+    readings.length = position;
+
+    // The line: `organization\tinstrument\tts\tvalue\tversion\t0\n`.
+    const tsv = this.tsv;
+    tsv.reserve(POINT_OVERHEAD_BYTES + texts.line.length + valueBytes + this.versionPrefix.length);
+    bytes = tsv.bytes;
+    position = put(bytes, tsv.length, texts.line);
+    if (tsText.source) {
+      position = put(bytes, position, tsText.source, tsText.start, tsText.end);
+    } else {
+      tsv.length = position;
+      tsv.integer(ts);
+      position = tsv.length;
+      bytes = tsv.bytes;
+    }
+    bytes[position++] = 9;
+    if (valueText === NULL_JSON) position = put(bytes, position, NULL_TSV);
+    else position = put(bytes, position, valueText, valueStart, valueEnd);
+    position = put(bytes, position, this.versionPrefix);
+    position = put(bytes, position, this.suffix.next());
+    position = put(bytes, position, NOT_DELETED_LINE_END);
+    tsv.length = position;
+    if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(position);
   }
 
+  private switchInstrument(instrumentId: number, index: number): void {
+    if (this.currentInstrument !== -1) this.lastTs.set(this.currentInstrument, this.currentLastTs);
+    if (!this.firstIndex.has(instrumentId)) this.firstIndex.set(instrumentId, index);
+    this.currentInstrument = instrumentId;
+    this.currentLastTs = this.lastTs.get(instrumentId) ?? Number.NEGATIVE_INFINITY;
+    let texts = this.instrumentTexts.get(instrumentId);
+    if (!texts) {
+      texts = { reading: ascii(`","instrument_id":${instrumentId},"value":`), line: ascii(`${this.organization}\t${instrumentId}\t`) };
+      this.instrumentTexts.set(instrumentId, texts);
+    }
+    this.currentTexts = texts;
+  }
+
+  /** Writes `{"ts":"YYYY-MM-DDTHH:MM:SS.mmmZ` (the caller reserved room). */
   private writeIso(ts: number): void {
     let offset = ts - this.minuteStart;
     if (!(offset >= 0 && offset < 60_000)) {
       this.minuteStart = ts - (((ts % 60_000) + 60_000) % 60_000);
-      this.minutePrefix = ascii(new Date(this.minuteStart).toISOString().slice(0, 17));
+      this.minuteText = ascii(`{"ts":"${new Date(this.minuteStart).toISOString().slice(0, 17)}`);
       offset = ts - this.minuteStart;
     }
-    // `ss.mmmZ` after the minute's `YYYY-MM-DDTHH:MM:`.
     const readings = this.readings;
-    readings.all(this.minutePrefix);
-    readings.reserve(7);
     const bytes = readings.bytes;
-    let position = readings.length;
+    let position = put(bytes, readings.length, this.minuteText);
     const seconds = Math.floor(offset / 1000);
     const millis = offset % 1000;
     bytes[position++] = 0x30 + Math.floor(seconds / 10);
@@ -253,7 +287,6 @@ class BodyScanner {
   private tokenEnd = 0;
   private tokenInteger = false;
   private readonly value: ValueRef = { source: null, start: 0, end: 0, number: null };
-  private readonly idText: IntegerRef = { source: null, start: 0, end: 0 };
   private readonly tsText: IntegerRef = { source: null, start: 0, end: 0 };
 
   constructor(private readonly body: Uint8Array, private readonly writer: BulkWriter) {
@@ -418,7 +451,6 @@ class BodyScanner {
     const value = this.value;
     value.source = null;
     value.number = null;
-    const idText = this.idText;
     const tsText = this.tsText;
     tsText.source = null;
     for (;;) {
@@ -432,9 +464,6 @@ class BodyScanner {
         this.number();
         instrumentId = this.tokenAsInteger();
         if (instrumentId <= 0) throw notCommon;
-        idText.source = body;
-        idText.start = this.tokenStart;
-        idText.end = this.tokenEnd;
       } else if (key === KEY_MEASURED_AT || key === KEY_TS) {
         if (seen & (1 << KEY_MEASURED_AT) && seen & (1 << KEY_TS)) throw notCommon;
         if (code === 0x22) {
@@ -480,7 +509,7 @@ class BodyScanner {
       throw notCommon;
     }
     if (instrumentId < 0 || Number.isNaN(ts) || valueKey === 0) throw notCommon;
-    this.writer.add(instrumentId, ts, value, idText, tsText);
+    this.writer.add(instrumentId, ts, value, tsText);
   }
 }
 

@@ -44,6 +44,15 @@ describe('prepareBulkPost', () => {
     expect(tsv(result)[0]!.split('\n')[3]!.split('\t')[4]).toBe(pointVersion(VERSION, 3));
   });
 
+  it('writes each point with its own instrument when posts interleave instruments', () => {
+    const interleaved = [5, 6, 5, 123456, 6, 5].map((instrument_id, index) => ({ ts: T0 + index * 1000, instrument_id, value: index }));
+    const result = ok(prepareBulkPost(encode({ data: interleaved }), 42, VERSION));
+    expect((readings(result) as Array<{ instrument_id: number }>).map((reading) => reading.instrument_id)).toEqual([5, 6, 5, 123456, 6, 5]);
+    expect(tsv(result)[0]!.trimEnd().split('\n').map((line) => line.split('\t').slice(0, 4).join(' ')))
+      .toEqual(interleaved.map((point) => `42 ${point.instrument_id} ${point.ts} ${point.value}`));
+    expect(result.instruments).toEqual([[5, 0], [6, 1], [123456, 3]]);
+  });
+
   it('gives the same result through JSON.parse when the body leaves the common shape', () => {
     const common = ok(prepareBulkPost(encode({ data }), 42, VERSION));
     // An unknown key (ignored by the rules) and an instrument id as text send the body down the slow path.
