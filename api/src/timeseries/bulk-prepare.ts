@@ -130,9 +130,9 @@ class BulkWriter {
     if (ts > this.endMs) this.endMs = ts;
 
     const texts = this.currentTexts;
-    let valueText: Uint8Array | null = null;
+    let valueText: Uint8Array;
     let valueStart = 0;
-    let valueEnd = 0;
+    let valueEnd: number;
     if (value.source === null && value.number === null) {
       valueText = NULL_JSON;
       valueEnd = NULL_JSON.length;
