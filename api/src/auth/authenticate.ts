@@ -14,13 +14,22 @@ function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
+/** How stale an API key's last_used_at may be. */
+const API_KEY_USE_RESOLUTION = "interval '1 minute'";
+
 async function resolvePrincipal(deps: AppDeps, token: string): Promise<RequestPrincipal | null> {
   const tokenHash = hashToken(token);
   if (token.startsWith(API_KEY_PREFIX)) {
+    // A feed posts with its key many times a second: last_used_at is written at most once a minute,
+    // so concurrent requests do not queue on the key's row lock (or leave a dead row each).
     const { rows } = await deps.pg.query(
-      `UPDATE api_keys SET last_used_at = now()
-        WHERE key_hash = $1 AND revoked_at IS NULL
-        RETURNING id, name, organization_id, role`,
+      `WITH key AS (
+         SELECT id, name, organization_id, role, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL
+       ), touched AS (
+         UPDATE api_keys SET last_used_at = now()
+          WHERE id IN (SELECT id FROM key WHERE last_used_at IS NULL OR last_used_at < now() - ${API_KEY_USE_RESOLUTION})
+       )
+       SELECT id, name, organization_id, role FROM key`,
       [tokenHash],
     );
     const key = rows[0];

@@ -128,6 +128,21 @@ describe('API keys', () => {
     expect(listed.last_used_at).not.toBeNull();
   });
 
+  it('records when a key was last used to the minute, without writing its row on every request', async () => {
+    const { id, key } = (await ctx.request({ method: 'POST', url: '/api/v1/api-keys', token: adminA.token, payload: { name: 'Busy feed' } })).json();
+    const lastUsed = async () => (await ctx.deps.pg.query('SELECT last_used_at, xmin::text AS row_version FROM api_keys WHERE id = $1', [id])).rows[0];
+    const get = () => ctx.request({ method: 'GET', url: `/api/v1/organizations/${orgA}`, token: key });
+    expect((await get()).statusCode).toBe(200);
+    const first = await lastUsed();
+    expect(first.last_used_at).not.toBeNull();
+    for (let request = 0; request < 5; request += 1) expect((await get()).statusCode).toBe(200);
+    expect(await lastUsed()).toEqual(first); // the same row version: not written again
+    // A minute later the next request records the new use.
+    await ctx.deps.pg.query("UPDATE api_keys SET last_used_at = now() - interval '2 minutes' WHERE id = $1", [id]);
+    expect((await get()).statusCode).toBe(200);
+    expect(Date.now() - (await lastUsed()).last_used_at.getTime()).toBeLessThan(30_000);
+  });
+
   it('revokes a key so it stops working at once; other organisations cannot see or revoke it', async () => {
     const { id, key } = (await ctx.request({ method: 'POST', url: '/api/v1/api-keys', token: adminA.token, payload: { name: 'Feed 2' } })).json();
     expect((await ctx.request({ method: 'GET', url: `/api/v1/organizations/${orgA}`, token: key })).statusCode).toBe(200);
