@@ -2,10 +2,6 @@
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
 
-export async function markRunning(pool: Pool, jobId: string): Promise<void> {
-  await pool.query(`UPDATE ingest_jobs SET state = 'running', updated_at = now() WHERE id = $1 AND state = 'queued'`, [jobId]);
-}
-
 export async function markCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
   await pool.query(
     `UPDATE ingest_jobs SET state = 'completed', result = $2, progress = progress || $3::jsonb, error = NULL,
@@ -55,7 +51,15 @@ export interface JobRecord {
   progress: IngestProgress;
 }
 
-export async function loadJob(pool: Pool, jobId: string): Promise<JobRecord | null> {
-  const { rows } = await pool.query('SELECT state, request, checkpoint, progress FROM ingest_jobs WHERE id = $1', [jobId]);
+/** Marks a queued job running and answers its record (null when the row is gone), in one round trip. */
+export async function startJob(pool: Pool, jobId: string): Promise<JobRecord | null> {
+  const { rows } = await pool.query(
+    `WITH started AS (
+       UPDATE ingest_jobs SET state = 'running', updated_at = now() WHERE id = $1 AND state = 'queued' RETURNING id
+     )
+     SELECT CASE WHEN EXISTS (SELECT 1 FROM started) THEN 'running' ELSE state END AS state, request, checkpoint, progress
+       FROM ingest_jobs WHERE id = $1`,
+    [jobId],
+  );
   return (rows[0] as JobRecord | undefined) ?? null;
 }

@@ -15,7 +15,7 @@ import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
 import { createRedis } from '@bioprocess/shared/server/redis';
 import type { WorkerContext } from './context.ts';
 import { cappedBackoff, isTransient, PermanentJobError } from './errors.ts';
-import { markFailed, markRunning } from './job-store.ts';
+import { markFailed } from './job-store.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { createBulkWrites } from './bulk-writes.ts';
 import { processDeletion } from './jobs/deletion.ts';
@@ -45,17 +45,14 @@ async function dispatch(context: WorkerContext, job: Job): Promise<void> {
       // The TSV it refers to was written by the api from validated points; ClickHouse checks every
       // field's type again on insert.
       const payload = bulkChunkPayloadSchema.parse(job.data);
-      await markRunning(context.pg, payload.job_id);
       return processBulkChunk(context, payload, job);
     }
     case INGEST_JOBS.deletion: {
       const payload = deletionPayloadSchema.parse(job.data);
-      await markRunning(context.pg, payload.job_id);
       return processDeletion(context, payload);
     }
     case INGEST_JOBS.csv: {
       const payload = csvUploadPayloadSchema.parse(job.data);
-      await markRunning(context.pg, payload.job_id);
       return processCsvUpload(context, payload, job);
     }
     default:

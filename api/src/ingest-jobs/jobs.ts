@@ -51,29 +51,35 @@ const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chu
  * `created` is then false and nothing new must be enqueued).
  */
 export async function createIngestJob(pool: Pool, principal: RequestPrincipal, job: NewIngestJob): Promise<{ job: IngestJobRow; created: boolean }> {
+  // Without a deletion to record, the job is one statement: no transaction (three fewer round trips
+  // for every bulk post).
+  if (!job.deletion) return insertIngestJob(pool, principal, job);
   return withTransaction(pool, async (client) => {
-    const { rows } = await client.query(
-      `INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
-       VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-       RETURNING ${JOB_COLUMNS}`,
-      [
-        randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId,
-        job.idempotencyKey ?? null, JSON.stringify(job.request), job.chunkCount ?? 0,
-        JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null,
-      ],
-    );
-    const created = rows[0] as IngestJobRow | undefined;
-    if (!created) {
-      const existing = await client.query(
-        `SELECT ${JOB_COLUMNS} FROM ingest_jobs WHERE organization_id = $1 AND idempotency_key = $2`,
-        [principal.organizationId, job.idempotencyKey],
-      );
-      return { job: existing.rows[0] as IngestJobRow, created: false };
-    }
-    if (job.deletion) await recordDeletion(client, created, job.deletion);
-    return { job: created, created: true };
+    const result = await insertIngestJob(client, principal, job);
+    if (result.created) await recordDeletion(client, result.job, job.deletion!);
+    return result;
   });
+}
+
+async function insertIngestJob(db: Pool | PoolClient, principal: RequestPrincipal, job: NewIngestJob): Promise<{ job: IngestJobRow; created: boolean }> {
+  const { rows } = await db.query(
+    `INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
+     VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+     RETURNING ${JOB_COLUMNS}`,
+    [
+      randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId,
+      job.idempotencyKey ?? null, JSON.stringify(job.request), job.chunkCount ?? 0,
+      JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null,
+    ],
+  );
+  const created = rows[0] as IngestJobRow | undefined;
+  if (created) return { job: created, created: true };
+  const existing = await db.query(
+    `SELECT ${JOB_COLUMNS} FROM ingest_jobs WHERE organization_id = $1 AND idempotency_key = $2`,
+    [principal.organizationId, job.idempotencyKey],
+  );
+  return { job: existing.rows[0] as IngestJobRow, created: false };
 }
 
 /** Draws a request version (the order in which requests were accepted). */

@@ -7,12 +7,12 @@ import type { Job } from 'bullmq';
 import { bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
 import { applyLaterDeletions } from '../points-store.ts';
-import { loadJob, markCompleted, recordChunkDone } from '../job-store.ts';
+import { startJob, markCompleted, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
 import { nextRequestVersion, pointVersion } from '../versions.ts';
 
 export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job): Promise<void> {
-  const record = await loadJob(context.pg, payload.job_id);
+  const record = await startJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
   const markRetried = () => context.pg.query('UPDATE ingest_jobs SET retried = true WHERE id = $1', [payload.job_id]);
   if (job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1) await markRetried();

@@ -20,7 +20,7 @@ import { isLowConfidence, lowDateConfidenceMessage, uploadSuccessMessage } from 
 import { csvMappingSchema, type CsvMapping, type IngestProgress } from '@bioprocess/shared/timeseries';
 import type { WorkerContext } from '../context.ts';
 import { PermanentJobError } from '../errors.ts';
-import { loadJob, markCompleted, markFailed, updateProgress } from '../job-store.ts';
+import { startJob, markCompleted, markFailed, updateProgress } from '../job-store.ts';
 import { applyLaterDeletions, recomputeRollups, writeTombstones } from '../points-store.ts';
 import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } from '../csv/staging-reader.ts';
 import { stageInThread } from '../csv/staging-thread-runner.ts';
@@ -146,7 +146,7 @@ async function stageAll(context: WorkerContext, payload: CsvUploadPayload, reque
 }
 
 export async function processCsvUpload(context: WorkerContext, payload: CsvUploadPayload, _job: Job): Promise<void> {
-  const record = await loadJob(context.pg, payload.job_id);
+  const record = await startJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
   const request = record.request as unknown as CsvJobRequest;
   request.mapping = csvMappingSchema.parse(request.mapping);

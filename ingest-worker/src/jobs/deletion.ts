@@ -2,10 +2,10 @@
 import type { DeletionPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
 import { recomputeRollups, writeTombstones } from '../points-store.ts';
-import { loadJob, markCompleted } from '../job-store.ts';
+import { startJob, markCompleted } from '../job-store.ts';
 
 export async function processDeletion(context: WorkerContext, payload: DeletionPayload): Promise<void> {
-  const job = await loadJob(context.pg, payload.job_id);
+  const job = await startJob(context.pg, payload.job_id);
   if (!job || job.state === 'completed' || job.state === 'failed') return;
   const range = {
     organizationId: payload.organization_id,
