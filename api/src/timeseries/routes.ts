@@ -28,6 +28,7 @@ import { badRequest, notFound } from '../platform/http-error.ts';
 import { createIngestJob, nextVersionSeq, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
 import { firstForeignIndex } from './bulk.ts';
 import { createBulkPool } from './bulk-pool.ts';
+import { admitBulkPostsBySize } from './bulk-admission.ts';
 import { enqueueIngest } from './enqueue.ts';
 import { findUnitOperation, instrumentsOfEquipment, ownedInstrumentIds } from './instruments.ts';
 import { readSeries } from './read-series.ts';
@@ -76,6 +77,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   // Its own scope: only this route takes its JSON body as bytes.
   await app.register(async (scope: App) => {
     scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BULK_MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
+    admitBulkPostsBySize(scope, deps.env.BULK_BYTES_IN_FLIGHT, BULK_MAX_BODY_BYTES);
     scope.post('/api/v1/time-series-data/bulk', {
       config: { access: 'create' },
       bodyLimit: BULK_MAX_BODY_BYTES,

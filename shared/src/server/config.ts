@@ -43,6 +43,8 @@ export const apiEnvSchema = baseEnvSchema.extend({
   UPLOAD_RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
   // Worker threads that parse bulk posts (default: one fewer than the cores, at least one).
   BULK_PARSE_THREADS: positiveInt.default(() => Math.max(1, availableParallelism() - 1)),
+  // Bytes of bulk post bodies taken in at once; further posts wait their turn before their body is read.
+  BULK_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
   SEED_DEMO: booleanFromString.default(false),
   DEMO_EMAIL: z.email().default('scientist@demo.bioprocess.local'),
   DEMO_PASSWORD: z.string().default('Demo-Bioprocess1!'),

@@ -1,0 +1,78 @@
+/**
+ * Admission of bulk posts by size (api/src/timeseries/bulk-admission.ts), over real HTTP: with a
+ * budget smaller than one post, a post whose body is still arriving holds the budget, later posts wait
+ * unread, a client that gives up while waiting frees its place, and every admitted post is answered.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/test-context.ts';
+import { createPlant, type Plant } from './support.ts';
+
+const T0 = Date.UTC(2024, 6, 1);
+const BUDGET_BYTES = 2_000;
+
+describe('bulk admission by size', () => {
+  let ctx: TestContext;
+  let plant: Plant;
+  let port: number;
+  beforeAll(async () => {
+    ctx = await createTestContext({ BULK_BYTES_IN_FLIGHT: String(BUDGET_BYTES) });
+    plant = await createPlant(ctx, 1);
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (ctx.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  const body = (first: number, count: number) => Buffer.from(JSON.stringify({
+    data: Array.from({ length: count }, (_, index) => ({ ts: T0 + (first + index) * 1000, instrument_id: plant.instrumentIds[0], value: index })),
+  }));
+
+  /** Starts a post; answers the request (to write its body) and its status once answered. */
+  function post(payload: Buffer) {
+    const request = http.request({
+      host: '127.0.0.1', port, method: 'POST', path: '/api/v1/time-series-data/bulk',
+      headers: { authorization: `Bearer ${plant.editor.token}`, 'content-type': 'application/json', 'content-length': payload.length },
+    });
+    const status = new Promise<number>((resolve, reject) => {
+      request.on('response', (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      });
+      request.on('error', reject);
+    });
+    return { request, status };
+  }
+  const answeredWithin = (status: Promise<number>, ms: number) =>
+    Promise.race([status.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+  it('lets later posts wait unread while the budget is taken, and serves each once it frees', async () => {
+    const large = body(0, 200);
+    expect(large.length).toBeGreaterThan(BUDGET_BYTES);
+    const holder = post(large);
+    holder.request.write(large.subarray(0, 100)); // admitted: its body is being read, the budget is taken
+
+    const waiting = post(body(1_000, 3));
+    waiting.request.end(body(1_000, 3));
+    // As large as the whole budget: were its place kept, nothing after it would ever be admitted.
+    const leaving = post(body(2_000, 200));
+    leaving.request.end(body(2_000, 200));
+    expect(await answeredWithin(waiting.status, 500)).toBe(false);
+
+    // The client of a waiting post gives up: its place must not stay taken.
+    leaving.request.destroy();
+    await leaving.status.catch(() => undefined);
+
+    holder.request.end(large.subarray(100));
+    expect(await holder.status).toBe(202);
+    expect(await waiting.status).toBe(202);
+    for (let round = 0; round < 3; round += 1) {
+      const next = post(body(3_000 + round * 10, 3));
+      next.request.end(body(3_000 + round * 10, 3));
+      expect(await answeredWithin(next.status, 10_000)).toBe(true);
+      expect(await next.status).toBe(202);
+    }
+  });
+});
