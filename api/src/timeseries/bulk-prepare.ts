@@ -42,8 +42,6 @@ const ascii = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
 const NULL_JSON = ascii('null');
 const NULL_TSV = ascii('\\N');
 const NOT_DELETED_LINE_END = ascii('\t0\n');
-/** The most bytes a point adds besides its value and timestamp texts (a reading's and a line's constant parts). */
-const POINT_OVERHEAD_BYTES = 96;
 
 /** A point's value: absent (null), the JSON text at [start, end) of the body, or a number. */
 interface ValueRef {
@@ -81,12 +79,6 @@ interface InstrumentTexts {
   reading: Uint8Array;
   /** `<organization>\t<id>\t` */
   line: Uint8Array;
-}
-
-/** Copies `source` into `bytes` at `position`; answers the position after it. */
-function put(bytes: Uint8Array, position: number, source: Uint8Array, start = 0, end = source.length): number {
-  for (let index = start; index < end; index += 1) bytes[position++] = source[index]!;
-  return position;
 }
 
 /** Writes the answer and the TSV; points arrive in post order. */
@@ -144,40 +136,27 @@ class BulkWriter {
       valueText = ascii(String(value.number ?? Number(latin1Of(value.source!, value.start, value.end))));
       valueEnd = valueText.length;
     }
-    const valueBytes = valueEnd - valueStart;
 
     // The reading: `,{"ts":"…","instrument_id":…,"value":…}`.
     const readings = this.readings;
-    readings.reserve(POINT_OVERHEAD_BYTES + texts.reading.length + valueBytes);
-    if (index > 0) readings.bytes[readings.length++] = 0x2c; // ,
+    if (index > 0) readings.byte(0x2c); // ,
     this.writeIso(ts);
-    let bytes = readings.bytes;
-    let position = put(bytes, readings.length, texts.reading);
-    position = put(bytes, position, valueText, valueStart, valueEnd);
-    bytes[position++] = 0x7d; // }
-    readings.length = position;
+    readings.all(texts.reading);
+    readings.copy(valueText, valueStart, valueEnd);
+    readings.byte(0x7d); // }
 
     // The line: `organization\tinstrument\tts\tvalue\tversion\t0\n`.
     const tsv = this.tsv;
-    tsv.reserve(POINT_OVERHEAD_BYTES + texts.line.length + valueBytes + this.versionPrefix.length);
-    bytes = tsv.bytes;
-    position = put(bytes, tsv.length, texts.line);
-    if (tsText.source) {
-      position = put(bytes, position, tsText.source, tsText.start, tsText.end);
-    } else {
-      tsv.length = position;
-      tsv.integer(ts);
-      position = tsv.length;
-      bytes = tsv.bytes;
-    }
-    bytes[position++] = 9;
-    if (valueText === NULL_JSON) position = put(bytes, position, NULL_TSV);
-    else position = put(bytes, position, valueText, valueStart, valueEnd);
-    position = put(bytes, position, this.versionPrefix);
-    position = put(bytes, position, this.suffix.next());
-    position = put(bytes, position, NOT_DELETED_LINE_END);
-    tsv.length = position;
-    if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(position);
+    tsv.all(texts.line);
+    if (tsText.source) tsv.copy(tsText.source, tsText.start, tsText.end);
+    else tsv.integer(ts);
+    tsv.byte(9);
+    if (valueText === NULL_JSON) tsv.all(NULL_TSV);
+    else tsv.copy(valueText, valueStart, valueEnd);
+    tsv.all(this.versionPrefix);
+    tsv.all(this.suffix.next());
+    tsv.all(NOT_DELETED_LINE_END);
+    if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(tsv.length);
   }
 
   private switchInstrument(instrumentId: number, index: number): void {
@@ -193,7 +172,7 @@ class BulkWriter {
     this.currentTexts = texts;
   }
 
-  /** Writes `{"ts":"YYYY-MM-DDTHH:MM:SS.mmmZ` (the caller reserved room). */
+  /** Writes `{"ts":"YYYY-MM-DDTHH:MM:SS.mmmZ`. */
   private writeIso(ts: number): void {
     let offset = ts - this.minuteStart;
     if (!(offset >= 0 && offset < 60_000)) {
@@ -202,8 +181,10 @@ class BulkWriter {
       offset = ts - this.minuteStart;
     }
     const readings = this.readings;
+    readings.all(this.minuteText);
+    readings.reserve(7);
     const bytes = readings.bytes;
-    let position = put(bytes, readings.length, this.minuteText);
+    let position = readings.length;
     const seconds = Math.floor(offset / 1000);
     const millis = offset % 1000;
     bytes[position++] = 0x30 + Math.floor(seconds / 10);
