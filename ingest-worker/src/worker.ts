@@ -8,7 +8,7 @@ import { Worker, UnrecoverableError, type Job } from 'bullmq';
 import {
   QUEUE_NAMES, INGEST_JOBS, bulkChunkPayloadSchema, csvUploadPayloadSchema, deletionPayloadSchema,
 } from '@bioprocess/shared/queues';
-import type { BaseEnv } from '@bioprocess/shared/server/config';
+import { ingestWorkerEnvSchema, type BaseEnv, type IngestWorkerConfig } from '@bioprocess/shared/server/config';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { createPool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
@@ -21,13 +21,9 @@ import { createBulkWrites } from './bulk-writes.ts';
 import { processDeletion } from './jobs/deletion.ts';
 import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
 
-export interface IngestWorkerEnv extends BaseEnv {
-  WORKER_CONCURRENCY?: number;
-  /** Bulk chunks in progress at once (queue ingest-bulk); those waiting together are written together. */
-  INGEST_BULK_CONCURRENCY?: number;
-  /** How long a job stays locked to a worker that stopped answering (a crash) before another takes it. */
-  INGEST_LOCK_MS?: number;
-}
+/** The settings of ingestWorkerEnvSchema (shared/src/server/config.ts); any left out take its defaults. */
+const workerSettingsSchema = ingestWorkerEnvSchema.pick({ WORKER_CONCURRENCY: true, INGEST_BULK_CONCURRENCY: true, INGEST_LOCK_MS: true });
+export type IngestWorkerEnv = BaseEnv & Partial<Pick<IngestWorkerConfig, keyof typeof workerSettingsSchema.shape>>;
 
 export interface IngestWorker {
   /** Stops taking jobs, lets active ones reach a checkpoint, then closes every connection. */
@@ -61,6 +57,7 @@ async function dispatch(context: WorkerContext, job: Job): Promise<void> {
 }
 
 export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestWorker {
+  const settings = workerSettingsSchema.parse(env);
   const shutdown = new AbortController();
   const pg = createPool(env.DATABASE_URL, 10);
   const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE);
@@ -106,13 +103,13 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     prefix: env.QUEUE_PREFIX,
     settings: { backoffStrategy: (attemptsMade: number) => cappedBackoff(attemptsMade) },
     // Long CSV jobs keep their lock renewed; a crashed worker's job is picked up again after this.
-    lockDuration: env.INGEST_LOCK_MS ?? 30_000,
-    stalledInterval: Math.max(1_000, Math.floor((env.INGEST_LOCK_MS ?? 30_000) / 2)),
+    lockDuration: settings.INGEST_LOCK_MS,
+    stalledInterval: Math.max(1_000, Math.floor(settings.INGEST_LOCK_MS / 2)),
     maxStalledCount: 1_000,
   };
   const workers = [
-    new Worker(QUEUE_NAMES.ingest, processJob, { ...workerOptions, concurrency: env.WORKER_CONCURRENCY ?? 2 }),
-    new Worker(QUEUE_NAMES.ingestBulk, processJob, { ...workerOptions, concurrency: env.INGEST_BULK_CONCURRENCY ?? 16 }),
+    new Worker(QUEUE_NAMES.ingest, processJob, { ...workerOptions, concurrency: settings.WORKER_CONCURRENCY }),
+    new Worker(QUEUE_NAMES.ingestBulk, processJob, { ...workerOptions, concurrency: settings.INGEST_BULK_CONCURRENCY }),
   ];
   for (const worker of workers) {
     worker.on('error', (error) => {

@@ -64,6 +64,7 @@ export const ingestWorkerEnvSchema = workerEnvSchema.extend({
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 export type ApiEnv = z.infer<typeof apiEnvSchema>;
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
+export type IngestWorkerConfig = z.infer<typeof ingestWorkerEnvSchema>;
 
 export class ConfigError extends Error {}
 
