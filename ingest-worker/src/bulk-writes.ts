@@ -8,33 +8,35 @@ import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { GroupCommit, type FlushOutcome } from './group-commit.ts';
-import { insertPointsTsv, recomputeRollupsTogether, type RollupRequest } from './points-store.ts';
+import { insertPoints, recomputeRollupsTogether, type PointRowsFormat, type RollupRequest } from './points-store.ts';
 
-/** TSV bytes per shared insert: a few bulk chunks (about 2.5 MB each). */
+/** Bytes per shared insert: a few bulk chunks (about 2 MB each). */
 const INSERT_MAX_BYTES = 64 * 1024 * 1024;
 /** Points per shared rollup pass: bounds ClickHouse's aggregation memory. */
 const ROLLUP_MAX_POINTS = 2_000_000;
 
 export interface BulkWrites {
-  /** Inserts TSV lines of points; resolves once they are stored. */
-  insert(tsv: Uint8Array): Promise<FlushOutcome>;
+  /** Inserts a chunk's point rows; resolves once they are stored. */
+  insert(rows: Uint8Array, format: PointRowsFormat): Promise<FlushOutcome>;
   /** Recomputes the rollups of a finished post of `points` points. */
   recomputeRollups(request: RollupRequest & { points: number }): Promise<FlushOutcome>;
 }
 
 export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool): BulkWrites {
-  const inserts = new GroupCommit<Uint8Array>({
-    flush: (tsvs) => insertPointsTsv(clickhouse, Readable.from(tsvs, { objectMode: false })),
-    weigh: (tsv) => tsv.length,
+  // One committer per format: a flush is one INSERT, in one format (TSV only from jobs of older apis).
+  const insertsOf = (format: PointRowsFormat) => new GroupCommit<Uint8Array>({
+    flush: (chunks) => insertPoints(clickhouse, Readable.from(chunks, { objectMode: false }), format),
+    weigh: (rows) => rows.length,
     maxWeight: INSERT_MAX_BYTES,
   });
+  const inserts = { RowBinary: insertsOf('RowBinary'), TabSeparated: insertsOf('TabSeparated') };
   const rollups = new GroupCommit<RollupRequest & { points: number }>({
     flush: (requests) => recomputeRollupsTogether(clickhouse, pool, requests),
     weigh: (request) => request.points,
     maxWeight: ROLLUP_MAX_POINTS,
   });
   return {
-    insert: (tsv) => inserts.submit(tsv),
+    insert: (rows, format) => inserts[format].submit(rows),
     recomputeRollups: (request) => rollups.submit(request),
   };
 }

@@ -1,17 +1,33 @@
 /**
- * ClickHouse writes of the ingest-worker: point inserts as TSV streams (the fastest path with
- * Debian's 18.16), range tombstones, and per-minute rollup recomputation.
+ * ClickHouse writes of the ingest-worker: point inserts as streams (RowBinary from bulk posts, TSV from
+ * CSV staging and older apis), range tombstones, and per-minute rollup recomputation.
  */
 import { Readable } from 'node:stream';
+import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
+import { POINT_ROW_COLUMNS } from '@bioprocess/shared/point-rows';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
+import { hourFiguresOf, minuteFiguresOf, ROLLUP_COLUMNS, rollupRows } from './rollup-figures.ts';
 import { floorExpr, floorTo, floorToMinute, HOUR_MS, idList, int, MINUTE_MS, minuteExpr, version } from './sql.ts';
 import { tombstoneVersion } from './versions.ts';
 
-/** Inserts TSV lines `organization_id\tinstrument_id\tts\tvalue\tversion\tis_deleted\n` (value `\N` for null). */
+export type PointRowsFormat = 'RowBinary' | 'TabSeparated';
+
+/** Inserts rows of `table` written in `format`; resolves once ClickHouse stored them. */
+async function insertRows(clickhouse: ClickHouseClient, table: string, columns: readonly string[], format: PointRowsFormat, values: Readable): Promise<void> {
+  // exec, not insert: the client's insert accepts text formats only.
+  const { stream } = await clickhouse.exec({ query: `INSERT INTO ${table} (${columns.join(', ')}) FORMAT ${format}`, values });
+  for await (const _ of stream) { /* the answer of an INSERT is empty */ }
+}
+
+/** Inserts point rows: RowBinary (shared/src/point-rows.ts) or TSV lines `organization_id\tinstrument_id\tts\tvalue\tversion\tis_deleted\n` (value `\N` for null). */
+export async function insertPoints(clickhouse: ClickHouseClient, rows: string | Uint8Array | Readable, format: PointRowsFormat): Promise<void> {
+  const values = rows instanceof Readable ? rows : Readable.from([rows], { objectMode: false });
+  await insertRows(clickhouse, 'points', POINT_ROW_COLUMNS, format, values);
+}
+
 export async function insertPointsTsv(clickhouse: ClickHouseClient, tsv: string | Readable): Promise<void> {
-  const values = typeof tsv === 'string' ? Readable.from([tsv], { objectMode: false }) : tsv;
-  await clickhouse.insert({ table: 'points', values, format: 'TabSeparated' });
+  await insertPoints(clickhouse, tsv, 'TabSeparated');
 }
 
 export interface RangeOnInstruments {
@@ -89,6 +105,7 @@ export interface OwnRows {
 /** Conditions selecting the minutes and hours that ranges touch, in each table. */
 interface RollupScope {
   points: string;
+  pointsOfHours: string;
   minutes: string;
   minutesOfHours: string;
   hours: string;
@@ -104,6 +121,7 @@ function rollupScope(ranges: readonly RangeOnInstruments[]): RollupScope {
   const hours = (range: RangeOnInstruments): [number, number] => [floorTo(range.startMs, HOUR_MS), floorTo(range.endMs, HOUR_MS) + HOUR_MS];
   return {
     points: anyOf((range) => within('ts', ...minutes(range))),
+    pointsOfHours: anyOf((range) => within('ts', ...hours(range))),
     minutes: anyOf((range) => within('minute', ...minutes(range))),
     minutesOfHours: anyOf((range) => within('minute', ...hours(range))),
     hours: anyOf((range) => within('hour', ...hours(range))),
@@ -112,6 +130,10 @@ function rollupScope(ranges: readonly RangeOnInstruments[]): RollupScope {
 
 const nextRollupVersion = async (pool: Pool) =>
   version((await pool.query<{ v: string }>("SELECT nextval('time_series_rollup_seq')::text AS v")).rows[0]!.v);
+const nextRollupVersions = async (pool: Pool): Promise<[string, string]> => {
+  const { rows } = await pool.query<{ m: string; h: string }>("SELECT nextval('time_series_rollup_seq')::text AS m, nextval('time_series_rollup_seq')::text AS h");
+  return [version(rows[0]!.m), version(rows[0]!.h)];
+};
 
 /**
  * Recomputes the per-minute rollups of the range from the deduplicated points. Its version comes
@@ -135,16 +157,26 @@ export async function recomputeRollups(clickhouse: ClickHouseClient, pool: Pool,
 export interface RollupRequest {
   range: RangeOnInstruments;
   ownRows?: OwnRows;
+  /** The write's own per-minute figures, when it stored each key once (with ownRows). */
+  minuteFigures?: readonly MinuteFigure[];
 }
 
 /**
- * Recomputes the rollups of several writes at once. When each stored only its own rows (`ownRows`,
- * checked in the database for all of them in one query) and no two of them can share a key, one
- * plain aggregation per table covers them all; otherwise each is recomputed on its own.
+ * Recomputes the rollups of several writes at once, the cheapest way the database allows:
+ *   - each stored only its own rows and brought its minute figures: when one query shows that no other
+ *     row is in their minutes, the figures are stored as they are (and summed into hours when no other
+ *     row is in their hours either), with no aggregation in ClickHouse;
+ *   - each stored only its own rows (`ownRows`): one plain aggregation per table covers them all;
+ *   - otherwise each is recomputed on its own.
+ * Writes that may share a key never take the first two ways.
  */
 export async function recomputeRollupsTogether(clickhouse: ClickHouseClient, pool: Pool, requests: readonly RollupRequest[]): Promise<void> {
   const writes = requests.filter((request) => request.range.instrumentIds.length > 0);
-  if (writes.length > 1 && writes.every((request) => request.ownRows) && !keysMayOverlap(writes.map((request) => request.range))) {
+  const apart = !keysMayOverlap(writes.map((request) => request.range));
+  if (writes.length > 0 && apart && writes.every((request) => request.ownRows && request.minuteFigures)) {
+    if (await storeOwnFigures(clickhouse, pool, writes as Array<Required<RollupRequest>>)) return;
+  }
+  if (writes.length > 1 && apart && writes.every((request) => request.ownRows)) {
     const minuteVersion = await nextRollupVersion(pool);
     const scope = rollupScope(writes.map((request) => request.range));
     if (await holdsOnlyOwnRows(clickhouse, scope, writes as Array<Required<RollupRequest>>)) {
@@ -163,11 +195,46 @@ function keysMayOverlap(ranges: readonly RangeOnInstruments[]): boolean {
     && other.instrumentIds.some((id) => range.instrumentIds.includes(id))));
 }
 
+/**
+ * Stores the writes' own minute figures as their rollups when no other row is in their minutes, and
+ * their hourly sums when none is in their hours either (else the hours are aggregated from the minute
+ * rollups); answers false, having written nothing, when another row is in their minutes.
+ */
+async function storeOwnFigures(clickhouse: ClickHouseClient, pool: Pool, writes: ReadonlyArray<Required<RollupRequest>>): Promise<boolean> {
+  // Drawn before the check: a write that lands in these minutes after it sees these rows in its own
+  // check, recomputes from the points, and draws a later version, which wins.
+  const [minuteVersion, hourVersion] = await nextRollupVersions(pool);
+  const scope = rollupScope(writes.map((write) => write.range));
+  const foreign = await foreignRows(clickhouse, scope, writes);
+  if (foreign.inMinutes > 0) return false;
+  const minutes = minuteFiguresOf(writes.map((write) => ({ organizationId: write.range.organizationId, minutes: write.minuteFigures })));
+  await insertRows(clickhouse, 'points_rollup_1m', ROLLUP_COLUMNS('minute'), 'RowBinary', Readable.from([rollupRows(minutes, minuteVersion)]));
+  if (foreign.inHours === 0) {
+    await insertRows(clickhouse, 'points_rollup_1h', ROLLUP_COLUMNS('hour'), 'RowBinary', Readable.from([rollupRows(hourFiguresOf(minutes), hourVersion)]));
+  } else {
+    await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool));
+  }
+  return true;
+}
+
+/** SQL: the rows that are the writes' own. */
+const ownRowsOf = (writes: ReadonlyArray<Required<Pick<RollupRequest, 'range' | 'ownRows'>>>) => writes.map(({ range, ownRows }) =>
+  `(${onInstruments(range)} AND version >= toUInt64(${version(ownRows.fromVersion)}) AND version < toUInt64(${version(ownRows.toVersion)}))`).join(' OR ');
+
+/** Rows other than the writes' own in the scope's minutes and in its whole hours. */
+async function foreignRows(clickhouse: ClickHouseClient, scope: RollupScope, writes: ReadonlyArray<Required<RollupRequest>>): Promise<{ inMinutes: number; inHours: number }> {
+  const check = await clickhouse.query({
+    query: `SELECT countIf(${scope.points}), count() FROM points WHERE (${scope.pointsOfHours}) AND NOT (${ownRowsOf(writes)})`,
+    format: 'JSONCompact',
+  });
+  const [row] = (await check.json<[string | number, string | number]>()).data;
+  if (!row) throw new Error('the rollup check answered no row');
+  return { inMinutes: Number(row[0]), inHours: Number(row[1]) };
+}
+
 /** Whether every row in the scope's minutes is one of the writes' own rows. */
-async function holdsOnlyOwnRows(clickhouse: ClickHouseClient, scope: RollupScope, writes: ReadonlyArray<Required<RollupRequest>>): Promise<boolean> {
-  const own = writes.map(({ range, ownRows }) =>
-    `(${onInstruments(range)} AND version >= toUInt64(${version(ownRows.fromVersion)}) AND version < toUInt64(${version(ownRows.toVersion)}))`).join(' OR ');
-  const check = await clickhouse.query({ query: `SELECT count() FROM points WHERE (${scope.points}) AND NOT (${own})`, format: 'JSONCompact' });
+async function holdsOnlyOwnRows(clickhouse: ClickHouseClient, scope: RollupScope, writes: ReadonlyArray<Required<Pick<RollupRequest, 'range' | 'ownRows'>>>): Promise<boolean> {
+  const check = await clickhouse.query({ query: `SELECT count() FROM points WHERE (${scope.points}) AND NOT (${ownRowsOf(writes)})`, format: 'JSONCompact' });
   const [row] = (await check.json<[string | number]>()).data;
   return row !== undefined && Number(row[0]) === 0;
 }

@@ -48,7 +48,7 @@ export function ingestQueueOf(jobName: string): typeof QUEUE_NAMES.ingest | type
   return jobName === INGEST_JOBS.bulkChunk ? QUEUE_NAMES.ingestBulk : QUEUE_NAMES.ingest;
 }
 
-/** One chunk of a bulk post: points as [instrument_id, ts_ms, value] triples, in request order. */
+/** One chunk of a bulk post; its rows wait in Redis under bulkChunkDataKey. */
 export const bulkChunkPayloadSchema = z.object({
   job_id: z.uuid(),
   organization_id: z.number().int().positive(),
@@ -57,17 +57,24 @@ export const bulkChunkPayloadSchema = z.object({
   chunk_count: z.number().int().positive(),
   /** Points in the chunk. */
   points: z.number().int().positive(),
+  /** How the chunk's rows are written: RowBinary (shared/src/point-rows.ts); absent from jobs queued by older apis, whose rows are TSV lines. */
+  format: z.enum(['RowBinary', 'TabSeparated']).default('TabSeparated'),
 });
 
 /**
- * Where a bulk chunk's data waits for the worker: ClickHouse TSV lines
- * `organization\tinstrument\tts\tvalue\tversion\t0` written by the api after validation (point i of the
- * post has version version_seq * 10^10 + i + 1, so a later point of the same key wins). Kept as raw
- * bytes beside the job rather than in it: up to BULK_CHUNK_POINTS lines, a few MB, that would otherwise
- * be escaped into and out of JSON. Expires after BULK_CHUNK_DATA_TTL_SECONDS if never written.
+ * Where a bulk chunk's data waits for the worker: ClickHouse rows of `points` written by the api after
+ * validation (point i of the post has version version_seq * 10^10 + i + 1, so a later point of the same
+ * key wins). Kept as raw bytes beside the job rather than in it: up to BULK_CHUNK_POINTS rows, a few MB,
+ * that would otherwise be escaped into and out of JSON. Expires after BULK_CHUNK_DATA_TTL_SECONDS if
+ * never written.
  */
 export function bulkChunkDataKey(queuePrefix: string, jobId: string, chunkIndex: number): string {
   return `${queuePrefix}:bulk-data:${jobId}:${chunkIndex}`;
+}
+
+/** Where a bulk post's per-minute figures (shared/src/minute-figures.ts) wait, with the same expiry. */
+export function bulkMinuteFiguresKey(queuePrefix: string, jobId: string): string {
+  return `${queuePrefix}:bulk-figures:${jobId}`;
 }
 /** Longer than the ingest retries last (about a day). */
 export const BULK_CHUNK_DATA_TTL_SECONDS = 2 * 24 * 3600;

@@ -1,20 +1,22 @@
 /**
  * Prepares a bulk post for the queue, on a worker thread (bulk-thread.ts): parses and validates the
- * body, and writes the answer (the accepted readings as JSON) and the ClickHouse TSV of each chunk as
- * bytes. Posts carry up to about a million points, so the common shape of a feed's body is read by a
- * byte scanner that keeps each value's own text (no object per point, no number-to-text conversion);
- * anything else (other whitespace is fine; escapes, unknown keys, bad values) goes through JSON.parse
- * and validateBulkPoints, which name the first bad index exactly as before.
+ * body, and writes the answer (the accepted readings as JSON), the ClickHouse rows of each chunk
+ * (shared/src/point-rows.ts) and the post's per-minute figures (shared/src/minute-figures.ts) as bytes.
+ * Posts carry up to about a million points, so the common shape of a feed's body is read by a byte
+ * scanner that echoes each value's own text in the answer (no object per point, no number-to-text
+ * conversion); anything else (other whitespace is fine; escapes, unknown keys, bad values) goes
+ * through JSON.parse and validateBulkPoints, which name the first bad index exactly as before.
  *
- * A TSV line is `organization\tinstrument\tts\tvalue\tversion\t0`; point i of the post gets version
- * versionSeq * 10^10 + i + 1 (ingest-worker/src/versions.ts), so a later point of the same key wins.
+ * Point i of the post gets version versionSeq * 10^10 + i + 1 (ingest-worker/src/versions.ts), so a
+ * later point of the same key wins.
  */
 import { BULK_CHUNK_POINTS, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@bioprocess/shared/timeseries';
 import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
+import { MinuteFiguresBuilder } from '@bioprocess/shared/minute-figures';
+import { MAX_POINT_ROW_BYTES, PointRowWriter } from '@bioprocess/shared/point-rows';
 import { HttpError } from '../platform/http-error.ts';
 import { validateBulkPoints } from './bulk.ts';
 
-const VERSION_SUFFIX_DIGITS = 10;
 // Module-local copies: the TypeScript loader turns imported bindings into getter calls, which cost
 // measurably when read once per point.
 const CHUNK_POINTS = BULK_CHUNK_POINTS;
@@ -26,8 +28,10 @@ export interface PreparedBulk {
   points: number;
   /** The answer: `[{"ts":"…","instrument_id":…,"value":…},…]`. */
   readings: Uint8Array;
-  /** ClickHouse TSV per chunk of BULK_CHUNK_POINTS points. */
+  /** ClickHouse rows (RowBinary) per chunk of BULK_CHUNK_POINTS points. */
   chunks: Uint8Array[];
+  /** Per-minute figures of each instrument; null unless `increasing` (a key seen twice would be counted twice). */
+  minuteFigures: Uint8Array | null;
   /** Each instrument with the index of its first point (to name a foreign instrument's first index). */
   instruments: Array<[instrumentId: number, firstIndex: number]>;
   startMs: number;
@@ -40,10 +44,8 @@ export type BulkPreparation = PreparedBulk | { ok: false; error: string };
 
 const ascii = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
 const NULL_JSON = ascii('null');
-const NULL_TSV = ascii('\\N');
-const NOT_DELETED_LINE_END = ascii('\t0\n');
 
-/** A point's value: absent (null), the JSON text at [start, end) of the body, or a number. */
+/** A point's value (null for a JSON null) and, when it came from the body, its text at [start, end). */
 interface ValueRef {
   source: Uint8Array | null;
   start: number;
@@ -51,81 +53,74 @@ interface ValueRef {
   number: number | null;
 }
 
-/** Decimal text of a point's integer field, when it is at [start, end) of the body (else written from the number). */
-interface IntegerRef {
-  source: Uint8Array | null;
-  start: number;
-  end: number;
-}
-const NO_TEXT: IntegerRef = { source: null, start: 0, end: 0 };
+/** One instrument of the post: the answer's text around its id, and its last timestamp and open minute. */
+class InstrumentState {
+  /** `","instrument_id":<id>,"value":` */
+  readonly reading: Uint8Array;
+  lastTs = Number.NEGATIVE_INFINITY;
+  minute = Number.NaN;
+  points = 0;
+  count = 0;
+  sum = 0;
+  min = Number.POSITIVE_INFINITY;
+  max = Number.NEGATIVE_INFINITY;
 
-/** The version suffix of the next point (its 1-based index, ten digits), counted up in place. */
-class SuffixCounter {
-  readonly digits = new Uint8Array(VERSION_SUFFIX_DIGITS).fill(0x30);
+  constructor(readonly instrumentId: number) {
+    this.reading = ascii(`","instrument_id":${instrumentId},"value":`);
+  }
 
-  next(): Uint8Array {
-    const digits = this.digits;
-    let index = digits.length - 1;
-    while (index >= 0 && digits[index] === 0x39) digits[index--] = 0x30;
-    if (index < 0) throw new Error('too many points for one request');
-    digits[index]! += 1;
-    return digits;
+  /** Hands the open minute to `figures` and starts `minute`. */
+  closeMinute(figures: MinuteFiguresBuilder, minute: number): void {
+    if (this.points > 0) figures.add(this.instrumentId, this.minute, this.points, this.count, this.sum, this.min, this.max);
+    this.minute = minute;
+    this.points = 0;
+    this.count = 0;
+    this.sum = 0;
+    this.min = Number.POSITIVE_INFINITY;
+    this.max = Number.NEGATIVE_INFINITY;
   }
 }
 
-/** The text around one instrument's id: after the reading's timestamp, and at the start of a TSV line. */
-interface InstrumentTexts {
-  /** `","instrument_id":<id>,"value":` */
-  reading: Uint8Array;
-  /** `<organization>\t<id>\t` */
-  line: Uint8Array;
-}
-
-/** Writes the answer and the TSV; points arrive in post order. */
+/** Writes the answer, the rows and the minute figures; points arrive in post order. */
 class BulkWriter {
   readonly readings: AsciiBuffer;
-  readonly tsv: AsciiBuffer;
-  private readonly organization: number;
-  private readonly versionPrefix: Uint8Array;
+  readonly rows: PointRowWriter;
+  private readonly figures = new MinuteFiguresBuilder();
   private readonly chunkEnds: number[] = [];
   private count = 0;
   private minuteStart = Number.NaN;
   /** `{"ts":"YYYY-MM-DDTHH:MM:` of the current minute. */
   private minuteText: Uint8Array = new Uint8Array(0);
   readonly firstIndex = new Map<number, number>();
-  private readonly lastTs = new Map<number, number>();
-  private readonly instrumentTexts = new Map<number, InstrumentTexts>();
-  private readonly suffix = new SuffixCounter();
-  /** Feeds post runs of one instrument: its last timestamp and texts are kept here until another comes. */
-  private currentInstrument = -1;
-  private currentLastTs = Number.NEGATIVE_INFINITY;
-  private currentTexts: InstrumentTexts = { reading: new Uint8Array(0), line: new Uint8Array(0) };
+  private readonly instruments = new Map<number, InstrumentState>();
+  /** Feeds post runs of one instrument: its state is kept at hand until another comes. */
+  private current: InstrumentState | null = null;
   increasing = true;
   startMs = Number.POSITIVE_INFINITY;
   endMs = Number.NEGATIVE_INFINITY;
 
   constructor(organizationId: number, versionSeq: number, bodyBytes: number) {
-    this.organization = organizationId;
-    this.versionPrefix = ascii(`\t${versionSeq}`);
     this.readings = new AsciiBuffer(bodyBytes * 1.2);
-    this.tsv = new AsciiBuffer(bodyBytes);
+    // The common body spends about 70 bytes per point; a row takes at most MAX_POINT_ROW_BYTES.
+    this.rows = new PointRowWriter(organizationId, versionSeq, (bodyBytes / 70) * MAX_POINT_ROW_BYTES);
     this.readings.byte(0x5b /* [ */);
   }
 
-  add(instrumentId: number, ts: number, value: ValueRef, tsText: IntegerRef = NO_TEXT): void {
+  add(instrumentId: number, ts: number, value: ValueRef): void {
     const index = this.count;
     this.count += 1;
-    if (instrumentId !== this.currentInstrument) this.switchInstrument(instrumentId, index);
-    if (ts <= this.currentLastTs) this.increasing = false;
-    this.currentLastTs = ts;
+    let state = this.current;
+    if (state === null || instrumentId !== state.instrumentId) state = this.switchInstrument(instrumentId, index);
+    if (ts <= state.lastTs) this.increasing = false;
+    state.lastTs = ts;
     if (ts < this.startMs) this.startMs = ts;
     if (ts > this.endMs) this.endMs = ts;
 
-    const texts = this.currentTexts;
+    const number = value.number;
     let valueText: Uint8Array;
     let valueStart = 0;
     let valueEnd: number;
-    if (value.source === null && value.number === null) {
+    if (number === null) {
       valueText = NULL_JSON;
       valueEnd = NULL_JSON.length;
     } else if (value.source !== null && isPlainDecimal(value.source, value.start, value.end)) {
@@ -133,7 +128,7 @@ class BulkWriter {
       valueStart = value.start;
       valueEnd = value.end;
     } else {
-      valueText = ascii(String(value.number ?? Number(latin1Of(value.source!, value.start, value.end))));
+      valueText = ascii(String(number));
       valueEnd = valueText.length;
     }
 
@@ -141,35 +136,33 @@ class BulkWriter {
     const readings = this.readings;
     if (index > 0) readings.byte(0x2c); // ,
     this.writeIso(ts);
-    readings.all(texts.reading);
+    readings.all(state.reading);
     readings.copy(valueText, valueStart, valueEnd);
     readings.byte(0x7d); // }
 
-    // The line: `organization\tinstrument\tts\tvalue\tversion\t0\n`.
-    const tsv = this.tsv;
-    tsv.all(texts.line);
-    if (tsText.source) tsv.copy(tsText.source, tsText.start, tsText.end);
-    else tsv.integer(ts);
-    tsv.byte(9);
-    if (valueText === NULL_JSON) tsv.all(NULL_TSV);
-    else tsv.copy(valueText, valueStart, valueEnd);
-    tsv.all(this.versionPrefix);
-    tsv.all(this.suffix.next());
-    tsv.all(NOT_DELETED_LINE_END);
-    if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(tsv.length);
+    this.rows.point(instrumentId, ts, number, index + 1);
+    if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(this.rows.length);
+
+    // writeIso left the reading's minute in minuteStart.
+    if (this.minuteStart !== state.minute) state.closeMinute(this.figures, this.minuteStart);
+    state.points += 1;
+    if (number !== null) {
+      state.count += 1;
+      state.sum += number;
+      if (number < state.min) state.min = number;
+      if (number > state.max) state.max = number;
+    }
   }
 
-  private switchInstrument(instrumentId: number, index: number): void {
-    if (this.currentInstrument !== -1) this.lastTs.set(this.currentInstrument, this.currentLastTs);
-    if (!this.firstIndex.has(instrumentId)) this.firstIndex.set(instrumentId, index);
-    this.currentInstrument = instrumentId;
-    this.currentLastTs = this.lastTs.get(instrumentId) ?? Number.NEGATIVE_INFINITY;
-    let texts = this.instrumentTexts.get(instrumentId);
-    if (!texts) {
-      texts = { reading: ascii(`","instrument_id":${instrumentId},"value":`), line: ascii(`${this.organization}\t${instrumentId}\t`) };
-      this.instrumentTexts.set(instrumentId, texts);
+  private switchInstrument(instrumentId: number, index: number): InstrumentState {
+    let state = this.instruments.get(instrumentId);
+    if (!state) {
+      state = new InstrumentState(instrumentId);
+      this.instruments.set(instrumentId, state);
+      this.firstIndex.set(instrumentId, index);
     }
-    this.currentTexts = texts;
+    this.current = state;
+    return state;
   }
 
   /** Writes `{"ts":"YYYY-MM-DDTHH:MM:SS.mmmZ`. */
@@ -198,21 +191,22 @@ class BulkWriter {
   }
 
   finish(): PreparedBulk {
-    if (this.currentInstrument !== -1) this.lastTs.set(this.currentInstrument, this.currentLastTs);
     this.readings.byte(0x5d /* ] */);
-    if (this.chunkEnds.at(-1) !== this.tsv.length) this.chunkEnds.push(this.tsv.length);
-    // Views, not copies: the thread moves the two buffers to the api's thread as they are.
+    if (this.chunkEnds.at(-1) !== this.rows.length) this.chunkEnds.push(this.rows.length);
+    // Views, not copies: the thread moves the buffers to the api's thread as they are.
     const chunks: Uint8Array[] = [];
     let start = 0;
     for (const end of this.chunkEnds) {
-      chunks.push(this.tsv.bytes.subarray(start, end));
+      chunks.push(this.rows.bytes.subarray(start, end));
       start = end;
     }
+    for (const state of this.instruments.values()) state.closeMinute(this.figures, Number.NaN);
     return {
       ok: true,
       points: this.count,
       readings: this.readings.contents(),
       chunks,
+      minuteFigures: this.increasing ? this.figures.encode() : null,
       instruments: [...this.firstIndex],
       startMs: this.startMs,
       endMs: this.endMs,
@@ -232,6 +226,38 @@ function isPlainDecimal(bytes: Uint8Array, start: number, end: number): boolean 
     if ((code < 0x30 || code > 0x39) && code !== 0x2e) return false;
   }
   return true;
+}
+
+/** 10^0 .. 10^22, each exactly a double. */
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, exponent) => Number(`1e${exponent}`));
+
+/**
+ * The double of a JSON number's text, as Number() reads it. A plain decimal of at most 15 significant
+ * digits and 22 decimals is read with integer arithmetic: its digits and 10^decimals are exact doubles,
+ * so their quotient is the correctly rounded value; anything else goes to Number().
+ */
+function numberAt(bytes: Uint8Array, start: number, end: number): number {
+  let index = start;
+  const negative = bytes[index] === 0x2d;
+  if (negative) index += 1;
+  let digits = 0;
+  let significant = 0;
+  let decimals = -1;
+  for (; index < end; index += 1) {
+    const code = bytes[index]!;
+    if (code === 0x2e) {
+      decimals = 0;
+      continue;
+    }
+    const digit = code - 0x30;
+    if (digit < 0 || digit > 9) return Number(latin1Of(bytes, start, end));
+    if (significant > 0 || digit !== 0) significant += 1;
+    digits = digits * 10 + digit;
+    if (decimals >= 0) decimals += 1;
+  }
+  if (significant > 15 || decimals > 22) return Number(latin1Of(bytes, start, end));
+  const magnitude = decimals > 0 ? digits / POWERS_OF_TEN[decimals]! : digits;
+  return negative ? -magnitude : magnitude;
 }
 
 /** The unsigned decimal of `count` digits at `start`, or -1 when one is not a digit. */
@@ -268,7 +294,6 @@ class BodyScanner {
   private tokenEnd = 0;
   private tokenInteger = false;
   private readonly value: ValueRef = { source: null, start: 0, end: 0, number: null };
-  private readonly tsText: IntegerRef = { source: null, start: 0, end: 0 };
 
   constructor(private readonly body: Uint8Array, private readonly writer: BulkWriter) {
     this.length = body.length;
@@ -432,8 +457,6 @@ class BodyScanner {
     const value = this.value;
     value.source = null;
     value.number = null;
-    const tsText = this.tsText;
-    tsText.source = null;
     for (;;) {
       const key = this.key();
       if (seen & (1 << key)) throw notCommon;
@@ -454,9 +477,6 @@ class BodyScanner {
           this.number();
           if (this.tokenInteger) {
             ts = this.tokenAsInteger();
-            tsText.source = body;
-            tsText.start = this.tokenStart;
-            tsText.end = this.tokenEnd;
           } else {
             ts = parseTimestampInput(Number(latin1Of(body, this.tokenStart, this.tokenEnd)));
           }
@@ -473,13 +493,9 @@ class BodyScanner {
           value.source = body;
           value.start = this.tokenStart;
           value.end = this.tokenEnd;
-          // A plain decimal is finite and its own text is written, so it needs no conversion unless
-          // it must be checked to be an integer.
-          if (key === KEY_INT_VALUE || !isPlainDecimal(body, this.tokenStart, this.tokenEnd)) {
-            const number = Number(latin1Of(body, this.tokenStart, this.tokenEnd));
-            if (!Number.isFinite(number) || (key === KEY_INT_VALUE && !Number.isInteger(number))) throw notCommon;
-            value.number = number;
-          }
+          const number = numberAt(body, this.tokenStart, this.tokenEnd);
+          if (!Number.isFinite(number) || (key === KEY_INT_VALUE && !Number.isInteger(number))) throw notCommon;
+          value.number = number;
         }
       }
       this.skipWhitespace();
@@ -490,7 +506,7 @@ class BodyScanner {
       throw notCommon;
     }
     if (instrumentId < 0 || Number.isNaN(ts) || valueKey === 0) throw notCommon;
-    this.writer.add(instrumentId, ts, value, tsText);
+    this.writer.add(instrumentId, ts, value);
   }
 }
 

@@ -19,7 +19,8 @@ export default function prepareBulkTask(task: BulkTask): BulkPreparation {
   return move({
     get [transferableSymbol]() {
       // The chunks are views of one buffer, which may be listed only once.
-      return [...new Set([result.readings.buffer, ...result.chunks.map((chunk) => chunk.buffer)])];
+      const figures = result.minuteFigures ? [result.minuteFigures.buffer] : [];
+      return [...new Set([result.readings.buffer, ...result.chunks.map((chunk) => chunk.buffer), ...figures])];
     },
     get [valueSymbol]() {
       return result;

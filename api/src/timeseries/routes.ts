@@ -20,7 +20,8 @@ import {
   unitOperationSeriesQuerySchema,
   waitQuerySchema,
 } from '@bioprocess/shared/timeseries';
-import { BULK_CHUNK_DATA_TTL_SECONDS, INGEST_JOBS, bulkChunkDataKey, type BulkChunkPayload, type DeletionPayload } from '@bioprocess/shared/queues';
+import { BULK_CHUNK_DATA_TTL_SECONDS, INGEST_JOBS, bulkChunkDataKey, bulkMinuteFiguresKey, type BulkChunkPayload, type DeletionPayload } from '@bioprocess/shared/queues';
+import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
@@ -113,15 +114,19 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       });
       if (created) {
         const key = (chunkIndex: number) => bulkChunkDataKey(deps.env.QUEUE_PREFIX, job.id, chunkIndex);
-        await enqueueIngest(deps, job.id, prepared.chunks.map((_tsv, chunkIndex) => ({
+        await enqueueIngest(deps, job.id, prepared.chunks.map((_rows, chunkIndex) => ({
           name: INGEST_JOBS.bulkChunk,
           jobId: `${job.id}-c${chunkIndex}`,
           data: {
             job_id: job.id, organization_id: principal.organizationId, version_seq: job.version_seq, chunk_index: chunkIndex,
             chunk_count: prepared.chunks.length, points: Math.min(BULK_CHUNK_POINTS, prepared.points - chunkIndex * BULK_CHUNK_POINTS),
+            format: POINT_ROWS_FORMAT,
           } satisfies BulkChunkPayload,
         })), {
-          values: prepared.chunks.map((tsv, chunkIndex) => ({ key: key(chunkIndex), value: tsv })),
+          values: [
+            ...prepared.chunks.map((rows, chunkIndex) => ({ key: key(chunkIndex), value: rows })),
+            ...(prepared.minuteFigures ? [{ key: bulkMinuteFiguresKey(deps.env.QUEUE_PREFIX, job.id), value: prepared.minuteFigures }] : []),
+          ],
           ttlSeconds: BULK_CHUNK_DATA_TTL_SECONDS,
         });
       }

@@ -1,8 +1,10 @@
 /**
  * The bulk body scanner: the common shape is read by bytes, anything else by JSON.parse; both must
- * give the same answer and TSV, and the slow path the exact messages of the schema's rules.
+ * give the same answer, rows and minute figures, and the slow path the exact messages of the schema's rules.
  */
 import { describe, expect, it } from 'vitest';
+import { decodeMinuteFigures } from '@bioprocess/shared/minute-figures';
+import { decodePointRows } from '@bioprocess/shared/point-rows';
 import { BULK_CHUNK_POINTS } from '@bioprocess/shared/timeseries';
 import { pointVersion } from '../../../ingest-worker/src/versions.ts';
 import { prepareBulkPost, type BulkPreparation, type PreparedBulk } from '../../src/timeseries/bulk-prepare.ts';
@@ -14,7 +16,10 @@ const ok = (result: BulkPreparation): PreparedBulk => {
   return result;
 };
 const readings = (result: PreparedBulk) => JSON.parse(Buffer.from(result.readings).toString('utf8')) as unknown[];
-const tsv = (result: PreparedBulk) => result.chunks.map((chunk) => Buffer.from(chunk).toString('latin1'));
+/** Each chunk's rows as `organization instrument ts value version deleted` lines. */
+const rows = (result: PreparedBulk) => result.chunks.map((chunk) => decodePointRows(chunk)
+  .map((row) => `${row.organizationId} ${row.instrumentId} ${row.ts} ${row.value} ${row.version} ${row.isDeleted ? 1 : 0}`));
+const figures = (result: PreparedBulk) => (result.minuteFigures ? decodeMinuteFigures(result.minuteFigures) : null);
 const VERSION = 77;
 
 describe('prepareBulkPost', () => {
@@ -25,7 +30,7 @@ describe('prepareBulkPost', () => {
     { ts: T0 + 2500, instrument_id: 8, value: 2.5e-7 },
   ];
 
-  it('reads the common shape into the answer and TSV lines with the version mark', () => {
+  it('reads the common shape into the answer, rows with the version mark, and minute figures', () => {
     const result = ok(prepareBulkPost(encode({ data }), 42, VERSION));
     expect(readings(result)).toEqual([
       { ts: '2024-01-01T00:00:00.000Z', instrument_id: 7, value: 1.5 },
@@ -33,24 +38,67 @@ describe('prepareBulkPost', () => {
       { ts: '2024-01-01T00:00:02.000Z', instrument_id: 8, value: null },
       { ts: '2024-01-01T00:00:02.500Z', instrument_id: 8, value: 2.5e-7 },
     ]);
-    expect(tsv(result)).toEqual([[
-      `42\t7\t${T0}\t1.5\t${VERSION}0000000001\t0`,
-      `42\t7\t${T0 + 1000}\t-3\t${VERSION}0000000002\t0`,
-      `42\t8\t${T0 + 2000}\t\\N\t${VERSION}0000000003\t0`,
-      `42\t8\t${T0 + 2500}\t2.5e-7\t${VERSION}0000000004\t0`,
-    ].join('\n') + '\n']);
+    expect(rows(result)).toEqual([[
+      `42 7 ${T0} 1.5 ${VERSION}0000000001 0`,
+      `42 7 ${T0 + 1000} -3 ${VERSION}0000000002 0`,
+      `42 8 ${T0 + 2000} null ${VERSION}0000000003 0`,
+      `42 8 ${T0 + 2500} 2.5e-7 ${VERSION}0000000004 0`,
+    ]]);
     expect(result).toMatchObject({ points: 4, instruments: [[7, 0], [8, 2]], startMs: T0, endMs: T0 + 2500, increasing: true });
     // The versions are the worker's: point i of request v has pointVersion(v, i).
-    expect(tsv(result)[0]!.split('\n')[3]!.split('\t')[4]).toBe(pointVersion(VERSION, 3));
+    expect(decodePointRows(result.chunks[0]!)[3]!.version).toBe(pointVersion(VERSION, 3));
+    expect(figures(result)).toEqual([
+      { instrumentId: 7, minute: T0, points: 2, count: 2, sum: -1.5, min: -3, max: 1.5 },
+      { instrumentId: 8, minute: T0, points: 2, count: 1, sum: 2.5e-7, min: 2.5e-7, max: 2.5e-7 },
+    ]);
+  });
+
+  it('writes large ids, versions past 2^53 and timestamps before 1970 bit for bit', () => {
+    const organization = 2 ** 40 + 3;
+    const instrument = 2 ** 33 + 7;
+    const versionSeq = 987_654_321;
+    const stamps = [Date.UTC(1901, 0, 1), -1, 0, 2 ** 32, Date.UTC(2199, 11, 31, 23, 59, 59, 999)];
+    const result = ok(prepareBulkPost(encode({ data: stamps.map((ts) => ({ ts, instrument_id: instrument, value: -0.5 })) }), organization, versionSeq));
+    expect(decodePointRows(result.chunks[0]!)).toEqual(stamps.map((ts, index) => ({
+      organizationId: organization, instrumentId: instrument, ts, value: -0.5, version: pointVersion(versionSeq, index), isDeleted: false,
+    })));
+  });
+
+  it('stores every value as the double Number() reads from its text', () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    const texts: string[] = ['0', '-0', '0.1', '1.2600393', '2.776232', '15.633470', '-8.8982463382516537', '123456789012345', '1234567890123456789',
+      '0.0000000000000000000001', '0.00000000000000000000000123', '9007199254740993', '1e21', '-2.5E-3', '5e-324', '1.7976931348623157e308'];
+    for (let index = 0; index < 5000; index += 1) {
+      const digits = 1 + Math.floor(random() * 18);
+      let text = String(Math.floor(random() * 9) + 1);
+      for (let digit = 1; digit < digits; digit += 1) text += Math.floor(random() * 10);
+      const point = Math.floor(random() * (digits + 1));
+      texts.push(`${random() < 0.3 ? '-' : ''}${point === 0 ? `0.${text}` : point >= digits ? text : `${text.slice(0, point)}.${text.slice(point)}`}`);
+    }
+    const body = `{"data":[${texts.map((text, index) => `{"ts":${T0 + index},"instrument_id":1,"value":${text}}`).join(',')}]}`;
+    const result = ok(prepareBulkPost(encode(body), 1, VERSION));
+    const stored = decodePointRows(result.chunks[0]!).map((row) => row.value);
+    expect(stored.filter((value, index) => !Object.is(value, Number(texts[index])))).toEqual([]);
+    expect(stored).toHaveLength(texts.length);
   });
 
   it('writes each point with its own instrument when posts interleave instruments', () => {
     const interleaved = [5, 6, 5, 123456, 6, 5].map((instrument_id, index) => ({ ts: T0 + index * 1000, instrument_id, value: index }));
     const result = ok(prepareBulkPost(encode({ data: interleaved }), 42, VERSION));
     expect((readings(result) as Array<{ instrument_id: number }>).map((reading) => reading.instrument_id)).toEqual([5, 6, 5, 123456, 6, 5]);
-    expect(tsv(result)[0]!.trimEnd().split('\n').map((line) => line.split('\t').slice(0, 4).join(' ')))
+    expect(rows(result)[0]!.map((line) => line.split(' ').slice(0, 4).join(' ')))
       .toEqual(interleaved.map((point) => `42 ${point.instrument_id} ${point.ts} ${point.value}`));
     expect(result.instruments).toEqual([[5, 0], [6, 1], [123456, 3]]);
+    // One figure per instrument and minute, each counting only its own instrument's readings.
+    expect(figures(result)).toEqual([
+      { instrumentId: 5, minute: T0, points: 3, count: 3, sum: 0 + 2 + 5, min: 0, max: 5 },
+      { instrumentId: 6, minute: T0, points: 2, count: 2, sum: 1 + 4, min: 1, max: 4 },
+      { instrumentId: 123456, minute: T0, points: 1, count: 1, sum: 3, min: 3, max: 3 },
+    ]);
   });
 
   it('gives the same result through JSON.parse when the body leaves the common shape', () => {
@@ -58,9 +106,10 @@ describe('prepareBulkPost', () => {
     // An unknown key (ignored by the rules) and an instrument id as text send the body down the slow path.
     const unusual = ok(prepareBulkPost(encode({ data: data.map((point, index) => ({ ...point, note: 'x', instrument_id: String(point.instrument_id), index })) }), 42, VERSION));
     expect(readings(unusual)).toEqual(readings(common));
-    expect(tsv(unusual)).toEqual(tsv(common));
+    expect(rows(unusual)).toEqual(rows(common));
+    expect(figures(unusual)).toEqual(figures(common));
     const spaced = ok(prepareBulkPost(encode(JSON.stringify({ data }, null, 2)), 42, VERSION));
-    expect(tsv(spaced)).toEqual(tsv(common));
+    expect(rows(spaced)).toEqual(rows(common));
   });
 
   it('writes every timestamp of the answer as toISOString does, before 1970 too', () => {
@@ -92,7 +141,7 @@ describe('prepareBulkPost', () => {
       const expected = Date.parse(stamp);
       const result = prepareBulkPost(encode({ data: [points[index]] }), 1, VERSION);
       if (expected >= Date.UTC(1900, 0, 1) && expected <= Date.UTC(2200, 0, 1)) {
-        expect(result.ok ? Number(tsv(result)[0]!.split('\t')[2]) : result.error, stamp).toBe(expected);
+        expect(result.ok ? decodePointRows(result.chunks[0]!)[0]!.ts : result.error, stamp).toBe(expected);
       } else {
         expect(result.ok, stamp).toBe(false);
       }
@@ -109,13 +158,29 @@ describe('prepareBulkPost', () => {
     }
   });
 
-  it('splits the TSV into chunks and notices repeated keys', () => {
-    const many = Array.from({ length: BULK_CHUNK_POINTS + 1 }, (_, index) => ({ measured_at: T0 + index, instrument_id: 1, value: index }));
+  it('splits the rows into chunks, sums minutes across them, and notices repeated keys', () => {
+    const many = Array.from({ length: BULK_CHUNK_POINTS + 1 }, (_, index) => ({ measured_at: T0 + index * 10, instrument_id: 1, value: index % 7 === 0 ? null : index }));
     const result = ok(prepareBulkPost(encode({ data: many }), 1, VERSION));
-    expect(tsv(result).map((chunk) => chunk.split('\n').length - 1)).toEqual([BULK_CHUNK_POINTS, 1]);
+    expect(rows(result).map((chunk) => chunk.length)).toEqual([BULK_CHUNK_POINTS, 1]);
     expect(result.increasing).toBe(true);
+    // The figures agree with the readings, minute by minute.
+    const expected = new Map<number, { points: number; count: number; sum: number; min: number | null; max: number | null }>();
+    for (const point of many) {
+      const minute = point.measured_at - (point.measured_at % 60_000);
+      const figure = expected.get(minute) ?? { points: 0, count: 0, sum: 0, min: null, max: null };
+      figure.points += 1;
+      if (point.value !== null) {
+        figure.count += 1;
+        figure.sum += point.value;
+        figure.min = Math.min(figure.min ?? Infinity, point.value);
+        figure.max = Math.max(figure.max ?? -Infinity, point.value);
+      }
+      expected.set(minute, figure);
+    }
+    expect(figures(result)).toEqual([...expected].map(([minute, figure]) => ({ instrumentId: 1, minute, ...figure })));
     const repeated = ok(prepareBulkPost(encode({ data: [{ ts: T0, instrument_id: 1, value: 1 }, { ts: T0, instrument_id: 1, value: 2 }] }), 1, VERSION));
     expect(repeated.increasing).toBe(false);
+    expect(repeated.minuteFigures).toBeNull();
   });
 
   it('answers the rule that a bad post breaks, naming the first bad index', () => {

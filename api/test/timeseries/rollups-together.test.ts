@@ -1,11 +1,13 @@
 /**
  * The shared rollup pass of bulk posts finishing together (ingest-worker/src/points-store.ts,
- * recomputeRollupsTogether): one statement per table when the writes hold only their own rows and
- * cannot share a key, each write on its own otherwise; the rollups agree with the points either way.
+ * recomputeRollupsTogether): the posts' own minute figures stored as they are when their minutes (and
+ * hours) hold no other row, one statement per table when the writes hold only their own rows and
+ * cannot share a key, each write on its own otherwise; the rollups agree with the points every way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
+import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
 import { insertPointsTsv, recomputeRollupsTogether, type RollupRequest } from '../../../ingest-worker/src/points-store.ts';
 import { nextRequestVersion, pointVersion } from '../../../ingest-worker/src/versions.ts';
 
@@ -33,9 +35,17 @@ function requestOf(write: Write, own = true): RollupRequest {
   };
 }
 
-/** Counts the statements run through the client. */
-function countingClient(clickhouse: ClickHouseClient): { client: ClickHouseClient; commands: () => number } {
+/** A bulk post's request: its own rows and its minute figures, as the api computes them. */
+function requestWithFigures(write: Write): RollupRequest {
+  const minuteFigures: MinuteFigure[] = Object.entries(expected([write], write.instrumentId, 60_000))
+    .map(([minute, figure]) => ({ instrumentId: write.instrumentId, minute: Number(minute), ...figure }));
+  return { ...requestOf(write), minuteFigures };
+}
+
+/** Counts the aggregating statements (command) and the row inserts (exec) run through the client. */
+function countingClient(clickhouse: ClickHouseClient): { client: ClickHouseClient; commands: () => number; inserts: () => number } {
   let commands = 0;
+  let inserts = 0;
   const client = new Proxy(clickhouse, {
     get(target, property, receiver) {
       if (property === 'command') {
@@ -44,10 +54,16 @@ function countingClient(clickhouse: ClickHouseClient): { client: ClickHouseClien
           return target.command(...args);
         };
       }
+      if (property === 'exec') {
+        return (...args: Parameters<ClickHouseClient['exec']>) => {
+          inserts += 1;
+          return target.exec(...args);
+        };
+      }
       return Reflect.get(target, property, receiver) as unknown;
     },
   });
-  return { client, commands: () => commands };
+  return { client, commands: () => commands, inserts: () => inserts };
 }
 
 type Rollup = { points: number; count: number; sum: number; min: number | null; max: number | null };
@@ -133,5 +149,44 @@ describe('rollups of writes finishing together', () => {
     expect(checked.commands()).toBe(4);
     expect(await rollups(ctx, 'points_rollup_1m', 3)).toEqual(expected([earlier, overlapping, over], 3, 60_000));
     expect(await rollups(ctx, 'points_rollup_1h', 4)).toEqual(expected([apart], 4, 3_600_000));
+  });
+
+  it('stores the posts\' own minute figures, with no aggregation, when their minutes and hours hold no other row', async () => {
+    const writes: Write[] = [
+      // Two posts of one instrument meeting inside a minute (its row must count both), another instrument, nulls.
+      { versionSeq: 301, instrumentId: 5, points: seconds(0, 90, (index) => index * 1.25) },
+      { versionSeq: 302, instrumentId: 5, points: seconds(90, 4000, (index) => (index % 5 === 0 ? null : -index)) },
+      { versionSeq: 303, instrumentId: 6, points: seconds(10, 30, () => null) },
+    ];
+    for (const write of writes) await store(ctx, write);
+    const { client, commands, inserts } = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(client, ctx.deps.pg, writes.map(requestWithFigures));
+    expect([commands(), inserts()]).toEqual([0, 2]);
+    for (const instrumentId of [5, 6]) {
+      expect(await rollups(ctx, 'points_rollup_1m', instrumentId)).toEqual(expected(writes, instrumentId, 60_000));
+      expect(await rollups(ctx, 'points_rollup_1h', instrumentId)).toEqual(expected(writes, instrumentId, 3_600_000));
+    }
+  });
+
+  it('aggregates the hours in the database when they hold other rows, and everything when the minutes do', async () => {
+    const earlier: Write = { versionSeq: 401, instrumentId: 7, points: seconds(0, 60, (index) => index) };
+    // Same hour, other minutes: the minutes are the post's alone, its hour is not.
+    const sameHour: Write = { versionSeq: 402, instrumentId: 7, points: seconds(600, 120, (index) => 100 + index) };
+    for (const write of [earlier, sameHour]) await store(ctx, write);
+    await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [requestWithFigures(earlier)]);
+    const hourShared = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(hourShared.client, ctx.deps.pg, [requestWithFigures(sameHour)]);
+    expect([hourShared.commands(), hourShared.inserts()]).toEqual([1, 1]);
+    expect(await rollups(ctx, 'points_rollup_1m', 7)).toEqual(expected([earlier, sameHour], 7, 60_000));
+    expect(await rollups(ctx, 'points_rollup_1h', 7)).toEqual(expected([earlier, sameHour], 7, 3_600_000));
+
+    // A post into a minute that already holds a reading: its own figures would miss that reading.
+    const sameMinute: Write = { versionSeq: 403, instrumentId: 7, points: seconds(30, 10, () => 1_000) };
+    await store(ctx, sameMinute);
+    const minuteShared = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(minuteShared.client, ctx.deps.pg, [requestWithFigures(sameMinute)]);
+    expect(minuteShared.inserts()).toBe(0);
+    expect(await rollups(ctx, 'points_rollup_1m', 7)).toEqual(expected([earlier, sameHour, sameMinute], 7, 60_000));
+    expect(await rollups(ctx, 'points_rollup_1h', 7)).toEqual(expected([earlier, sameHour, sameMinute], 7, 3_600_000));
   });
 });

@@ -1,0 +1,87 @@
+/**
+ * Rollup rows built from bulk posts' own per-minute figures (shared/src/minute-figures.ts): merged per
+ * minute across the posts of one flush, summed up per hour, and written in ClickHouse's RowBinary
+ * format for points_rollup_1m and points_rollup_1h, so the doubles land exactly as computed.
+ */
+import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
+import { floorTo, HOUR_MS } from './sql.ts';
+
+/** The figures of one instrument over one minute or hour (`start`). */
+export interface RollupFigure {
+  organizationId: number;
+  instrumentId: number;
+  start: number;
+  points: number;
+  count: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+}
+
+export const ROLLUP_COLUMNS = (period: 'minute' | 'hour') =>
+  ['organization_id', 'instrument_id', period, 'points', 'value_count', 'value_sum', 'value_min', 'value_max', 'version'];
+
+const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+const higher = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+
+/** Adds up figures that share organization, instrument and period start `periodOf(start)`. */
+function merge(figures: Iterable<RollupFigure>, periodOf: (start: number) => number): RollupFigure[] {
+  const merged = new Map<string, RollupFigure>();
+  for (const figure of figures) {
+    const start = periodOf(figure.start);
+    const key = `${figure.organizationId}:${figure.instrumentId}:${start}`;
+    const into = merged.get(key);
+    if (!into) {
+      merged.set(key, { ...figure, start });
+      continue;
+    }
+    into.points += figure.points;
+    into.count += figure.count;
+    into.sum += figure.sum;
+    into.min = lower(into.min, figure.min);
+    into.max = higher(into.max, figure.max);
+  }
+  return [...merged.values()];
+}
+
+/**
+ * The minute figures of several writes of one flush as rows: writes whose keys never overlap may still
+ * share a minute, whose row must count both.
+ */
+export function minuteFiguresOf(writes: ReadonlyArray<{ organizationId: number; minutes: readonly MinuteFigure[] }>): RollupFigure[] {
+  const all = writes.flatMap(({ organizationId, minutes }) => minutes.map((minute) => ({
+    organizationId, instrumentId: minute.instrumentId, start: minute.minute, points: minute.points, count: minute.count, sum: minute.sum, min: minute.min, max: minute.max,
+  })));
+  return merge(all, (start) => start);
+}
+
+export function hourFiguresOf(minutes: readonly RollupFigure[]): RollupFigure[] {
+  return merge(minutes, (start) => floorTo(start, HOUR_MS));
+}
+
+/** RowBinary rows (columns as ROLLUP_COLUMNS) with `version` (decimal: above 2^53). */
+export function rollupRows(figures: readonly RollupFigure[], version: string): Buffer {
+  const bytes = Buffer.alloc(figures.length * 74);
+  const versionNumber = BigInt(version);
+  let offset = 0;
+  const nullable = (value: number | null) => {
+    if (value === null) {
+      bytes[offset++] = 1;
+      return;
+    }
+    bytes[offset++] = 0;
+    offset = bytes.writeDoubleLE(value, offset);
+  };
+  for (const figure of figures) {
+    offset = bytes.writeBigUInt64LE(BigInt(figure.organizationId), offset);
+    offset = bytes.writeBigUInt64LE(BigInt(figure.instrumentId), offset);
+    offset = bytes.writeBigInt64LE(BigInt(figure.start), offset);
+    offset = bytes.writeBigUInt64LE(BigInt(figure.points), offset);
+    offset = bytes.writeBigUInt64LE(BigInt(figure.count), offset);
+    offset = bytes.writeDoubleLE(figure.sum, offset);
+    nullable(figure.min);
+    nullable(figure.max);
+    offset = bytes.writeBigUInt64LE(versionNumber, offset);
+  }
+  return bytes.subarray(0, offset);
+}
