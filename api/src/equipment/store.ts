@@ -1,8 +1,7 @@
 /** Equipment rows: organisation-scoped reads shared by the equipment routes and by their dependents. */
 import type pg from 'pg';
 import { toIsoTimestamp, type Equipment } from '@bioprocess/shared/entities';
-import { notFound } from '../platform/http-error.ts';
-import { lockClause, type RowLock } from '../facilities/store.ts';
+import { requireOrganizationRow, type RowLock } from '../platform/organization-rows.ts';
 
 export const EQUIPMENT_NOT_FOUND = 'Equipment not found';
 
@@ -31,10 +30,5 @@ export async function requireEquipment(
   equipmentId: number,
   options: { lock?: RowLock } = {},
 ): Promise<EquipmentRow> {
-  const { rows } = await db.query<EquipmentRow>(
-    `SELECT ${EQUIPMENT_COLUMNS} FROM equipment WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
-    [equipmentId, organizationId],
-  );
-  if (!rows[0]) throw notFound(EQUIPMENT_NOT_FOUND);
-  return rows[0];
+  return requireOrganizationRow<EquipmentRow>(db, { name: 'equipment', columns: EQUIPMENT_COLUMNS, notFound: EQUIPMENT_NOT_FOUND }, organizationId, equipmentId, options);
 }

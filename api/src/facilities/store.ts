@@ -1,18 +1,8 @@
 /** Facility rows: organisation-scoped reads shared by the facility routes and by their dependents. */
 import type pg from 'pg';
 import { toIsoTimestamp, type Facility } from '@bioprocess/shared/entities';
-import { conflict, notFound } from '../platform/http-error.ts';
-
-/**
- * Row locks of the organisation-scoped lookups of every metadata store: 'update' for a row about to
- * change or go, 'share' for a row a new row will point at (a concurrent delete then waits, and sees
- * the new dependent, instead of the insert failing on the foreign key).
- */
-export type RowLock = 'update' | 'share';
-
-export function lockClause(lock: RowLock | undefined): string {
-  return lock === 'update' ? ' FOR UPDATE' : lock === 'share' ? ' FOR SHARE' : '';
-}
+import { conflict } from '../platform/http-error.ts';
+import { requireOrganizationRow, type RowLock } from '../platform/organization-rows.ts';
 
 export const FACILITY_NOT_FOUND = 'Facility not found';
 
@@ -40,12 +30,7 @@ export async function requireFacility(
   facilityId: number,
   options: { lock?: RowLock } = {},
 ): Promise<FacilityRow> {
-  const { rows } = await db.query<FacilityRow>(
-    `SELECT ${FACILITY_COLUMNS} FROM facilities WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
-    [facilityId, organizationId],
-  );
-  if (!rows[0]) throw notFound(FACILITY_NOT_FOUND);
-  return rows[0];
+  return requireOrganizationRow<FacilityRow>(db, { name: 'facilities', columns: FACILITY_COLUMNS, notFound: FACILITY_NOT_FOUND }, organizationId, facilityId, options);
 }
 
 /**

@@ -2,8 +2,8 @@
 import type pg from 'pg';
 import { toIsoTimestamp, type Instrument } from '@bioprocess/shared/entities';
 import { INSTRUMENT_MESSAGES } from '@bioprocess/shared/errors';
-import { conflict, notFound } from '../platform/http-error.ts';
-import { lockClause, type RowLock } from '../facilities/store.ts';
+import { conflict } from '../platform/http-error.ts';
+import { requireOrganizationRow, type RowLock } from '../platform/organization-rows.ts';
 
 export const INSTRUMENT_NOT_FOUND = 'Instrument not found';
 
@@ -31,12 +31,7 @@ export async function requireInstrument(
   instrumentId: number,
   options: { lock?: RowLock } = {},
 ): Promise<InstrumentRow> {
-  const { rows } = await db.query<InstrumentRow>(
-    `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
-    [instrumentId, organizationId],
-  );
-  if (!rows[0]) throw notFound(INSTRUMENT_NOT_FOUND);
-  return rows[0];
+  return requireOrganizationRow<InstrumentRow>(db, { name: 'instruments', columns: INSTRUMENT_COLUMNS, notFound: INSTRUMENT_NOT_FOUND }, organizationId, instrumentId, options);
 }
 
 /** Names are unique within their equipment, compared case-insensitively (spec/02 §5). */

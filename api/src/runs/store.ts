@@ -1,9 +1,7 @@
 /** Run rows: organisation-scoped reads and the wire form with its derived status. */
 import type pg from 'pg';
 import { toIsoTimestamp, type Run } from '@bioprocess/shared/entities';
-import { deriveStatus } from '@bioprocess/shared/status';
-import { notFound } from '../platform/http-error.ts';
-import { lockClause, type RowLock } from '../facilities/store.ts';
+import { requireOrganizationRow, withDerivedStatus, type RowLock } from '../platform/organization-rows.ts';
 
 export const RUN_NOT_FOUND = 'Run not found';
 
@@ -27,14 +25,7 @@ export interface RunRow {
 }
 
 export function toRun(row: RunRow, now = new Date()): Run {
-  return {
-    ...row,
-    start_time: toIsoTimestamp(row.start_time),
-    end_time: toIsoTimestamp(row.end_time),
-    status: deriveStatus(row.start_time, row.end_time, now),
-    created_at: toIsoTimestamp(row.created_at),
-    updated_at: toIsoTimestamp(row.updated_at),
-  };
+  return withDerivedStatus(row, now);
 }
 
 export async function requireRun(
@@ -43,12 +34,7 @@ export async function requireRun(
   runId: number,
   options: { lock?: RowLock } = {},
 ): Promise<RunRow> {
-  const { rows } = await db.query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
-    [runId, organizationId],
-  );
-  if (!rows[0]) throw notFound(RUN_NOT_FOUND);
-  return rows[0];
+  return requireOrganizationRow<RunRow>(db, { name: 'runs', columns: RUN_COLUMNS, notFound: RUN_NOT_FOUND }, organizationId, runId, options);
 }
 
 /**

@@ -1,9 +1,7 @@
 /** Unit operation rows: organisation-scoped reads and the wire form with its derived status. */
 import type pg from 'pg';
-import { toIsoTimestamp, type UnitOperation } from '@bioprocess/shared/entities';
-import { deriveStatus } from '@bioprocess/shared/status';
-import { notFound } from '../platform/http-error.ts';
-import { lockClause, type RowLock } from '../facilities/store.ts';
+import type { UnitOperation } from '@bioprocess/shared/entities';
+import { requireOrganizationRow, withDerivedStatus, type RowLock } from '../platform/organization-rows.ts';
 
 export const UNIT_OPERATION_NOT_FOUND = 'Unit operation not found';
 
@@ -25,14 +23,7 @@ export interface UnitOperationRow {
 }
 
 export function toUnitOperation(row: UnitOperationRow, now = new Date()): UnitOperation {
-  return {
-    ...row,
-    start_time: toIsoTimestamp(row.start_time),
-    end_time: toIsoTimestamp(row.end_time),
-    status: deriveStatus(row.start_time, row.end_time, now),
-    created_at: toIsoTimestamp(row.created_at),
-    updated_at: toIsoTimestamp(row.updated_at),
-  };
+  return withDerivedStatus(row, now);
 }
 
 export async function requireUnitOperation(
@@ -41,10 +32,5 @@ export async function requireUnitOperation(
   unitOperationId: number,
   options: { lock?: RowLock } = {},
 ): Promise<UnitOperationRow> {
-  const { rows } = await db.query<UnitOperationRow>(
-    `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE id = $1 AND organization_id = $2${lockClause(options.lock)}`,
-    [unitOperationId, organizationId],
-  );
-  if (!rows[0]) throw notFound(UNIT_OPERATION_NOT_FOUND);
-  return rows[0];
+  return requireOrganizationRow<UnitOperationRow>(db, { name: 'unit_operations', columns: UNIT_OPERATION_COLUMNS, notFound: UNIT_OPERATION_NOT_FOUND }, organizationId, unitOperationId, options);
 }
