@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { createPlant, readSeries, startWorker, waitForJobState, type Plant } from './support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import { BULK_CHUNK_DATA_TTL_SECONDS, INGEST_JOBS, bulkChunkDataKey } from '@bioprocess/shared/queues';
+import { createIngestJob } from '../../src/ingest-jobs/jobs.ts';
+import { enqueueIngest } from '../../src/timeseries/enqueue.ts';
 
 const T0 = Date.UTC(2024, 0, 1);
 
@@ -79,6 +82,28 @@ describe('bulk writes and reads', () => {
     // The whole minute is read from its rollup: its minimum and maximum are stored values, bit for bit.
     const [minute] = await readSeries(ctx, own.viewer.token, { ...range, bucket: '1m' });
     expect(minute).toMatchObject({ min: Math.min(...texts.map(Number)), max: Math.max(...texts.map(Number)) });
+  });
+
+  it('still writes a chunk queued by an older api, whose rows are TSV and whose job names no format', async () => {
+    const own = await createPlant(ctx, 1);
+    const instrumentId = own.instrumentIds[0]!;
+    const start = T0 + 9 * 86_400_000;
+    const principal = { kind: 'session' as const, userId: own.editor.id, sessionId: null, apiKeyId: null, email: own.editor.email, name: own.editor.name,
+      organizationId: own.organizationId, roles: [own.editor.role], superuser: false };
+    const { job } = await createIngestJob(ctx.deps.pg, principal, {
+      kind: 'bulk', chunkCount: 1, request: { instrument_ids: [instrumentId], start_ms: start, end_ms: start + 1000, points: 2, unique_keys: true },
+    });
+    const version = (index: number) => `${job.version_seq}${String(index + 1).padStart(10, '0')}`;
+    const tsv = `${own.organizationId}\t${instrumentId}\t${start}\t1.5\t${version(0)}\t0\n${own.organizationId}\t${instrumentId}\t${start + 1000}\t\\N\t${version(1)}\t0\n`;
+    await enqueueIngest(ctx.deps, job.id, [{
+      name: INGEST_JOBS.bulkChunk, jobId: `${job.id}-c0`,
+      data: { job_id: job.id, organization_id: own.organizationId, version_seq: Number(job.version_seq), chunk_index: 0, chunk_count: 1, points: 2 },
+    }], { values: [{ key: bulkChunkDataKey(ctx.env.QUEUE_PREFIX, job.id, 0), value: Buffer.from(tsv) }], ttlSeconds: BULK_CHUNK_DATA_TTL_SECONDS });
+    expect(await waitForJobState(ctx, own.editor.token, job.id)).toMatchObject({ state: 'completed' });
+    expect(await readSeries(ctx, own.viewer.token, { instrument_id: instrumentId })).toEqual([
+      { ts: new Date(start).toISOString(), instrument_id: instrumentId, value: 1.5 },
+      { ts: new Date(start + 1000).toISOString(), instrument_id: instrumentId, value: null },
+    ]);
   });
 
   it('rejects a post naming the first bad index and writes nothing', async () => {
