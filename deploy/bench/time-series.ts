@@ -29,6 +29,7 @@ import { migrateAll } from '../../api/src/db/migrate.ts';
 import { recomputeRollups } from '../../ingest-worker/src/points-store.ts';
 import { pointVersion } from '../../ingest-worker/src/versions.ts';
 import { seedPlant, type BenchPlant } from './fixtures.ts';
+import { apiProcessEnv } from '../local/allocator.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SCALE = Number(process.env.BENCH_SCALE ?? '1');
@@ -84,8 +85,9 @@ const base = `http://127.0.0.1:${PORT}`;
 interface Stack { api: ChildProcess; worker: ChildProcess }
 function startStack(): Stack {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
-  const start = (entry: string) => spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  return { api: start('api/src/main.ts'), worker: start('ingest-worker/src/main.ts') };
+  const start = (entry: string, processEnv: NodeJS.ProcessEnv) =>
+    spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  return { api: start('api/src/main.ts', apiProcessEnv(env)), worker: start('ingest-worker/src/main.ts', env) };
 }
 async function stopStack(stack: Stack): Promise<void> {
   await Promise.all([stack.api, stack.worker].map((child) => new Promise<void>((resolve) => {

@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
+import { apiProcessEnv } from './allocator.mjs';
 import { ROOT } from './services.mjs';
 
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -52,7 +53,7 @@ export function runMigrations(env) {
 }
 
 const PROCESSES = [
-  { name: 'api', entry: 'api/src/main.ts' },
+  { name: 'api', entry: 'api/src/main.ts', env: apiProcessEnv },
   { name: 'ingest-worker', entry: 'ingest-worker/src/main.ts' },
   { name: 'audit-worker', entry: 'audit-worker/src/main.ts' },
 ];
@@ -74,9 +75,9 @@ export function startProcesses(env, { only } = {}) {
     })));
   };
   const exited = new Promise((resolve) => {
-    for (const { name, entry } of PROCESSES.filter((p) => !only || only.includes(p.name))) {
+    for (const { name, entry, env: ownEnv } of PROCESSES.filter((p) => !only || only.includes(p.name))) {
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
-        cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'],
+        cwd: ROOT, env: ownEnv ? ownEnv(env) : env, stdio: ['ignore', 'inherit', 'inherit'],
       });
       child.once('exit', (code, signal) => {
         if (!stopping) {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { apiEnvSchema, ingestWorkerEnvSchema, parseEnv, workerEnvSchema } from '@bioprocess/shared/server/config';
+import { API_GLIBC_TUNABLES, apiProcessEnv } from '../../../deploy/local/allocator.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -133,6 +134,14 @@ describe('deploy Dockerfiles', () => {
     expect(api?.dockerfile).toContain('npm run build -w console');
     expect(api?.dockerfile).toContain('COPY --from=build /app/console/dist console/dist');
     expect(environmentOf(compose.services.api as ComposeService).CONSOLE_DIST).toBe('console/dist');
+  });
+
+  it('runs the api with the allocator settings that npm start and the bench give it', () => {
+    const api = images.find((image) => image.name === 'api');
+    expect(api?.dockerfile).toContain(`ENV GLIBC_TUNABLES=${API_GLIBC_TUNABLES}`);
+    expect(images.find((image) => image.name === 'ingest-worker')?.dockerfile).not.toContain('GLIBC_TUNABLES');
+    expect(apiProcessEnv({}).GLIBC_TUNABLES).toBe(API_GLIBC_TUNABLES);
+    expect(apiProcessEnv({ GLIBC_TUNABLES: '' }).GLIBC_TUNABLES).toBe('');
   });
 
   it('keeps local dependencies, builds and data out of the build context', () => {
