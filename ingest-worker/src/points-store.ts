@@ -130,10 +130,6 @@ function rollupScope(ranges: readonly RangeOnInstruments[]): RollupScope {
 
 const nextRollupVersion = async (pool: Pool) =>
   version((await pool.query<{ v: string }>("SELECT nextval('time_series_rollup_seq')::text AS v")).rows[0]!.v);
-const nextRollupVersions = async (pool: Pool): Promise<[string, string]> => {
-  const { rows } = await pool.query<{ m: string; h: string }>("SELECT nextval('time_series_rollup_seq')::text AS m, nextval('time_series_rollup_seq')::text AS h");
-  return [version(rows[0]!.m), version(rows[0]!.h)];
-};
 
 /**
  * Recomputes the per-minute rollups of the range from the deduplicated points. Its version comes
@@ -203,16 +199,21 @@ function keysMayOverlap(ranges: readonly RangeOnInstruments[]): boolean {
 async function storeOwnFigures(clickhouse: ClickHouseClient, pool: Pool, writes: ReadonlyArray<Required<RollupRequest>>): Promise<boolean> {
   // Drawn before the check: a write that lands in these minutes after it sees these rows in its own
   // check, recomputes from the points, and draws a later version, which wins.
-  const [minuteVersion, hourVersion] = await nextRollupVersions(pool);
+  const minuteVersion = await nextRollupVersion(pool);
   const scope = rollupScope(writes.map((write) => write.range));
   const foreign = await foreignRows(clickhouse, scope, writes);
   if (foreign.inMinutes > 0) return false;
   const minutes = minuteFiguresOf(writes.map((write) => ({ organizationId: write.range.organizationId, minutes: write.minuteFigures })));
   await insertRows(clickhouse, 'points_rollup_1m', ROLLUP_COLUMNS('minute'), 'RowBinary', Readable.from([rollupRows(minutes, minuteVersion)]));
-  if (foreign.inHours === 0) {
+  // Drawn after the minute rows are stored, as for any hourly recomputation; the hours are then
+  // checked again: a write that landed in them since the first check may already have aggregated
+  // them without these minutes, under an earlier version. Only a write landing after this second
+  // check can come later, and it sees these rows, aggregates the hours, and draws a later version.
+  const hourVersion = await nextRollupVersion(pool);
+  if (foreign.inHours === 0 && (await foreignRows(clickhouse, scope, writes)).inHours === 0) {
     await insertRows(clickhouse, 'points_rollup_1h', ROLLUP_COLUMNS('hour'), 'RowBinary', Readable.from([rollupRows(hourFiguresOf(minutes), hourVersion)]));
   } else {
-    await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool));
+    await writeHourlyRollups(clickhouse, scope, hourVersion);
   }
   return true;
 }

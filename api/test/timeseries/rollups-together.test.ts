@@ -189,4 +189,32 @@ describe('rollups of writes finishing together', () => {
     expect(await rollups(ctx, 'points_rollup_1m', 7)).toEqual(expected([earlier, sameHour, sameMinute], 7, 60_000));
     expect(await rollups(ctx, 'points_rollup_1h', 7)).toEqual(expected([earlier, sameHour, sameMinute], 7, 3_600_000));
   });
+
+  it('counts a post in its hour when another post lands in that hour and finishes its rollups while the first is storing its own', async () => {
+    const slow: Write = { versionSeq: 501, instrumentId: 8, points: seconds(0, 120, (index) => index) };
+    const fast: Write = { versionSeq: 502, instrumentId: 8, points: seconds(1800, 60, () => 7) };
+    await store(ctx, slow);
+    // Right after the slow post's first check (its hour then held only its own rows), the fast post
+    // lands in the same hour and stores all its rollups (as another ingest-worker would).
+    let checks = 0;
+    const interleaved = new Proxy(ctx.deps.clickhouse, {
+      get(target, property, receiver) {
+        if (property === 'query') {
+          return async (...args: Parameters<ClickHouseClient['query']>) => {
+            const result = await target.query(...args);
+            checks += 1;
+            if (checks === 1) {
+              await store(ctx, fast);
+              await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [requestWithFigures(fast)]);
+            }
+            return result;
+          };
+        }
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    await recomputeRollupsTogether(interleaved, ctx.deps.pg, [requestWithFigures(slow)]);
+    expect(await rollups(ctx, 'points_rollup_1m', 8)).toEqual(expected([slow, fast], 8, 60_000));
+    expect(await rollups(ctx, 'points_rollup_1h', 8)).toEqual(expected([slow, fast], 8, 3_600_000));
+  });
 });
