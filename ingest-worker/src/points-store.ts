@@ -26,10 +26,6 @@ export async function insertPoints(clickhouse: ClickHouseClient, rows: string | 
   await insertRows(clickhouse, 'points', POINT_ROW_COLUMNS, format, values);
 }
 
-export async function insertPointsTsv(clickhouse: ClickHouseClient, tsv: string | Readable): Promise<void> {
-  await insertPoints(clickhouse, tsv, 'TabSeparated');
-}
-
 export interface RangeOnInstruments {
   organizationId: number;
   instrumentIds: number[];

@@ -50,26 +50,6 @@ export class AsciiBuffer {
     this.copy(source, 0, source.length);
   }
 
-  /** Appends a safe integer in decimal, left-padded with zeros to `width` digits. */
-  integer(value: number, width = 1): void {
-    this.reserve(22);
-    let remaining = value;
-    if (remaining < 0) {
-      this.bytes[this.length++] = 0x2d;
-      remaining = -remaining;
-    }
-    let digits = 1;
-    for (let probe = remaining; probe >= 10; probe = Math.floor(probe / 10)) digits += 1;
-    const count = Math.max(digits, width);
-    const bytes = this.bytes;
-    let position = this.length + count - 1;
-    for (let index = 0; index < count; index += 1) {
-      bytes[position--] = 0x30 + (remaining % 10);
-      remaining = Math.floor(remaining / 10);
-    }
-    this.length += count;
-  }
-
   /** The bytes written so far (a view: valid until the next write or reset). */
   contents(): Uint8Array {
     return this.bytes.subarray(0, this.length);

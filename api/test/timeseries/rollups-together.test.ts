@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
-import { insertPointsTsv, recomputeRollupsTogether, type RollupRequest } from '../../../ingest-worker/src/points-store.ts';
+import { insertPoints, recomputeRollupsTogether, type RollupRequest } from '../../../ingest-worker/src/points-store.ts';
 import { nextRequestVersion, pointVersion } from '../../../ingest-worker/src/versions.ts';
 
 const ORGANIZATION = 41;
@@ -24,7 +24,7 @@ interface Write {
 async function store(ctx: TestContext, write: Write): Promise<void> {
   const lines = write.points.map(([ts, value], index) =>
     `${ORGANIZATION}\t${write.instrumentId}\t${ts}\t${value ?? '\\N'}\t${pointVersion(write.versionSeq, index)}\t0\n`);
-  await insertPointsTsv(ctx.deps.clickhouse, lines.join(''));
+  await insertPoints(ctx.deps.clickhouse, lines.join(''), 'TabSeparated');
 }
 
 function requestOf(write: Write, own = true): RollupRequest {
