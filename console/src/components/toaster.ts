@@ -4,7 +4,7 @@
  * hunting for it).
  */
 import { createElement } from 'react';
-import { Classes, OverlayToaster, Position, type Intent, type Toaster } from '@blueprintjs/core';
+import { OverlayToaster, Position, type Intent, type Toaster } from '@blueprintjs/core';
 
 export const TOAST_TIMEOUT_MS = 5000;
 export const TOAST_LIMIT = 1;
@@ -58,17 +58,17 @@ function installSwipeToDismiss(element: HTMLElement): void {
   });
 }
 
-/** Focuses the toast viewport on F8; installed once by the app root. */
+/**
+ * Focuses the toast viewport on F8; installed once by the app root. The viewport itself, not a toast:
+ * a toast being replaced or timing out leaves the page and would take the focus with it (the newest
+ * toast is not even last in the DOM: Blueprint puts it first). From the viewport, Tab reaches the
+ * toast's controls.
+ */
 export function installToastHotkey(target: Window = window): () => void {
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key !== TOAST_HOTKEY) return;
     event.preventDefault();
-    // The current toast, not one that is still leaving (it would take the focus with it).
-    const current = [...(viewport?.querySelectorAll<HTMLElement>(`.${Classes.TOAST}`) ?? [])]
-      .filter((toast) => !toast.className.includes(`${Classes.TOAST}-exit`));
-    const focusable = current[current.length - 1] ?? viewport;
-    if (focusable && !focusable.hasAttribute('tabindex')) focusable.tabIndex = -1;
-    focusable?.focus();
+    viewport?.focus();
   };
   target.addEventListener('keydown', onKeyDown);
   return () => target.removeEventListener('keydown', onKeyDown);
