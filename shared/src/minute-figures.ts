@@ -31,10 +31,6 @@ export class MinuteFiguresBuilder {
     this.fields.push(instrumentId, minute, points, count, sum, count > 0 ? min : Number.NaN, count > 0 ? max : Number.NaN);
   }
 
-  get rows(): number {
-    return this.fields.length / FIELDS_PER_ROW;
-  }
-
   encode(): Uint8Array {
     const bytes = new Uint8Array(this.fields.length * 8);
     const view = new DataView(bytes.buffer);

@@ -45,7 +45,7 @@ export type BulkPreparation = PreparedBulk | { ok: false; error: string };
 const ascii = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
 const NULL_JSON = ascii('null');
 
-/** A point's value (null for a JSON null) and, when it came from the body, its text at [start, end). */
+/** A point's value (null for a JSON null) and, when the body wrote it as a plain decimal, that text at [start, end). */
 interface ValueRef {
   source: Uint8Array | null;
   start: number;
@@ -123,7 +123,7 @@ class BulkWriter {
     if (number === null) {
       valueText = NULL_JSON;
       valueEnd = NULL_JSON.length;
-    } else if (value.source !== null && isPlainDecimal(value.source, value.start, value.end)) {
+    } else if (value.source !== null) {
       valueText = value.source;
       valueStart = value.start;
       valueEnd = value.end;
@@ -217,17 +217,6 @@ class BulkWriter {
 
 const latin1Of = (bytes: Uint8Array, start: number, end: number) => Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
 
-/** An optional minus, digits and at most one decimal point: ClickHouse reads it as the same number. */
-function isPlainDecimal(bytes: Uint8Array, start: number, end: number): boolean {
-  let index = bytes[start] === 0x2d ? start + 1 : start;
-  if (index === end) return false;
-  for (; index < end; index += 1) {
-    const code = bytes[index]!;
-    if ((code < 0x30 || code > 0x39) && code !== 0x2e) return false;
-  }
-  return true;
-}
-
 /** 10^0 .. 10^22, each exactly a double. */
 const POWERS_OF_TEN = Array.from({ length: 23 }, (_, exponent) => Number(`1e${exponent}`));
 
@@ -293,6 +282,8 @@ class BodyScanner {
   private tokenStart = 0;
   private tokenEnd = 0;
   private tokenInteger = false;
+  /** The last number token has no exponent: an optional minus, digits and at most one decimal point. */
+  private tokenPlain = false;
   private readonly value: ValueRef = { source: null, start: 0, end: 0, number: null };
 
   constructor(private readonly body: Uint8Array, private readonly writer: BulkWriter) {
@@ -334,8 +325,10 @@ class BodyScanner {
       while (index < length && body[index]! >= 0x30 && body[index]! <= 0x39) index += 1;
       if (index === fractionStart) throw notCommon;
     }
+    this.tokenPlain = true;
     if (body[index] === 0x65 || body[index] === 0x45) {
       this.tokenInteger = false;
+      this.tokenPlain = false;
       index += 1;
       if (body[index] === 0x2b || body[index] === 0x2d) index += 1;
       const exponentStart = index;
@@ -490,7 +483,8 @@ class BodyScanner {
           this.position += 4;
         } else {
           this.number();
-          value.source = body;
+          // A plain decimal is echoed in the answer as written; any other form as the number's text.
+          value.source = this.tokenPlain ? body : null;
           value.start = this.tokenStart;
           value.end = this.tokenEnd;
           const number = numberAt(body, this.tokenStart, this.tokenEnd);
