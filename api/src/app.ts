@@ -18,6 +18,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { authenticationPlugin } from './auth/authenticate.ts';
 import { installErrorHandler } from './platform/error-handler.ts';
+import { registerAddressLimits } from './platform/address-limits.ts';
 import type { AppDeps } from './platform/deps.ts';
 import type { App } from './platform/app-type.ts';
 import { registerFeatureRoutes } from './routes.ts';
@@ -66,6 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/api/v1/docs', staticCSP: true, uiConfig: { docExpansion: 'list' } });
   app.get('/api/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
+  await registerAddressLimits(app, deps);
   await app.register(authenticationPlugin, deps);
   await registerFeatureRoutes(app, deps);
 

@@ -6,6 +6,7 @@ import { buildApp } from './app.ts';
 import { migrateAll } from './db/migrate.ts';
 import { closeDeps, createDeps } from './platform/deps.ts';
 import { runStartupTasks } from './startup.ts';
+import { PublishedPasswordError } from './auth/superuser-bootstrap.ts';
 import { seedDemo } from './demo/seed.ts';
 
 // Requests hold their objects while they wait for their job, so some survive into the old generation,
@@ -19,7 +20,14 @@ const logger = createLogger('api', env.LOG_LEVEL);
 
 await migrateAll(env, logger);
 const deps = createDeps(env, logger);
-await runStartupTasks(deps);
+try {
+  await runStartupTasks(deps);
+} catch (error) {
+  if (!(error instanceof PublishedPasswordError)) throw error;
+  logger.fatal(error.message);
+  await closeDeps(deps);
+  process.exit(78);
+}
 const app = await buildApp(deps);
 await app.ready();
 if (env.SEED_DEMO) await seedDemo(app, deps);

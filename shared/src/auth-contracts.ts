@@ -139,12 +139,22 @@ export const apiKeySchema = z.object({
   created_at: z.string(),
   last_used_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
+  /** After this instant the key is refused; null: until revoked. */
+  expires_at: z.string().nullable(),
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
+/** API keys are for instrument feeds: they read and write data, never administer (no admin role). */
+export const API_KEY_ROLES = ['viewer', 'editor'] as const;
+export const API_KEY_ROLE_MESSAGE = 'API keys can have the viewer or editor role; administration needs a signed-in admin';
+export const API_KEY_EXPIRY_MESSAGE = 'expires_at must be a date and time in the future';
+
 export const createApiKeyRequestSchema = z.object({
   name: z.string({ message: 'Key name is required' }).trim().min(1, 'Key name is required').max(100, 'Key name must be at most 100 characters'),
-  role: roleSchema.default('editor'),
+  role: z.enum(API_KEY_ROLES, { message: API_KEY_ROLE_MESSAGE }).default('editor'),
+  expires_at: z.iso.datetime({ offset: true, message: API_KEY_EXPIRY_MESSAGE })
+    .refine((value) => Date.parse(value) > Date.now(), { message: API_KEY_EXPIRY_MESSAGE })
+    .nullish(),
 });
 export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() });
 

@@ -1,7 +1,8 @@
 /**
- * Organisation API keys for machines (instrument feeds): admins list, create and revoke them. The key
- * (`bpk_...`) is shown once at creation and stored only as its sha256 hash; it acts with its role in
- * the organisation it was created for.
+ * Organisation API keys for machines (instrument feeds): signed-in admins list, create and revoke
+ * them (a key itself never may). The key (`bpk_...`) is shown once at creation and stored only as its
+ * sha256 hash; it acts with its role (viewer or editor) in the organisation it was created for, until
+ * it is revoked or its optional expiry passes. Its creator is recorded.
  */
 import { z } from 'zod';
 import { apiKeySchema, createApiKeyRequestSchema, createdApiKeySchema, idParamsSchema, type ApiKey } from '@bioprocess/shared/auth-contracts';
@@ -10,6 +11,7 @@ import type { AppDeps } from '../platform/deps.ts';
 import { notFound } from '../platform/http-error.ts';
 import { emitAudit } from '../audit/emit.ts';
 import { principalOf } from '../auth/authenticate.ts';
+import { sessionUserId } from '../auth/routes.ts';
 import { API_KEY_PREFIX } from '../auth/principal.ts';
 import { issueToken } from '../auth/tokens.ts';
 
@@ -18,7 +20,7 @@ export const API_KEY_NOT_FOUND = 'API key not found';
 /** How much of a key is kept readable to recognise it in lists. */
 const VISIBLE_PREFIX_LENGTH = API_KEY_PREFIX.length + 6;
 
-const API_KEY_COLUMNS = 'id, name, role, key_prefix, created_by, created_at, last_used_at, revoked_at';
+const API_KEY_COLUMNS = 'id, name, role, key_prefix, created_by, created_at, last_used_at, revoked_at, expires_at';
 
 interface ApiKeyRow {
   id: number;
@@ -29,6 +31,7 @@ interface ApiKeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  expires_at: Date | null;
 }
 
 function toApiKey(row: ApiKeyRow): ApiKey {
@@ -37,6 +40,7 @@ function toApiKey(row: ApiKeyRow): ApiKey {
     created_at: row.created_at.toISOString(),
     last_used_at: row.last_used_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
+    expires_at: row.expires_at?.toISOString() ?? null,
   };
 }
 
@@ -56,17 +60,18 @@ export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
     config: { access: 'manage_users' },
     schema: { tags: ['api-keys'], summary: 'Create a key; the answer carries the key, shown this once', body: createApiKeyRequestSchema, response: { 201: createdApiKeySchema } },
   }, async (request, reply) => {
+    const creatorId = sessionUserId(request);
     const principal = principalOf(request);
     const { token, tokenHash } = issueToken(API_KEY_PREFIX);
     const { rows } = await deps.pg.query(
-      `INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${API_KEY_COLUMNS}`,
-      [principal.organizationId, request.body.name, tokenHash, token.slice(0, VISIBLE_PREFIX_LENGTH), request.body.role, principal.userId],
+      `INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role, created_by, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${API_KEY_COLUMNS}`,
+      [principal.organizationId, request.body.name, tokenHash, token.slice(0, VISIBLE_PREFIX_LENGTH), request.body.role, creatorId, request.body.expires_at ?? null],
     );
     const created = toApiKey(rows[0] as ApiKeyRow);
     emitAudit(deps, request, {
       event_type: 'api_key.created', action: 'create', resource_type: 'api_key', resource_id: created.id,
-      changes: { after: { name: created.name, role: created.role, key_prefix: created.key_prefix } },
+      changes: { after: { name: created.name, role: created.role, key_prefix: created.key_prefix, expires_at: created.expires_at, created_by: created.created_by } },
     });
     return reply.status(201).send({ ...created, key: token });
   });

@@ -5,6 +5,7 @@ import type { Role } from '@bioprocess/shared/enums';
 import { AUTH_MESSAGES } from '@bioprocess/shared/errors';
 import type { AppDeps } from '../platform/deps.ts';
 import { HttpError } from '../platform/http-error.ts';
+import { badTokenCounter, tooManyRequestsMessage } from '../platform/address-limits.ts';
 import { API_KEY_PREFIX, hashToken, type RequestPrincipal, type RouteAccess } from './principal.ts';
 
 function bearerToken(request: FastifyRequest): string | null {
@@ -13,6 +14,14 @@ function bearerToken(request: FastifyRequest): string | null {
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   return match ? match[1]! : null;
 }
+
+export const API_KEY_NOT_ALLOWED_MESSAGE = 'API keys are for instrument feeds: this call needs a signed-in user';
+
+/**
+ * What an API key may never do, whatever its role: manage keys, users and organisations, or read the
+ * audit log. A leaked feed key must not be a way into the organisation's administration.
+ */
+const PEOPLE_ONLY_PERMISSIONS: ReadonlySet<RouteAccess> = new Set<RouteAccess>(['manage_users', 'view_audit_logs', 'superuser']);
 
 /** How stale an API key's last_used_at may be. */
 const API_KEY_USE_RESOLUTION = "interval '1 minute'";
@@ -24,7 +33,8 @@ async function resolvePrincipal(deps: AppDeps, token: string): Promise<RequestPr
     // so concurrent requests do not queue on the key's row lock (or leave a dead row each).
     const { rows } = await deps.pg.query(
       `WITH key AS (
-         SELECT id, name, organization_id, role, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL
+         SELECT id, name, organization_id, role, last_used_at FROM api_keys
+          WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
        ), touched AS (
          UPDATE api_keys SET last_used_at = now()
           WHERE id IN (SELECT id FROM key WHERE last_used_at IS NULL OR last_used_at < now() - ${API_KEY_USE_RESOLUTION})
@@ -89,13 +99,26 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, deps: AppDep
     for (const method of [route.method].flat()) declaredRoutes.push({ method, url: route.url, access });
   });
 
-  app.addHook('onRequest', async (request) => {
+  const countBadToken = badTokenCounter(app, deps.env);
+
+  app.addHook('onRequest', async (request, reply) => {
     const token = bearerToken(request);
-    if (token) request.principal = await resolvePrincipal(deps, token);
+    if (token) {
+      request.principal = await resolvePrincipal(deps, token);
+      if (!request.principal) {
+        // Guessing keys or replaying stolen tokens costs the address its budget; valid tokens never do.
+        const overBudget = await countBadToken(request);
+        if (overBudget) {
+          reply.header('retry-after', overBudget.retryAfterSeconds);
+          throw new HttpError(429, tooManyRequestsMessage(overBudget.after));
+        }
+      }
+    }
     const access: RouteAccess | undefined = request.routeOptions.config?.access;
     if (!access || access === 'public') return;
     if (!request.principal) throw new HttpError(401, AUTH_MESSAGES.authenticationRequired);
     if (access === 'authenticated') return;
+    if (request.principal.kind === 'api_key' && PEOPLE_ONLY_PERMISSIONS.has(access)) throw new HttpError(403, API_KEY_NOT_ALLOWED_MESSAGE);
     if (!can(request.principal, access)) throw new HttpError(403, AUTH_MESSAGES.forbidden);
   });
 }, { name: 'authentication' });

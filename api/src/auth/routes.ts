@@ -25,11 +25,12 @@ import { emitAudit } from '../audit/emit.ts';
 import { auditUserFields, findUserByEmail, findUserById, toAuthUser, toUser } from '../users/user-record.ts';
 import { principalOf } from './authenticate.ts';
 import { assertPasswordPolicy, hashPassword, verifyPassword } from './passwords.ts';
-import { clearFailures, isBlocked, recordFailure, type ThrottleSettings } from './login-throttle.ts';
+import { clearFailures, takeLoginAttempt, type ThrottleSettings } from './login-throttle.ts';
 import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
-import { consumeLinkToken, createLinkToken, sendResetMail } from './reset-tokens.ts';
+import { consumeLinkToken, createResetLinkWithinLimit, isLinkTokenLive, sendResetMail } from './reset-tokens.ts';
 import { hashToken } from './principal.ts';
 import { usesDevOutbox } from '../mail/mailer.ts';
+import { addressLimit } from '../platform/address-limits.ts';
 
 export const FORGOT_PASSWORD_MESSAGE = 'If an account exists for this email, a password reset link has been sent.';
 export const PASSWORD_RESET_MESSAGE = 'Your password has been reset. You can now log in with your new password.';
@@ -53,7 +54,7 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
   const throttle: ThrottleSettings = { maxFailures: deps.env.LOGIN_MAX_FAILURES, windowMinutes: deps.env.LOGIN_WINDOW_MINUTES };
 
   app.post('/api/v1/auth/signup', {
-    config: { access: 'public' },
+    config: { access: 'public', rateLimit: addressLimit(deps.env, 'signup') },
     schema: {
       tags: ['auth'],
       summary: 'Create an organisation with the new user as its admin',
@@ -93,7 +94,7 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
   });
 
   app.post('/api/v1/auth/login', {
-    config: { access: 'public' },
+    config: { access: 'public', rateLimit: addressLimit(deps.env, 'signIn') },
     schema: {
       tags: ['auth'],
       summary: 'Exchange email and password for a session token',
@@ -102,7 +103,6 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request) => {
     const { email, password } = request.body;
-    const accountKey = email.toLowerCase();
     const failure = (reason: string, user: { id: number; organization_id: number } | null) =>
       emitAudit(deps, request, {
         event_type: 'auth.login', action: 'login', resource_type: 'user', resource_id: user?.id ?? null,
@@ -111,7 +111,10 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
       });
 
     const user = await findUserByEmail(deps.pg, email);
-    if (await isBlocked(deps.pg, accountKey, throttle)) {
+    const account = { userId: user?.id ?? null, email };
+    // Counted before the (slow) verification, so concurrent guesses cannot outrun the count.
+    const attempt = await takeLoginAttempt(deps.pg, account, throttle);
+    if (!attempt.allowed) {
       failure('blocked', user);
       throw new HttpError(429, AUTH_MESSAGES.loginBlocked);
     }
@@ -120,7 +123,7 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
       : null;
     const valid = await verifyPassword(passwordHash, password);
     if (!user || !valid) {
-      const failures = await recordFailure(deps.pg, accountKey, throttle);
+      const failures = attempt.attempts;
       failure('invalid_credentials', user);
       if (failures >= throttle.maxFailures) {
         emitAudit(deps, request, {
@@ -132,7 +135,7 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
       }
       throw unauthorized(AUTH_MESSAGES.invalidCredentials);
     }
-    await clearFailures(deps.pg, accountKey);
+    await clearFailures(deps.pg, account);
     const token = await createSession(deps.pg, user.id, deps.env.SESSION_TTL_HOURS);
     emitAudit(deps, request, {
       event_type: 'auth.login', action: 'login', resource_type: 'user', resource_id: user.id,
@@ -179,40 +182,50 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
   });
 
   app.post('/api/v1/auth/forgot-password', {
-    config: { access: 'public' },
+    config: { access: 'public', rateLimit: addressLimit(deps.env, 'passwordReset') },
     schema: { tags: ['auth'], summary: 'Send a password reset link (same answer whether or not the email exists)', body: forgotPasswordRequestSchema, response: { 200: messageResponseSchema } },
   }, async (request) => {
     const { email } = request.body;
     const user = await findUserByEmail(deps.pg, email);
-    if (user) {
-      const delivery = (async () => {
-        const token = await createLinkToken(deps.pg, user.id, 'reset', deps.env.RESET_TOKEN_TTL_MINUTES);
-        await sendResetMail(deps, user.email, token);
-      })().catch((error: unknown) => {
-        // The caller gets the same answer either way; the failure is for operators.
-        request.log.error({ err: error }, 'password reset mail could not be sent');
-      });
-      // A real mail server is not waited for: its latency would tell callers which emails have accounts.
-      // The dev outbox is a local insert, awaited so the link can be read as soon as the call answers.
-      if (usesDevOutbox(deps.env)) await delivery;
-    }
-    emitAudit(deps, request, {
+    const audit = (mailed: boolean) => emitAudit(deps, request, {
       event_type: 'auth.password_reset_requested', action: 'password_reset_request', resource_type: 'user',
-      resource_id: user?.id ?? null, success: user !== null, user_id: user?.id ?? null, user_email: email,
+      resource_id: user?.id ?? null, success: mailed, user_id: user?.id ?? null, user_email: email,
       organization_id: user?.organization_id ?? null,
+      ...(user && !mailed ? { changes: { after: { reason: 'hourly_mail_limit' } } } : {}),
     });
+    if (!user) {
+      audit(false);
+      return { message: FORGOT_PASSWORD_MESSAGE };
+    }
+    const delivery = (async () => {
+      // The link is issued under a lock of the account: a burst of requests sends at most the hourly
+      // budget and leaves exactly one live link.
+      const token = await withTransaction(deps.pg, (client) =>
+        createResetLinkWithinLimit(client, user.id, deps.env.RESET_TOKEN_TTL_MINUTES, deps.env.FORGOT_PASSWORD_MAILS_PER_HOUR));
+      audit(token !== null);
+      if (token) await sendResetMail(deps, user.email, token);
+    })().catch((error: unknown) => {
+      // The caller gets the same answer either way; the failure is for operators.
+      request.log.error({ err: error }, 'password reset mail could not be sent');
+    });
+    // A real mail server is not waited for: its latency would tell callers which emails have accounts.
+    // The dev outbox is a local insert, awaited so the link can be read as soon as the call answers.
+    if (usesDevOutbox(deps.env)) await delivery;
     return { message: FORGOT_PASSWORD_MESSAGE };
   });
 
   app.post('/api/v1/auth/reset-password', {
-    config: { access: 'public' },
+    config: { access: 'public', rateLimit: addressLimit(deps.env, 'passwordReset') },
     schema: { tags: ['auth'], summary: 'Set a new password with a reset or invitation token', body: resetPasswordRequestSchema, response: { 200: messageResponseSchema } },
   }, async (request) => {
     const { token, password } = request.body;
     assertPasswordPolicy(password);
-    const passwordHash = await hashPassword(password);
-    const result = await withTransaction(deps.pg, async (client) => {
-      const consumed = await consumeLinkToken(client, hashToken(token));
+    const tokenHash = hashToken(token);
+    // The token is checked before the password is hashed: hashing is what costs, and only a caller
+    // holding a live link may make the server pay for it. It is spent in the transaction below.
+    const passwordHash = (await isLinkTokenLive(deps.pg, tokenHash)) ? await hashPassword(password) : null;
+    const result = passwordHash === null ? null : await withTransaction(deps.pg, async (client) => {
+      const consumed = await consumeLinkToken(client, tokenHash);
       if (!consumed) return null;
       await client.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [consumed.userId, passwordHash]);
       const revokedSessions = await revokeAllSessions(client, consumed.userId);

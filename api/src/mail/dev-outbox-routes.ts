@@ -1,6 +1,7 @@
 /**
- * GET /api/v1/dev/outbox?email=: the dev outbox for local use and end-to-end tests. Registered only
- * when no SMTP server is configured and NODE_ENV is not production, so it never exists in production.
+ * GET /api/v1/dev/outbox?email=: the dev outbox for local use and end-to-end tests. It holds live
+ * reset and invitation links, so it exists only when DEV_OUTBOX is switched on without an SMTP server
+ * (the configuration refuses DEV_OUTBOX under NODE_ENV=production) and only a superuser may read it.
  */
 import { z } from 'zod';
 import { devOutboxMessageSchema } from '@bioprocess/shared/auth-contracts';
@@ -15,7 +16,7 @@ export function devOutboxEnabled(env: AppDeps['env']): boolean {
 export async function devOutboxRoutes(app: App, deps: AppDeps): Promise<void> {
   if (!devOutboxEnabled(deps.env)) return;
   app.get('/api/v1/dev/outbox', {
-    config: { access: 'public' },
+    config: { access: 'superuser' },
     schema: {
       hide: true,
       querystring: z.object({

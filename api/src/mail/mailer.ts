@@ -1,7 +1,9 @@
 /**
- * Outgoing mail. With SMTP_URL set, messages go through nodemailer; without it (development, tests)
- * they are kept in the `dev_outbox` table and the link is logged, so reset and invitation flows can be
- * followed end to end without a mail server.
+ * Outgoing mail. With SMTP_URL set, messages go through nodemailer. Without it, and only when
+ * DEV_OUTBOX is switched on (development, tests; never in production), they are kept in the
+ * `dev_outbox` table, which a superuser can read, so reset and invitation flows can be followed end
+ * to end without a mail server. Otherwise the message is dropped with a warning. The links in these
+ * messages hand over accounts: they are never logged.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppDeps } from '../platform/deps.ts';
@@ -25,8 +27,8 @@ function transporterFor(deps: Pick<AppDeps, 'env'>, smtpUrl: string): Transporte
   return transporter;
 }
 
-export function usesDevOutbox(env: Pick<AppDeps['env'], 'SMTP_URL'>): boolean {
-  return !env.SMTP_URL;
+export function usesDevOutbox(env: Pick<AppDeps['env'], 'SMTP_URL' | 'DEV_OUTBOX'>): boolean {
+  return !env.SMTP_URL && env.DEV_OUTBOX;
 }
 
 export async function sendMail(deps: Pick<AppDeps, 'env' | 'pg' | 'logger'>, message: MailMessage): Promise<void> {
@@ -40,10 +42,13 @@ export async function sendMail(deps: Pick<AppDeps, 'env' | 'pg' | 'logger'>, mes
     deps.logger.info({ to: message.to, subject: message.subject }, 'mail sent');
     return;
   }
+  if (!usesDevOutbox(deps.env)) {
+    deps.logger.warn({ to: message.to, subject: message.subject }, 'mail not sent: set SMTP_URL (or DEV_OUTBOX=true for local use)');
+    return;
+  }
   await deps.pg.query(
     'INSERT INTO dev_outbox ("to", subject, body, link) VALUES ($1, $2, $3, $4)',
     [message.to, message.subject, message.text, message.link ?? null],
   );
-  // In development the link is the point of the outbox: logging it lets a developer follow it.
-  deps.logger.info({ to: message.to, subject: message.subject, link: message.link ?? null }, 'mail kept in dev outbox (SMTP_URL not set)');
+  deps.logger.info({ to: message.to, subject: message.subject }, 'mail stored in the dev outbox (a superuser reads it at /api/v1/dev/outbox)');
 }

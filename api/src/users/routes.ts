@@ -47,9 +47,29 @@ async function lockSuperusers(client: PoolClient): Promise<number[]> {
   return rows.map((row) => row.id as number);
 }
 
-async function lockAdmins(client: PoolClient, organizationId: number): Promise<number[]> {
-  const { rows } = await client.query(`SELECT id FROM users WHERE organization_id = $1 AND role = 'admin' ORDER BY id FOR UPDATE`, [organizationId]);
-  return rows.map((row) => row.id as number);
+/**
+ * The user with this id if the caller may manage it, with its organisation's row locked first: every
+ * change that could remove an admin takes that lock, so two concurrent removals of the last two
+ * admins are serialised (and never deadlock on each other's user rows).
+ */
+async function userInReachWithOrganizationLocked(client: PoolClient, principal: RequestPrincipal, id: number): Promise<UserRow> {
+  const target = await findUserById(client, id);
+  if (!target || (!principal.superuser && target.organization_id !== principal.organizationId)) throw notFound(USER_MESSAGES.notFound);
+  await client.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [target.organization_id]);
+  const user = await userInReach(client, principal, id);
+  // Moved to another organisation meanwhile (a superuser's switch): lock that one instead.
+  if (user.organization_id !== target.organization_id) return userInReachWithOrganizationLocked(client, principal, id);
+  return user;
+}
+
+/** Refuses a change that would leave the user's organisation without an admin. */
+async function assertAnotherAdminRemains(client: PoolClient, user: UserRow): Promise<void> {
+  if (user.role !== 'admin') return;
+  const { rows } = await client.query(
+    `SELECT count(*)::int AS admins FROM users WHERE organization_id = $1 AND role = 'admin' AND id <> $2`,
+    [user.organization_id, user.id],
+  );
+  if ((rows[0].admins as number) === 0) throw conflict(USER_MESSAGES.lastAdmin);
 }
 
 function inviterName(request: FastifyRequest): string {
@@ -120,12 +140,9 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const principal = principalOf(request);
     const { before, after } = await withTransaction(deps.pg, async (client) => {
-      const before = await userInReach(client, principal, request.params.id);
+      const before = await userInReachWithOrganizationLocked(client, principal, request.params.id);
       if (before.superuser && !principal.superuser) throw forbidden(USER_MESSAGES.superuserOnly);
-      if (before.role === 'admin' && request.body.roleName !== 'admin') {
-        const admins = await lockAdmins(client, before.organization_id);
-        if (admins.length <= 1) throw conflict(USER_MESSAGES.lastAdmin);
-      }
+      if (request.body.roleName !== 'admin') await assertAnotherAdminRemains(client, before);
       await client.query('UPDATE users SET role = $2, updated_at = now() WHERE id = $1', [before.id, request.body.roleName]);
       return { before, after: (await findUserById(client, before.id))! };
     });
@@ -138,17 +155,19 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
 
   app.delete('/api/v1/auth/users/:id', {
     config: { access: 'manage_users' },
-    schema: { tags: ['users'], summary: 'Delete a user (never yourself, never the last superuser)', params: idParamsSchema },
+    schema: { tags: ['users'], summary: 'Delete a user (never yourself, the last superuser or the last admin of an organisation)', params: idParamsSchema },
   }, async (request, reply) => {
     const principal = principalOf(request);
     if (principal.userId === request.params.id) throw badRequest(USER_MESSAGES.cannotDeleteSelf);
     const deleted = await withTransaction(deps.pg, async (client) => {
-      const user = await userInReach(client, principal, request.params.id);
+      const user = await userInReachWithOrganizationLocked(client, principal, request.params.id);
       if (user.superuser) {
         if (!principal.superuser) throw forbidden(USER_MESSAGES.superuserOnly);
         const superusers = await lockSuperusers(client);
         if (superusers.length <= 1) throw conflict(USER_MESSAGES.lastSuperuser);
       }
+      // Deleting an admin is removing one, by anyone, a superuser included.
+      await assertAnotherAdminRemains(client, user);
       await client.query('DELETE FROM users WHERE id = $1', [user.id]);
       return user;
     });

@@ -172,7 +172,7 @@ describe('API keys', () => {
   });
 
   it('gives API keys no user profile', async () => {
-    const { key } = (await ctx.request({ method: 'POST', url: '/api/v1/api-keys', token: adminA.token, payload: { name: 'Feed 3', role: 'admin' } })).json();
+    const { key } = (await ctx.request({ method: 'POST', url: '/api/v1/api-keys', token: adminA.token, payload: { name: 'Feed 3', role: 'editor' } })).json();
     const profile = await ctx.request({ method: 'GET', url: '/api/v1/auth/profile', token: key });
     expect(profile.statusCode).toBe(403);
   });

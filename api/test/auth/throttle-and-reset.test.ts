@@ -3,13 +3,13 @@ import { AUTH_MESSAGES } from '@bioprocess/shared/errors';
 import { PASSWORD_REQUIREMENTS_MESSAGE } from '@bioprocess/shared/password';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { FORGOT_PASSWORD_MESSAGE, PASSWORD_RESET_MESSAGE } from '../../src/auth/routes.ts';
-import { latestOutboxLink } from './outbox.ts';
+import { latestOutboxLink, outboxMessages } from './outbox.ts';
 
 const PASSWORD = 'Strong-Pass1!';
 
 describe('login throttling and password reset', () => {
   let ctx: TestContext;
-  beforeAll(async () => { ctx = await createTestContext({ LOGIN_WINDOW_MINUTES: '15', PUBLIC_URL: 'https://app.example.test' }); });
+  beforeAll(async () => { ctx = await createTestContext({ LOGIN_WINDOW_MINUTES: '15', PUBLIC_URL: 'https://app.example.test', DEV_OUTBOX: 'true' }); });
   afterAll(async () => { await ctx.close(); });
 
   const login = (email: string, password: string) => ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password } });
@@ -71,8 +71,7 @@ describe('login throttling and password reset', () => {
     expect(unknown.statusCode).toBe(200);
     expect(known.json()).toEqual({ message: FORGOT_PASSWORD_MESSAGE });
     expect(unknown.json()).toEqual(known.json());
-    const nobodyMail = await ctx.request({ method: 'GET', url: '/api/v1/dev/outbox?email=nobody@example.test' });
-    expect(nobodyMail.json()).toEqual([]);
+    expect(await outboxMessages(ctx, 'nobody@example.test')).toEqual([]);
 
     const mail = await latestOutboxLink(ctx, 'forgot@example.test');
     expect(mail.link.startsWith('https://app.example.test/reset-password?token=')).toBe(true);

@@ -14,7 +14,7 @@ describe('user management, invitations, superusers and organisation switching', 
   let superuser: TestUser;
 
   beforeAll(async () => {
-    ctx = await createTestContext();
+    ctx = await createTestContext({ DEV_OUTBOX: 'true' });
     orgA = await ctx.createOrganization('Org A');
     orgB = await ctx.createOrganization('Org B');
     adminA = await ctx.createUser({ organizationId: orgA, role: 'admin' });
@@ -33,7 +33,7 @@ describe('user management, invitations, superusers and organisation switching', 
     const notYet = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'viewer@example.test', password: 'Viewer-Pass1!' } });
     expect(notYet.statusCode).toBe(401);
 
-    const mail = await latestOutboxLink(ctx, 'viewer@example.test');
+    const mail = await latestOutboxLink(ctx, 'viewer@example.test', superuser.token);
     expect(mail.subject).toContain('Org A');
     expect(mail.link).toContain('/reset-password?token=');
     const set = await ctx.request({ method: 'POST', url: '/api/v1/auth/reset-password', payload: { token: mail.token, password: 'Viewer-Pass1!' } });

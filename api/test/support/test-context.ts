@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { App } from '../../src/platform/app-type.ts';
 import { apiEnvSchema, parseEnv, type ApiEnv } from '@bioprocess/shared/server/config';
 import { createLogger } from '@bioprocess/shared/server/logger';
@@ -57,6 +58,12 @@ export function testEnv(overrides: Record<string, string> = {}): ApiEnv {
     QUEUE_PREFIX: `bp-test-${id}`,
     UPLOAD_DIR: uploadDir,
     SEED_DEMO: 'false',
+    // Suites sign in and sign up far more often than a person; the security tests set their own limits.
+    RATE_LIMIT_SIGN_IN_PER_ADDRESS: '100000',
+    RATE_LIMIT_SIGNUP_PER_ADDRESS: '100000',
+    RATE_LIMIT_PASSWORD_RESET_PER_ADDRESS: '100000',
+    RATE_LIMIT_BAD_TOKENS_PER_ADDRESS: '100000',
+    FORGOT_PASSWORD_MAILS_PER_HOUR: '100',
     ...overrides,
   });
 }
@@ -75,9 +82,14 @@ export async function dropTestDatabases(env: ApiEnv): Promise<void> {
 
 let userCounter = 0;
 
-export async function createTestContext(overrides: Record<string, string> = {}): Promise<TestContext> {
+export interface TestContextOptions {
+  /** Receives the api's log lines (at LOG_LEVEL) instead of stdout. */
+  logDestination?: DestinationStream;
+}
+
+export async function createTestContext(overrides: Record<string, string> = {}, options: TestContextOptions = {}): Promise<TestContext> {
   const env = testEnv(overrides);
-  const logger = createLogger('test', env.LOG_LEVEL);
+  const logger = createLogger('test', env.LOG_LEVEL, options.logDestination);
   await migrateAll(env, logger);
   const deps = createDeps(env, logger);
   const app = await buildApp(deps);

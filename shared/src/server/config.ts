@@ -37,10 +37,22 @@ export const apiEnvSchema = baseEnvSchema.extend({
   RESET_TOKEN_TTL_MINUTES: z.coerce.number().positive().default(60),
   SIGNUP_ENABLED: booleanFromString.default(true),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  // Keeps mail in the dev_outbox table, readable by a superuser at /api/v1/dev/outbox. Off unless
+  // switched on (npm start does), and refused under NODE_ENV=production (see the refinement below).
+  DEV_OUTBOX: booleanFromString.default(false),
   MAIL_FROM: z.string().default('Bioprocess Platform <no-reply@localhost>'),
   SUPERUSER_EMAIL: z.email().optional(),
   SUPERUSER_PASSWORD: z.string().optional(),
   UPLOAD_RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
+  // Per-address limits on the account calls, counted in Redis so every api process shares them.
+  // Generous enough for an office behind one NAT address, far too few for guessing passwords.
+  RATE_LIMIT_WINDOW_MINUTES: z.coerce.number().positive().default(15),
+  RATE_LIMIT_SIGN_IN_PER_ADDRESS: positiveInt.default(100),
+  RATE_LIMIT_SIGNUP_PER_ADDRESS: positiveInt.default(10),
+  RATE_LIMIT_PASSWORD_RESET_PER_ADDRESS: positiveInt.default(20),
+  RATE_LIMIT_BAD_TOKENS_PER_ADDRESS: positiveInt.default(50),
+  // Reset mails one account may receive per hour; further requests answer the same and send nothing.
+  FORGOT_PASSWORD_MAILS_PER_HOUR: positiveInt.default(3),
   // Worker threads that parse bulk posts (default: one fewer than the cores, at least one).
   BULK_PARSE_THREADS: positiveInt.default(() => Math.max(1, availableParallelism() - 1)),
   // Bytes of bulk post bodies taken in at once; further posts wait their turn before their body is read.
@@ -48,6 +60,10 @@ export const apiEnvSchema = baseEnvSchema.extend({
   SEED_DEMO: booleanFromString.default(false),
   DEMO_EMAIL: z.email().default('scientist@demo.bioprocess.local'),
   DEMO_PASSWORD: z.string().default('Demo-Bioprocess1!'),
+}).refine((env) => !(env.DEV_OUTBOX && env.NODE_ENV === 'production'), {
+  // The outbox holds live reset and invitation links: a production server must never keep them.
+  path: ['DEV_OUTBOX'],
+  message: 'must not be true when NODE_ENV=production (the outbox keeps password reset links)',
 });
 
 export const workerEnvSchema = baseEnvSchema.extend({

@@ -15,6 +15,13 @@ const CREDENTIALS_IN_URL = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"]*(:[^/\s@"]*)?@/g
 // Session tokens and API keys by their prefixes, and bearer credentials, wherever they are quoted.
 const BEARER_CREDENTIAL = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{16,}/gi;
 const PRODUCT_TOKEN = /\bbp[sk]_[A-Za-z0-9_-]{8,}/g;
+// Query values that carry a credential (reset and invitation links, keys passed in a URL).
+const SECRET_QUERY_VALUE = /([?&](?:token|access_token|refresh_token|api_key|apikey|key|password|secret|code|signature)=)[^&\s"#]*/gi;
+
+/** A URL (or path with a query) with its token-bearing query values replaced by [redacted]. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY_VALUE, '$1[redacted]');
+}
 
 /** Removes user:password from any URL inside a free-text message (error messages from drivers). */
 export function scrubCredentials(text: string): string {
@@ -23,7 +30,7 @@ export function scrubCredentials(text: string): string {
 
 /** Last line of defence on the serialised line: credentials that reached a field no path names. */
 function scrubLine(line: string): string {
-  return scrubCredentials(line).replace(BEARER_CREDENTIAL, '$1[redacted]').replace(PRODUCT_TOKEN, '[redacted]');
+  return redactUrl(scrubCredentials(line)).replace(BEARER_CREDENTIAL, '$1[redacted]').replace(PRODUCT_TOKEN, '[redacted]');
 }
 
 /**
@@ -37,6 +44,13 @@ export function createLogger(name: string, level: string = process.env.LOG_LEVEL
     formatters: { level: (label) => ({ level: label }) },
     hooks: { streamWrite: scrubLine },
     serializers: {
+      // The request line as Fastify logs it, with secrets in the query string redacted.
+      req: (req: { method?: string; url?: string; host?: string; hostname?: string; ip?: string; socket?: { remoteAddress?: string } }) => ({
+        method: req.method,
+        url: req.url === undefined ? undefined : redactUrl(req.url),
+        host: req.host ?? req.hostname,
+        remoteAddress: req.ip ?? req.socket?.remoteAddress,
+      }),
       err: (err: Error) => ({ type: err.name, message: scrubCredentials(err.message), stack: err.stack && scrubCredentials(err.stack) }),
     },
   };
