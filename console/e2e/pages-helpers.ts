@@ -4,7 +4,7 @@
  * through the API, so the tests never depend on what the demo seed holds.
  */
 import { expect, type APIRequestContext, type APIResponse, type Page } from '@playwright/test';
-import { apiSignIn, DEMO_EMAIL, DEMO_PASSWORD, signUp, uniqueEmail, type ApiSession } from './support/auth.ts';
+import { apiSignIn, DEMO_EMAIL, DEMO_PASSWORD, outboxMessages, signUp, uniqueEmail, type ApiSession } from './support/auth.ts';
 
 /**
  * The demo organisation's admin; when the demo seed is not there (a stack started without it), a
@@ -34,9 +34,7 @@ const USER_PASSWORD = 'Pages-Role-Pass1!';
 export async function createUserWithRole(request: APIRequestContext, admin: ApiSession, role: Role): Promise<ApiSession> {
   const email = uniqueEmail(`pages-${role}`);
   await callJson(request, admin.token, 'POST', '/api/v1/auth/users/invite', { email, name: `Pages ${role[0]!.toUpperCase()}${role.slice(1)}`, roleName: role });
-  const outbox = await request.get(`/api/v1/dev/outbox?email=${encodeURIComponent(email)}`);
-  expect(outbox.ok()).toBeTruthy();
-  const messages = (await outbox.json()) as { link: string | null }[];
+  const messages = await outboxMessages(request, email);
   const link = messages.find((message) => message.link)?.link;
   expect(link, 'invitation link in the dev outbox').toBeTruthy();
   const token = new URL(link!, 'http://localhost').searchParams.get('token');

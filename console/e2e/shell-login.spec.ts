@@ -1,6 +1,6 @@
 /** Sign-in, forgot password, lockout and password reset (spec/01 §2, §4, §5, §8). */
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { DEMO_EMAIL, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, signIn, signUp, uniqueEmail } from './support/auth.ts';
+import { DEMO_EMAIL, outboxMessages, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, signIn, signUp, uniqueEmail } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
 
 const LOCKOUT_TEXT = 'Account temporarily blocked due to too many failed login attempts. Please try again later.';
@@ -143,8 +143,7 @@ test.describe('forgot password', () => {
 
     let link = '';
     await expect.poll(async () => {
-      const response = await request.get(`/api/v1/dev/outbox?email=${encodeURIComponent(account.user.email)}`);
-      const messages = (await response.json()) as { link: string | null }[];
+      const messages = await outboxMessages(request, account.user.email);
       link = messages.find((message) => message.link?.includes('/reset-password?token='))?.link ?? '';
       return link;
     }, { timeout: 15_000 }).toContain('/reset-password?token=');

@@ -31,6 +31,13 @@ const env = {
   DEMO_PASSWORD: 'Demo-Bioprocess1!',
   // Keeps the lockout test from waiting 15 minutes while keeping the 5-attempt threshold.
   LOGIN_WINDOW_MINUTES: process.env.LOGIN_WINDOW_MINUTES ?? '15',
+  // The tests read invitation and reset links from the dev outbox (as the superuser).
+  DEV_OUTBOX: 'true',
+  // Every test signs in and up from 127.0.0.1, far more often than people behind one address.
+  RATE_LIMIT_SIGN_IN_PER_ADDRESS: process.env.RATE_LIMIT_SIGN_IN_PER_ADDRESS ?? '100000',
+  RATE_LIMIT_SIGNUP_PER_ADDRESS: process.env.RATE_LIMIT_SIGNUP_PER_ADDRESS ?? '100000',
+  RATE_LIMIT_PASSWORD_RESET_PER_ADDRESS: process.env.RATE_LIMIT_PASSWORD_RESET_PER_ADDRESS ?? '100000',
+  RATE_LIMIT_BAD_TOKENS_PER_ADDRESS: process.env.RATE_LIMIT_BAD_TOKENS_PER_ADDRESS ?? '100000',
   UPLOAD_RATE_LIMIT_PER_MINUTE: process.env.UPLOAD_RATE_LIMIT_PER_MINUTE ?? '1000',
   LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
 };

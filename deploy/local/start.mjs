@@ -16,6 +16,8 @@ const DEMO = {
   DEMO_PASSWORD: 'Demo-Bioprocess1!',
 };
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
 let stack = null;
 let stopping = false;
 
@@ -65,12 +67,19 @@ async function main() {
     throw new Error(`port ${port} is already in use (another npm start?). Stop that process or choose another port: PORT=8090 npm start`);
   }
   const services = await ensureServices();
+  // Only this machine can reach the api unless HOST says otherwise. The published demo passwords are
+  // a convenience on loopback; on a network address the api generates the superuser's password (and
+  // refuses the published ones), and the demo accounts need a DEMO_PASSWORD of your own.
+  const host = process.env.HOST || '127.0.0.1';
+  const onLoopback = LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
   const env = {
+    HOST: host,
     SUPERUSER_EMAIL: DEMO.SUPERUSER_EMAIL,
-    SUPERUSER_PASSWORD: DEMO.SUPERUSER_PASSWORD,
+    ...(onLoopback ? { SUPERUSER_PASSWORD: DEMO.SUPERUSER_PASSWORD, DEMO_PASSWORD: DEMO.DEMO_PASSWORD } : {}),
     DEMO_EMAIL: DEMO.DEMO_EMAIL,
-    DEMO_PASSWORD: DEMO.DEMO_PASSWORD,
     SEED_DEMO: 'true',
+    // Mail stays in the dev outbox (readable by the superuser) unless an SMTP server is configured.
+    ...(process.env.SMTP_URL ? {} : { DEV_OUTBOX: 'true' }),
     UPLOAD_DIR: path.join(DATA_DIR, 'uploads'),
     ...process.env,
     ...services,
@@ -91,8 +100,8 @@ async function main() {
     process.stdout.write([
       '',
       `  Bioprocess platform: ${consoleUrl}`,
-      `  Demo sign-in (admin of the demo organisation): ${env.DEMO_EMAIL} / ${env.DEMO_PASSWORD}`,
-      `  Superuser: ${env.SUPERUSER_EMAIL} / ${env.SUPERUSER_PASSWORD}`,
+      `  Demo sign-in (admin of the demo organisation): ${env.DEMO_EMAIL} / ${env.DEMO_PASSWORD ?? '(your DEMO_PASSWORD)'}`,
+      `  Superuser: ${env.SUPERUSER_EMAIL} / ${env.SUPERUSER_PASSWORD ?? '(generated at the first start and printed once above)'}`,
       '  Stop with Ctrl-C.',
       '',
     ].join('\n') + '\n');

@@ -45,7 +45,7 @@ describe('per-address limits on the account calls', () => {
     await ctx.close();
   });
 
-  const post = (url: string, payload: unknown, remoteAddress: string) => ctx.request({ method: 'POST', url, payload, remoteAddress });
+  const post = (url: string, payload: Record<string, unknown>, remoteAddress: string) => ctx.request({ method: 'POST', url, payload, remoteAddress });
 
   it('refuses sign-in guesses spread over many accounts from one address, in every api process', async () => {
     for (let attempt = 0; attempt < LIMIT - 1; attempt += 1) {

@@ -38,12 +38,6 @@ describe('login throttling under concurrency and Unicode', () => {
     expect((await login('burst@example.test', PASSWORD)).statusCode).toBe(429);
   });
 
-  it('counts concurrent guesses at an unknown address the same way', async () => {
-    const statuses = (await Promise.all(Array.from({ length: 30 }, () => login('nobody-burst@example.test', WRONG)))).map((answer) => answer.statusCode);
-    expect(statuses.filter((status) => status === 401)).toHaveLength(4);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(26);
-  });
-
   it('keeps a blocked account blocked for the U+0130 (İ) spelling of its address, and counts that spelling against it', async () => {
     await signup('victim-i@example.test');
     for (let attempt = 1; attempt <= 5; attempt += 1) await login('victim-i@example.test', WRONG);

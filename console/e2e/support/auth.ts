@@ -67,3 +67,17 @@ export async function signUp(
   expect(response.status(), await response.text()).toBeLessThan(300);
   return { ...((await response.json()) as ApiSession), password };
 }
+
+let outboxReader: Promise<ApiSession> | null = null;
+
+/** The dev-outbox messages sent to an address, read as the superuser (the only one who may). */
+export async function outboxMessages(request: APIRequestContext, email: string): Promise<{ link: string | null; subject: string }[]> {
+  outboxReader ??= apiSignIn(request, SUPERUSER_EMAIL, SUPERUSER_PASSWORD);
+  const reader = await outboxReader.catch((error: unknown) => {
+    outboxReader = null;
+    throw error;
+  });
+  const response = await request.get(`/api/v1/dev/outbox?email=${encodeURIComponent(email)}`, { headers: { Authorization: `Bearer ${reader.token}` } });
+  expect(response.status(), await response.text()).toBe(200);
+  return (await response.json()) as { link: string | null; subject: string }[];
+}
