@@ -54,7 +54,18 @@ describe('createLogger redaction', () => {
     const text = output();
     expect(text).not.toContain(SECRET);
     const [incoming] = lines(text, 2) as [LogLine, LogLine];
-    expect(incoming.req).toMatchObject({ method: 'GET', headers: { authorization: '[redacted]', cookie: '[redacted]' } });
+    // The request line keeps method and URL; headers are not logged at all.
+    expect(incoming.req).toEqual({ method: 'GET', url: '/api/v1/runs' });
+  });
+
+  it('redacts token-bearing query values of request URLs and of URLs in messages', () => {
+    const { logger, output } = capture();
+    logger.info({ req: { method: 'GET', url: `/reset-password?token=${SECRET}&next=1` } }, 'incoming request');
+    logger.warn(`link https://app.example.test/reset-password?token=${SECRET} failed; retry ?api_key=${SECRET}`);
+    const text = output();
+    expect(text).not.toContain(SECRET);
+    const [incoming] = lines(text, 2) as [LogLine, LogLine];
+    expect(incoming.req).toEqual({ method: 'GET', url: '/reset-password?token=[redacted]&next=1' });
   });
 
   it('removes credentials from connection strings in configuration fields, messages and errors', () => {
