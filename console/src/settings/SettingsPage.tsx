@@ -1,12 +1,13 @@
 /**
- * Settings (/settings, spec/02 §2, §6): Account for everyone, User Management for users who manage
- * users, Audit Logs for users who view them, Organisations for superusers.
+ * Settings (/settings, spec/02 §2, §6): Account for everyone, User Management and API Keys for users
+ * who manage users, Audit Logs for users who view them, Organisations for superusers.
  */
 import { Callout, Card, Elevation, Intent, Tab, Tabs } from '@blueprintjs/core';
 import { useState } from 'react';
 import { useAuth } from '../auth/useAuth.ts';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { AccountTab } from './AccountTab.tsx';
+import { ApiKeysTab } from './ApiKeysTab.tsx';
 import { AuditLogsTab } from './AuditLogsTab.tsx';
 import { OrganizationsTab } from './OrganizationsTab.tsx';
 import { UserManagementTab } from './UserManagementTab.tsx';
@@ -14,7 +15,7 @@ import './settings.css';
 
 export const NOT_LOGGED_IN_MESSAGE = 'Access Denied - You need to be logged in to access the settings page.';
 
-type TabId = 'account' | 'users' | 'audit' | 'organizations';
+type TabId = 'account' | 'users' | 'api-keys' | 'audit' | 'organizations';
 
 export function SettingsPage() {
   const { user, permissions } = useAuth();
@@ -35,6 +36,7 @@ export function SettingsPage() {
         <Tabs id="settings-tabs" selectedTabId={selected} onChange={(id) => setSelected(id as TabId)} large renderActiveTabPanelOnly>
           <Tab id="account" title="Account" icon="user" panel={<AccountTab />} />
           {permissions.canManageUsers ? <Tab id="users" title="User Management" icon="people" panel={<UserManagementTab />} /> : null}
+          {permissions.canManageUsers ? <Tab id="api-keys" title="API Keys" icon="key" panel={<ApiKeysTab />} /> : null}
           {permissions.canViewAuditLogs ? <Tab id="audit" title="Audit Logs" icon="history" panel={<AuditLogsTab />} /> : null}
           {permissions.isSuperuser ? <Tab id="organizations" title="Organisations" icon="office" panel={<OrganizationsTab />} /> : null}
         </Tabs>
