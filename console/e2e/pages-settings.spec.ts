@@ -32,6 +32,38 @@ test('account: the name update is disabled while unchanged or blank', async ({ p
   await expect(page.getByText('Name updated successfully').first()).toBeVisible();
 });
 
+test('API keys: viewer or editor only, an optional expiry, shown once, then revoked', async ({ page, request }, testInfo) => {
+  const name = `Feed ${Date.now()}`;
+  await signInWithSession(page, admin, '/settings');
+  await page.getByRole('tab', { name: 'API Keys' }).click();
+  await page.getByRole('button', { name: 'Create API Key' }).click();
+  const dialog = page.getByRole('dialog');
+  const roles = await dialog.getByLabel('Role').locator('option').allTextContents();
+  expect(roles).toEqual(['viewer', 'editor']);
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByLabel('Role').selectOption('viewer');
+  const nextYear = `${new Date().getFullYear() + 1}-06-30`;
+  await dialog.getByLabel('Expires on').fill(nextYear);
+  await dialog.getByRole('button', { name: 'Create Key' }).click();
+  const shown = page.getByTestId('created-api-key');
+  await expect(shown).toContainText('bpk_');
+  const key = (await shown.locator('code').textContent())!.trim();
+  const row = page.getByTestId(`api-key-row-${name}`);
+  await expect(row).toContainText('viewer');
+  await expect(row).toContainText('active');
+  await expect(row).not.toContainText('never');
+  await screenshot(page, 'settings-api-keys', testInfo);
+  const listed = await callJson<{ name: string; expires_at: string | null }[]>(request, admin.token, 'GET', '/api/v1/api-keys');
+  expect(listed.find((entry) => entry.name === name)?.expires_at?.startsWith(`${new Date().getFullYear() + 1}-06-`)).toBe(true);
+  expect((await request.get(`/api/v1/organizations/${admin.user.organization_id}`, { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(200);
+
+  await row.getByRole('button', { name: `Revoke ${name}` }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+  await expect(page.getByText('API key revoked')).toBeVisible();
+  await expect(row).toContainText('revoked');
+  expect((await request.get(`/api/v1/organizations/${admin.user.organization_id}`, { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(401);
+});
+
 test('user management: invite, change role, refuse a duplicate, delete', async ({ page }, testInfo) => {
   const email = uniqueEmail('pages-invite');
   await signInWithSession(page, admin, '/settings');
