@@ -11,10 +11,12 @@ export async function markCompleted(pool: Pool, jobId: string, result: Record<st
   );
 }
 
-export async function markFailed(pool: Pool, jobId: string, message: string): Promise<void> {
+/** `result` says more about the failure (e.g. `conflict`: the api answers a waiting request with 409). */
+export async function markFailed(pool: Pool, jobId: string, message: string, result?: Record<string, unknown>): Promise<void> {
   await pool.query(
-    `UPDATE ingest_jobs SET state = 'failed', error = $2, updated_at = now(), finished_at = now() WHERE id = $1 AND state <> 'completed'`,
-    [jobId, message],
+    `UPDATE ingest_jobs SET state = 'failed', error = $2, result = COALESCE($3::jsonb, result), updated_at = now(), finished_at = now()
+      WHERE id = $1 AND state <> 'completed'`,
+    [jobId, message, result === undefined ? null : JSON.stringify(result)],
   );
 }
 

@@ -47,6 +47,21 @@ export async function writeTombstones(clickhouse: ClickHouseClient, range: Range
   });
 }
 
+/** Readings of the range a deletion accepted at `versionSeq` removes (live keys older than its tombstones). */
+export async function countLiveReadings(clickhouse: ClickHouseClient, range: RangeOnInstruments, versionSeq: number): Promise<number> {
+  const tombstone = version(tombstoneVersion(versionSeq));
+  const result = await clickhouse.query({
+    query: `SELECT count() FROM (
+      SELECT argMax(is_deleted, version) AS deleted, max(version) AS newest FROM points
+       WHERE organization_id = ${int(range.organizationId)} AND instrument_id IN (${idList(range.instrumentIds)})
+         AND ts >= ${int(range.startMs)} AND ts <= ${int(range.endMs)}
+       GROUP BY instrument_id, ts) WHERE deleted = 0 AND newest < toUInt64(${tombstone})`,
+    format: 'JSONCompact',
+  });
+  const rows = (await result.json<[string | number]>()).data;
+  return Number(rows[0]?.[0] ?? 0);
+}
+
 export interface DeletionRecord {
   versionSeq: number;
   instrumentIds: number[];

@@ -20,6 +20,7 @@ import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { createBulkWrites } from './bulk-writes.ts';
 import { processDeletion } from './jobs/deletion.ts';
 import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
+import { createJobAudit } from './job-audit.ts';
 
 /** The settings of ingestWorkerEnvSchema (shared/src/server/config.ts); any left out take its defaults. */
 const workerSettingsSchema = ingestWorkerEnvSchema.pick({ WORKER_CONCURRENCY: true, INGEST_BULK_CONCURRENCY: true, INGEST_LOCK_MS: true });
@@ -71,11 +72,14 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     shutdown: shutdown.signal,
   };
   const connection = createRedis(env.REDIS_URL);
+  const jobAudit = createJobAudit(pg, env.REDIS_URL, env.QUEUE_PREFIX, logger);
   let lastOutageLog = 0;
+  const audited = (job: Job) => job.name === INGEST_JOBS.csv || job.name === INGEST_JOBS.deletion;
 
   const processJob = async (job: Job) => {
     try {
       await dispatch(context, job);
+      if (audited(job)) await jobAudit.recordFinished((job.data as { job_id: string }).job_id);
     } catch (error) {
       const jobId = (job.data as { job_id?: string }).job_id;
       const permanent = error instanceof UnrecoverableError
@@ -84,6 +88,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
         const message = error instanceof PermanentJobError ? error.message : `Ingest failed: ${(error as Error).message}`;
         logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
         if (jobId) await markFailed(context.pg, jobId, message).catch(() => undefined);
+        if (jobId && audited(job)) await jobAudit.recordFinished(jobId);
         if (job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
           // Failed for another reason after its retries: nothing else will clean up after it.
           const payload = csvUploadPayloadSchema.safeParse(job.data);
@@ -125,6 +130,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
       shutdown.abort();
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
       await Promise.race([Promise.all(workers.map((worker) => worker.close())), deadline]);
+      await jobAudit.close();
       await Promise.allSettled([context.pg.end(), context.clickhouse.close()]);
       connection.disconnect();
       context.redis.disconnect();

@@ -166,5 +166,5 @@ export const TIME_SERIES_MESSAGES = {
   noValidData: 'No valid data found in CSV within the specified time range. Please check your data format and time range.',
   instrumentNotFound: (index: number) => `data.${index}.instrument_id: instrument not found`,
   fileRequired: 'A CSV file is required (multipart field "file")',
-  mappingRequired: 'The mapping field must be sent before the file part',
+  mappingRequired: 'mapping: required (a JSON multipart field)',
 } as const;

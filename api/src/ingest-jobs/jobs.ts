@@ -42,6 +42,8 @@ export interface NewIngestJob {
   progress?: Partial<IngestProgress>;
   /** A range deletion recorded with the job's version (queued deletions). */
   deletion?: { instrumentIds: number[]; startMs: number; endMs: number };
+  /** A unit operation created for this upload: removed if the job fails (a trigger on ingest_jobs). */
+  createdUnitOperationId?: number;
 }
 
 const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, created_at, updated_at';
@@ -61,16 +63,18 @@ export async function createIngestJob(pool: Pool, principal: RequestPrincipal, j
   });
 }
 
-async function insertIngestJob(db: Pool | PoolClient, principal: RequestPrincipal, job: NewIngestJob): Promise<{ job: IngestJobRow; created: boolean }> {
+/** Creates the job inside the caller's transaction (with the rows it goes with). */
+export async function insertIngestJob(db: Pool | PoolClient, principal: RequestPrincipal, job: NewIngestJob): Promise<{ job: IngestJobRow; created: boolean }> {
   const { rows } = await db.query(
-    `INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
-     VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9)
+    `INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress,
+                              created_unit_operation_id)
+     VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9, $11)
      ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING ${JOB_COLUMNS}`,
     [
       randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId,
       job.idempotencyKey ?? null, JSON.stringify(job.request), job.chunkCount ?? 0,
-      JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null,
+      JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null, job.createdUnitOperationId ?? null,
     ],
   );
   const created = rows[0] as IngestJobRow | undefined;

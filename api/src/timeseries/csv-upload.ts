@@ -1,9 +1,11 @@
 /**
- * POST /api/v1/unit-operations/{id}/csv-uploads: the server-side CSV upload. Multipart with a
- * `mapping` JSON field sent BEFORE the `file` part, so the mapping is validated before a byte of the
- * file is stored; the file is streamed to UPLOAD_DIR (never held in memory) with CSV_MAX_BYTES
- * enforced while streaming, then a job referencing the spooled file is queued. Rate limited per
- * user (UPLOAD_RATE_LIMIT_PER_MINUTE, spec/02 §5).
+ * The server-side CSV upload, in two forms: into an existing unit operation
+ * (POST /api/v1/unit-operations/{id}/csv-uploads), and a unit operation created together with its
+ * first upload (POST /api/v1/unit-operations/csv-uploads), which exists only if that upload succeeds.
+ * Multipart parts may come in any order: fields are checked as they arrive, the file is streamed to
+ * UPLOAD_DIR (never held in memory) with CSV_MAX_BYTES enforced while streaming and removed again when
+ * the request is refused. Then a job referencing the spooled file is queued. Rate limited per user
+ * (UPLOAD_RATE_LIMIT_PER_MINUTE).
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -11,7 +13,12 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { unitOperationCreateSchema, unitOperationSchema, type UnitOperationCreate } from '@bioprocess/shared/entities';
+import { overlapMessage } from '@bioprocess/shared/unit-operation-windows';
+import { findOverlappingUnitOperation } from '@bioprocess/shared/server/unit-operation-windows';
+import { withTransaction } from '@bioprocess/shared/server/postgres';
 import { CSV_MESSAGES, checkCsvFile, fileTooLargeMessage } from '@bioprocess/shared/csv/index';
 import { INGEST_JOBS, type CsvUploadPayload } from '@bioprocess/shared/queues';
 import { csvMappingSchema, ingestJobStatusSchema, TIME_SERIES_MESSAGES, waitQuerySchema, type CsvMapping } from '@bioprocess/shared/timeseries';
@@ -19,12 +26,16 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import type { RequestPrincipal } from '../auth/principal.ts';
-import { badRequest, HttpError } from '../platform/http-error.ts';
-import { createIngestJob, toJobStatus, WAIT_TIMEOUT_MS, waitForJob } from '../ingest-jobs/jobs.ts';
+import { badRequest, conflict, HttpError } from '../platform/http-error.ts';
+import { emitAudit } from '../audit/emit.ts';
+import { createIngestJob, insertIngestJob, toJobStatus, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
+import { insertUnitOperation } from '../unit-operations/windows.ts';
+import { toUnitOperation, type UnitOperationRow } from '../unit-operations/store.ts';
 import { enqueueIngest } from './enqueue.ts';
-import { findUnitOperation, ownedInstrumentIds } from './instruments.ts';
+import { findUnitOperation, ownedInstrumentIds, type UnitOperationWindow } from './instruments.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive() });
+const unitOperationWithUploadSchema = z.object({ unit_operation: unitOperationSchema, job: ingestJobStatusSchema });
 
 /** Fixed one-minute windows in Redis, per user (or API key): shared by every api process. */
 async function enforceUploadRateLimit(deps: AppDeps, principal: RequestPrincipal): Promise<void> {
@@ -75,6 +86,97 @@ async function checkMappingInstruments(deps: AppDeps, organizationId: number, eq
   }
 }
 
+interface SpooledFile { path: string; name: string; bytes: number }
+
+/**
+ * Reads every part in arrival order: fields go to `onField` (which throws on a bad value), the one
+ * `file` part is spooled. On any failure the spooled file is removed before the error propagates.
+ */
+async function receiveParts(deps: AppDeps, request: FastifyRequest, onField: (name: string, value: string) => void): Promise<SpooledFile | null> {
+  let spooled: SpooledFile | null = null;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        onField(part.fieldname, String(part.value));
+        continue;
+      }
+      if (part.fieldname !== 'file' || spooled) {
+        part.file.resume();
+        continue;
+      }
+      const fileProblem = checkCsvFile({ name: part.filename ?? '', size: 1, type: part.mimetype });
+      if (fileProblem) {
+        part.file.resume();
+        throw badRequest(fileProblem);
+      }
+      await mkdir(deps.env.UPLOAD_DIR, { recursive: true });
+      const target = path.resolve(deps.env.UPLOAD_DIR, `${randomUUID()}.csv`);
+      spooled = { path: target, name: part.filename ?? 'upload.csv', bytes: 0 };
+      await pipeline(part.file, createWriteStream(target, { flags: 'wx' }));
+      spooled.bytes = (await stat(target)).size;
+    }
+  } catch (error) {
+    if (spooled) await rm(spooled.path, { force: true });
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new HttpError(413, fileTooLargeMessage(deps.env.CSV_MAX_BYTES));
+    throw error;
+  }
+  return spooled;
+}
+
+/** The checks every upload passes once all parts are in; the file is removed when one fails. */
+async function requireUpload(mapping: CsvMapping | null, spooled: SpooledFile | null): Promise<{ mapping: CsvMapping; spooled: SpooledFile }> {
+  if (!mapping) {
+    if (spooled) await rm(spooled.path, { force: true });
+    throw badRequest(TIME_SERIES_MESSAGES.mappingRequired);
+  }
+  if (!spooled) throw badRequest(TIME_SERIES_MESSAGES.fileRequired);
+  if (spooled.bytes === 0) {
+    await rm(spooled.path, { force: true });
+    throw badRequest(CSV_MESSAGES.fileEmpty);
+  }
+  return { mapping, spooled };
+}
+
+function parseUnitOperation(text: string): UnitOperationCreate {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw badRequest('unit_operation: must be JSON');
+  }
+  const result = unitOperationCreateSchema.safeParse(json);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw badRequest(issue.path.length === 0 ? issue.message : `unit_operation.${issue.path.join('.')}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+function csvJobRequest(unitOperation: UnitOperationWindow, mapping: CsvMapping, spooled: SpooledFile): Record<string, unknown> {
+  return {
+    unit_operation_id: unitOperation.id, mapping, file_name: spooled.name, bytes: spooled.bytes,
+    start_ms: unitOperation.startMs, end_ms: unitOperation.endMs,
+  };
+}
+
+async function queueCsvJob(deps: AppDeps, job: IngestJobRow, unitOperationId: number, spooled: SpooledFile): Promise<void> {
+  const payload: CsvUploadPayload = {
+    job_id: job.id, organization_id: job.organization_id, version_seq: job.version_seq,
+    unit_operation_id: unitOperationId, file_path: spooled.path, original_name: spooled.name,
+  };
+  await enqueueIngest(deps, job.id, [{ name: INGEST_JOBS.csv, jobId: `${job.id}-csv`, data: payload }]);
+}
+
+/** `?wait=true`: the finished job, or its failure as 409 (window taken) or 422 (the file). */
+async function settleUpload(deps: AppDeps, reply: FastifyReply, organizationId: number, job: IngestJobRow, wait: boolean): Promise<{ status: 200 | 202; job: IngestJobRow }> {
+  if (!wait) return { status: 202, job };
+  const controller = new AbortController();
+  reply.raw.once('close', () => controller.abort());
+  const finished = await waitForJob(deps.pg, deps.jobEvents, organizationId, job.id, WAIT_TIMEOUT_MS, controller.signal);
+  if (finished.state === 'failed') throw new HttpError(finished.result?.conflict === true ? 409 : 422, finished.error ?? 'CSV upload failed');
+  return { status: finished.state === 'completed' ? 200 : 202, job: finished };
+}
+
 export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(multipart, {
     limits: { fileSize: deps.env.CSV_MAX_BYTES, files: 1, fields: 4, fieldSize: 1024 * 1024, parts: 6 },
@@ -83,7 +185,11 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post('/api/v1/unit-operations/:id/csv-uploads', {
     config: { access: 'create' },
     schema: {
-      summary: 'Upload a CSV (multipart: a `mapping` JSON field, then the `file`); answers 202 with the ingest job',
+      summary: 'Upload a CSV into a unit operation (multipart: a `mapping` JSON field and the `file`, in any order); answers 202 with the ingest job',
+      description: 'A unit operation without a window takes the first and last timestamps of the file as its window, unless that '
+        + 'overlaps another unit operation on the same equipment (the job fails; with wait=true, 409). With replace_existing, the '
+        + 'readings of the mapped instruments inside the unit operation\'s window are replaced (GET .../deletion-preview?instrument_ids= '
+        + 'counts them first); nothing outside it is touched.',
       params,
       querystring: waitQuerySchema,
       response: { 200: ingestJobStatusSchema, 202: ingestJobStatusSchema },
@@ -94,68 +200,87 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
     const unitOperation = await findUnitOperation(deps.pg, principal.organizationId, request.params.id);
     await enforceUploadRateLimit(deps, principal);
 
-    let mapping: CsvMapping | null = null;
-    let spooled: { path: string; name: string; bytes: number } | null = null;
+    let received: CsvMapping | null = null;
+    const spooledFile = await receiveParts(deps, request, (name, value) => {
+      if (name === 'mapping') received = parseMapping(value);
+    });
+    const { mapping, spooled } = await requireUpload(received, spooledFile);
+    let job: IngestJobRow;
     try {
-      for await (const part of request.parts()) {
-        if (part.type === 'field') {
-          if (part.fieldname === 'mapping') mapping = parseMapping(String(part.value));
-          continue;
-        }
-        if (part.fieldname !== 'file' || spooled) {
-          part.file.resume();
-          continue;
-        }
-        if (!mapping) {
-          part.file.resume();
-          throw badRequest(TIME_SERIES_MESSAGES.mappingRequired);
-        }
-        const fileProblem = checkCsvFile({ name: part.filename ?? '', size: 1, type: part.mimetype });
-        if (fileProblem) {
-          part.file.resume();
-          throw badRequest(fileProblem);
-        }
-        await checkMappingInstruments(deps, principal.organizationId, unitOperation.equipmentId, mapping);
-        await mkdir(deps.env.UPLOAD_DIR, { recursive: true });
-        const target = path.resolve(deps.env.UPLOAD_DIR, `${randomUUID()}.csv`);
-        spooled = { path: target, name: part.filename ?? 'upload.csv', bytes: 0 };
-        await pipeline(part.file, createWriteStream(target, { flags: 'wx' }));
-        spooled.bytes = (await stat(target)).size;
-      }
+      await checkMappingInstruments(deps, principal.organizationId, unitOperation.equipmentId, mapping);
+      await refuseUploadIntoOverlap(deps, principal.organizationId, unitOperation);
+      ({ job } = await createIngestJob(deps.pg, principal, {
+        kind: 'csv', request: csvJobRequest(unitOperation, mapping, spooled), progress: { bytes_total: spooled.bytes },
+      }));
     } catch (error) {
-      if (spooled) await rm(spooled.path, { force: true });
-      if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new HttpError(413, fileTooLargeMessage(deps.env.CSV_MAX_BYTES));
+      await rm(spooled.path, { force: true });
       throw error;
     }
-    if (!mapping) throw badRequest('mapping: required (a JSON multipart field before the file)');
-    if (!spooled) throw badRequest(TIME_SERIES_MESSAGES.fileRequired);
-    if (spooled.bytes === 0) {
-      await rm(spooled.path, { force: true });
-      throw badRequest(CSV_MESSAGES.fileEmpty);
-    }
-
-    const { job } = await createIngestJob(deps.pg, principal, {
-      kind: 'csv',
-      request: {
-        unit_operation_id: unitOperation.id, mapping, file_name: spooled.name, bytes: spooled.bytes,
-        start_ms: unitOperation.startMs, end_ms: unitOperation.endMs,
-      },
-      progress: { bytes_total: spooled.bytes },
-    });
-    const payload: CsvUploadPayload = {
-      job_id: job.id, organization_id: job.organization_id, version_seq: job.version_seq,
-      unit_operation_id: unitOperation.id, file_path: spooled.path, original_name: spooled.name,
-    };
-    await enqueueIngest(deps, job.id, [{ name: INGEST_JOBS.csv, jobId: `${job.id}-csv`, data: payload }]);
+    await queueCsvJob(deps, job, unitOperation.id, spooled);
     reply.header('location', `/api/v1/ingest-jobs/${job.id}`);
     reply.header('x-ingest-job-id', job.id);
-    if (request.query.wait === 'true') {
-      const controller = new AbortController();
-      reply.raw.once('close', () => controller.abort());
-      const finished = await waitForJob(deps.pg, deps.jobEvents, principal.organizationId, job.id, WAIT_TIMEOUT_MS, controller.signal);
-      if (finished.state === 'failed') throw new HttpError(422, finished.error ?? 'CSV upload failed');
-      return reply.status(finished.state === 'completed' ? 200 : 202).send(toJobStatus(finished));
-    }
-    return reply.status(202).send(toJobStatus(job));
+    const settled = await settleUpload(deps, reply, principal.organizationId, job, request.query.wait === 'true');
+    return reply.status(settled.status).send(toJobStatus(settled.job));
   });
+
+  app.post('/api/v1/unit-operations/csv-uploads', {
+    config: { access: 'create' },
+    schema: {
+      summary: 'Create a unit operation with its first CSV upload (multipart: `unit_operation` and `mapping` JSON fields and the `file`, in any order)',
+      description: 'One act: the unit operation is created only when the upload is accepted, and removed again when the upload fails '
+        + 'later (a rejected file, a time range overlapping another unit operation on the same equipment). Answers 202 with the unit '
+        + 'operation and the ingest job; with wait=true, 200 once the data is queryable, or the failure (409, 422) with the unit '
+        + 'operation gone.',
+      querystring: waitQuerySchema,
+      response: { 200: unitOperationWithUploadSchema, 202: unitOperationWithUploadSchema },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    if (!request.isMultipart()) throw badRequest('Expected multipart/form-data with unit_operation and mapping fields and a file');
+    await enforceUploadRateLimit(deps, principal);
+
+    let receivedMapping: CsvMapping | null = null;
+    let body: UnitOperationCreate | null = null;
+    const spooledFile = await receiveParts(deps, request, (name, value) => {
+      if (name === 'mapping') receivedMapping = parseMapping(value);
+      if (name === 'unit_operation') body = parseUnitOperation(value);
+    });
+    const { mapping, spooled } = await requireUpload(receivedMapping, spooledFile);
+    let created: { row: UnitOperationRow; job: IngestJobRow };
+    try {
+      const unitOperationBody = body as UnitOperationCreate | null;
+      if (!unitOperationBody) throw badRequest('unit_operation: required (a JSON multipart field)');
+      await checkMappingInstruments(deps, principal.organizationId, unitOperationBody.equipment_id, mapping);
+      created = await withTransaction(deps.pg, async (client) => {
+        const row = await insertUnitOperation(client, principal.organizationId, unitOperationBody);
+        const window = { id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null };
+        const { job } = await insertIngestJob(client, principal, {
+          kind: 'csv', request: csvJobRequest(window, mapping, spooled), progress: { bytes_total: spooled.bytes }, createdUnitOperationId: row.id,
+        });
+        return { row, job };
+      });
+    } catch (error) {
+      await rm(spooled.path, { force: true });
+      throw error;
+    }
+    const unitOperation = toUnitOperation(created.row);
+    emitAudit(deps, request, {
+      event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: unitOperation.id,
+      changes: { before: null, after: unitOperation },
+    });
+    await queueCsvJob(deps, created.job, unitOperation.id, spooled);
+    reply.header('location', `/api/v1/ingest-jobs/${created.job.id}`);
+    reply.header('x-ingest-job-id', created.job.id);
+    const settled = await settleUpload(deps, reply, principal.organizationId, created.job, request.query.wait === 'true');
+    return reply.status(settled.status).send({ unit_operation: unitOperation, job: toJobStatus(settled.job) });
+  });
+}
+
+/** An upload into a unit operation whose window overlaps another's (saved before the rule) waits until that is resolved. */
+async function refuseUploadIntoOverlap(deps: AppDeps, organizationId: number, unitOperation: UnitOperationWindow): Promise<void> {
+  if (unitOperation.equipmentId === null || unitOperation.startMs === null) return;
+  const other = await findOverlappingUnitOperation(deps.pg, {
+    organizationId, equipmentId: unitOperation.equipmentId, startMs: unitOperation.startMs, endMs: unitOperation.endMs, excludeId: unitOperation.id,
+  });
+  if (other) throw conflict(overlapMessage(other));
 }

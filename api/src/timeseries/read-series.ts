@@ -181,3 +181,19 @@ async function readBucketsFromPoints(clickhouse: ClickHouseClient, request: Seri
      LIMIT ${int(request.limit)} BY instrument_id`);
   return result.map(([instrument, bucket, avg, min, max]) => toReading(instrument, bucket, avg, min, max));
 }
+
+/** Exact number of stored readings per instrument over the ranges (inclusive bounds), from the rollups where whole. */
+export async function countReadings(
+  clickhouse: ClickHouseClient,
+  scopeOf: { organizationId: number; instrumentIds: number[] },
+  ranges: ReadonlyArray<{ startMs: number; endMs: number }>,
+): Promise<Map<number, number>> {
+  const counts = new Map<number, number>(scopeOf.instrumentIds.map((id) => [id, 0]));
+  if (scopeOf.instrumentIds.length === 0 || ranges.length === 0) return counts;
+  const request: SeriesRequest = { ...scopeOf, startMs: null, endMs: null, bucketMs: null, limit: 1 };
+  const parts = ranges.flatMap((range) => rangeParts(request, range.startMs, range.endMs, 'hour'));
+  const result = await rows<[number | string, number | string]>(clickhouse, `
+    SELECT instrument_id, sum(p) FROM (${parts.join(' UNION ALL ')}) GROUP BY instrument_id`);
+  for (const [instrument, total] of result) counts.set(Number(instrument), Number(total));
+  return counts;
+}

@@ -174,7 +174,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get('/api/v1/unit-operations/:id/time-series-data', {
     config: { access: 'read' },
     schema: {
-      summary: "Readings of every instrument on the unit operation's equipment within its start and end (now when none)",
+      summary: "Readings of every instrument on the unit operation's equipment within its start and end (now when none); none without a start",
       params: unitOperationParams,
       querystring: unitOperationSeriesQuerySchema,
       response: { 200: readingListSchema },
@@ -182,7 +182,8 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const principal = principalOf(request);
     const unitOperation = await findUnitOperation(deps.pg, principal.organizationId, request.params.id);
-    if (unitOperation.equipmentId === null) return [];
+    // Without a start it has no window: its equipment's readings belong to other unit operations, if any.
+    if (unitOperation.equipmentId === null || unitOperation.startMs === null) return [];
     const instrumentIds = await instrumentsOfEquipment(deps.pg, principal.organizationId, unitOperation.equipmentId);
     return readSeries(deps.clickhouse, {
       organizationId: principal.organizationId,
@@ -228,12 +229,16 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
 export async function queueRangeDeletion(
   deps: AppDeps,
   principal: Parameters<typeof createIngestJob>[1],
-  deletion: { instrumentIds: number[]; startMs: number; endMs: number; idempotencyKey?: string },
+  deletion: { instrumentIds: number[]; startMs: number; endMs: number; idempotencyKey?: string; unitOperationId?: number },
 ): Promise<IngestJobRow> {
   const { job, created } = await createIngestJob(deps.pg, principal, {
     kind: 'deletion',
     idempotencyKey: deletion.idempotencyKey,
-    request: { instrument_ids: deletion.instrumentIds, start_ms: deletion.startMs, end_ms: deletion.endMs },
+    request: {
+      instrument_ids: deletion.instrumentIds, start_ms: deletion.startMs, end_ms: deletion.endMs,
+      // Named in the audit trail: the deletion followed this unit operation's.
+      ...(deletion.unitOperationId === undefined ? {} : { unit_operation_id: deletion.unitOperationId }),
+    },
     deletion,
   });
   if (created) {

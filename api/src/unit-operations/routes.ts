@@ -5,7 +5,6 @@ import {
   equipmentSchema,
   errorResponseSchema,
   idParamsSchema,
-  toIsoTimestamp,
   unitOperationCreateSchema,
   unitOperationListQuerySchema,
   unitOperationSchema,
@@ -22,6 +21,8 @@ import { emitAudit } from '../audit/emit.ts';
 import { requireRun, mergeTime } from '../runs/store.ts';
 import { EQUIPMENT_NOT_FOUND, requireEquipment, toEquipment } from '../equipment/store.ts';
 import { afterUnitOperationsDeleted } from './deletion.ts';
+import { insertUnitOperation, refuseOverlap } from './windows.ts';
+import { deletionPreview, deletionPreviewQuerySchema, deletionPreviewSchema } from './deletion-preview.ts';
 import { unitOperationTypesWithEquipment, type EquipmentKind } from './allowed-equipment.ts';
 import {
   requireUnitOperation,
@@ -33,7 +34,7 @@ import {
 } from './store.ts';
 
 const tags = ['Unit operations'];
-const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
+const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema };
 const statusNote = 'Every unit operation carries its status, derived from its times (Pending, Active, Completed).';
 
 export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -131,22 +132,15 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
     config: { access: 'create' },
     schema: {
       tags, summary: 'Create a unit operation',
-      description: 'run_id and equipment_id must belong to the organisation; an end time must be after the start time.',
+      description: 'run_id and equipment_id must belong to the organisation; an end time must be after the start time. '
+        + 'One piece of equipment runs one unit operation at a time: a window overlapping another unit operation on the same equipment '
+        + '(an open-ended one runs until now) answers 409 naming it.',
       body: unitOperationCreateSchema, response: { 201: unitOperationSchema, ...errors },
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    const unitOperation = await withTransaction(deps.pg, async (client) => {
-      await requireRun(client, organizationId, body.run_id, { lock: 'share' });
-      await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
-      const { rows } = await client.query<UnitOperationRow>(
-        `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${UNIT_OPERATION_COLUMNS}`,
-        [organizationId, body.run_id, body.type, body.equipment_id, toIsoTimestamp(body.start_time ?? null), toIsoTimestamp(body.end_time ?? null)],
-      );
-      return toUnitOperation(rows[0]!);
-    });
+    const unitOperation = await withTransaction(deps.pg, async (client) => toUnitOperation(await insertUnitOperation(client, organizationId, body)));
     emitAudit(deps, request, {
       event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: unitOperation.id,
       changes: { before: null, after: unitOperation },
@@ -158,7 +152,8 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
     config: { access: 'edit' },
     schema: {
       tags, summary: 'Update a unit operation',
-      description: 'Fields left out keep their value; null clears a time. The resulting times must form a valid range.',
+      description: 'Fields left out keep their value; null clears a time. The resulting times must form a valid range, '
+        + 'and must not overlap another unit operation on the same equipment (409).',
       params: idParamsSchema, body: unitOperationUpdateSchema, response: { 200: unitOperationSchema, ...errors },
     },
   }, async (request) => {
@@ -168,12 +163,16 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
       const existing = await requireUnitOperation(client, organizationId, request.params.id, { lock: 'update' });
       if (body.run_id !== undefined && body.run_id !== existing.run_id) await requireRun(client, organizationId, body.run_id, { lock: 'share' });
       if (body.equipment_id !== undefined && body.equipment_id !== existing.equipment_id) {
-        await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
+        await requireEquipment(client, organizationId, body.equipment_id, { lock: 'update' });
       }
       const startTime = mergeTime(body.start_time, existing.start_time);
       const endTime = mergeTime(body.end_time, existing.end_time);
       const rangeError = dateRangeError(startTime, endTime);
       if (rangeError) throw badRequest(rangeError);
+      const equipmentId = body.equipment_id ?? existing.equipment_id;
+      if (equipmentId !== null) {
+        await refuseOverlap(client, { organizationId, equipmentId, startTime, endTime, excludeId: existing.id });
+      }
       const { rows } = await client.query<UnitOperationRow>(
         `UPDATE unit_operations SET run_id = $3, type = $4, equipment_id = $5, start_time = $6, end_time = $7, updated_at = now()
           WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
@@ -193,10 +192,28 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
     return after;
   });
 
+  app.get('/api/v1/unit-operations/:id/deletion-preview', {
+    config: { access: 'read' },
+    schema: {
+      tags, summary: 'What deleting the unit operation (or replacing its readings) would remove',
+      description: 'A dry run: the readings per instrument that deleting the unit operation would remove, inside its own window '
+        + 'minus any other unit operation\'s window on the same equipment. With instrument_ids, only those instruments: what an upload '
+        + 'replacing their readings would remove. Nothing is changed.',
+      params: idParamsSchema, querystring: deletionPreviewQuerySchema, response: { 200: deletionPreviewSchema, ...errors },
+    },
+  }, async (request) => {
+    const { organizationId } = principalOf(request);
+    const unitOperation = await requireUnitOperation(deps.pg, organizationId, request.params.id);
+    return deletionPreview(deps, unitOperation, request.query.instrument_ids ?? null);
+  });
+
   app.delete('/api/v1/unit-operations/:id', {
     config: { access: 'edit' },
     schema: {
-      tags, summary: 'Delete a unit operation', description: 'Also deletes its comments and its time series.',
+      tags, summary: 'Delete a unit operation',
+      description: 'Also deletes its comments and the readings of its equipment\'s instruments inside its own window (never '
+        + 'inside another unit operation\'s window; nothing for a unit operation without a start). '
+        + 'GET /api/v1/unit-operations/{id}/deletion-preview answers what would go.',
       params: idParamsSchema, response: { 204: z.null(), ...errors },
     },
   }, async (request, reply) => {

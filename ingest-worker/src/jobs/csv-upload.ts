@@ -26,6 +26,13 @@ import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } f
 import { stageInThread } from '../csv/staging-thread-runner.ts';
 import { attachStagedPartitions, createStagingTable, dropStagingTable, insertStaged, stagingTableName } from '../staging-table.ts';
 import { nextRequestVersion, pointVersion } from '../versions.ts';
+import { countLiveReadings } from '../points-store.ts';
+import { overlapMessage, UNIT_OPERATION_WINDOW_MESSAGES, type TimeWindow } from '@bioprocess/shared/unit-operation-windows';
+import { findOverlappingUnitOperation, lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
+import { withTransaction } from '@bioprocess/shared/server/postgres';
+
+/** The file's range is another unit operation's time on the same equipment. */
+class WindowTakenError extends PermanentJobError {}
 
 /** Points per staging insert: bounded memory, large enough for full insert speed. */
 const INSERT_BATCH_POINTS = 500_000;
@@ -44,6 +51,10 @@ export interface CsvJobRequest {
 interface PublishCheckpoint {
   phase: 'publish';
   plan: CsvPlan;
+  /** The unit operation's window once the file passed (taken from the file when it had none). */
+  window?: TimeWindow;
+  /** Readings a replacing upload removed, counted just before its tombstones. */
+  pointsRemoved?: number;
   /** Some rows may be staged or attached twice: the rollups must deduplicate. */
   resumed: boolean;
   tombstoned: boolean;
@@ -73,13 +84,16 @@ async function publish(context: WorkerContext, payload: CsvUploadPayload, reques
     checkpoint = next;
     await updateProgress(context.pg, payload.job_id, {}, next);
   };
-  const range = rangeOf(payload, checkpoint.plan);
   if (request.mapping.replace_existing && !checkpoint.tombstoned) {
+    // A replace clears the mapped instruments' readings in the unit operation's window, never beyond it.
+    const range = replacedRange(payload, checkpoint);
     await context.pg.query(
       `INSERT INTO time_series_deletions (organization_id, job_id, version_seq, instrument_ids, start_ms, end_ms)
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (job_id) DO NOTHING`,
       [payload.organization_id, payload.job_id, payload.version_seq, range.instrumentIds, range.startMs, range.endMs],
     );
+    const pointsRemoved = checkpoint.pointsRemoved ?? await countLiveReadings(context.clickhouse, range, payload.version_seq);
+    await save({ ...checkpoint, pointsRemoved });
     await writeTombstones(context.clickhouse, range, payload.version_seq);
     await save({ ...checkpoint, tombstoned: true });
   }
@@ -91,6 +105,42 @@ async function publish(context: WorkerContext, payload: CsvUploadPayload, reques
   }
   await dropStagingTable(context.clickhouse, table);
   return checkpoint;
+}
+
+function replacedRange(payload: CsvUploadPayload, checkpoint: PublishCheckpoint) {
+  const window = checkpoint.window ?? { startMs: checkpoint.plan.minTs, endMs: checkpoint.plan.maxTs };
+  return { ...rangeOf(payload, checkpoint.plan), startMs: window.startMs, endMs: window.endMs };
+}
+
+/**
+ * Gives a unit operation without a start the file's first and last timestamps as its window, under
+ * the one-at-a-time rule of its equipment (refused when another unit operation holds that time), and
+ * answers the window the upload works in. An open end runs until now, or to the file's last reading.
+ */
+async function claimWindow(context: WorkerContext, payload: CsvUploadPayload, plan: CsvPlan): Promise<TimeWindow> {
+  return withTransaction(context.pg, async (client) => {
+    const { rows } = await client.query<{ equipment_id: number | null; start_time: Date | null; end_time: Date | null }>(
+      'SELECT equipment_id, start_time, end_time FROM unit_operations WHERE id = $1 AND organization_id = $2 FOR UPDATE',
+      [payload.unit_operation_id, payload.organization_id],
+    );
+    const row = rows[0];
+    if (!row) throw new PermanentJobError(UNIT_OPERATION_WINDOW_MESSAGES.unitOperationGone);
+    const endMs = row.end_time?.getTime() ?? null;
+    if (row.start_time !== null) return { startMs: row.start_time.getTime(), endMs: endMs ?? Math.max(Date.now(), plan.maxTs) };
+    const window = { startMs: plan.minTs, endMs: endMs ?? plan.maxTs };
+    if (row.equipment_id !== null) {
+      await lockEquipmentForWindows(client, payload.organization_id, row.equipment_id);
+      const other = await findOverlappingUnitOperation(client, {
+        organizationId: payload.organization_id, equipmentId: row.equipment_id, startMs: window.startMs, endMs: window.endMs, excludeId: payload.unit_operation_id,
+      });
+      if (other) throw new WindowTakenError(UNIT_OPERATION_WINDOW_MESSAGES.overlapsOnUpload(overlapMessage(other)));
+    }
+    await client.query(
+      'UPDATE unit_operations SET start_time = $2, end_time = COALESCE(end_time, $3), updated_at = now() WHERE id = $1',
+      [payload.unit_operation_id, new Date(window.startMs), new Date(window.endMs)],
+    );
+    return window;
+  });
 }
 
 function rangeOf(payload: CsvUploadPayload, plan: CsvPlan) {
@@ -157,6 +207,10 @@ export async function processCsvUpload(context: WorkerContext, payload: CsvUploa
     let checkpoint: PublishCheckpoint = saved?.phase === 'publish'
       ? saved
       : await stageAll(context, payload, request, table, saved?.phase === 'staging' ? saved : null);
+    if (!checkpoint.window) {
+      checkpoint = { ...checkpoint, window: await claimWindow(context, payload, checkpoint.plan) };
+      await updateProgress(context.pg, payload.job_id, {}, checkpoint);
+    }
     const staged = Date.now();
     checkpoint = await publish(context, payload, request, table, checkpoint);
     const published = Date.now();
@@ -164,8 +218,12 @@ export async function processCsvUpload(context: WorkerContext, payload: CsvUploa
     const { plan } = checkpoint;
     const range = rangeOf(payload, plan);
     await applyLaterDeletions(context.clickhouse, context.pg, range, payload.version_seq);
+    const replaced = request.mapping.replace_existing ? replacedRange(payload, checkpoint) : null;
     const ownRowsOnly = plan.increasing && !checkpoint.resumed;
-    await recomputeRollups(context.clickhouse, context.pg, range, ownRowsOnly
+    const rollupRange = replaced
+      ? { ...range, startMs: Math.min(range.startMs, replaced.startMs), endMs: Math.max(range.endMs, replaced.endMs) }
+      : range;
+    await recomputeRollups(context.clickhouse, context.pg, rollupRange, ownRowsOnly
       ? { fromVersion: pointVersion(payload.version_seq, 0), toVersion: nextRequestVersion(payload.version_seq) }
       : undefined);
     const warnings = await setAliases(context, payload.organization_id, plan);
@@ -187,6 +245,8 @@ export async function processCsvUpload(context: WorkerContext, payload: CsvUploa
       start_time: new Date(plan.minTs).toISOString(),
       end_time: new Date(plan.maxTs).toISOString(),
       replaced: request.mapping.replace_existing,
+      replaced_range: replaced ? { start_time: new Date(replaced.startMs).toISOString(), end_time: new Date(replaced.endMs).toISOString() } : null,
+      points_removed: checkpoint.pointsRemoved ?? 0,
       timestamp_format: plan.detection?.format ?? `elapsed ${request.mapping.elapsed_unit}`,
       timestamp_confidence: plan.detection?.confidence ?? 1,
       notice: plan.detection && isLowConfidence(plan.detection) ? lowDateConfidenceMessage(plan.detection.confidence) : null,
@@ -197,7 +257,7 @@ export async function processCsvUpload(context: WorkerContext, payload: CsvUploa
     const error = caught instanceof CsvRejected ? new PermanentJobError(caught.message) : caught;
     if (error instanceof PermanentJobError) {
       await discardCsvUpload(context, payload);
-      await markFailed(context.pg, payload.job_id, error.message);
+      await markFailed(context.pg, payload.job_id, error.message, error instanceof WindowTakenError ? { conflict: true } : undefined);
     }
     throw error;
   }

@@ -1,8 +1,8 @@
 /** A queued range deletion: tombstones over the existing keys, then fresh rollups for the range. */
 import type { DeletionPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
-import { recomputeRollups, writeTombstones } from '../points-store.ts';
-import { startJob, markCompleted } from '../job-store.ts';
+import { countLiveReadings, recomputeRollups, writeTombstones } from '../points-store.ts';
+import { startJob, markCompleted, updateProgress } from '../job-store.ts';
 
 export async function processDeletion(context: WorkerContext, payload: DeletionPayload): Promise<void> {
   const job = await startJob(context.pg, payload.job_id);
@@ -13,7 +13,15 @@ export async function processDeletion(context: WorkerContext, payload: DeletionP
     startMs: payload.start_ms,
     endMs: payload.end_ms,
   };
+  // Counted once, before the tombstones: a retried job reports the same number.
+  let pointsRemoved = (job.checkpoint as { points_removed?: number } | null)?.points_removed;
+  if (pointsRemoved === undefined) {
+    pointsRemoved = await countLiveReadings(context.clickhouse, range, payload.version_seq);
+    await updateProgress(context.pg, payload.job_id, {}, { points_removed: pointsRemoved });
+  }
   await writeTombstones(context.clickhouse, range, payload.version_seq);
   await recomputeRollups(context.clickhouse, context.pg, range);
-  await markCompleted(context.pg, payload.job_id, { instruments: payload.instrument_ids.length, start_ms: payload.start_ms, end_ms: payload.end_ms });
+  await markCompleted(context.pg, payload.job_id, {
+    instruments: payload.instrument_ids.length, start_ms: payload.start_ms, end_ms: payload.end_ms, points_removed: pointsRemoved,
+  });
 }

@@ -1,0 +1,148 @@
+/**
+ * The audit trail of imports and data deletions. Only the worker knows what a CSV upload wrote or a
+ * deletion removed, so the event is built here from the finished job's row (who asked, the file,
+ * the instruments by name, points written, the range replaced, points removed) and queued for the
+ * audit-worker. The event id is the job id: a job finishing twice (a retry) is stored once.
+ */
+import { Queue } from 'bullmq';
+import { AUDIT_JOB, QUEUE_NAMES, type AuditEvent } from '@bioprocess/shared/queues';
+import { AUDIT_RETRY } from '@bioprocess/shared/auth-contracts';
+import type { Pool } from '@bioprocess/shared/server/postgres';
+import type { Logger } from '@bioprocess/shared/server/logger';
+import { createRedis } from '@bioprocess/shared/server/redis';
+
+interface FinishedJobRow {
+  id: string;
+  organization_id: number;
+  kind: string;
+  state: string;
+  request: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  user_id: number | null;
+  user_email: string | null;
+  api_key_name: string | null;
+  created_unit_operation_id: number | null;
+  finished_at: Date | null;
+}
+
+const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
+
+async function instrumentNames(pool: Pool, organizationId: number, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await pool.query<{ id: number; name: string }>(
+    'SELECT id, name FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[])', [organizationId, ids]);
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+async function unitOperationLabel(pool: Pool, organizationId: number, id: number): Promise<string> {
+  const { rows } = await pool.query<{ type: string; run_name: string }>(
+    `SELECT u.type, r.name AS run_name FROM unit_operations u JOIN runs r ON r.id = u.run_id WHERE u.id = $1 AND u.organization_id = $2`,
+    [id, organizationId]);
+  const row = rows[0];
+  return row ? `${row.type.replace(/_/g, ' ')} of run '${row.run_name}'` : `unit operation ${id}`;
+}
+
+/** The audit event of a finished CSV upload or range deletion; null for other jobs or unfinished ones. */
+export async function buildJobAuditEvent(pool: Pool, jobId: string): Promise<AuditEvent | null> {
+  const { rows } = await pool.query<FinishedJobRow>(
+    `SELECT j.id, j.organization_id, j.kind, j.state, j.request, j.result, j.error, j.created_by AS user_id, u.email AS user_email,
+            k.name AS api_key_name, j.created_unit_operation_id, j.finished_at
+       FROM ingest_jobs j LEFT JOIN users u ON u.id = j.created_by LEFT JOIN api_keys k ON k.id = j.api_key_id
+      WHERE j.id = $1`,
+    [jobId]);
+  const job = rows[0];
+  if (!job || (job.kind !== 'csv' && job.kind !== 'deletion') || (job.state !== 'completed' && job.state !== 'failed')) return null;
+  const request = job.request;
+  const result = job.result ?? {};
+  const succeeded = job.state === 'completed';
+  const base = {
+    event_id: job.id,
+    event_type: 'data',
+    success: succeeded,
+    user_id: job.user_id,
+    user_email: job.user_email ?? (job.api_key_name ? `API key '${job.api_key_name}'` : null),
+    organization_id: job.organization_id,
+    ip: null,
+    created_at: (job.finished_at ?? new Date()).toISOString(),
+  };
+  if (job.kind === 'csv') {
+    const mapping = request.mapping as { columns?: Array<{ column: string; instrument_id: number }> } | undefined;
+    const columns = mapping?.columns ?? [];
+    const names = await instrumentNames(pool, job.organization_id, columns.map((column) => column.instrument_id));
+    const unitOperationId = Number(request.unit_operation_id);
+    return {
+      ...base,
+      action: 'import',
+      resource_type: 'unit_operation',
+      resource_id: String(unitOperationId),
+      changes: {
+        before: null,
+        after: {
+          unit_operation: await unitOperationLabel(pool, job.organization_id, unitOperationId),
+          file_name: request.file_name ?? null,
+          file_bytes: request.bytes ?? null,
+          instruments: columns.map((column) => ({ id: column.instrument_id, name: names.get(column.instrument_id) ?? null, column: column.column })),
+          points_written: succeeded ? result.points_written ?? 0 : 0,
+          start_time: result.start_time ?? null,
+          end_time: result.end_time ?? null,
+          replaced_range: result.replaced_range ?? null,
+          points_removed: result.points_removed ?? 0,
+          ...(succeeded ? {} : { error: job.error, unit_operation_removed: job.created_unit_operation_id !== null }),
+        },
+      },
+    };
+  }
+  const instrumentIds = ((request.instrument_ids as number[] | undefined) ?? []).map(Number);
+  const names = await instrumentNames(pool, job.organization_id, instrumentIds);
+  const unitOperationId = typeof request.unit_operation_id === 'number' ? request.unit_operation_id : null;
+  return {
+    ...base,
+    action: 'delete_readings',
+    resource_type: unitOperationId !== null ? 'unit_operation' : instrumentIds.length === 1 ? 'instrument' : null,
+    resource_id: unitOperationId !== null ? String(unitOperationId) : instrumentIds.length === 1 ? String(instrumentIds[0]) : null,
+    changes: {
+      before: {
+        instruments: instrumentIds.map((id) => ({ id, name: names.get(id) ?? null })),
+        start_time: iso(request.start_ms),
+        end_time: iso(request.end_ms),
+        points_removed: succeeded ? result.points_removed ?? 0 : 0,
+        ...(unitOperationId !== null ? { unit_operation_id: unitOperationId } : {}),
+      },
+      after: succeeded ? null : { error: job.error },
+    },
+  };
+}
+
+export interface JobAudit {
+  /** Queues the audit event of the job if it is a finished upload or deletion; failures are logged. */
+  recordFinished(jobId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createJobAudit(pool: Pool, redisUrl: string, queuePrefix: string, logger: Logger): JobAudit {
+  const connection = createRedis(redisUrl);
+  const queue = new Queue(QUEUE_NAMES.audit, { connection, prefix: queuePrefix });
+  queue.on('error', (error) => logger.warn({ err: error }, 'audit queue connection problem'));
+  return {
+    async recordFinished(jobId) {
+      try {
+        const event = await buildJobAuditEvent(pool, jobId);
+        if (!event) return;
+        await queue.add(AUDIT_JOB, event, {
+          jobId: event.event_id,
+          attempts: AUDIT_RETRY.attempts,
+          backoff: { type: AUDIT_RETRY.backoffType },
+          removeOnComplete: true,
+          removeOnFail: 10_000,
+        });
+      } catch (error) {
+        logger.error({ err: error, jobId }, 'audit event of an ingest job could not be queued');
+      }
+    },
+    async close() {
+      await queue.close().catch(() => undefined);
+      connection.disconnect();
+    },
+  };
+}
