@@ -11,4 +11,14 @@ export async function runStartupTasks(deps: AppDeps): Promise<void> {
     );
   }
   await ensureSuperuser(deps);
+  await reportOverlappingUnitOperations(deps);
+}
+
+/** Windows saved before the one-at-a-time rule may overlap; they are listed, never changed (README: resolving them). */
+async function reportOverlappingUnitOperations(deps: AppDeps): Promise<void> {
+  const { rows } = await deps.pg.query<{ pairs: number }>('SELECT count(*)::int AS pairs FROM unit_operation_overlaps');
+  const pairs = rows[0]?.pairs ?? 0;
+  if (pairs > 0) {
+    deps.logger.warn({ pairs }, 'unit operations overlap on the same equipment: SELECT * FROM unit_operation_overlaps lists them (README: overlapping unit operations)');
+  }
 }

@@ -22,7 +22,6 @@ interface FinishedJobRow {
   user_id: number | null;
   user_email: string | null;
   api_key_name: string | null;
-  created_unit_operation_id: number | null;
   finished_at: Date | null;
 }
 
@@ -47,7 +46,7 @@ async function unitOperationLabel(pool: Pool, organizationId: number, id: number
 export async function buildJobAuditEvent(pool: Pool, jobId: string): Promise<AuditEvent | null> {
   const { rows } = await pool.query<FinishedJobRow>(
     `SELECT j.id, j.organization_id, j.kind, j.state, j.request, j.result, j.error, j.created_by AS user_id, u.email AS user_email,
-            k.name AS api_key_name, j.created_unit_operation_id, j.finished_at
+            k.name AS api_key_name, j.finished_at
        FROM ingest_jobs j LEFT JOIN users u ON u.id = j.created_by LEFT JOIN api_keys k ON k.id = j.api_key_id
       WHERE j.id = $1`,
     [jobId]);
@@ -88,7 +87,7 @@ export async function buildJobAuditEvent(pool: Pool, jobId: string): Promise<Aud
           end_time: result.end_time ?? null,
           replaced_range: result.replaced_range ?? null,
           points_removed: result.points_removed ?? 0,
-          ...(succeeded ? {} : { error: job.error, unit_operation_removed: job.created_unit_operation_id !== null }),
+          ...(succeeded ? {} : { error: job.error, unit_operation_removed: request.created_unit_operation_id !== undefined }),
         },
       },
     };

@@ -1,6 +1,7 @@
 /** Updates of the ingest job rows (PostgreSQL `ingest_jobs`) made by the worker. */
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
+import { failIngestJob } from '@bioprocess/shared/server/ingest-job-failure';
 
 export async function markCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
   await pool.query(
@@ -11,13 +12,9 @@ export async function markCompleted(pool: Pool, jobId: string, result: Record<st
   );
 }
 
-/** `result` says more about the failure (e.g. `conflict`: the api answers a waiting request with 409). */
+/** Fails the job (and removes a unit operation created for it): see shared/src/server/ingest-job-failure.ts. */
 export async function markFailed(pool: Pool, jobId: string, message: string, result?: Record<string, unknown>): Promise<void> {
-  await pool.query(
-    `UPDATE ingest_jobs SET state = 'failed', error = $2, result = COALESCE($3::jsonb, result), updated_at = now(), finished_at = now()
-      WHERE id = $1 AND state <> 'completed'`,
-    [jobId, message, result === undefined ? null : JSON.stringify(result)],
-  );
+  await failIngestJob(pool, jobId, message, result);
 }
 
 export async function updateProgress(pool: Pool, jobId: string, progress: Partial<IngestProgress>, checkpoint?: unknown): Promise<void> {

@@ -177,6 +177,8 @@ export const auditLogSchema = z.object({
   ip: z.string().nullable(),
   changes: z.unknown().nullable(),
   created_at: z.string(),
+  /** The resource's name: as the event recorded it, else as the resource is named now (the list only). */
+  resource_name: z.string().nullable().optional(),
 });
 export type AuditLog = z.infer<typeof auditLogSchema>;
 

@@ -19,6 +19,7 @@ import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { emitAudit } from './emit.ts';
 import { csvLine } from './csv.ts';
+import { resourceNames } from './resource-names.ts';
 
 const AUDIT_COLUMNS = 'id, event_id, event_type, user_id, user_email, action, resource_type, resource_id, success, organization_id, ip, changes, created_at';
 
@@ -72,14 +73,15 @@ async function* auditCsv(pool: Pool, where: string, params: unknown[]): AsyncGen
 export async function auditRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get('/api/v1/audit/logs', {
     config: { access: 'view_audit_logs' },
-    schema: { tags: ['audit'], summary: 'Recent audit events, newest first', querystring: auditLogQuerySchema, response: { 200: z.array(auditLogSchema) } },
+    schema: { tags: ['audit'], summary: 'Recent audit events, newest first, each with the name of its resource (as recorded, else as it is now)', querystring: auditLogQuerySchema, response: { 200: z.array(auditLogSchema) } },
   }, async (request) => {
     const { where, params } = auditWhere(request, request.query);
     const { rows } = await deps.pg.query(
       `SELECT ${AUDIT_COLUMNS} FROM audit_logs ${where} ORDER BY created_at DESC, id DESC LIMIT $4`,
       [...params, request.query.limit],
     );
-    return rows.map(toAuditLog);
+    const names = await resourceNames(deps.pg, rows, params[0] as number | null);
+    return rows.map((row, index) => ({ ...toAuditLog(row), resource_name: names[index] ?? null }));
   });
 
   app.get('/api/v1/audit/logs/export', {

@@ -17,8 +17,8 @@ import {
   DEMO_EQUIPMENT, DEMO_FACILITIES, DEMO_HOUR_MS, DEMO_ORGANISATION_NAME, DEMO_USERS, demoRuns, type DemoRun, type DemoUnitOperation,
 } from './demo-organisation.ts';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const DATASETS_DIR = path.resolve(REPO_ROOT, '../shared/datasets');
+/** The public instrument exports of the demo runs, kept in the repository (sources and licences in its SOURCES.md). */
+export const DATASETS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../demo-data');
 
 type Series = Array<[number, number]>;
 
@@ -207,7 +207,7 @@ export async function seedDemoTimeSeries(app: App, deps: AppDeps, plan: SeedPlan
       timestamp_mode: dataset.elapsedUnit ? 'elapsed' : 'absolute',
       ...(dataset.elapsedUnit ? { elapsed_unit: dataset.elapsedUnit } : {}),
       columns: Object.entries(dataset.columns).map(([column, key]) => ({ column, instrument_id: instruments.get(key)! })),
-      replace_existing: true,
+      replace_existing: false,
     };
     let content: Buffer;
     try {

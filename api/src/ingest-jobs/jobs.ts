@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from '@bioprocess/shared/server/postgres';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
+import { failIngestJob } from '@bioprocess/shared/server/ingest-job-failure';
 import {
   EMPTY_PROGRESS,
   type IngestJobKind,
@@ -42,8 +43,6 @@ export interface NewIngestJob {
   progress?: Partial<IngestProgress>;
   /** A range deletion recorded with the job's version (queued deletions). */
   deletion?: { instrumentIds: number[]; startMs: number; endMs: number };
-  /** A unit operation created for this upload: removed if the job fails (a trigger on ingest_jobs). */
-  createdUnitOperationId?: number;
 }
 
 const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, created_at, updated_at';
@@ -66,15 +65,14 @@ export async function createIngestJob(pool: Pool, principal: RequestPrincipal, j
 /** Creates the job inside the caller's transaction (with the rows it goes with). */
 export async function insertIngestJob(db: Pool | PoolClient, principal: RequestPrincipal, job: NewIngestJob): Promise<{ job: IngestJobRow; created: boolean }> {
   const { rows } = await db.query(
-    `INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress,
-                              created_unit_operation_id)
-     VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9, $11)
+    `INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
+     VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9)
      ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING ${JOB_COLUMNS}`,
     [
       randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId,
       job.idempotencyKey ?? null, JSON.stringify(job.request), job.chunkCount ?? 0,
-      JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null, job.createdUnitOperationId ?? null,
+      JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null,
     ],
   );
   const created = rows[0] as IngestJobRow | undefined;
@@ -100,11 +98,9 @@ async function recordDeletion(client: PoolClient, job: IngestJobRow, deletion: N
   );
 }
 
+/** Fails the job (and removes a unit operation created for it): see shared/src/server/ingest-job-failure.ts. */
 export async function markJobFailed(pool: Pool, jobId: string, message: string): Promise<void> {
-  await pool.query(
-    `UPDATE ingest_jobs SET state = 'failed', error = $2, updated_at = now(), finished_at = now() WHERE id = $1 AND state <> 'completed'`,
-    [jobId, message],
-  );
+  await failIngestJob(pool, jobId, message);
 }
 
 /** The job of the caller's organisation, or 404 (another organisation's job does not exist for them). */

@@ -255,7 +255,8 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
         const row = await insertUnitOperation(client, principal.organizationId, unitOperationBody);
         const window = { id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null };
         const { job } = await insertIngestJob(client, principal, {
-          kind: 'csv', request: csvJobRequest(window, mapping, spooled), progress: { bytes_total: spooled.bytes }, createdUnitOperationId: row.id,
+          // A failure of this job removes the unit operation again (shared/src/server/ingest-job-failure.ts).
+          kind: 'csv', request: { ...csvJobRequest(window, mapping, spooled), created_unit_operation_id: row.id }, progress: { bytes_total: spooled.bytes },
         });
         return { row, job };
       });

@@ -113,7 +113,9 @@ describe('unit operations', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBe(status);
       expect(response.json()).toEqual({ error });
     }
-    const onlyStart = await createUnitOperation(ctx, org.admin.token, runId, bioreactorId, { start_time: '2024-01-01T00:00:00Z', end_time: '' });
+    // Equipment of its own: an open-ended window from 2024 would overlap the other tests' windows.
+    const spareReactor = (await createEquipment(ctx, org.admin.token, facilityId, { name: 'BR-spare', type: 'Stirred-tank Bioreactor' })).id;
+    const onlyStart = await createUnitOperation(ctx, org.admin.token, runId, spareReactor, { start_time: '2024-01-01T00:00:00Z', end_time: '' });
     expect(onlyStart.end_time).toBeNull();
     const endBeforeStored = await ctx.request({
       method: 'PUT', url: `/api/v1/unit-operations/${onlyStart.id}`, token: org.admin.token, payload: { end_time: '2023-12-31T00:00:00Z' },

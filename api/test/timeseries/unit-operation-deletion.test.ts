@@ -31,7 +31,7 @@ describe('deleting a unit operation deletes its time series', () => {
     const { rows } = await ctx.deps.pg.query(
       `SELECT id, request FROM ingest_jobs WHERE organization_id = $1 AND kind = 'deletion'`, [plant.organizationId]);
     expect(rows).toHaveLength(1);
-    expect(rows[0].request).toEqual({ instrument_ids: plant.instrumentIds, start_ms: T0 + 120_000, end_ms: T0 + 300_000 });
+    expect(rows[0].request).toEqual({ instrument_ids: plant.instrumentIds, start_ms: T0 + 120_000, end_ms: T0 + 300_000, unit_operation_id: unitOperation });
     expect((await waitForJobState(ctx, plant.editor.token, rows[0].id)).state).toBe('completed');
 
     for (const instrumentId of plant.instrumentIds) {

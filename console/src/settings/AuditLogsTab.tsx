@@ -24,6 +24,14 @@ async function downloadAuditCsv(): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/** "instrument 'pH probe'" when the resource has a name, else its type and id. */
+function describeResource(entry: AuditLog): string {
+  if (!entry.resourceType) return '-';
+  const type = entry.resourceType.replace(/_/g, ' ');
+  if (entry.resourceName) return `${type} '${entry.resourceName}'`;
+  return entry.resourceId ? `${type} #${entry.resourceId}` : type;
+}
+
 export function AuditLogsTab() {
   // Fixed when the tab opens, so the SWR key stays the same between renders.
   const [since] = useState(() => subDays(new Date(), 7));
@@ -70,7 +78,7 @@ export function AuditLogsTab() {
                   <td className="app-nowrap">{formatDate(entry.createdAt, 'long')}</td>
                   <td><Tag minimal>{entry.eventType}</Tag></td>
                   <td>{entry.action}</td>
-                  <td>{entry.resourceType ? `${entry.resourceType}${entry.resourceId ? ` #${entry.resourceId}` : ''}` : '-'}</td>
+                  <td>{describeResource(entry)}</td>
                   <td>{entry.userEmail ?? '-'}</td>
                   <td>{entry.success ? <Tag intent={Intent.SUCCESS} minimal round>success</Tag> : <Tag intent={Intent.DANGER} minimal round>failed</Tag>}</td>
                 </tr>

@@ -1,0 +1,60 @@
+/**
+ * Names for the resources of audit events, so the audit list reads "instrument 'pH probe'" rather
+ * than an id. The event's own record comes first (a deleted resource keeps the name it had); else the
+ * resource as it is now, looked up in one query per type.
+ */
+import type { Pool } from '@bioprocess/shared/server/postgres';
+
+/** How each resource type is named from its current row. */
+const NAME_QUERIES: Record<string, string> = {
+  instrument: 'SELECT id, name FROM instruments WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
+  equipment: 'SELECT id, name FROM equipment WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
+  facility: 'SELECT id, name FROM facilities WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
+  run: 'SELECT id, name FROM runs WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
+  unit_operation: `SELECT u.id, initcap(replace(u.type, '_', ' ')) || ' of run ''' || r.name || '''' AS name
+                     FROM unit_operations u JOIN runs r ON r.id = u.run_id
+                    WHERE u.id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR u.organization_id = $2)`,
+  user: 'SELECT id, email AS name FROM users WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
+  api_key: 'SELECT id, name FROM api_keys WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
+  organization: 'SELECT id, name FROM organizations WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR id = $2)',
+};
+
+interface AuditRowForName {
+  resource_type: string | null;
+  resource_id: string | null;
+  changes: unknown;
+}
+
+/** The name an event recorded itself: its row's `name` (or email), or the unit operation it names. */
+function recordedName(row: AuditRowForName): string | null {
+  const changes = row.changes as { before?: Record<string, unknown> | null; after?: Record<string, unknown> | null } | null;
+  for (const side of [changes?.after, changes?.before]) {
+    if (!side || typeof side !== 'object') continue;
+    if (typeof side.unit_operation === 'string') return side.unit_operation;
+    if (typeof side.name === 'string' && side.name) return side.name;
+    if (row.resource_type === 'user' && typeof side.email === 'string') return side.email;
+  }
+  return null;
+}
+
+/**
+ * The names of the rows' resources, in the rows' order (null when unknown). `organizationId` limits
+ * lookups to one organisation (null: a superuser's view of all).
+ */
+export async function resourceNames(pool: Pool, rows: readonly AuditRowForName[], organizationId: number | null): Promise<Array<string | null>> {
+  const names: Array<string | null> = rows.map(recordedName);
+  const wanted = new Map<string, Set<number>>();
+  rows.forEach((row, index) => {
+    if (names[index] !== null || !row.resource_type || !row.resource_id || !NAME_QUERIES[row.resource_type]) return;
+    const id = Number(row.resource_id);
+    if (!Number.isSafeInteger(id)) return;
+    if (!wanted.has(row.resource_type)) wanted.set(row.resource_type, new Set());
+    wanted.get(row.resource_type)!.add(id);
+  });
+  const found = new Map<string, string>();
+  await Promise.all([...wanted].map(async ([type, ids]) => {
+    const { rows: named } = await pool.query<{ id: number; name: string }>(NAME_QUERIES[type]!, [[...ids], organizationId]);
+    for (const row of named) found.set(`${type}:${row.id}`, row.name);
+  }));
+  return rows.map((row, index) => names[index] ?? found.get(`${row.resource_type}:${row.resource_id}`) ?? null);
+}
