@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { startWorker } from '../timeseries/support.ts';
-import { seedDemoMetadata, seedDemoTimeSeries, type SeedPlan } from '../../src/demo/seed.ts';
-import { DEMO_ORGANISATION_NAME } from '../../src/demo/demo-organisation.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DATASETS_DIR, seedDemoMetadata, seedDemoTimeSeries, type SeedPlan } from '../../src/demo/seed.ts';
+import { DEMO_ORGANISATION_NAME, demoRuns } from '../../src/demo/demo-organisation.ts';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 
 async function waitForIngestJobs(ctx: TestContext, organizationId: number): Promise<Array<{ state: string; error: string | null }>> {
@@ -60,6 +65,17 @@ describe('demo organisation seed', () => {
     expect(await countFor('dasware', 'temperature')).toBeGreaterThan(100);
     // Five completed fed-batches of 40/40/38/36/40 h at one reading a minute, plus the running one.
     expect(await countFor('br1', 'temperature')).toBeGreaterThan((40 + 40 + 38 + 36 + 40) * 60);
+  });
+
+  it('reads its datasets from the repository, each with its source and licence, so a fresh clone seeds them', () => {
+    expect(path.relative(REPO_ROOT, DATASETS_DIR).startsWith('..')).toBe(false);
+    const sources = readFileSync(path.join(DATASETS_DIR, 'SOURCES.md'), 'utf8');
+    const files = demoRuns().flatMap((run) => (run.dataset ? [run.dataset.file] : []));
+    expect(files).toHaveLength(3);
+    for (const file of files) {
+      expect(existsSync(path.join(DATASETS_DIR, file)), file).toBe(true);
+      expect(sources).toMatch(new RegExp(`\\| \`${file.replace(/[.()]/g, '\\$&')}\` \\|[^\n]*\\| (MIT|GPL-3\\.0) \\|`));
+    }
   });
 
   it('is idempotent: a second seed leaves the organisation as it is', async () => {

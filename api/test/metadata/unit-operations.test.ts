@@ -126,6 +126,9 @@ describe('unit operations', () => {
       method: 'PUT', url: `/api/v1/unit-operations/${onlyStart.id}`, token: org.admin.token, payload: { run_id: foreignRunId },
     });
     expect(foreignMove.statusCode).toBe(404);
+    // The spare goes again: the other tests count the organisation's equipment.
+    expect((await ctx.request({ method: 'DELETE', url: `/api/v1/unit-operations/${onlyStart.id}`, token: org.admin.token })).statusCode).toBe(204);
+    expect((await ctx.request({ method: 'DELETE', url: `/api/v1/equipment/${spareReactor}`, token: org.admin.token })).statusCode).toBe(204);
   });
 
   it('enforces roles and organisations', async () => {
