@@ -16,7 +16,7 @@ import {
   localePrefersDayFirst, lowDateConfidenceMessage, nonNumericMessage, truncatePreviewCell, uploadSuccessMessage, type CsvPreview,
   type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
-import { ELAPSED_UNITS, type ElapsedUnit, type IngestJobStatus } from '@bioprocess/shared/timeseries';
+import { ELAPSED_UNITS, type CsvMapping, type ElapsedUnit, type IngestJobStatus } from '@bioprocess/shared/timeseries';
 import { useApi } from '../api/hooks.ts';
 import { showToast, type ToastInput } from '../components/toaster.ts';
 import { formatDate } from '../entities/format.ts';
@@ -27,10 +27,17 @@ import {
   setSelected, type ColumnAssignment, type ColumnState, type TimestampMode,
 } from './column-mapping.ts';
 import { readCsvPreview } from './read-preview.ts';
-import { postCsvUpload, UploadError, watchIngestJob } from './upload-client.ts';
+import { postCsvUpload, postUnitOperationWithCsv, UploadError, watchIngestJob, type UploadProgressEvent } from './upload-client.ts';
 import { InstrumentWizard } from './InstrumentWizard.tsx';
 import { ExistingDataPreview } from './ExistingDataPreview.tsx';
 import { describeProgress, type UploadState } from './upload-progress.ts';
+import { ReplaceOption } from '../runs/ReplaceOption.tsx';
+import type { UnitOperationCreateBody } from '../runs/UnitOperationDialog.tsx';
+import { unitOperationSchema, type UnitOperation } from '../entities/types.ts';
+import { toCamelCase } from '../api/case.ts';
+
+/** An upload the server rejected; its message was shown already. */
+class UploadFailed extends Error {}
 import './csv-upload.css';
 
 const PREVIEW_TABLE_ROWS = 10;
@@ -60,7 +67,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const [columns, setColumns] = useState<ColumnState[] | null>(null);
   const [timestampMode, setTimestampMode] = useState<TimestampMode>('absolute');
   const [elapsedUnit, setElapsedUnit] = useState<ElapsedUnit>('seconds');
-  const [replaceExisting, setReplaceExisting] = useState(true);
+  const [replaceExisting, setReplaceExisting] = useState(false);
   const [wizardOpen, setWizardOpen] = useState(false);
   const [upload, setUpload] = useState<UploadState | null>(null);
   const [reading, setReading] = useState(false);
@@ -156,7 +163,11 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
     return true;
   }, []);
 
-  const afterSave = useCallback(async (saved: { id: number }) => {
+  /**
+   * Sends the file (`send` posts it and answers the ingest job) and follows the job to its end. Throws
+   * after showing the error when the upload fails, so the dialog keeps the user with it.
+   */
+  const followUpload = useCallback(async (send: (file: File, mapping: CsvMapping, onProgress: (event: UploadProgressEvent) => void) => Promise<string>) => {
     const current = latest.current;
     if (!current.file || !current.columns) return;
     const result = buildMapping(current.columns, current);
@@ -164,7 +175,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
     const columnCount = result.mapping.columns.length;
     setUpload({ phase: 'uploading', sent: 0, total: current.file.size, job: null });
     try {
-      const jobId = await postCsvUpload(saved.id, current.file, result.mapping,
+      const jobId = await send(current.file, result.mapping,
         (event) => setUpload({ phase: 'uploading', sent: event.loaded, total: event.total, job: null }));
       setUpload((u) => ({ phase: 'processing', sent: u?.total ?? 0, total: u?.total ?? 0, job: null }));
       const finished = await watchIngestJob(jobId, (job: IngestJobStatus) => setUpload((u) => ({
@@ -172,8 +183,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
         sent: u?.total ?? 0, total: u?.total ?? 0, job,
       })));
       if (finished.state === 'failed') {
-        toastAfterDialog({ title: CSV_TOAST_TITLES.uploadFailed, message: finished.error || CSV_MESSAGES.uploadFailedFallback, intent: 'danger' });
-        return;
+        showToast({ title: CSV_TOAST_TITLES.uploadFailed, message: finished.error || CSV_MESSAGES.uploadFailedFallback, intent: 'danger' });
+        throw new UploadFailed(finished.error ?? CSV_MESSAGES.uploadFailedFallback);
       }
       const summary = typeof finished.result?.message === 'string'
         ? finished.result.message
@@ -184,19 +195,35 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       await new Promise((resolve) => setTimeout(resolve, DONE_LINGER_MS));
       toastAfterDialog({ title: CSV_TOAST_TITLES.uploadSucceeded, message: `${summary}${skipped}${notice}`, intent: 'success' });
     } catch (error) {
+      if (error instanceof UploadFailed) throw error;
       console.error('CSV upload failed', error);
       setUpload((u) => (u ? { ...u, phase: 'failed' } : u));
       if (error instanceof UploadError && error.status === 429) {
-        toastAfterDialog({ title: CSV_TOAST_TITLES.rateLimited, message: error.message, intent: 'danger' });
+        showToast({ title: CSV_TOAST_TITLES.rateLimited, message: error.message, intent: 'danger' });
       } else {
-        toastAfterDialog({ title: CSV_TOAST_TITLES.uploadFailed, message: error instanceof Error && error.message ? error.message : CSV_MESSAGES.uploadFailedFallback, intent: 'danger' });
+        showToast({ title: CSV_TOAST_TITLES.uploadFailed, message: error instanceof Error && error.message ? error.message : CSV_MESSAGES.uploadFailedFallback, intent: 'danger' });
       }
+      throw error;
     }
   }, []);
 
+  const afterSave = useCallback(async (saved: { id: number }) => {
+    await followUpload((chosen, mapping, onProgress) => postCsvUpload(saved.id, chosen, mapping, onProgress));
+  }, [followUpload]);
+
+  const createWith = useCallback(async (body: UnitOperationCreateBody): Promise<UnitOperation> => {
+    let created: unknown = null;
+    await followUpload(async (chosen, mapping, onProgress) => {
+      const answer = await postUnitOperationWithCsv({ ...body }, chosen, mapping, onProgress);
+      created = answer.unitOperation;
+      return answer.jobId;
+    });
+    return toCamelCase(unitOperationSchema.parse(created)) as UnitOperation;
+  }, [followUpload]);
+
   useEffect(() => {
-    setSubmitHook(file ? { blockedLabel, beforeSave, afterSave } : null);
-  }, [file, blockedLabel, beforeSave, afterSave, setSubmitHook]);
+    setSubmitHook(file ? { blockedLabel, beforeSave, afterSave, createWith } : null);
+  }, [file, blockedLabel, beforeSave, afterSave, createWith, setSubmitHook]);
   useEffect(() => () => setSubmitHook(null), [setSubmitHook]);
 
   const wizardColumns = columns ? newInstrumentColumns(columns).map((c) => c.name) : [];
@@ -310,8 +337,9 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
             <Callout intent={Intent.PRIMARY} compact icon="time">{CSV_MESSAGES.timestampColumnRequired}</Callout>
           )}
 
-          <Checkbox checked={replaceExisting} onChange={(event) => setReplaceExisting(event.currentTarget.checked)}
-            label="Replace existing data of these instruments in the file's time range" />
+          {state.mode === 'edit' && state.unitOperation && (
+            <ReplaceOption unitOperationId={state.unitOperation.id} columns={columns} checked={replaceExisting} onChange={setReplaceExisting} />
+          )}
         </>
       )}
 

@@ -1,6 +1,6 @@
 /**
- * The server-side CSV upload: the multipart POST (the `mapping` field FIRST, then the `file`, so the
- * server validates the mapping before storing a byte), with upload progress from XMLHttpRequest, and
+ * The server-side CSV upload: the multipart POST (the `mapping` field first, then the `file`, so the
+ * server can refuse a bad mapping before storing a byte; it takes any order), with upload progress from XMLHttpRequest, and
  * the ingest job followed through its server-sent events (read with fetch so the bearer token travels
  * in a header), falling back to polling the job when the stream is unavailable.
  */
@@ -23,21 +23,44 @@ export interface UploadProgressEvent {
   total: number;
 }
 
-/** Posts the file; resolves with the ingest job's id. */
-export function postCsvUpload(
+/** Posts the file into an existing unit operation; resolves with the ingest job's id. */
+export async function postCsvUpload(
   unitOperationId: number, file: Blob & { name?: string }, mapping: CsvMapping,
   onProgress?: (event: UploadProgressEvent) => void, signal?: AbortSignal,
 ): Promise<string> {
   const form = new FormData();
   form.append('mapping', JSON.stringify(mapping));
   form.append('file', file, file.name ?? 'upload.csv');
+  const { jobId } = await postMultipart(`/api/v1/unit-operations/${unitOperationId}/csv-uploads`, form, file.size, onProgress, signal);
+  return jobId;
+}
+
+/**
+ * Creates a unit operation together with its first upload (one act: the server removes it again if
+ * the upload fails); resolves with the created unit operation (wire form) and the ingest job's id.
+ */
+export async function postUnitOperationWithCsv(
+  unitOperation: Record<string, unknown>, file: Blob & { name?: string }, mapping: CsvMapping,
+  onProgress?: (event: UploadProgressEvent) => void, signal?: AbortSignal,
+): Promise<{ unitOperation: unknown; jobId: string }> {
+  const form = new FormData();
+  form.append('unit_operation', JSON.stringify(unitOperation));
+  form.append('mapping', JSON.stringify(mapping));
+  form.append('file', file, file.name ?? 'upload.csv');
+  const { jobId, body } = await postMultipart('/api/v1/unit-operations/csv-uploads', form, file.size, onProgress, signal);
+  return { unitOperation: (body as { unit_operation?: unknown }).unit_operation, jobId };
+}
+
+function postMultipart(
+  url: string, form: FormData, size: number, onProgress?: (event: UploadProgressEvent) => void, signal?: AbortSignal,
+): Promise<{ jobId: string; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/api/v1/unit-operations/${unitOperationId}/csv-uploads`);
+    xhr.open('POST', url);
     const token = getToken();
     if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
     xhr.setRequestHeader('Accept', 'application/json');
-    xhr.upload.onprogress = (event) => onProgress?.({ loaded: event.loaded, total: event.lengthComputable ? event.total : file.size });
+    xhr.upload.onprogress = (event) => onProgress?.({ loaded: event.loaded, total: event.lengthComputable ? event.total : size });
     xhr.onerror = () => reject(new UploadError('Network error while uploading the file', 0));
     xhr.onabort = () => reject(new DOMException('Upload aborted', 'AbortError'));
     xhr.onload = () => {
@@ -52,12 +75,12 @@ export function postCsvUpload(
         return;
       }
       const record = (body ?? {}) as { id?: unknown; job_id?: unknown };
-      const id = record.job_id ?? record.id ?? xhr.getResponseHeader('x-ingest-job-id');
+      const id = xhr.getResponseHeader('x-ingest-job-id') ?? record.job_id ?? record.id;
       if (typeof id !== 'string' && typeof id !== 'number') {
         reject(new UploadError('The server did not return an ingest job', xhr.status));
         return;
       }
-      resolve(String(id));
+      resolve({ jobId: String(id), body: (body ?? {}) as Record<string, unknown> });
     };
     signal?.addEventListener('abort', () => xhr.abort(), { once: true });
     xhr.send(form);

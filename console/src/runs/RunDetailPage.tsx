@@ -19,6 +19,7 @@ import { statusOf } from '../entities/run-metrics.ts';
 import { runSchema, unitOperationListSchema, type Run, type UnitOperation } from '../entities/types.ts';
 import { renderCsvUploadSection } from '../csv-upload/CsvUploadSection.tsx';
 import { KeyInsightsCard } from './KeyInsightsCard.tsx';
+import { ReadingsToRemove } from './ReadingsToRemove.tsx';
 import { UnitOperationDialog, type UnitOperationDialogProps } from './UnitOperationDialog.tsx';
 import { UnitOperationFlow } from './UnitOperationFlow.tsx';
 import { useRunActions } from './useRunActions.tsx';
@@ -169,9 +170,11 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
         onClose={() => setDeleting(null)}
         onConfirm={confirmDelete}
         description={deleting
-          ? `Delete the ${titleCaseType(deleting.type)} unit operation and all its time-series data? This action cannot be undone.`
+          ? `Delete the ${titleCaseType(deleting.type)} unit operation and its time-series data? This action cannot be undone.`
           : undefined}
-      />
+      >
+        {deleting ? <ReadingsToRemove unitOperationId={deleting.id} verb="Deleting it" /> : null}
+      </ConfirmDialog>
       <EntityFormDialog kind="run" isOpen={editingRun} record={current} onClose={() => setEditingRun(false)}
         onSaved={() => showToast({ title: 'Run updated successfully', intent: 'success' })} />
       {runActions.dialogs}

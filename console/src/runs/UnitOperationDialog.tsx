@@ -39,10 +39,24 @@ export interface UnitOperationSubmitHook {
    */
   beforeSave?: (state: UnitOperationFormState) => boolean | Promise<boolean>;
   /**
-   * Runs after the unit operation was created or updated and before the dialog closes (the CSV
-   * upload). Throwing keeps the dialog open; the unit operation stays saved either way.
+   * Runs after the unit operation was updated and before the dialog closes (the CSV upload into it).
+   * Throwing keeps the dialog open; the update stays saved.
    */
   afterSave?: (saved: UnitOperation, state: UnitOperationFormState) => void | Promise<void>;
+  /**
+   * Create mode: creates the unit operation together with the upload, as one act (the server removes
+   * it again when the upload fails). Resolves once the upload finished; throwing (after showing its own
+   * message) keeps the dialog open, and no unit operation is left behind.
+   */
+  createWith?: (body: UnitOperationCreateBody, state: UnitOperationFormState) => Promise<UnitOperation>;
+}
+
+export interface UnitOperationCreateBody {
+  run_id: number;
+  type: string;
+  equipment_id: number;
+  start_time: string | null;
+  end_time: string | null;
 }
 
 export interface UnitOperationDialogContext {
@@ -132,8 +146,23 @@ export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onS
     setBusy(true);
     try {
       if (hook?.beforeSave && !(await hook.beforeSave(state))) return;
-      const body = { run_id: runId, type, equipment_id: Number(equipmentId), start_time: state.startTime, end_time: state.endTime };
+      const body: UnitOperationCreateBody = { run_id: runId, type, equipment_id: Number(equipmentId), start_time: state.startTime, end_time: state.endTime };
       let saved: UnitOperation;
+      if (mode === 'create' && hook?.createWith) {
+        try {
+          saved = await hook.createWith(body, state);
+        } catch (cause) {
+          // The section showed what failed; the user stays here to fix it, with nothing created.
+          console.error('Unit operation with its upload was not created', cause);
+          await revalidate(`/api/v1/runs/${runId}`, '/api/v1/unit-operations');
+          return;
+        }
+        await revalidate(`/api/v1/runs/${runId}`, '/api/v1/unit-operations');
+        showToast({ title: 'Unit operation created successfully.', intent: 'success' });
+        onSaved?.(saved);
+        onClose();
+        return;
+      }
       try {
         saved = mode === 'edit'
           ? await apiRequest<UnitOperation>('PUT', `/api/v1/unit-operations/${unitOperation!.id}`, body, { schema: unitOperationSchema })
