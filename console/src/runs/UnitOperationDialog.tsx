@@ -157,8 +157,9 @@ export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onS
           await revalidate(`/api/v1/runs/${runId}`, '/api/v1/unit-operations');
           return;
         }
-        await revalidate(`/api/v1/runs/${runId}`, '/api/v1/unit-operations');
+        // Before anything is awaited: the upload's own toast is queued to follow this one.
         showToast({ title: 'Unit operation created successfully.', intent: 'success' });
+        await revalidate(`/api/v1/runs/${runId}`, '/api/v1/unit-operations');
         onSaved?.(saved);
         onClose();
         return;
