@@ -33,8 +33,11 @@ export async function seedPlant(pool: Pool, instruments: number): Promise<BenchP
   }
   const run = await pool.query(`INSERT INTO runs (organization_id, facility_id, name, target) VALUES ($1, $2, 'Bench run', 'titer') RETURNING id`,
     [organizationId, facility.rows[0].id]);
+  // A window holding every bench file (they start at 2024-01-01): both uploads go into it as they are,
+  // where a unit operation without one would take the first file's range and skip the rest of the second.
   const unitOperation = await pool.query(
-    `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id) VALUES ($1, $2, 'fermentation', $3) RETURNING id`,
+    `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time)
+     VALUES ($1, $2, 'fermentation', $3, '2024-01-01T00:00:00Z', '2100-01-01T00:00:00Z') RETURNING id`,
     [organizationId, run.rows[0].id, equipmentId]);
   return { organizationId, token, equipmentId, instrumentIds, unitOperationId: unitOperation.rows[0].id as number };
 }
