@@ -110,7 +110,7 @@ describe('the migration that takes the admin role from existing API keys', () =>
 
   it('demotes admin keys to editor and keeps other keys as they were', async () => {
     const files = readdirSync(POSTGRES_MIGRATIONS).filter((file) => file.endsWith('.sql')).sort();
-    const before = files.findIndex((file) => file.startsWith('1100_'));
+    const before = files.findIndex((file) => file.startsWith('3110_'));
     expect(before).toBeGreaterThan(0);
     await ensurePostgresDatabase(env.DATABASE_URL);
     // Migrated up to the migration, as a database of the previous release would be.
