@@ -23,6 +23,7 @@ import { badRequest, HttpError } from '../platform/http-error.ts';
 import { createIngestJob, toJobStatus, WAIT_TIMEOUT_MS, waitForJob } from '../ingest-jobs/jobs.ts';
 import { enqueueIngest } from './enqueue.ts';
 import { findUnitOperation, ownedInstrumentIds } from './instruments.ts';
+import { organizationTimeZone } from '../organizations/settings.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive() });
 
@@ -139,6 +140,9 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       request: {
         unit_operation_id: unitOperation.id, mapping, file_name: spooled.name, bytes: spooled.bytes,
         start_ms: unitOperation.startMs, end_ms: unitOperation.endMs,
+        // Settled now: a later change of the organisation's zone does not change a queued upload.
+        time_zone: mapping.time_zone ?? await organizationTimeZone(deps.pg, principal.organizationId),
+        time_zone_source: mapping.time_zone ? 'mapping' : 'organization',
       },
       progress: { bytes_total: spooled.bytes },
     });
