@@ -46,7 +46,9 @@ describe('column assignment', () => {
 
   it('builds the upload mapping', () => {
     const result = buildMapping(initialColumns(headers, 0, instruments), options);
-    expect(result).toEqual({ ok: true, mapping: { timestamp_column: 'timestamp', timestamp_mode: 'absolute', columns: [{ column: 'od_reading', instrument_id: 7 }], replace_existing: true } });
+    expect(result).toEqual({ ok: true, mapping: { timestamp_column: 'timestamp', timestamp_mode: 'absolute', columns: [{ column: 'od_reading', instrument_id: 7, fill_forward: false }], replace_existing: true } });
+    const zoned = buildMapping(initialColumns(headers, 0, instruments), { ...options, timeZone: 'Europe/Amsterdam', fillForward: new Set(['od_reading']) });
+    expect(zoned.ok && zoned.mapping).toMatchObject({ time_zone: 'Europe/Amsterdam', columns: [{ column: 'od_reading', instrument_id: 7, fill_forward: true }] });
     const elapsed = buildMapping(initialColumns(headers, 0, instruments), { ...options, timestampMode: 'elapsed', elapsedUnit: 'hours', replaceExisting: false });
     expect(elapsed.ok && elapsed.mapping).toMatchObject({ timestamp_mode: 'elapsed', elapsed_unit: 'hours', replace_existing: false });
   });
