@@ -161,5 +161,8 @@ describe('edit preview, job events and progress', () => {
     expect(describeProgress({ phase: 'uploading', sent: 25, total: 100, job: null })).toMatchObject({ detail: '25% sent', value: 0.25 });
     expect(describeProgress({ phase: 'processing', sent: 100, total: 100, job })).toMatchObject({ detail: '1,234 rows read · 1,000 points written', value: 0.25 });
     expect(describeProgress({ phase: 'done', sent: 100, total: 100, job: { ...job, state: 'completed' } })).toMatchObject({ value: 1, intent: 'success', detail: '1,234 rows read · 1,000 points written · 2 rows skipped' });
+    const withReasons = { ...job, state: 'completed' as const, result: { skipped_message: '2 rows skipped: 2 without a value in the mapped columns.' } };
+    expect(describeProgress({ phase: 'done', sent: 100, total: 100, job: withReasons }).detail)
+      .toBe('1,234 rows read · 1,000 points written · 2 rows skipped: 2 without a value in the mapped columns.');
   });
 });
