@@ -13,6 +13,7 @@ import { createFacilityAndEquipment, createRun, DATASETS_DIR, uniqueStamp } from
 test.use({ timezoneId: 'Asia/Tokyo', viewport: { width: 1440, height: 1000 } });
 
 test('shows the zone the upload will use beside full timestamps', async ({ page, request }, testInfo) => {
+  test.setTimeout(180_000);
   const session = await adminSession(request);
   const stamp = uniqueStamp();
   const { facility, equipment } = await createFacilityAndEquipment(request, session, stamp);
@@ -42,4 +43,16 @@ test('shows the zone the upload will use beside full timestamps', async ({ page,
   const rows = zone.getByTestId('csv-zone-preview').locator('tbody tr');
   await expect(rows.nth(0)).toContainText('2021-10-31 00:30:00 UTC');
   await expect(rows.nth(1)).toContainText('2021-10-31 02:30:00 UTC');
+
+  // The Chronograf export is long format: one instrument per reactor position, all 48 keys offered.
+  await dialog.locator('#csv-file').setInputFiles(path.join(DATASETS_DIR, 'O2_2021-10-01-10-59 Chronograf Data.csv'));
+  await expect(zone).toHaveAttribute('data-zone-source', 'file');
+  await dialog.getByRole('checkbox', { name: 'Presens_data.O2_value', exact: true }).check({ force: true });
+  await dialog.getByTestId('csv-long-format-toggle').check({ force: true });
+  const long = dialog.getByTestId('csv-long-format');
+  await long.locator('#csv-key-column').selectOption('position');
+  await expect(long).toContainText('48 key(s) in the first rows');
+  await expect(long).toContainText('48 instrument(s) to create');
+  await expect(long).toContainText('Presens_data.O2_value (position 0)');
+  await expect(dialog.getByRole('button', { name: 'Complete Instrument Setup First' })).toBeDisabled();
 });
