@@ -4,6 +4,7 @@
  * validates with these, the console parses with them, the ingest-worker reads job payloads with them.
  */
 import { z } from 'zod';
+import { isValidTimeZone, TIME_ZONE_MESSAGE } from './csv/time-zones.ts';
 
 /** Default and maximum number of readings per instrument a read answers (documented in OpenAPI). */
 export const TIME_SERIES_DEFAULT_LIMIT = 2_000;
@@ -104,19 +105,63 @@ export const ELAPSED_UNITS = ['seconds', 'minutes', 'hours', 'days'] as const;
 export type ElapsedUnit = (typeof ELAPSED_UNITS)[number];
 export const ELAPSED_UNIT_MS: Record<ElapsedUnit, number> = { seconds: 1_000, minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 
+/** Series one upload may map (columns, or columns x keys in long format). */
+export const CSV_MAPPING_MAX_SERIES = 2_000;
+
+const csvMappingColumnSchema = z.object({
+  column: z.string().min(1),
+  instrument_id: instrumentId,
+  /** Long format: the key-column value whose rows feed this instrument. */
+  key: z.string().trim().min(1, 'key must not be empty').max(200).optional(),
+  /** Deadband exports: an empty cell repeats the column's last value (in file order) instead of being missing. */
+  fill_forward: z.boolean().default(false),
+});
+
 export const csvMappingSchema = z
   .object({
     timestamp_column: z.string().min(1, 'Please select a timestamp column from your CSV data. This is required to create the unit operation.'),
     timestamp_mode: z.enum(['absolute', 'elapsed']).default('absolute'),
     elapsed_unit: z.enum(ELAPSED_UNITS).optional(),
+    /**
+     * Where timestamps without their own offset were written: an IANA zone or a fixed offset. Absent:
+     * the organisation's zone. A value's own offset, and a file that states its time base (DASware),
+     * win over it.
+     */
+    time_zone: z.string().max(64).refine(isValidTimeZone, { error: (issue) => TIME_ZONE_MESSAGE(String(issue.input)) }).optional(),
+    /** Long format: the column whose value says which series a row belongs to; every column entry then names its key. */
+    key_column: z.string().min(1).optional(),
     columns: z
-      .array(z.object({ column: z.string().min(1), instrument_id: instrumentId }))
-      .min(1, 'No instrument columns selected. Please select at least one instrument column.'),
+      .array(csvMappingColumnSchema)
+      .min(1, 'No instrument columns selected. Please select at least one instrument column.')
+      .max(CSV_MAPPING_MAX_SERIES, `At most ${CSV_MAPPING_MAX_SERIES} columns or keys can be mapped in one upload`),
     replace_existing: z.boolean().default(false),
   })
-  .refine((mapping) => mapping.timestamp_mode === 'absolute' || mapping.elapsed_unit !== undefined, {
-    message: 'elapsed_unit is required when timestamp_mode is elapsed',
-    path: ['elapsed_unit'],
+  .superRefine((mapping, ctx) => {
+    if (mapping.timestamp_mode === 'elapsed' && mapping.elapsed_unit === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'elapsed_unit is required when timestamp_mode is elapsed', path: ['elapsed_unit'] });
+    }
+    if (mapping.key_column === undefined) {
+      const keyed = mapping.columns.findIndex((entry) => entry.key !== undefined);
+      if (keyed !== -1) ctx.addIssue({ code: 'custom', message: 'key needs key_column (long format)', path: ['columns', keyed, 'key'] });
+      return;
+    }
+    const keyColumn = mapping.key_column.trim().toLowerCase();
+    if (keyColumn === mapping.timestamp_column.trim().toLowerCase()) {
+      ctx.addIssue({ code: 'custom', message: 'the key column cannot be the timestamp column', path: ['key_column'] });
+    }
+    const seen = new Set<string>();
+    mapping.columns.forEach((entry, index) => {
+      if (entry.key === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'every column needs a key in long format', path: ['columns', index, 'key'] });
+        return;
+      }
+      if (entry.column.trim().toLowerCase() === keyColumn) {
+        ctx.addIssue({ code: 'custom', message: 'the key column cannot hold values', path: ['columns', index, 'column'] });
+      }
+      const pair = `${entry.column.trim().toLowerCase()}\u0000${entry.key}`;
+      if (seen.has(pair)) ctx.addIssue({ code: 'custom', message: `column '${entry.column}' with key '${entry.key}' is mapped twice`, path: ['columns', index] });
+      seen.add(pair);
+    });
   });
 export type CsvMapping = z.infer<typeof csvMappingSchema>;
 

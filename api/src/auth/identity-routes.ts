@@ -4,6 +4,7 @@ import type { AppDeps } from '../platform/deps.ts';
 import { authRoutes } from './routes.ts';
 import { userRoutes } from '../users/routes.ts';
 import { organizationRoutes } from '../organizations/routes.ts';
+import { organizationSettingsRoutes } from '../organizations/settings.ts';
 import { apiKeyRoutes } from '../api-keys/routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
 import { devOutboxRoutes } from '../mail/dev-outbox-routes.ts';
@@ -12,6 +13,7 @@ export async function identityRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(authRoutes, deps);
   await app.register(userRoutes, deps);
   await app.register(organizationRoutes, deps);
+  await app.register(organizationSettingsRoutes, deps);
   await app.register(apiKeyRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(devOutboxRoutes, deps);

@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { unitOperationCreateSchema, unitOperationSchema, type UnitOperationCreate } from '@bioprocess/shared/entities';
 import { overlapMessage } from '@bioprocess/shared/unit-operation-windows';
 import { findOverlappingUnitOperation } from '@bioprocess/shared/server/unit-operation-windows';
-import { withTransaction } from '@bioprocess/shared/server/postgres';
+import { withTransaction, type Pool, type PoolClient } from '@bioprocess/shared/server/postgres';
 import { CSV_MESSAGES, checkCsvFile, fileTooLargeMessage } from '@bioprocess/shared/csv/index';
 import { INGEST_JOBS, type CsvUploadPayload } from '@bioprocess/shared/queues';
 import { csvMappingSchema, ingestJobStatusSchema, TIME_SERIES_MESSAGES, waitQuerySchema, type CsvMapping } from '@bioprocess/shared/timeseries';
@@ -33,6 +33,7 @@ import { insertUnitOperation } from '../unit-operations/windows.ts';
 import { toUnitOperation, type UnitOperationRow } from '../unit-operations/store.ts';
 import { enqueueIngest } from './enqueue.ts';
 import { findUnitOperation, ownedInstrumentIds, type UnitOperationWindow } from './instruments.ts';
+import { organizationTimeZone } from '../organizations/settings.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive() });
 const unitOperationWithUploadSchema = z.object({ unit_operation: unitOperationSchema, job: ingestJobStatusSchema });
@@ -152,10 +153,13 @@ function parseUnitOperation(text: string): UnitOperationCreate {
   return result.data;
 }
 
-function csvJobRequest(unitOperation: UnitOperationWindow, mapping: CsvMapping, spooled: SpooledFile): Record<string, unknown> {
+async function csvJobRequest(db: Pool | PoolClient, organizationId: number, unitOperation: UnitOperationWindow, mapping: CsvMapping, spooled: SpooledFile): Promise<Record<string, unknown>> {
   return {
     unit_operation_id: unitOperation.id, mapping, file_name: spooled.name, bytes: spooled.bytes,
     start_ms: unitOperation.startMs, end_ms: unitOperation.endMs,
+    // Settled now: a later change of the organisation's zone does not change a queued upload.
+    time_zone: mapping.time_zone ?? await organizationTimeZone(db, organizationId),
+    time_zone_source: mapping.time_zone ? 'mapping' : 'organization',
   };
 }
 
@@ -210,7 +214,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       await checkMappingInstruments(deps, principal.organizationId, unitOperation.equipmentId, mapping);
       await refuseUploadIntoOverlap(deps, principal.organizationId, unitOperation);
       ({ job } = await createIngestJob(deps.pg, principal, {
-        kind: 'csv', request: csvJobRequest(unitOperation, mapping, spooled), progress: { bytes_total: spooled.bytes },
+        kind: 'csv', request: await csvJobRequest(deps.pg, principal.organizationId, unitOperation, mapping, spooled), progress: { bytes_total: spooled.bytes },
       }));
     } catch (error) {
       await rm(spooled.path, { force: true });
@@ -256,7 +260,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
         const window = { id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null };
         const { job } = await insertIngestJob(client, principal, {
           // A failure of this job removes the unit operation again (shared/src/server/ingest-job-failure.ts).
-          kind: 'csv', request: { ...csvJobRequest(window, mapping, spooled), created_unit_operation_id: row.id }, progress: { bytes_total: spooled.bytes },
+          kind: 'csv', request: { ...await csvJobRequest(client, principal.organizationId, window, mapping, spooled), created_unit_operation_id: row.id }, progress: { bytes_total: spooled.bytes },
         });
         return { row, job };
       });

@@ -85,7 +85,7 @@ describe('CSV uploads', () => {
     expect(readings[0]).toEqual({ ts: '2021-09-30T15:24:29.000Z', instrument_id: o2, value: lastValue });
   });
 
-  it('ingests the DASware export (Latin-1, semicolons, [TrackData1] section, local time with TimezoneBias, empty cells)', async () => {
+  it('ingests the DASware export (Latin-1, semicolons, [TrackData1] section, UTC timestamps beside its TimezoneBias, empty cells)', async () => {
     const ids = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 2);
     const unitOperation = await createUnitOperation(ctx, plant);
     const { statusCode, job } = await upload(ctx, plant.editor.token, unitOperation, {
@@ -96,7 +96,7 @@ describe('CSV uploads', () => {
     expect(job.result).toMatchObject({ points_written: 728 + 775, rows_read: 6_394, timestamp_format: 'iso-space' });
     const temperature = await readSeries(ctx, plant.viewer.token, { instrument_id: ids[0]!, limit: 100_000 });
     expect(temperature).toHaveLength(728);
-    expect(temperature[0]!.ts).toBe('2020-07-14T07:55:33.000Z'); // 09:55:33 local, 120 minutes ahead of UTC
+    expect(temperature[0]!.ts).toBe('2020-07-14T09:55:33.000Z'); // DASware writes UTC; TimezoneBias 120 is the station's offset
     const { rows } = await ctx.deps.pg.query('SELECT alias FROM instruments WHERE id = ANY($1::bigint[]) ORDER BY id', [ids]);
     expect(rows.map((row) => row.alias)).toEqual(['Unit 1.T1.PV [°C]', 'Unit 1.pH1.PV [pH]']);
   });
@@ -119,12 +119,13 @@ describe('CSV uploads', () => {
     const [sensor] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     const unitOperation = await createUnitOperation(ctx, plant);
     const cells = ['12', '-0.25', '.5', '5.', '007', '1.5e3', '-2E-2', '+4', ' 7 ', '"8.5"', '', '123456789.123456789'];
+    // The row whose only cell is empty gives no point: it is skipped as empty.
     const expected = [12, -0.25, 0.5, 5, 7, 1500, -0.02, 4, 7, 8.5, null, Number('123456789.123456789')];
     const csv = ['time,v', ...cells.map((cell, index) => `2024-03-01T00:00:${String(index).padStart(2, '0')}Z,${cell}`)].join('\n');
     const { job } = await upload(ctx, plant.editor.token, unitOperation, { timestamp_column: 'time', columns: [{ column: 'v', instrument_id: sensor }] },
       { name: 'numbers.csv', content: csv });
     expect(job.state).toBe('completed');
-    expect(job.result).toMatchObject({ rows_valid: cells.length, points_written: cells.length - 1 });
+    expect(job.result).toMatchObject({ rows_valid: cells.length - 1, rows_skipped_empty: 1, points_written: cells.length - 1 });
     const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: sensor! });
     expect(readings.map((reading) => reading.value)).toEqual(expected.filter((value) => value !== null));
   });

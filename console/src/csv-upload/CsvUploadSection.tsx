@@ -12,11 +12,12 @@ import {
   Button, Callout, Checkbox, FileInput, FormGroup, HTMLSelect, HTMLTable, Intent, ProgressBar, Radio, RadioGroup, Tag,
 } from '@blueprintjs/core';
 import {
-  CSV_MESSAGES, CSV_TOAST_TITLES, decimalCommaAllowed, detectTimestampFormat, findNonNumericValues, isLowConfidence,
-  localePrefersDayFirst, lowDateConfidenceMessage, nonNumericMessage, truncatePreviewCell, uploadSuccessMessage, type CsvPreview,
-  type TimestampDetection,
+  CSV_MESSAGES, CSV_TOAST_TITLES, decimalCommaAllowed, detectTimestampFormat, distinctKeys, findNonNumericValues, isLowConfidence,
+  localePrefersDayFirst, longFormatAlias as longFormatAliasOf, lowDateConfidenceMessage, nonNumericMessage, skippedRowsMessage, truncatePreviewCell, uploadSuccessMessage, type CsvPreview,
+  type FileTimeBase, type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
 import { ELAPSED_UNITS, type CsvMapping, type ElapsedUnit, type IngestJobStatus } from '@bioprocess/shared/timeseries';
+import { DEFAULT_ORGANIZATION_TIME_ZONE, organizationSettingsSchema, type OrganizationSettings } from '@bioprocess/shared/organization-settings';
 import { useApi } from '../api/hooks.ts';
 import { showToast, type ToastInput } from '../components/toaster.ts';
 import { formatDate } from '../entities/format.ts';
@@ -38,6 +39,10 @@ import { toCamelCase } from '../api/case.ts';
 
 /** An upload the server rejected; its message was shown already. */
 class UploadFailed extends Error {}
+import {
+  buildLongFormatMapping, chooseZone, longFormatSeries, previewTimestamps, recallFillForward, rememberFillForward,
+} from './reading-options.ts';
+import { LongFormatPanel, TimeZonePanel } from './ReadingOptions.tsx';
 import './csv-upload.css';
 
 const PREVIEW_TABLE_ROWS = 10;
@@ -68,6 +73,14 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const [timestampMode, setTimestampMode] = useState<TimestampMode>('absolute');
   const [elapsedUnit, setElapsedUnit] = useState<ElapsedUnit>('seconds');
   const [replaceExisting, setReplaceExisting] = useState(false);
+  const [sampleRows, setSampleRows] = useState<string[][]>([]);
+  const [timeBase, setTimeBase] = useState<FileTimeBase | null>(null);
+  /** The zone picked in the wizard; null until the user picks one (the organisation's zone applies). */
+  const [pickedZone, setPickedZone] = useState<string | null>(null);
+  const [fillForward, setFillForward] = useState<Set<string>>(new Set());
+  const [longFormat, setLongFormat] = useState(false);
+  const [keyColumn, setKeyColumn] = useState('');
+  const [pickedKeys, setPickedKeys] = useState<Set<string>>(new Set());
   const [wizardOpen, setWizardOpen] = useState(false);
   const [upload, setUpload] = useState<UploadState | null>(null);
   const [reading, setReading] = useState(false);
@@ -75,6 +88,9 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
 
   const instruments = useApi<Instrument[]>(state.equipmentId ? `/api/v1/equipment/${state.equipmentId}/instruments` : null, instrumentListSchema);
   const instrumentList = useMemo(() => instruments.data ?? [], [instruments.data]);
+  const organizationSettings = useApi<OrganizationSettings>('/api/v1/organization-settings', organizationSettingsSchema);
+  const organizationZone = organizationSettings.data?.time_zone ?? DEFAULT_ORGANIZATION_TIME_ZONE;
+  const chosenZone = pickedZone ?? organizationZone;
   const preferDayFirst = useMemo(() => localePrefersDayFirst(navigator.language || 'en-US'), []);
 
   // Assignments follow the equipment: instruments of another equipment are dropped, matching ones found.
@@ -83,11 +99,33 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   }, [instrumentList]);
 
   const timestampColumn = columns?.find((c) => c.selected && c.assignment.kind === 'timestamp') ?? null;
-  const detection = useMemo<TimestampDetection | null>(() => {
-    if (!preview || !timestampColumn) return null;
+  const timestampValues = useMemo(() => {
+    if (!preview || !timestampColumn) return [];
     const index = preview.headers.indexOf(timestampColumn.name);
-    return detectTimestampFormat(preview.rows.map((row) => row[index] ?? ''), { preferDayFirst, columnName: timestampColumn.name });
-  }, [preview, timestampColumn, preferDayFirst]);
+    return preview.rows.map((row) => row[index] ?? '');
+  }, [preview, timestampColumn]);
+  const detection = useMemo<TimestampDetection | null>(() => {
+    if (!timestampColumn || timestampValues.length === 0) return null;
+    return detectTimestampFormat(timestampValues, { preferDayFirst, columnName: timestampColumn.name });
+  }, [timestampValues, timestampColumn, preferDayFirst]);
+  const zoneChoice = useMemo(() => chooseZone({ timeBase, samples: timestampValues, chosen: chosenZone, organizationZone }),
+    [timeBase, timestampValues, chosenZone, organizationZone]);
+  const timestampPreview = useMemo(() => previewTimestamps(timestampValues, detection, zoneChoice.zone), [timestampValues, detection, zoneChoice.zone]);
+
+  // Long format: the value columns are the selected ones other than the timestamp and the key.
+  const keys = useMemo(() => {
+    if (!longFormat || !preview || !keyColumn) return [];
+    const index = preview.headers.indexOf(keyColumn);
+    return index === -1 ? [] : distinctKeys(sampleRows.map((row) => row[index] ?? ''));
+  }, [longFormat, preview, keyColumn, sampleRows]);
+  const valueColumns = useMemo(() => (columns ?? [])
+    .filter((c) => c.selected && c.assignment.kind !== 'timestamp' && c.name !== keyColumn)
+    .map((c) => c.name), [columns, keyColumn]);
+  const series = useMemo(() => (longFormat && keyColumn
+    ? longFormatSeries(valueColumns, keyColumn, keys.filter((key) => pickedKeys.has(key)), instrumentList)
+    : []), [longFormat, keyColumn, valueColumns, keys, pickedKeys, instrumentList]);
+  // A new key column starts with every key picked.
+  useEffect(() => setPickedKeys(new Set(keys)), [keys]);
 
   // A numeric column that looks like elapsed time starts in elapsed mode with the suggested unit.
   useEffect(() => {
@@ -105,6 +143,10 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
     setPreview(null);
     setColumns(null);
     setUpload(null);
+    setSampleRows([]);
+    setTimeBase(null);
+    setLongFormat(false);
+    setKeyColumn('');
     if (inputRef.current) inputRef.current.value = '';
   }, []);
 
@@ -124,6 +166,11 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       setFile(chosen);
       setPreview(outcome.preview);
       setPartial(outcome.partial);
+      setSampleRows(outcome.sampleRows);
+      setTimeBase(outcome.timeBase);
+      setLongFormat(false);
+      setKeyColumn('');
+      setFillForward(new Set(outcome.preview.headers.filter((header) => recallFillForward([header]))));
       const timestampIndex = guessTimestampColumn(outcome.preview.headers, outcome.preview.rows, preferDayFirst);
       setColumns(initialColumns(outcome.preview.headers, timestampIndex, instrumentList));
       setUpload(null);
@@ -133,14 +180,17 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   };
 
   // The submit hook reads the latest state through a ref, so it is registered again only when the label changes.
-  const latest = useRef({ file, preview, columns, timestampMode, elapsedUnit, replaceExisting });
-  latest.current = { file, preview, columns, timestampMode, elapsedUnit, replaceExisting };
-  const blockedLabel = file ? blockedSubmitLabel(columns) : null;
+  const timeZone = zoneChoice.zone;
+  const latest = useRef({ file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series });
+  latest.current = { file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series };
+  const blockedLabel = !file ? null
+    : longFormat ? (series.length === 0 || series.some((entry) => entry.instrument === null) ? CSV_MESSAGES.completeInstrumentSetupFirst : null)
+      : blockedSubmitLabel(columns);
 
   const beforeSave = useCallback((form: UnitOperationFormState): boolean => {
     const current = latest.current;
     if (!current.file || !current.columns || !current.preview) return true;
-    const result = buildMapping(current.columns, current);
+    const result = mappingOf(current);
     if (!result.ok) {
       showToast({ title: result.title, message: result.message, intent: 'danger' });
       return false;
@@ -170,9 +220,10 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const followUpload = useCallback(async (send: (file: File, mapping: CsvMapping, onProgress: (event: UploadProgressEvent) => void) => Promise<string>) => {
     const current = latest.current;
     if (!current.file || !current.columns) return;
-    const result = buildMapping(current.columns, current);
+    const result = mappingOf(current);
     if (!result.ok) return;
     const columnCount = result.mapping.columns.length;
+    rememberFillForwardOf(result.mapping);
     setUpload({ phase: 'uploading', sent: 0, total: current.file.size, job: null });
     try {
       const jobId = await send(current.file, result.mapping,
@@ -190,7 +241,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
         ? finished.result.message
         : uploadSuccessMessage(columnCount, finished.progress.points_written);
       const notice = typeof finished.result?.notice === 'string' ? ` ${finished.result.notice}` : '';
-      const skipped = finished.progress.rows_skipped > 0 ? ` ${finished.progress.rows_skipped.toLocaleString('en-US')} row(s) skipped (bad timestamp or outside the unit operation's time range).` : '';
+      const skipped = finished.progress.rows_skipped > 0 ? ` ${skippedRowsText(finished)}` : '';
       // The finished bar stays visible a moment; the toast is queued last so it follows the dialog's own.
       await new Promise((resolve) => setTimeout(resolve, DONE_LINGER_MS));
       toastAfterDialog({ title: CSV_TOAST_TITLES.uploadSucceeded, message: `${summary}${skipped}${notice}`, intent: 'success' });
@@ -285,6 +336,19 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
                         )}
                       </HTMLSelect>
                       <AssignmentTag column={column} />
+                      {column.selected && column.assignment.kind !== 'timestamp' && column.name !== keyColumn && (
+                        <Checkbox className="csv-col-fill" checked={fillForward.has(column.name)} label="Fill gaps"
+                          title="Deadband exports: an empty cell repeats the column's last value"
+                          onChange={(event) => {
+                            const checked = event.currentTarget.checked;
+                            setFillForward((current) => {
+                              const next = new Set(current);
+                              if (checked) next.add(column.name);
+                              else next.delete(column.name);
+                              return next;
+                            });
+                          }} />
+                      )}
                     </th>
                   ))}
                 </tr>
@@ -299,7 +363,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
             </HTMLTable>
           </div>
 
-          {wizardColumns.length > 0 && (
+          {!longFormat && wizardColumns.length > 0 && (
             <Callout intent={Intent.WARNING} icon="wrench" className="csv-callout" title={`${wizardColumns.length} column(s) need a new instrument`}>
               <p>{wizardColumns.join(', ')}</p>
               <Button intent={Intent.PRIMARY} icon="add" text="Set up instruments" disabled={!state.equipmentId || context.busy}
@@ -327,6 +391,9 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
                     : <Callout intent={Intent.WARNING} compact>{ELAPSED_NEEDS_START}</Callout>}
                 </div>
               )}
+              {timestampMode === 'absolute' && (
+                <TimeZonePanel choice={zoneChoice} chosen={chosenZone} onChoose={setPickedZone} timestamps={timestampPreview} />
+              )}
               {timestampMode === 'absolute' && detection && isLowConfidence(detection) && (
                 <Callout intent={Intent.WARNING} compact icon="warning-sign" data-testid="date-confidence-notice">
                   {lowDateConfidenceMessage(detection.confidence)}
@@ -335,6 +402,14 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
             </div>
           ) : (
             <Callout intent={Intent.PRIMARY} compact icon="time">{CSV_MESSAGES.timestampColumnRequired}</Callout>
+          )}
+
+          <Checkbox checked={longFormat} onChange={(event) => setLongFormat(event.currentTarget.checked)} data-testid="csv-long-format-toggle"
+            label="Long format: one row per series and time; a key column says which series (one instrument per key)" />
+          {longFormat && (
+            <LongFormatPanel headers={preview.headers.filter((header) => header !== timestampColumn?.name)} keyColumn={keyColumn} onKeyColumn={setKeyColumn}
+              keys={keys} picked={pickedKeys} onPicked={setPickedKeys} series={series} equipmentId={state.equipmentId} busy={context.busy}
+              partial={partial} onCreated={(created) => void instruments.mutate((list) => [...(list ?? []), ...created], { revalidate: true })} />
           )}
 
           {state.mode === 'edit' && state.unitOperation && (
@@ -360,6 +435,50 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
 }
 
 export const ELAPSED_NEEDS_START = "Elapsed time is counted from the unit operation's start: please set a Start Time.";
+
+interface MappingInput {
+  columns: ColumnState[] | null;
+  timestampMode: TimestampMode;
+  elapsedUnit: ElapsedUnit;
+  replaceExisting: boolean;
+  timeZone: string;
+  fillForward: ReadonlySet<string>;
+  longFormat: boolean;
+  keyColumn: string;
+  series: ReturnType<typeof longFormatSeries>;
+}
+
+type MappingOutcome = { ok: true; mapping: CsvMapping } | { ok: false; title: string; message: string };
+
+/** The upload mapping of the section's state: one instrument per column, or per column and key in long format. */
+function mappingOf(current: MappingInput): MappingOutcome {
+  if (!current.columns) return { ok: false, title: CSV_TOAST_TITLES.validationError, message: CSV_MESSAGES.noInstrumentColumns };
+  if (!current.longFormat) return buildMapping(current.columns, current);
+  const timestamp = current.columns.find((c) => c.selected && c.assignment.kind === 'timestamp');
+  if (!timestamp) return { ok: false, title: CSV_TOAST_TITLES.validationError, message: CSV_MESSAGES.timestampColumnRequired };
+  if (!current.keyColumn) return { ok: false, title: CSV_TOAST_TITLES.validationError, message: 'Choose the key column of the long-format file.' };
+  const mapping = buildLongFormatMapping({ ...current, timestampColumn: timestamp.name, keyColumn: current.keyColumn, series: current.series });
+  return mapping ? { ok: true, mapping } : { ok: false, title: CSV_TOAST_TITLES.csvValidationError, message: CSV_MESSAGES.completeInstrumentSetupFirst };
+}
+
+/** Fill forward is remembered per instrument alias (the column, or column and key), for the next upload of such a file. */
+function rememberFillForwardOf(mapping: CsvMapping): void {
+  for (const entry of mapping.columns) {
+    const alias = entry.key !== undefined && mapping.key_column ? longFormatAliasOf(entry.column, mapping.key_column, entry.key) : entry.column;
+    rememberFillForward([alias, entry.column], entry.fill_forward);
+  }
+}
+
+/** The toast's account of skipped rows, with their reasons. */
+function skippedRowsText(job: IngestJobStatus): string {
+  const result = job.result ?? {};
+  if (typeof result.skipped_message === 'string') return result.skipped_message;
+  const count = (key: string) => (typeof result[key] === 'number' ? result[key] : 0);
+  return skippedRowsMessage({
+    badTimestamp: count('rows_skipped_bad_timestamp'), outsideWindow: count('rows_skipped_out_of_range'),
+    empty: count('rows_skipped_empty'), unselectedKey: count('rows_skipped_unselected_key'),
+  }) ?? `${job.progress.rows_skipped.toLocaleString('en-US')} row(s) skipped.`;
+}
 
 function AssignmentTag({ column }: { column: ColumnState }) {
   if (!column.selected) return <Tag minimal className="csv-col-tag">not imported</Tag>;

@@ -46,7 +46,9 @@ describe('column assignment', () => {
 
   it('builds the upload mapping', () => {
     const result = buildMapping(initialColumns(headers, 0, instruments), options);
-    expect(result).toEqual({ ok: true, mapping: { timestamp_column: 'timestamp', timestamp_mode: 'absolute', columns: [{ column: 'od_reading', instrument_id: 7 }], replace_existing: true } });
+    expect(result).toEqual({ ok: true, mapping: { timestamp_column: 'timestamp', timestamp_mode: 'absolute', columns: [{ column: 'od_reading', instrument_id: 7, fill_forward: false }], replace_existing: true } });
+    const zoned = buildMapping(initialColumns(headers, 0, instruments), { ...options, timeZone: 'Europe/Amsterdam', fillForward: new Set(['od_reading']) });
+    expect(zoned.ok && zoned.mapping).toMatchObject({ time_zone: 'Europe/Amsterdam', columns: [{ column: 'od_reading', instrument_id: 7, fill_forward: true }] });
     const elapsed = buildMapping(initialColumns(headers, 0, instruments), { ...options, timestampMode: 'elapsed', elapsedUnit: 'hours', replaceExisting: false });
     expect(elapsed.ok && elapsed.mapping).toMatchObject({ timestamp_mode: 'elapsed', elapsed_unit: 'hours', replace_existing: false });
   });
@@ -159,5 +161,8 @@ describe('edit preview, job events and progress', () => {
     expect(describeProgress({ phase: 'uploading', sent: 25, total: 100, job: null })).toMatchObject({ detail: '25% sent', value: 0.25 });
     expect(describeProgress({ phase: 'processing', sent: 100, total: 100, job })).toMatchObject({ detail: '1,234 rows read · 1,000 points written', value: 0.25 });
     expect(describeProgress({ phase: 'done', sent: 100, total: 100, job: { ...job, state: 'completed' } })).toMatchObject({ value: 1, intent: 'success', detail: '1,234 rows read · 1,000 points written · 2 rows skipped' });
+    const withReasons = { ...job, state: 'completed' as const, result: { skipped_message: '2 rows skipped: 2 without a value in the mapped columns.' } };
+    expect(describeProgress({ phase: 'done', sent: 100, total: 100, job: withReasons }).detail)
+      .toBe('1,234 rows read · 1,000 points written · 2 rows skipped: 2 without a value in the mapped columns.');
   });
 });

@@ -103,6 +103,10 @@ export interface MappingOptions {
   timestampMode: TimestampMode;
   elapsedUnit: ElapsedUnit;
   replaceExisting: boolean;
+  /** The zone of timestamps without their own offset (the wizard always names one). */
+  timeZone?: string;
+  /** Columns whose empty cells repeat their last value. */
+  fillForward?: ReadonlySet<string>;
 }
 
 export type MappingResult = { ok: true; mapping: CsvMapping } | { ok: false; title: string; message: string };
@@ -116,7 +120,9 @@ export function buildMapping(columns: readonly ColumnState[], options: MappingOp
   if (!timestamp) return { ok: false, title: 'Validation Error', message: CSV_MESSAGES.timestampColumnRequired };
   const pending = pendingColumns(columns);
   if (pending.length > 0) return { ok: false, title: 'CSV Validation Error', message: missingInstrumentsMessage(pending.map((c) => c.name)) };
-  const mapped = columns.flatMap((c) => (c.selected && c.assignment.kind === 'existing' ? [{ column: c.name, instrument_id: c.assignment.instrumentId }] : []));
+  const mapped = columns.flatMap((c) => (c.selected && c.assignment.kind === 'existing'
+    ? [{ column: c.name, instrument_id: c.assignment.instrumentId, fill_forward: options.fillForward?.has(c.name) ?? false }]
+    : []));
   if (mapped.length === 0) return { ok: false, title: 'Validation Error', message: CSV_MESSAGES.noInstrumentColumns };
   const mapping: CsvMapping = {
     timestamp_column: timestamp.name,
@@ -124,6 +130,7 @@ export function buildMapping(columns: readonly ColumnState[], options: MappingOp
     columns: mapped,
     replace_existing: options.replaceExisting,
     ...(options.timestampMode === 'elapsed' ? { elapsed_unit: options.elapsedUnit } : {}),
+    ...(options.timeZone ? { time_zone: options.timeZone } : {}),
   };
   return { ok: true, mapping };
 }

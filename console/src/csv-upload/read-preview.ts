@@ -4,8 +4,8 @@
  * previews as fast as a small one; the whole file is only ever read by the server.
  */
 import {
-  CSV_LIMITS, CSV_MESSAGES, CSV_TOAST_TITLES, checkCsvContent, checkCsvFile, decodeCsvBytes, parseCsvPreview,
-  type CsvPreview,
+  CSV_LIMITS, CSV_MESSAGES, CSV_TOAST_TITLES, checkCsvContent, checkCsvFile, dasWareTimeBase, decodeCsvBytes, isMultiSectionCsv, parseCsvPreview,
+  readTimezoneBiasMinutes, type CsvPreview, type FileTimeBase,
 } from '@bioprocess/shared/csv/index';
 
 /** Bytes read for the preview and the timestamp detection. */
@@ -14,7 +14,13 @@ export const PREVIEW_BYTES = 256 * 1024;
 export const DETECTION_ROWS = CSV_LIMITS.dateDetectionSampleSize;
 
 export type PreviewOutcome =
-  | { ok: true; preview: CsvPreview; partial: boolean; encoding: string }
+  | {
+    ok: true; preview: CsvPreview; partial: boolean; encoding: string;
+    /** Every data row of the bytes read (a long-format key column's keys come from them). */
+    sampleRows: string[][];
+    /** Where the file says its timestamps are (DASware), else null. */
+    timeBase: FileTimeBase | null;
+  }
   | { ok: false; title: string; message: string };
 
 export interface PreviewSource {
@@ -44,5 +50,7 @@ export async function readCsvPreview(file: PreviewSource, maxBytes: number = CSV
 
   const preview = parseCsvPreview(text, { partial, maxRows: DETECTION_ROWS });
   if (!preview || preview.headers.length === 0) return { ok: false, title: CSV_TOAST_TITLES.parseError, message: CSV_MESSAGES.parseFailed };
-  return { ok: true, preview, partial, encoding };
+  const sampleRows = parseCsvPreview(text, { partial, maxRows: Number.POSITIVE_INFINITY })?.rows ?? preview.rows;
+  const timeBase = isMultiSectionCsv(text) ? dasWareTimeBase(readTimezoneBiasMinutes(text)) : null;
+  return { ok: true, preview, partial, encoding, sampleRows, timeBase };
 }

@@ -32,7 +32,9 @@ export function describeProgress(upload: UploadState): ProgressView {
     return { title: job?.state === 'queued' || !job ? 'Waiting for the server...' : 'Importing data...', detail: rowsAndPoints, value, intent: 'primary', animate: true };
   }
   if (upload.phase === 'done') {
-    const skipped = job && job.progress.rows_skipped > 0 ? ` · ${count(job.progress.rows_skipped)} rows skipped` : '';
+    // A count of skipped rows always comes with its reasons (the job's result says them).
+    const reasons = typeof job?.result?.skipped_message === 'string' ? job.result.skipped_message : null;
+    const skipped = job && job.progress.rows_skipped > 0 ? ` · ${reasons ?? `${count(job.progress.rows_skipped)} rows skipped`}` : '';
     return { title: 'Import complete', detail: `${rowsAndPoints}${skipped}`, value: 1, intent: 'success', animate: false };
   }
   return { title: 'Import failed', detail: job?.error ?? rowsAndPoints, value: 1, intent: 'danger', animate: false };

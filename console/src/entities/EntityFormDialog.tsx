@@ -128,7 +128,7 @@ function FieldInput({ field, value, onChange, options }: FieldInputProps) {
           allowNumericCharactersOnly onValueChange={(_number, text) => onChange(text)} />
       );
     case 'datetime':
-      return <InputGroup id={id} type="datetime-local" value={value} onChange={(event) => onChange(event.target.value)} />;
+      return <InputGroup id={id} type="datetime-local" step={1} value={value} onChange={(event) => onChange(event.target.value)} />;
     case 'select': {
       const choices = options ?? (field.options ?? []).map((option) => ({ value: option, label: option }));
       return (

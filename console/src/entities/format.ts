@@ -21,10 +21,14 @@ export function formatDate(value: string | Date | null | undefined, style: DateF
   return date ? format(date, DATE_FORMATS[style]) : '-';
 }
 
-/** The value of a `datetime-local` input for a server timestamp, or '' when there is none. */
+/**
+ * The value of a `datetime-local` input for a server timestamp, or '' when there is none. Seconds are
+ * kept (the inputs take them, `step` 1): an instrument's start such as Chi.Bio's 07:12:51 must not
+ * lose them, since elapsed-time files count from it.
+ */
 export function toDateTimeLocal(value: string | null | undefined): string {
   const date = toDate(value);
-  return date ? format(date, "yyyy-MM-dd'T'HH:mm") : '';
+  return date ? format(date, "yyyy-MM-dd'T'HH:mm:ss") : '';
 }
 
 /** 'spray_drying' -> 'Spray Drying': underscores become spaces, each word capitalised. */

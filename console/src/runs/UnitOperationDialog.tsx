@@ -221,10 +221,10 @@ export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onS
           </HTMLSelect>
         </FormGroup>
         <FormGroup label="Start Time" labelFor="unit-op-start" labelInfo="(optional)">
-          <InputGroup id="unit-op-start" type="datetime-local" disabled={locked} value={start} onChange={(event) => setStart(event.target.value)} />
+          <InputGroup id="unit-op-start" type="datetime-local" step={1} disabled={locked} value={start} onChange={(event) => setStart(event.target.value)} />
         </FormGroup>
         <FormGroup label="End Time" labelFor="unit-op-end" labelInfo="(optional)">
-          <InputGroup id="unit-op-end" type="datetime-local" disabled={locked} value={end} onChange={(event) => setEnd(event.target.value)} />
+          <InputGroup id="unit-op-end" type="datetime-local" step={1} disabled={locked} value={end} onChange={(event) => setEnd(event.target.value)} />
         </FormGroup>
       </div>
       {types.error ? <Callout intent={Intent.WARNING} compact>Could not load the equipment allowed per type; all equipment is listed.</Callout> : null}

@@ -7,6 +7,7 @@ import { useApi } from '../api/hooks.ts';
 import { useAuth } from '../auth/useAuth.ts';
 import { showToast } from '../components/toaster.ts';
 import { organizationListSchema, type Organization } from '../entities/types.ts';
+import { OrganizationTimeZoneSection } from './OrganizationTimeZoneSection.tsx';
 
 export function AccountTab() {
   const { user, permissions, organizationName, refreshProfile, setOrganizationId } = useAuth();
@@ -72,6 +73,7 @@ export function AccountTab() {
           <Button type="submit" intent={Intent.PRIMARY} text="Update Name" disabled={nameUnchanged || savingName} loading={savingName} />
         </form>
       </section>
+      <OrganizationTimeZoneSection />
       {permissions.isSuperuser ? (
         <section className="app-settings-section">
           <H5>Switch organisation</H5>

@@ -14,13 +14,16 @@ import {
   NonNumericCollector,
   checkRowLimit,
   createTimestampParser,
+  dasWareTimeBase,
   decimalCommaAllowed,
   detectDelimiter,
   detectTimestampFormat,
   elapsedToEpochMs,
   fitRowToWidth,
+  hasOwnUtcOffset,
   isMultiSectionCsv,
   parseNumericCell,
+  parseTimeZone,
   readTimezoneBiasMinutes,
   sanitizeHeaders,
   sectionNameOfRow,
@@ -48,20 +51,39 @@ export interface CsvPlan {
   multiSection: boolean;
   width: number;
   timestampIndex: number;
-  columns: Array<{ index: number; column: string; instrumentId: number }>;
+  /** Long format: the key column's index, else -1. */
+  keyIndex: number;
+  columns: Array<{ index: number; column: string; instrumentId: number; key: string | null; fillForward: boolean }>;
   detection: Pick<TimestampDetection, 'format' | 'order' | 'dayFirst' | 'confidence'> | null;
-  timezoneOffsetMinutes: number;
+  /** The zone applied to timestamps without their own offset (an IANA name or an offset such as +02:00). */
+  timeZone: string;
+  /** Who chose it: the file (DASware, or every sampled value has its own offset), the upload's mapping, or the organisation's default. */
+  timeZoneSource: 'file' | 'mapping' | 'organization';
+  /** DASware's TimezoneBias: the station's clock offset, minutes ahead of UTC. */
+  stationOffsetMinutes: number | null;
   decimalComma: boolean;
   dataRows: number;
+  /** Rows that gave at least one point. */
   validRows: number;
   skippedBadTimestamp: number;
   skippedOutOfRange: number;
+  /** Rows with a usable timestamp but no value in any mapped column. */
+  skippedEmpty: number;
+  /** Long format: rows whose key no column entry names. */
+  skippedUnselectedKey: number;
   points: number;
+  /** Points that repeat a column's last value over an empty cell (fill forward). */
+  filledPoints: number;
   minTs: number;
   maxTs: number;
-  /** Timestamps of valid rows strictly increase: no key appears twice within the file. */
+  /** Each instrument's timestamps strictly increase: no key appears twice within the file. */
   increasing: boolean;
+  /** The instant of the last row whose timestamp read (settles wall-clock times that happen twice). */
   lastTs: number;
+  /** Per column entry: the last point's timestamp (the increasing check). */
+  entryLastTs: number[];
+  /** Per column entry: the last non-empty cell, carried over empty cells when the entry fills forward. */
+  carried: Array<string | null>;
 }
 
 /** Where an interrupted pass resumes: a record boundary and everything read before it. */
@@ -78,6 +100,9 @@ export interface StagingCheckpoint {
 export interface StagingOptions {
   filePath: string;
   mapping: CsvMapping;
+  /** The zone for timestamps without their own offset: the mapping's, else the organisation's. */
+  timeZone: string;
+  timeZoneSource: 'mapping' | 'organization';
   /** The unit operation's window at upload time (rows outside are skipped). */
   startMs: number | null;
   endMs: number | null;
@@ -103,10 +128,10 @@ export class CsvRejected extends Error {}
 /** The file repeats or reorders timestamps and the pass ran without row versions: run it again with them. */
 export class NeedsRowVersions extends Error {}
 
-type TimestampReader = (raw: string) => number | null;
+type TimestampReader = (raw: string, previous: number) => number | null;
 type PlanColumns = CsvPlan['columns'];
 
-function timestampReader(plan: Pick<CsvPlan, 'detection' | 'timezoneOffsetMinutes'>, mapping: CsvMapping, startMs: number | null): TimestampReader {
+function timestampReader(plan: Pick<CsvPlan, 'detection' | 'timeZone'>, mapping: CsvMapping, startMs: number | null): TimestampReader {
   if (mapping.timestamp_mode === 'elapsed') {
     const unit = mapping.elapsed_unit!;
     return (raw) => {
@@ -115,7 +140,18 @@ function timestampReader(plan: Pick<CsvPlan, 'detection' | 'timezoneOffsetMinute
     };
   }
   if (!plan.detection) return () => null;
-  return createTimestampParser(plan.detection, { timezoneOffsetMinutes: plan.timezoneOffsetMinutes });
+  const timeZone = parseTimeZone(plan.timeZone);
+  if (!timeZone) throw new CsvRejected(`Unknown time zone '${plan.timeZone}'`);
+  return createTimestampParser(plan.detection, { timeZone });
+}
+
+function isBlank(raw: string | undefined): boolean {
+  if (raw === undefined) return true;
+  for (let index = 0; index < raw.length; index += 1) {
+    const code = raw.charCodeAt(index);
+    if (code !== 32 && code !== 9) return false;
+  }
+  return true;
 }
 
 function inWindow(ts: number, options: StagingOptions): boolean {
@@ -149,43 +185,72 @@ class ColumnBatch {
 }
 
 /**
- * Checks the cells of a valid row and writes its points to the batch, unless `batch` is null (the
- * upload already failed); answers the row's point count. The hot loop of an upload, kept apart from
+ * Checks the cells of a row inside the window and writes its points to the batch, unless `batch` is
+ * null (the upload already failed); answers the row's point count. `entries` are the indexes of the
+ * column entries the row feeds (all of them, or those of its key in long format). An empty cell of an
+ * entry that fills forward takes the entry's last value. The hot loop of an upload, kept apart from
  * the closure state so V8 optimises it on its own.
  */
 function stageCells(
-  row: string[], columns: PlanColumns, collector: NonNumericCollector, options: NumericCellOptions,
-  batch: ColumnBatch | null, instrumentTexts: string[], tsText: string, lineEnd: string,
+  row: string[], entries: readonly number[], plan: CsvPlan, collector: NonNumericCollector, options: NumericCellOptions,
+  batch: ColumnBatch | null, instrumentTexts: string[], ts: number, tsText: string, lineEnd: string,
 ): number {
+  const columns = plan.columns;
   let points = 0;
-  for (let c = 0; c < columns.length; c += 1) {
+  for (let e = 0; e < entries.length; e += 1) {
+    const c = entries[e]!;
     const column = columns[c]!;
-    const raw = row[column.index]!;
+    let raw = row[column.index]!;
+    let filled = false;
+    if (column.fillForward) {
+      if (isBlank(raw)) {
+        const last = plan.carried[c];
+        if (last === null || last === undefined) continue;
+        raw = last;
+        filled = true;
+      } else {
+        plan.carried[c] = raw;
+      }
+    }
     const out = batch?.columns[c];
     const mark = out?.length ?? 0;
+    let written = false;
     if (out) {
       out.text(instrumentTexts[c]!);
       out.text(tsText);
       // Most cells are plain decimals, valid as they are: their text is written with no parsing.
       if (appendPlainDecimal(out, raw)) {
         out.text(lineEnd);
-        points += 1;
-        continue;
+        written = true;
       }
     }
-    const value = collector.check(column.column, raw, options);
-    if (value === null || value !== value /* NaN */) {
-      if (out) out.length = mark;
-      continue;
+    if (!written) {
+      const value = collector.check(column.column, raw, options);
+      if (value === null || value !== value /* NaN */) {
+        if (out) out.length = mark;
+        continue;
+      }
+      if (out) {
+        out.text(String(value));
+        out.text(lineEnd);
+      }
     }
     points += 1;
-    if (out) {
-      out.text(String(value));
-      out.text(lineEnd);
-    }
+    if (filled) plan.filledPoints += 1;
+    if (ts <= plan.entryLastTs[c]!) plan.increasing = false;
+    plan.entryLastTs[c] = ts;
   }
   if (batch) batch.points += points;
   return points;
+}
+
+/** Remembers the non-empty cells of a row outside the window: a deadband value still holds after it. */
+function carryCells(row: string[], entries: readonly number[], plan: CsvPlan): void {
+  for (let e = 0; e < entries.length; e += 1) {
+    const c = entries[e]!;
+    const column = plan.columns[c]!;
+    if (column.fillForward && !isBlank(row[column.index])) plan.carried[c] = row[column.index]!;
+  }
 }
 
 /**
@@ -217,8 +282,8 @@ function appendPlainDecimal(out: AsciiBuffer, raw: string): boolean {
 }
 
 /** Checks the cells of a skipped row: a non-numeric column fails the upload wherever it is. */
-function checkCells(row: string[], columns: PlanColumns, collector: NonNumericCollector, options: NumericCellOptions): void {
-  for (const column of columns) collector.check(column.column, row[column.index]!, options);
+function checkCells(row: string[], entries: readonly number[], columns: PlanColumns, collector: NonNumericCollector, options: NumericCellOptions): void {
+  for (const c of entries) collector.check(columns[c]!.column, row[columns[c]!.index]!, options);
 }
 
 /**
@@ -232,7 +297,7 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
   if (head.text.replace(/^\uFEFF/, '').trim() === '') throw new CsvRejected(CSV_MESSAGES.contentEmpty);
   const delimiter = from?.plan.delimiter ?? detectDelimiter(head.text);
   const multiSection = from?.plan.multiSection ?? isMultiSectionCsv(head.text);
-  const timezoneOffsetMinutes = (multiSection ? readTimezoneBiasMinutes(head.text) : null) ?? 0;
+  const fileTimeBase = multiSection ? dasWareTimeBase(readTimezoneBiasMinutes(head.text)) : null;
   const decimalComma = decimalCommaAllowed(delimiter);
   if (mapping.timestamp_mode === 'elapsed' && options.startMs === null) {
     throw new CsvRejected('Elapsed timestamps need the unit operation to have a start time.');
@@ -244,8 +309,22 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
   const sections = !from && multiSection ? new DataSectionFilter() : null;
   const instrumentTexts = mapping.columns.map((column) => String(column.instrument_id));
   const batch = new ColumnBatch(mapping.columns.length, options.batchPoints);
-  let plan: CsvPlan | null = from ? { ...from.plan } : null;
+  let plan: CsvPlan | null = from ? { ...from.plan, entryLastTs: [...from.plan.entryLastTs], carried: [...from.plan.carried] } : null;
   let readTimestamp: TimestampReader = plan ? timestampReader(plan, mapping, options.startMs) : () => null;
+  /** Which column entries a row feeds: all of them, or in long format those of the row's key. */
+  let allEntries: number[] = [];
+  let entriesByKey: Map<string, number[]> | null = null;
+  const indexEntries = (current: CsvPlan) => {
+    allEntries = current.columns.map((_, index) => index);
+    if (current.keyIndex === -1) return;
+    entriesByKey = new Map();
+    current.columns.forEach((column, index) => {
+      const list = entriesByKey!.get(column.key!) ?? [];
+      list.push(index);
+      entriesByKey!.set(column.key!, list);
+    });
+  };
+  if (plan) indexEntries(plan);
   /** Rows are held back until 20 timestamp samples (spec/02 §9) decided the format. */
   let detected = from !== null;
   const pending: string[][] = [];
@@ -259,38 +338,64 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
     };
     const timestampIndex = find(mapping.timestamp_column);
     if (timestampIndex === -1) throw new CsvRejected(`Timestamp column '${mapping.timestamp_column}' is not in the CSV header.`);
-    const missing = mapping.columns.filter((entry) => find(entry.column) === -1).map((entry) => entry.column);
+    const keyIndex = mapping.key_column === undefined ? -1 : find(mapping.key_column);
+    if (keyIndex === -1 && mapping.key_column !== undefined) throw new CsvRejected(`Key column '${mapping.key_column}' is not in the CSV header.`);
+    const missing = [...new Set(mapping.columns.filter((entry) => find(entry.column) === -1).map((entry) => entry.column))];
     if (missing.length > 0) throw new CsvRejected(`Columns not found in the CSV header: ${missing.join(', ')}`);
     plan = {
-      delimiter, encoding: head.encoding, multiSection, width: names.length, timestampIndex,
-      columns: mapping.columns.map((entry) => ({ index: find(entry.column), column: names[find(entry.column)]!, instrumentId: entry.instrument_id })),
-      detection: null, timezoneOffsetMinutes, decimalComma, dataRows: 0, validRows: 0, skippedBadTimestamp: 0,
-      skippedOutOfRange: 0, points: 0, minTs: Number.POSITIVE_INFINITY, maxTs: Number.NEGATIVE_INFINITY, increasing: true,
-      lastTs: Number.NEGATIVE_INFINITY,
+      delimiter, encoding: head.encoding, multiSection, width: names.length, timestampIndex, keyIndex,
+      columns: mapping.columns.map((entry) => ({
+        index: find(entry.column), column: names[find(entry.column)]!, instrumentId: entry.instrument_id, key: entry.key ?? null, fillForward: entry.fill_forward,
+      })),
+      detection: null,
+      timeZone: fileTimeBase?.zone ?? options.timeZone,
+      timeZoneSource: fileTimeBase ? 'file' : options.timeZoneSource,
+      stationOffsetMinutes: fileTimeBase?.stationOffsetMinutes ?? null,
+      decimalComma, dataRows: 0, validRows: 0, skippedBadTimestamp: 0, skippedOutOfRange: 0, skippedEmpty: 0, skippedUnselectedKey: 0,
+      points: 0, filledPoints: 0, minTs: Number.POSITIVE_INFINITY, maxTs: Number.NEGATIVE_INFINITY, increasing: true,
+      lastTs: Number.NEGATIVE_INFINITY, entryLastTs: mapping.columns.map(() => Number.NEGATIVE_INFINITY), carried: mapping.columns.map(() => null),
     };
+    indexEntries(plan);
   };
 
   const consider = (row: string[], index: number) => {
     const current = plan!;
     fitRowToWidth(row, current.width);
-    const ts = readTimestamp(row[current.timestampIndex]!);
-    if (ts === null || !inWindow(ts, options)) {
+    let entries: readonly number[] = allEntries;
+    if (entriesByKey !== null) {
+      const keyed = (entriesByKey as Map<string, number[]>).get(row[current.keyIndex]!.trim());
+      if (keyed === undefined) {
+        current.skippedUnselectedKey += 1;
+        return;
+      }
+      entries = keyed;
+    }
+    const rawTs = row[current.timestampIndex]!;
+    const ts = readTimestamp(rawTs, current.lastTs);
+    if (ts === null) {
       // Every cell is checked, also on skipped rows: a non-numeric column fails the upload either way.
-      checkCells(row, current.columns, collector, numericOptions);
-      if (ts === null) current.skippedBadTimestamp += 1;
-      else current.skippedOutOfRange += 1;
+      checkCells(row, entries, current.columns, collector, numericOptions);
+      if (isBlank(rawTs) && entries.every((c) => isBlank(row[current.columns[c]!.index]))) current.skippedEmpty += 1;
+      else current.skippedBadTimestamp += 1;
+      return;
+    }
+    current.lastTs = ts;
+    if (!inWindow(ts, options)) {
+      checkCells(row, entries, current.columns, collector, numericOptions);
+      carryCells(row, entries, current);
+      current.skippedOutOfRange += 1;
       return;
     }
     // Once the upload fails, nothing more is staged.
-    const rowPoints = stageCells(row, current.columns, collector, numericOptions, collector.hasErrors ? null : batch, instrumentTexts,
-      `\t${ts}\t`, versioned ? `\t${pointVersion(options.versionSeq, index)}\n` : '\n');
+    const rowPoints = stageCells(row, entries, current, collector, numericOptions, collector.hasErrors ? null : batch, instrumentTexts,
+      ts, `\t${ts}\t`, versioned ? `\t${pointVersion(options.versionSeq, index)}\n` : '\n');
+    if (!current.increasing && !versioned && !collector.hasErrors) throw new NeedsRowVersions();
+    if (rowPoints === 0) {
+      current.skippedEmpty += 1;
+      return;
+    }
     current.validRows += 1;
     current.points += rowPoints;
-    if (ts <= current.lastTs) {
-      current.increasing = false;
-      if (!versioned && !collector.hasErrors) throw new NeedsRowVersions();
-    }
-    current.lastTs = ts;
     if (ts < current.minTs) current.minTs = ts;
     if (ts > current.maxTs) current.maxTs = ts;
   };
@@ -298,8 +403,11 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
   const detect = () => {
     const current = plan!;
     if (mapping.timestamp_mode === 'absolute') {
-      const detection = detectTimestampFormat(pending.map((row) => row[current.timestampIndex] ?? ''), { columnName: mapping.timestamp_column });
+      const values = pending.map((row) => row[current.timestampIndex] ?? '');
+      const detection = detectTimestampFormat(values, { columnName: mapping.timestamp_column });
       current.detection = { format: detection.format, order: detection.order, dayFirst: detection.dayFirst, confidence: detection.confidence };
+      const written = values.filter((value) => !isBlank(value));
+      if (current.timeZoneSource !== 'file' && written.length > 0 && written.every(hasOwnUtcOffset)) current.timeZoneSource = 'file';
     }
     readTimestamp = timestampReader(current, mapping, options.startMs);
     detected = true;
@@ -347,7 +455,8 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
     if (!current) continue;
     if (records.boundary && detected && !collector.hasErrors && batch.points >= options.batchPoints) {
       const checkpoint: StagingCheckpoint = {
-        phase: 'staging', versioned, byteOffset: records.byteEnd, plan: { ...current }, scannerTail: scanner.tail, resumed: from !== null,
+        phase: 'staging', versioned, byteOffset: records.byteEnd, scannerTail: scanner.tail, resumed: from !== null,
+        plan: { ...current, entryLastTs: [...current.entryLastTs], carried: [...current.carried] },
       };
       const points = batch.points;
       await sink.batch(batch.takeChunks(), points, checkpoint);

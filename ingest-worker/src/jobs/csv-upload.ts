@@ -16,7 +16,9 @@ import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Job } from 'bullmq';
 import type { CsvUploadPayload } from '@bioprocess/shared/queues';
-import { isLowConfidence, lowDateConfidenceMessage, uploadSuccessMessage } from '@bioprocess/shared/csv/index';
+import {
+  isLowConfidence, longFormatAlias, lowDateConfidenceMessage, skippedRowsMessage, totalSkippedRows, uploadSuccessMessage, type SkippedRowCounts,
+} from '@bioprocess/shared/csv/index';
 import { csvMappingSchema, type CsvMapping, type IngestProgress } from '@bioprocess/shared/timeseries';
 import type { WorkerContext } from '../context.ts';
 import { PermanentJobError } from '../errors.ts';
@@ -45,6 +47,12 @@ export interface CsvJobRequest {
   /** The unit operation's window at upload time (rows outside are skipped). */
   start_ms: number | null;
   end_ms: number | null;
+  /**
+   * The zone for timestamps without their own offset, settled by the api when it took the upload: the
+   * mapping's, else the organisation's. Absent from jobs queued before zones existed: UTC.
+   */
+  time_zone?: string;
+  time_zone_source?: 'mapping' | 'organization';
 }
 
 /** The file passed; what remains is making its rows visible. */
@@ -64,11 +72,22 @@ interface PublishCheckpoint {
 
 type Checkpoint = StagingCheckpoint | PublishCheckpoint;
 
-async function setAliases(context: WorkerContext, organizationId: number, plan: CsvPlan): Promise<string[]> {
+function skippedCounts(plan: CsvPlan): SkippedRowCounts {
+  return {
+    badTimestamp: plan.skippedBadTimestamp, outsideWindow: plan.skippedOutOfRange, empty: plan.skippedEmpty, unselectedKey: plan.skippedUnselectedKey,
+  };
+}
+
+/** The alias an upload gives an instrument: its column, and in long format the key as well. */
+function aliasOf(column: CsvPlan['columns'][number], keyColumn: string | undefined): string {
+  return column.key !== null && keyColumn !== undefined ? longFormatAlias(column.column, keyColumn, column.key) : column.column;
+}
+
+async function setAliases(context: WorkerContext, organizationId: number, plan: CsvPlan, keyColumn: string | undefined): Promise<string[]> {
   const warnings: string[] = [];
   for (const column of plan.columns) {
     try {
-      await context.pg.query('UPDATE instruments SET alias = $1, updated_at = now() WHERE id = $2 AND organization_id = $3', [column.column, column.instrumentId, organizationId]);
+      await context.pg.query('UPDATE instruments SET alias = $1, updated_at = now() WHERE id = $2 AND organization_id = $3', [aliasOf(column, keyColumn), column.instrumentId, organizationId]);
     } catch (error) {
       context.logger.warn({ err: error, instrumentId: column.instrumentId }, 'instrument alias update failed');
       warnings.push(`The alias of instrument ${column.instrumentId} could not be saved.`);
@@ -165,6 +184,7 @@ async function stageAll(context: WorkerContext, payload: CsvUploadPayload, reque
     let progressWrites: Promise<void> = Promise.resolve();
     return stageInThread({
       filePath: payload.file_path, mapping: request.mapping, startMs: request.start_ms, endMs: request.end_ms, versionSeq: payload.version_seq,
+      timeZone: request.time_zone ?? request.mapping.time_zone ?? 'UTC', timeZoneSource: request.time_zone_source ?? 'mapping',
       maxRows: context.env.CSV_MAX_ROWS, batchPoints: INSERT_BATCH_POINTS, from: resumeFrom, versioned,
     }, {
       async batch(chunks, _points, checkpoint) {
@@ -190,7 +210,7 @@ async function stageAll(context: WorkerContext, payload: CsvUploadPayload, reque
   }
   const checkpoint: PublishCheckpoint = { phase: 'publish', plan, resumed, tombstoned: false, attaching: false, attached: false };
   await updateProgress(context.pg, payload.job_id, {
-    bytes_read: request.bytes, rows_read: plan.dataRows, rows_skipped: plan.skippedBadTimestamp + plan.skippedOutOfRange, points_written: plan.points,
+    bytes_read: request.bytes, rows_read: plan.dataRows, rows_skipped: totalSkippedRows(skippedCounts(plan)), points_written: plan.points,
   }, checkpoint);
   return checkpoint;
 }
@@ -226,11 +246,12 @@ export async function processCsvUpload(context: WorkerContext, payload: CsvUploa
     await recomputeRollups(context.clickhouse, context.pg, rollupRange, ownRowsOnly
       ? { fromVersion: pointVersion(payload.version_seq, 0), toVersion: nextRequestVersion(payload.version_seq) }
       : undefined);
-    const warnings = await setAliases(context, payload.organization_id, plan);
+    const warnings = await setAliases(context, payload.organization_id, plan, plan.keyIndex === -1 ? undefined : request.mapping.key_column);
     context.logger.info({
       jobId: payload.job_id, points: plan.points, stageMs: staged - started, publishMs: published - staged, rollupMs: Date.now() - published,
     }, 'csv upload written');
-    const skipped = plan.skippedBadTimestamp + plan.skippedOutOfRange;
+    const skippedByReason = skippedCounts(plan);
+    const skipped = totalSkippedRows(skippedByReason);
     const progress: Partial<IngestProgress> = {
       bytes_total: request.bytes, bytes_read: request.bytes, rows_read: plan.dataRows, rows_skipped: skipped, points_written: plan.points,
     };
@@ -239,8 +260,13 @@ export async function processCsvUpload(context: WorkerContext, payload: CsvUploa
       points_written: plan.points,
       rows_read: plan.dataRows,
       rows_valid: plan.validRows,
+      rows_skipped: skipped,
       rows_skipped_bad_timestamp: plan.skippedBadTimestamp,
       rows_skipped_out_of_range: plan.skippedOutOfRange,
+      rows_skipped_empty: plan.skippedEmpty,
+      rows_skipped_unselected_key: plan.skippedUnselectedKey,
+      skipped_message: skippedRowsMessage(skippedByReason),
+      points_filled: plan.filledPoints,
       instruments: range.instrumentIds.length,
       start_time: new Date(plan.minTs).toISOString(),
       end_time: new Date(plan.maxTs).toISOString(),
@@ -249,6 +275,9 @@ export async function processCsvUpload(context: WorkerContext, payload: CsvUploa
       points_removed: checkpoint.pointsRemoved ?? 0,
       timestamp_format: plan.detection?.format ?? `elapsed ${request.mapping.elapsed_unit}`,
       timestamp_confidence: plan.detection?.confidence ?? 1,
+      time_zone: request.mapping.timestamp_mode === 'elapsed' ? null : plan.timeZone,
+      time_zone_source: request.mapping.timestamp_mode === 'elapsed' ? null : plan.timeZoneSource,
+      station_utc_offset_minutes: plan.stationOffsetMinutes,
       notice: plan.detection && isLowConfidence(plan.detection) ? lowDateConfidenceMessage(plan.detection.confidence) : null,
       warnings,
     }, progress);

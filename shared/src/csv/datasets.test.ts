@@ -15,6 +15,8 @@ import { sanitizeHeaders } from './headers.ts';
 import { NonNumericCollector } from './numeric-validation.ts';
 import { decimalCommaAllowed } from './numeric.ts';
 import { createTimestampParser, detectTimestampFormat, elapsedToEpochMs } from './timestamps.ts';
+import { parseTimeZone } from './time-zones.ts';
+import { dasWareTimeBase, distinctKeys } from './export-shapes.ts';
 
 // The repository is cloned with shared/ beside it: <repo>/../shared/datasets (here /work/shared/datasets).
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -138,6 +140,10 @@ describe('real datasets', () => {
     const collector = new NonNumericCollector();
     for (const row of file.rows) collector.check('Presens_data.O2_value', row[1]!);
     expect(collector.hasErrors).toBe(false);
+    // Long format: the position column names 48 reactors, all of them within the preview's first bytes.
+    expect(distinctKeys(columnValues(file.rows, 2))).toEqual(Array.from({ length: 48 }, (_, index) => String(index)));
+    const firstBytes = parseCsvPreview(new TextDecoder().decode(bytes.subarray(0, 256 * 1024)), { partial: true, maxRows: Number.POSITIVE_INFINITY })!;
+    expect(distinctKeys(columnValues(firstBytes.rows, 2))).toHaveLength(48);
   });
 
   it('DASware multi-section export: Latin-1, semicolons, [TrackData1] with 67 columns and 6,394 rows', () => {
@@ -160,9 +166,17 @@ describe('real datasets', () => {
 
     const detection = detectTimestampFormat(columnValues(file.rows, 0));
     expect(detection).toMatchObject({ format: 'iso-space', confidence: 1 });
-    const parse = createTimestampParser(detection, { timezoneOffsetMinutes: 120 });
-    expect(parse(file.rows[0]![0]!)).toBe(Date.UTC(2020, 6, 14, 7, 55, 33));
+    // The timestamps are UTC: the inoculation event says '11:46:05 AM (UTC)' and the TrackData's
+    // inoculation clock starts counting at that time; TimezoneBias is the station's offset.
+    const timeBase = dasWareTimeBase(readTimezoneBiasMinutes(text));
+    expect(timeBase).toMatchObject({ zone: 'UTC', stationOffsetMinutes: 120 });
+    const parse = createTimestampParser(detection, { timeZone: parseTimeZone(timeBase!.zone)! });
+    expect(parse(file.rows[0]![0]!)).toBe(Date.UTC(2020, 6, 14, 9, 55, 33));
     expect(file.rows.every((row) => parse(row[0]!) !== null)).toBe(true);
+    const whole = new TextDecoder('latin1').decode(bytes);
+    expect(whole).toContain('2020-07-14 11:46:05;"Inoculation started: 7/14/2020 11:46:05 AM (UTC)"');
+    const inoculated = file.rows.find((row) => row[2] !== '')!;
+    expect(inoculated.slice(0, 3)).toEqual(['2020-07-14 11:46:09', '0.0768065080972222', '1899-12-30 00:00:04']);
     expect(detectTimestampFormat(columnValues(file.rows, 1), { columnName: 'Duration' }).elapsed).toEqual({ unit: 'days' });
 
     // Missing values are "" (empty quoted): numeric columns hold numbers or nothing; the inoculation

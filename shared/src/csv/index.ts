@@ -23,5 +23,7 @@ export * from './sections.ts';
 export * from './numeric.ts';
 export * from './numeric-validation.ts';
 export * from './timestamps.ts';
+export * from './time-zones.ts';
+export * from './export-shapes.ts';
 export * from './preview.ts';
 export * from './stream-reader.ts';

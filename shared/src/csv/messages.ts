@@ -118,3 +118,36 @@ export function uploadSuccessMessage(instrumentCount: number, pointCount: number
 export function unitOperationSaveFailedMessage(action: 'create' | 'update'): string {
   return `Failed to ${action} unit operation.`;
 }
+
+/** Rows an upload left out, by reason. */
+export interface SkippedRowCounts {
+  /** The timestamp cell is empty or does not read as the detected format. */
+  badTimestamp: number;
+  /** The timestamp lies outside the unit operation's window (or outside 1900-2200). */
+  outsideWindow: number;
+  /** The row has a timestamp but no value in any mapped column. */
+  empty: number;
+  /** Long format: the row's key was not picked for an instrument. */
+  unselectedKey?: number;
+}
+
+export function totalSkippedRows(counts: SkippedRowCounts): number {
+  return counts.badTimestamp + counts.outsideWindow + counts.empty + (counts.unselectedKey ?? 0);
+}
+
+/**
+ * '239 rows skipped: 200 without a value in the mapped columns, 39 outside the unit operation's time
+ * window.' (null when nothing was skipped), so a count never comes without its reason.
+ */
+export function skippedRowsMessage(counts: SkippedRowCounts): string | null {
+  const total = totalSkippedRows(counts);
+  if (total === 0) return null;
+  const number = (value: number) => value.toLocaleString('en-US');
+  const reasons = [
+    counts.empty > 0 ? `${number(counts.empty)} without a value in the mapped columns` : null,
+    counts.outsideWindow > 0 ? `${number(counts.outsideWindow)} outside the unit operation's time window` : null,
+    counts.badTimestamp > 0 ? `${number(counts.badTimestamp)} with an empty or unreadable timestamp` : null,
+    (counts.unselectedKey ?? 0) > 0 ? `${number(counts.unselectedKey!)} of keys not mapped to an instrument` : null,
+  ].filter((reason): reason is string => reason !== null);
+  return `${number(total)} row${total === 1 ? '' : 's'} skipped: ${reasons.join(', ')}.`;
+}

@@ -8,6 +8,7 @@
  */
 import { CSV_LIMITS } from './messages.ts';
 import { parseNumericCell } from './numeric.ts';
+import { WallClockConverter, type ParsedTimeZone } from './time-zones.ts';
 
 export type TimestampFormat =
   | 'spreadsheet-serial'
@@ -51,11 +52,13 @@ export interface TimestampDetectionOptions {
 }
 
 export interface TimestampParseOptions {
-  /**
-   * Minutes the timestamps' local time is ahead of UTC, applied to values without a zone (DASware
-   * writes local time and states TimezoneBias 120). Default 0: zone-less values are UTC.
-   */
+  /** Minutes the timestamps' wall clock is ahead of UTC, for values without their own offset. Default 0. */
   timezoneOffsetMinutes?: number;
+  /**
+   * The zone of values without their own offset (wins over timezoneOffsetMinutes): an IANA zone is
+   * read with its daylight-saving rules. A value's own offset ('Z', '+02:00') always wins.
+   */
+  timeZone?: ParsedTimeZone;
   /** Serial dates may use a decimal comma (the file's delimiter is not a comma). */
   decimalComma?: boolean;
 }
@@ -266,23 +269,27 @@ function parseDayMonth(value: string, order: DateOrder, separator: string | null
   return composeEpochMs(expandYear(match[4]!), month, day, match[5], match[6], match[7], match[8], match[9], offset);
 }
 
-/** Parses one value with a detected format; null when the value does not fit it (the row is skipped). */
-export function createTimestampParser(
+/**
+ * Reads a value as epoch ms with `offset` for values without their own zone (NaN gives NaN for
+ * those, which is how the zoned parser tells them apart); null when the value does not fit the format.
+ */
+function fixedOffsetParser(
   detection: Pick<TimestampDetection, 'format' | 'order' | 'dayFirst'>,
-  options: TimestampParseOptions = {},
-): (value: string) => number | null {
-  const offset = options.timezoneOffsetMinutes ?? 0;
+  options: TimestampParseOptions,
+): (value: string, offset: number) => number | null {
   switch (detection.format) {
     case 'spreadsheet-serial':
-      return (value) => {
+      return (value, offset) => {
         const serial = parseNumericCell(value, options);
-        return serial === null || Number.isNaN(serial) ? null : spreadsheetSerialToEpochMs(serial, options);
+        if (serial === null || Number.isNaN(serial)) return null;
+        const utc = spreadsheetSerialToEpochMs(serial, options);
+        return utc === null ? null : utc - offset * MS_PER_MINUTE;
       };
     case 'iso':
     case 'iso-space':
     case 'iso-l': {
       // The three ISO forms are accepted whichever was detected: exports mix 'T' and ' ' freely.
-      return (raw) => {
+      return (raw, offset) => {
         const fast = parseIsoFast(raw, offset);
         if (fast !== undefined) return fast;
         const value = raw.trim();
@@ -295,11 +302,42 @@ export function createTimestampParser(
     case 'dot': {
       const separator = detection.format === 'slash' ? '/' : detection.format === 'dash' ? '-' : '.';
       const order: DateOrder = detection.order ?? (detection.dayFirst ? 'dmy' : 'mdy');
-      return (raw) => parseDayMonth(raw.trim(), order, separator, offset);
+      return (raw, offset) => parseDayMonth(raw.trim(), order, separator, offset);
     }
     default:
       return () => null;
   }
+}
+
+/**
+ * Parses one value with a detected format; null when the value does not fit it (the row is skipped).
+ * `previous` is the instant of the file's preceding row: it settles wall-clock times that happen twice
+ * when clocks go back (see WallClockConverter).
+ */
+export function createTimestampParser(
+  detection: Pick<TimestampDetection, 'format' | 'order' | 'dayFirst'>,
+  options: TimestampParseOptions = {},
+): (value: string, previous?: number) => number | null {
+  const parse = fixedOffsetParser(detection, { decimalComma: options.decimalComma });
+  const zone = options.timeZone;
+  if (!zone || zone.kind === 'fixed') {
+    const offset = zone ? zone.offsetMinutes : (options.timezoneOffsetMinutes ?? 0);
+    return (value) => parse(value, offset);
+  }
+  const converter = new WallClockConverter(zone);
+  return (value, previous) => {
+    const own = parse(value, Number.NaN);
+    if (own === null || !Number.isNaN(own)) return own;
+    const wall = parse(value, 0);
+    return wall === null ? null : converter.toInstant(wall, previous);
+  };
+}
+
+/** True when a value carries its own offset ('Z', '+02:00'): no zone is needed to read it. */
+export function hasOwnUtcOffset(value: string): boolean {
+  const text = value.trim();
+  const match = ISO_T.exec(text) ?? ISO_SPACE.exec(text) ?? ISO_L.exec(text);
+  return match !== null && match[8] !== undefined;
 }
 
 /** Convenience for single values (prefer createTimestampParser in loops). */

@@ -1,0 +1,144 @@
+/**
+ * Parts of the CSV section about how the file is read: the time zone panel (the zone the upload will
+ * use, why, and the first timestamps as full UTC instants) and the long-format panel (a key column
+ * split into one instrument per key, with the instruments it still needs created in one go).
+ */
+import { useMemo, useState } from 'react';
+import { Button, Callout, Checkbox, FormGroup, HTMLSelect, HTMLTable, Intent, Tag } from '@blueprintjs/core';
+import { INSTRUMENT_TYPES, UNITS } from '@bioprocess/shared/enums';
+import { CSV_TOAST_TITLES } from '@bioprocess/shared/csv/messages';
+import { apiRequest } from '../api/client.ts';
+import { showToast } from '../components/toaster.ts';
+import { instrumentSchema, type Instrument } from '../entities/types.ts';
+import { suggestInstrument } from './instrument-suggestion.ts';
+import { timeZoneOptions, type LongFormatSeries, type TimestampPreview, type ZoneChoice } from './reading-options.ts';
+
+export function TimeZonePanel({ choice, chosen, onChoose, timestamps }: {
+  choice: ZoneChoice; chosen: string; onChoose: (zone: string) => void; timestamps: readonly TimestampPreview[];
+}) {
+  const options = useMemo(() => timeZoneOptions([chosen]), [chosen]);
+  return (
+    <div className="csv-zone" data-testid="csv-time-zone" data-zone={choice.zone} data-zone-source={choice.source}>
+      <div className="csv-zone-choice">
+        <FormGroup inline label="Time zone" labelFor="csv-time-zone-select" className="csv-zone-group">
+          {choice.source === 'file'
+            ? <Tag intent="primary" icon="globe" large data-testid="csv-time-zone-name">{choice.zone}</Tag>
+            : (
+              <HTMLSelect id="csv-time-zone-select" value={chosen} onChange={(event) => onChoose(event.target.value)} data-testid="csv-time-zone-name">
+                {options.map((zone) => <option key={zone} value={zone}>{zone}</option>)}
+              </HTMLSelect>
+            )}
+        </FormGroup>
+        <span className="bp6-text-muted">{choice.description}</span>
+      </div>
+      {timestamps.length > 0 && (
+        <HTMLTable compact className="csv-zone-table" data-testid="csv-zone-preview">
+          <thead><tr><th>In the file</th><th>Stored as</th></tr></thead>
+          <tbody>
+            {timestamps.map((timestamp, index) => (
+              <tr key={index}>
+                <td>{timestamp.raw} <Tag minimal>{choice.zone}</Tag></td>
+                <td>{timestamp.utc ?? <span className="bp6-text-muted">not a timestamp: the row is skipped</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </HTMLTable>
+      )}
+    </div>
+  );
+}
+
+export interface LongFormatPanelProps {
+  headers: readonly string[];
+  keyColumn: string;
+  onKeyColumn: (column: string) => void;
+  keys: readonly string[];
+  picked: ReadonlySet<string>;
+  onPicked: (keys: Set<string>) => void;
+  series: readonly LongFormatSeries[];
+  equipmentId: number | null;
+  busy: boolean;
+  onCreated: (instruments: Instrument[]) => void;
+  partial: boolean;
+}
+
+/** Creates the missing instruments of the long-format series, one after the other (names are checked by the server). */
+export function LongFormatPanel({ headers, keyColumn, onKeyColumn, keys, picked, onPicked, series, equipmentId, busy, onCreated, partial }: LongFormatPanelProps) {
+  const missing = series.filter((entry) => entry.instrument === null);
+  const firstColumn = missing[0]?.column ?? series[0]?.column ?? '';
+  const suggestion = suggestInstrument(firstColumn);
+  const [type, setType] = useState<string>(suggestion.type);
+  const [unit, setUnit] = useState<string>(suggestion.unit);
+  const [creating, setCreating] = useState(false);
+
+  const createMissing = async () => {
+    if (!equipmentId || !type) return;
+    setCreating(true);
+    const created: Instrument[] = [];
+    try {
+      for (const entry of missing) {
+        created.push(await apiRequest<Instrument>('POST', '/api/v1/instruments', {
+          name: entry.alias, type, equipment_id: equipmentId, unit: unit || null, alias: entry.alias,
+        }, { schema: instrumentSchema }));
+      }
+      showToast({ title: CSV_TOAST_TITLES.instrumentCreated, message: `${created.length} instrument(s), one per ${keyColumn}`, intent: 'success' });
+    } catch (cause) {
+      console.error('Failed to create instruments', cause);
+      showToast({ title: CSV_TOAST_TITLES.instrumentCreateFailed, message: cause instanceof Error ? cause.message : String(cause), intent: 'danger' });
+    } finally {
+      if (created.length > 0) onCreated(created);
+      setCreating(false);
+    }
+  };
+
+  const toggle = (key: string, on: boolean) => {
+    const next = new Set(picked);
+    if (on) next.add(key);
+    else next.delete(key);
+    onPicked(next);
+  };
+
+  return (
+    <div className="csv-long" data-testid="csv-long-format">
+      <FormGroup inline label="Key column" labelFor="csv-key-column">
+        <HTMLSelect id="csv-key-column" value={keyColumn} onChange={(event) => onKeyColumn(event.target.value)}>
+          <option value="" disabled>Choose...</option>
+          {headers.map((header) => <option key={header} value={header}>{header}</option>)}
+        </HTMLSelect>
+      </FormGroup>
+      {keyColumn && (
+        <>
+          <div className="csv-long-keys">
+            <span>{keys.length} key(s) in the first rows{partial ? ' (keys that appear only later in the file are skipped)' : ''}:</span>
+            <Button size="small" variant="minimal" text="All" onClick={() => onPicked(new Set(keys))} />
+            <Button size="small" variant="minimal" text="None" onClick={() => onPicked(new Set())} />
+          </div>
+          <div className="csv-long-key-list">
+            {keys.map((key) => (
+              <Checkbox key={key} inline checked={picked.has(key)} label={key} onChange={(event) => toggle(key, event.currentTarget.checked)} />
+            ))}
+          </div>
+          <span className="bp6-text-muted">
+            {series.length} instrument(s): each selected value column for each picked {keyColumn}, aliased like “{series[0]?.alias ?? `column (${keyColumn} key)`}”.
+          </span>
+          {missing.length > 0 && (
+            <Callout intent={Intent.WARNING} icon="wrench" compact title={`${missing.length} instrument(s) to create`}>
+              <div className="csv-long-create">
+                <HTMLSelect aria-label="Type of the new instruments" value={type} onChange={(event) => setType(event.target.value)}>
+                  <option value="" disabled>Type...</option>
+                  {INSTRUMENT_TYPES.map((option) => <option key={option} value={option}>{option}</option>)}
+                </HTMLSelect>
+                <HTMLSelect aria-label="Unit of the new instruments" value={unit} onChange={(event) => setUnit(event.target.value)}>
+                  <option value="">No unit</option>
+                  {UNITS.map((option) => <option key={option} value={option}>{option}</option>)}
+                </HTMLSelect>
+                <Button intent={Intent.PRIMARY} icon="add" loading={creating} disabled={!equipmentId || !type || busy}
+                  text={`Create ${missing.length} instrument(s)`} onClick={() => void createMissing()} />
+              </div>
+            </Callout>
+          )}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,120 @@
+/**
+ * How the wizard reads a file beyond its columns: the time zone it will use (and why), the first
+ * timestamps as that zone makes them, fill forward remembered per instrument alias, and the
+ * long-format split of a key column into one instrument per key.
+ */
+import {
+  createTimestampParser, hasOwnUtcOffset, longFormatAlias, parseTimeZone, type FileTimeBase, type TimestampDetection,
+} from '@bioprocess/shared/csv/index';
+import type { CsvMapping } from '@bioprocess/shared/timeseries';
+import { matchInstrument, type KnownInstrument } from './column-mapping.ts';
+
+export interface ZoneChoice {
+  /** The zone zone-less timestamps are read in. */
+  zone: string;
+  /** 'file': the file says (the user cannot change it); 'user': the wizard's choice, starting at the organisation's zone. */
+  source: 'file' | 'user';
+  /** Shown beside the zone. */
+  description: string;
+}
+
+/** The zone the upload will use: the file's when it states one, else the user's choice (the organisation's zone by default). */
+export function chooseZone(options: { timeBase: FileTimeBase | null; samples: readonly string[]; chosen: string; organizationZone: string }): ZoneChoice {
+  if (options.timeBase) return { zone: options.timeBase.zone, source: 'file', description: options.timeBase.description };
+  const written = options.samples.filter((value) => value.trim() !== '');
+  if (written.length > 0 && written.every(hasOwnUtcOffset)) {
+    return { zone: 'UTC', source: 'file', description: 'Every timestamp carries its own UTC offset' };
+  }
+  const isDefault = options.chosen === options.organizationZone;
+  return { zone: options.chosen, source: 'user', description: isDefault ? "The organisation's time zone" : 'Chosen for this file' };
+}
+
+export interface TimestampPreview {
+  raw: string;
+  /** The instant in UTC, 'yyyy-MM-dd HH:mm:ss UTC', or null when the value does not read. */
+  utc: string | null;
+}
+
+/** The first values of the timestamp column with the instants the upload will store for them. */
+export function previewTimestamps(values: readonly string[], detection: TimestampDetection | null, zone: string, count = 3): TimestampPreview[] {
+  const timeZone = parseTimeZone(zone);
+  const parse = detection && timeZone ? createTimestampParser(detection, { timeZone }) : null;
+  let previous = Number.NEGATIVE_INFINITY;
+  return values.filter((value) => value.trim() !== '').slice(0, count).map((raw) => {
+    const instant = parse ? parse(raw, previous) : null;
+    if (instant === null || Number.isNaN(instant)) return { raw, utc: null };
+    previous = instant;
+    return { raw, utc: `${new Date(instant).toISOString().slice(0, 19).replace('T', ' ')} UTC` };
+  });
+}
+
+/** Every zone the browser knows, UTC first. */
+export function timeZoneOptions(current: readonly string[] = []): string[] {
+  const intl = Intl as unknown as { supportedValuesOf?: (key: string) => string[] };
+  const known = intl.supportedValuesOf ? intl.supportedValuesOf('timeZone') : [];
+  return [...new Set(['UTC', ...current.filter((zone) => zone !== ''), ...known])];
+}
+
+// --- Fill forward, remembered per instrument alias -----------------------------------------------
+
+const FILL_FORWARD_PREFIX = 'bioprocess.csv.fill-forward:';
+
+type KeyValueStore = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
+
+function storage(): KeyValueStore | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** True when fill forward was on the last time one of these aliases was uploaded. */
+export function recallFillForward(aliases: readonly string[], store: KeyValueStore | null = storage()): boolean {
+  return store !== null && aliases.some((alias) => store.getItem(FILL_FORWARD_PREFIX + alias) === '1');
+}
+
+export function rememberFillForward(aliases: readonly string[], on: boolean, store: KeyValueStore | null = storage()): void {
+  if (!store) return;
+  for (const alias of aliases) {
+    if (on) store.setItem(FILL_FORWARD_PREFIX + alias, '1');
+    else store.removeItem(FILL_FORWARD_PREFIX + alias);
+  }
+}
+
+// --- Long format -------------------------------------------------------------------------------
+
+export interface LongFormatSeries {
+  column: string;
+  key: string;
+  alias: string;
+  /** The instrument fed by this column and key, when one exists (matched by alias or name). */
+  instrument: KnownInstrument | null;
+}
+
+/** The series a long-format upload makes: each value column for each picked key. */
+export function longFormatSeries(valueColumns: readonly string[], keyColumn: string, keys: readonly string[], instruments: readonly KnownInstrument[]): LongFormatSeries[] {
+  return valueColumns.flatMap((column) => keys.map((key) => {
+    const alias = longFormatAlias(column, keyColumn, key);
+    return { column, key, alias, instrument: matchInstrument(alias, instruments) };
+  }));
+}
+
+/** The mapping of a long-format upload, or null while a series still lacks its instrument. */
+export function buildLongFormatMapping(options: {
+  timestampColumn: string; keyColumn: string; series: readonly LongFormatSeries[]; fillForward: ReadonlySet<string>;
+  timestampMode: CsvMapping['timestamp_mode']; elapsedUnit: CsvMapping['elapsed_unit']; replaceExisting: boolean; timeZone: string;
+}): CsvMapping | null {
+  if (options.series.length === 0 || options.series.some((entry) => entry.instrument === null)) return null;
+  return {
+    timestamp_column: options.timestampColumn,
+    timestamp_mode: options.timestampMode,
+    ...(options.timestampMode === 'elapsed' ? { elapsed_unit: options.elapsedUnit } : {}),
+    time_zone: options.timeZone,
+    key_column: options.keyColumn,
+    columns: options.series.map((entry) => ({
+      column: entry.column, key: entry.key, instrument_id: entry.instrument!.id, fill_forward: options.fillForward.has(entry.column),
+    })),
+    replace_existing: options.replaceExisting,
+  };
+}
