@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { addInstruments, createPlant, createUnitOperation, DATASETS_DIR, multipartBody, readSeries, startWorker, type JobStatus, type Plant } from './support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
@@ -42,6 +42,9 @@ describe('CSV reading', () => {
   beforeAll(async () => {
     ctx = await createTestContext({ UPLOAD_RATE_LIMIT_PER_MINUTE: '1000' });
     worker = startWorker(ctx);
+  });
+  // Equipment of its own per test: one piece of equipment runs one unit operation at a time.
+  beforeEach(async () => {
     plant = await createPlant(ctx, 0);
   });
   afterAll(async () => {
