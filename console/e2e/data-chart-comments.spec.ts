@@ -93,7 +93,7 @@ test('charts the parameters and manages comments by clicking the chart', async (
   await expectToast(page, 'Comment updated');
   await expect(items.first()).toContainText('Feed pump started at 5 mL/h');
   await expect(items.first()).toContainText('min 120');
-  await expect(items.first()).toContainText('03-03-2025 10:00');
+  await expect(items.first()).toContainText('2025-03-03 10:00');
 
   // A second comment, then search.
   await page.mouse.click(box.x + box.width * 0.05, box.y + box.height * 0.5);

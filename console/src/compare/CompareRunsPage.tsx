@@ -1,8 +1,8 @@
 /**
  * Compare runs (/runs/compare, spec/02 §2 and §4): one tab per unit-operation type, a resizable run
  * picker on the left (28 % by default, 16-40 %, keyboard arrows/Home/End/F6), the parameter chooser and
- * the 'Overlayed Time Series' chart on the right (one colour per run, minutes from each run's own
- * start), and the comments of the selected runs below. Selections are remembered per tab.
+ * the 'Overlayed Time Series' chart on the right (one colour per run, one dash style per parameter,
+ * the first parameter the runs share shown until the user picks, minutes from each run's own start), and the comments of the selected runs below. Selections are remembered per tab.
  */
 import { useCallback, useMemo, useState, type KeyboardEvent } from 'react';
 import useSWR from 'swr';
@@ -18,22 +18,22 @@ import { TimeSeriesChart, type XRange } from '../charts/TimeSeriesChart.tsx';
 import { COMPARE_SERIES_LIMIT, CHART_HEIGHT_PX } from '../charts/chart-constants.ts';
 import type { Reading } from '../charts/series-model.ts';
 import { formatMinute } from '../charts/time-axis.ts';
-import { formatCreatedEnGb } from '../charts/comment-markers.ts';
 import type { ApiComment } from '../unit-operations/comments-model.ts';
 import {
-  COMPARE_MESSAGES, anchorMs, buildCompareSeries, commentsHeading, compareComments, noCommentsMessage, operationOfRun, parameterGroups,
-  runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, typeLabel, unitOperationTypesOf, type CompareUnitOperation, type RunSeriesInput,
+  COMPARE_MESSAGES, anchorMs, buildCompareSeries, commentsHeading, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun,
+  parameterGroups, runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, unitOperationTypesOf, type CompareUnitOperation, type RunSeriesInput,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
 import './compare-runs.css';
 
 interface TabSelection {
   runIds: number[];
-  parameterKeys: string[];
+  /** Null until the user picks parameters: the first one the selected runs share is shown meanwhile. */
+  parameterKeys: string[] | null;
   search: string;
 }
 
-const EMPTY_SELECTION: TabSelection = { runIds: [], parameterKeys: [], search: '' };
+const EMPTY_SELECTION: TabSelection = { runIds: [], parameterKeys: null, search: '' };
 const PANEL_IDS = { runs: 'compare-runs', chart: 'compare-chart' } as const;
 
 export function CompareRunsPage() {
@@ -59,7 +59,7 @@ export function CompareRunsPage() {
       ) : (
         <>
           <Tabs id="compare-type-tabs" selectedTabId={type} onChange={(id) => setActiveType(String(id))} large className="compare-tabs">
-            {types.map((t) => <Tab key={t} id={t} title={typeLabel(t)} />)}
+            {types.map((t) => <Tab key={t} id={t} title={titleCaseType(t)} />)}
           </Tabs>
           <CompareTypePanel key={type} type={type} runs={runs.data ?? []} operations={operations.data ?? []}
             selection={selections[type] ?? EMPTY_SELECTION}
@@ -97,7 +97,11 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     return lists.flat();
   });
   const groups = useMemo(() => parameterGroups(instruments.data ?? []), [instruments.data]);
-  const chosenKeys = selection.parameterKeys.filter((key) => groups.some((g) => g.key === key));
+  const preselected = useMemo(() => firstSharedParameter(groups, selectedOperations.map(({ operation }) =>
+    (instruments.data ?? []).filter((i) => i.equipmentId === operation.equipmentId))), [groups, selectedOperations, instruments.data]);
+  const chosenKeys = selection.parameterKeys === null
+    ? (preselected ? [preselected] : [])
+    : selection.parameterKeys.filter((key) => groups.some((g) => g.key === key));
 
   const operationIds = selectedOperations.map((e) => e.operation.id);
   const series = useSWR(operationIds.length && chosenKeys.length ? ['compare-series', operationIds.join(',')] : null, async () => {
@@ -126,13 +130,14 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     anchorMs(operation, series.data?.get(operation.id) ?? [])])), [selectedOperations, series.data]);
   const commentViews = useMemo(() => compareComments(comments.data ?? [], colors, startsByRun), [comments.data, colors, startsByRun]);
   const [xRange, setXRange] = useState<XRange | null>(null);
+  const runNames = useMemo(() => new Map(selectedRuns.map((run) => [run.id, runLabel(run)])), [selectedRuns]);
 
   const update = (patch: Partial<TabSelection>) => onSelectionChange({ ...selection, ...patch });
   const toggleRun = (id: number, checked: boolean) => update({
     runIds: checked ? [...selection.runIds, id] : selection.runIds.filter((r) => r !== id),
   });
   const toggleParameter = (key: string, checked: boolean) => update({
-    parameterKeys: checked ? [...selection.parameterKeys, key] : selection.parameterKeys.filter((k) => k !== key),
+    parameterKeys: checked ? [...chosenKeys, key] : chosenKeys.filter((k) => k !== key),
   });
 
   // Arrows resize by 10 % (spec/02 §9) instead of the library's 5 %; Home, End and F6 stay the library's.
@@ -218,7 +223,7 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
                   <div className="compare-comment-body">
                     <div>{comment.content}</div>
                     <div className="bp6-text-muted compare-comment-meta">
-                      {comment.author} · Run {comment.runId} · {formatCreatedEnGb(comment.timestamp)}
+                      {comment.author} · {runNames.get(comment.runId) ?? `Run ${comment.runId}`} · {formatDate(comment.timestamp)}
                     </div>
                   </div>
                   <Tag minimal>min {formatMinute(comment.minute)}</Tag>

@@ -40,6 +40,5 @@ describe('format', () => {
     expect(formatDate(null)).toBe('-');
     expect(formatDate('2025-03-01T10:05:00', 'dateTime')).toBe('2025-03-01 10:05');
     expect(formatDate('2025-03-01T10:05:00', 'date')).toBe('2025-03-01');
-    expect(formatDate('2025-03-01T10:05:00', 'long')).toBe('01-Mar-2025 10:05');
   });
 });
