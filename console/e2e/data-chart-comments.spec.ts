@@ -3,7 +3,7 @@
  * the expected series, zooming that fetches finer data, and a comment added by clicking the chart,
  * shown on hover, edited (timestamp and minutes in sync), searched and deleted.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson, createUserWithRole, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createRunWithSeries, expectToast, uniqueStamp } from './data-fixtures.ts';

@@ -3,7 +3,7 @@
  * spec's messages, and a column with non-numeric values or a missing timestamp column stops the submit.
  */
 import { writeFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createFacilityAndEquipment, createRun, expectToast, uniqueStamp } from './data-fixtures.ts';

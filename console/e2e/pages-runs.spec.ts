@@ -3,7 +3,7 @@
  * runs, the filter operators, the narrow menu, Export Data, Create Run, the unit-operation flow with
  * its zoom limits, Key Insights, the unit-operation dialog and the failure message.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/quiet-console.ts';
 import { signInWithSession, type ApiSession } from './support/auth.ts';
 import { adminSession, createRunFixture, screenshot, type RunFixture } from './pages-helpers.ts';
 

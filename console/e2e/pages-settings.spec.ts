@@ -3,7 +3,7 @@
  * the CSV download holding the actions just taken, and the superuser's Organisations and switch.
  */
 import { readFile } from 'node:fs/promises';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { apiSignIn, signInWithSession, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, uniqueEmail, type ApiSession } from './support/auth.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 
@@ -155,10 +155,10 @@ test('superuser: organisations list, create, edit, delete and switch organisatio
   // Switch into it and back again from the Account tab.
   await page.getByRole('tab', { name: 'Account' }).click();
   await page.getByLabel('Organisation').selectOption({ label: `${name} renamed` });
-  await page.getByRole('button', { name: 'Switch Organization' }).click();
+  await page.getByRole('button', { name: 'Switch Organisation' }).click();
   await expect(page.getByText('Organization switched successfully').first()).toBeVisible();
   await page.getByLabel('Organisation').selectOption(String(originalOrganization));
-  await page.getByRole('button', { name: 'Switch Organization' }).click();
+  await page.getByRole('button', { name: 'Switch Organisation' }).click();
   await expect(page.getByText('Organization switched successfully').first()).toBeVisible();
 
   await page.getByRole('tab', { name: 'Organisations' }).click();

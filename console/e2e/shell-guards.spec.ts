@@ -1,5 +1,5 @@
 /** Session restore, 401 handling and the guard screens (spec/01 §2 Guard screens, §4, §6). */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/quiet-console.ts';
 import { signInWithSession, signUp, type ApiSession } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
 

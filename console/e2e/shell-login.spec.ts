@@ -1,5 +1,5 @@
 /** Sign-in, forgot password, lockout and password reset (spec/01 §2, §4, §5, §8). */
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from './support/quiet-console.ts';
 import { DEMO_EMAIL, outboxMessages, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, signIn, signUp, uniqueEmail } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
 

@@ -199,7 +199,8 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
           connectNulls: SPAN_GAPS,
           lineWidth: LINE_WIDTH.normal,
           states: { hover: { lineWidth: LINE_WIDTH.highlighted, lineWidthPlus: 0 }, inactive: { opacity: 0.35 } },
-          marker: { enabled: true, radius: POINT_RADIUS.normal, states: { hover: { radius: POINT_HOVER_RADIUS.normal } } },
+          // Markers only where points stand apart: on dense series they would hide the dash styles.
+          marker: { enabledThreshold: 4, radius: POINT_RADIUS.normal, states: { hover: { radius: POINT_HOVER_RADIUS.normal } } },
           turboThreshold: 0,
         },
       },

@@ -5,7 +5,6 @@
 import Highcharts from 'highcharts';
 // Chart downloads (PNG, SVG, CSV) made in the browser, without Highcharts' export server.
 import 'highcharts/modules/exporting';
-import 'highcharts/modules/offline-exporting';
 import 'highcharts/modules/export-data';
 import type { PointStyle } from './chart-constants.ts';
 

@@ -24,6 +24,7 @@ import {
   parameterGroups, runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, unitOperationTypesOf, type CompareUnitOperation, type RunSeriesInput,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
+import { useCompactShell } from '../shell/useCompactShell.ts';
 import './compare-runs.css';
 
 interface TabSelection {
@@ -140,6 +141,8 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     parameterKeys: checked ? [...chosenKeys, key] : chosenKeys.filter((k) => k !== key),
   });
 
+  const compact = useCompactShell();
+
   // Arrows resize by 10 % (spec/02 §9) instead of the library's 5 %; Home, End and F6 stay the library's.
   const onSeparatorKey = useCallback((event: KeyboardEvent<HTMLDivElement>) => {
     const target = event.target as HTMLElement;
@@ -151,62 +154,77 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     groupRef.current.setLayout(next);
   }, [groupRef]);
 
+  const runPicker = (
+    <Card className="compare-run-picker">
+      <p className="compare-picker-title">{COMPARE_MESSAGES.selectRuns}</p>
+      <InputGroup leftIcon="search" type="search" placeholder={COMPARE_MESSAGES.searchPlaceholder} value={selection.search}
+        onChange={(event) => update({ search: event.target.value })} aria-label="Search runs" />
+      <div className="compare-run-list" role="list">
+        {visibleRuns.length === 0 ? (
+          <p className="bp6-text-muted compare-empty">{COMPARE_MESSAGES.noRuns}</p>
+        ) : visibleRuns.map((run) => {
+          const checked = selection.runIds.includes(run.id);
+          return (
+            <div key={run.id} role="listitem" className={`compare-run ${checked ? 'compare-run-selected' : ''}`}>
+              <Checkbox checked={checked} onChange={(event) => toggleRun(run.id, event.currentTarget.checked)}
+                labelElement={(
+                  <span className="compare-run-label">
+                    <span className="compare-run-name" title={runLabel(run)}>
+                      {checked && <span className="compare-dot" style={{ background: colors.get(run.id) }} />}
+                      {runLabel(run)}
+                    </span>
+                    <span className="compare-run-meta">{formatDate(run.startTime)} → {formatDate(run.endTime)}</span>
+                    {run.strain ? <span className="compare-run-meta">Strain: {run.strain}</span> : null}
+                  </span>
+                )} />
+            </div>
+          );
+        })}
+      </div>
+      <div className="compare-counter"><Tag minimal round intent={selectedRuns.length ? 'primary' : 'none'}>{selectedCountLabel(selectedRuns.length)}</Tag></div>
+    </Card>
+  );
+  const chartCard = (
+    <Card className="compare-chart-card">
+      <div className="compare-parameters" data-testid="compare-parameters">
+        <p className="compare-picker-title">Parameters</p>
+        {selectedRuns.length === 0 || (groups.length === 0 && !instruments.isLoading) ? (
+          <p className="bp6-text-muted">{COMPARE_MESSAGES.noParameters}</p>
+        ) : instruments.isLoading ? (
+          <Spinner size={16} />
+        ) : (
+          <ParameterChooser groups={groups} chosen={chosenKeys} onToggle={toggleParameter} />
+        )}
+      </div>
+      <TimeSeriesChart testId="compare-chart" title={COMPARE_MESSAGES.chartTitle} series={chartSeries}
+        comments={commentViews} loading={series.isLoading} error={series.error ? COMPARE_MESSAGES.seriesFailed : null}
+        height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} />
+    </Card>
+  );
+
   return (
     <div className="compare-body">
       <H4 className="compare-heading">{titleCaseType(type)} Comparison</H4>
-      <div onKeyDownCapture={onSeparatorKey}>
-        <Group orientation="horizontal" groupRef={groupRef} className="compare-panels" id="compare-runs-panels"
-          defaultLayout={layout.defaultLayout} onLayoutChanged={layout.onLayoutChanged}>
-          <Panel id={PANEL_IDS.runs} defaultSize="28" minSize="16" maxSize="40" className="compare-panel">
-            <Card className="compare-run-picker">
-              <p className="compare-picker-title">{COMPARE_MESSAGES.selectRuns}</p>
-              <InputGroup leftIcon="search" type="search" placeholder={COMPARE_MESSAGES.searchPlaceholder} value={selection.search}
-                onChange={(event) => update({ search: event.target.value })} aria-label="Search runs" />
-              <div className="compare-run-list" role="list">
-                {visibleRuns.length === 0 ? (
-                  <p className="bp6-text-muted compare-empty">{COMPARE_MESSAGES.noRuns}</p>
-                ) : visibleRuns.map((run) => {
-                  const checked = selection.runIds.includes(run.id);
-                  return (
-                    <div key={run.id} role="listitem" className={`compare-run ${checked ? 'compare-run-selected' : ''}`}>
-                      <Checkbox checked={checked} onChange={(event) => toggleRun(run.id, event.currentTarget.checked)}
-                        labelElement={(
-                          <span className="compare-run-label">
-                            <span className="compare-run-name">
-                              {checked && <span className="compare-dot" style={{ background: colors.get(run.id) }} />}
-                              {runLabel(run)}
-                            </span>
-                            <span className="compare-run-meta">{formatDate(run.startTime)} → {formatDate(run.endTime)}</span>
-                            {run.strain ? <span className="compare-run-meta">Strain: {run.strain}</span> : null}
-                          </span>
-                        )} />
-                    </div>
-                  );
-                })}
-              </div>
-              <div className="compare-counter"><Tag minimal round intent={selectedRuns.length ? 'primary' : 'none'}>{selectedCountLabel(selectedRuns.length)}</Tag></div>
-            </Card>
-          </Panel>
-          <Separator className="compare-separator" aria-label="Resize the run list" />
-          <Panel id={PANEL_IDS.chart} minSize="40" className="compare-panel">
-            <Card className="compare-chart-card">
-              <div className="compare-parameters" data-testid="compare-parameters">
-                <p className="compare-picker-title">Parameters</p>
-                {selectedRuns.length === 0 || (groups.length === 0 && !instruments.isLoading) ? (
-                  <p className="bp6-text-muted">{COMPARE_MESSAGES.noParameters}</p>
-                ) : instruments.isLoading ? (
-                  <Spinner size={16} />
-                ) : (
-                  <ParameterChooser groups={groups} chosen={chosenKeys} onToggle={toggleParameter} />
-                )}
-              </div>
-              <TimeSeriesChart testId="compare-chart" title={COMPARE_MESSAGES.chartTitle} series={chartSeries}
-                comments={commentViews} loading={series.isLoading} error={series.error ? COMPARE_MESSAGES.seriesFailed : null}
-                height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} />
-            </Card>
-          </Panel>
-        </Group>
-      </div>
+      {compact ? (
+        // Phones: the run list above the chart, each at full width, instead of side-by-side panels.
+        <div className="compare-stacked">
+          {runPicker}
+          {chartCard}
+        </div>
+      ) : (
+        <div onKeyDownCapture={onSeparatorKey}>
+          <Group orientation="horizontal" groupRef={groupRef} className="compare-panels" id="compare-runs-panels"
+            defaultLayout={layout.defaultLayout} onLayoutChanged={layout.onLayoutChanged}>
+            <Panel id={PANEL_IDS.runs} defaultSize="28" minSize="16" maxSize="40" className="compare-panel">
+              {runPicker}
+            </Panel>
+            <Separator className="compare-separator" aria-label="Resize the run list" />
+            <Panel id={PANEL_IDS.chart} minSize="40" className="compare-panel">
+              {chartCard}
+            </Panel>
+          </Group>
+        </div>
+      )}
       {selectedRuns.length > 0 && (
         <Card className="compare-comments" data-testid="compare-comments">
           <H4>Comments</H4>
