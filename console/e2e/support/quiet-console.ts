@@ -32,3 +32,11 @@ export const test = base.extend<QuietConsoleOptions & { consoleMessages: string[
 
 export { expect };
 export type { Locator, Page } from '@playwright/test';
+
+/**
+ * What a request the test makes fail on purpose leaves in the console: the browser's note of the 4xx
+ * answer, and the console's own log lines for the failure it handled (given by the test).
+ */
+export function refusedRequests(...handledFailures: RegExp[]): RegExp[] {
+  return [/Failed to load resource: the server responded with a status of 4\d\d/, ...handledFailures];
+}
