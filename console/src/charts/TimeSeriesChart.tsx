@@ -301,7 +301,8 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
           )}
         </div>
       )}
-      <HighchartsReact highcharts={Highcharts} options={options} ref={chartRef} />
+      {/* A new chart when the shown axes or the layout change: Highcharts' update leaves a hidden axis drawn. */}
+      <HighchartsReact key={`${layout}:${visibleUnits.join('|')}`} highcharts={Highcharts} options={options} ref={chartRef} />
       {xRange && (
         <div className="bp-chart-zoom">
           {refining && <Spinner size={14} />}
