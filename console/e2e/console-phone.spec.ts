@@ -17,7 +17,7 @@ async function expectNoSidewaysScroll(page: Page, route: string): Promise<void> 
 }
 
 test('every signed-in page fits a phone without sideways scrolling', async ({ page, request }, testInfo) => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   const session = await adminSession(request);
   const fixture = await createRunFixture(request, session);
   const fermentation = fixture.unitOperations[0]!;
@@ -34,7 +34,10 @@ test('every signed-in page fits a phone without sideways scrolling', async ({ pa
     { path: '/settings', ready: (p) => expect(p.getByRole('tab').first()).toBeVisible() },
   ];
 
+  // The first page settles before the walk: leaving it while the stored session is being checked
+  // would cut that check short, which ends the session.
   await signInWithSession(page, session, '/dashboard');
+  await routes[0]!.ready(page);
   for (const route of routes) {
     await page.goto(route.path);
     await route.ready(page);
