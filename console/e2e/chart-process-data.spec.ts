@@ -56,7 +56,9 @@ test('charts eight parameters of a 10-day fermentation readably', async ({ page,
   // One tooltip: the minute, the readings by instrument name, and the comment under them.
   const line = chart.locator('.bp-chart-comment-line').first();
   const lineBox = (await line.boundingBox())!;
-  await page.mouse.move(lineBox.x + lineBox.width / 2 + 3, lineBox.y + lineBox.height * 0.6);
+  const plot = (await chart.locator('.highcharts-plot-background').boundingBox())!;
+  await page.mouse.move(plot.x + plot.width * 0.5, plot.y + plot.height * 0.6);
+  await page.mouse.move(lineBox.x + lineBox.width / 2 + 3, plot.y + plot.height * 0.6, { steps: 10 });
   const tooltip = chart.locator('.bp-chart-tooltip');
   await expect(tooltip).toContainText('Minute');
   await expect(tooltip).toContainText('TIC-101 Reactor temperature');

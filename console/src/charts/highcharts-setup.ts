@@ -29,6 +29,9 @@ const customSymbols: Record<string, SymbolFn> = {
   },
 };
 
+// The tooltip is HTML that Highcharts sanitises; the comment block inside it keeps its test id.
+if (!Highcharts.AST.allowedAttributes.includes('data-testid')) Highcharts.AST.allowedAttributes.push('data-testid');
+
 const symbols = Highcharts.SVGRenderer.prototype.symbols as unknown as Record<string, SymbolFn>;
 for (const [name, draw] of Object.entries(customSymbols)) {
   if (!symbols[name]) symbols[name] = draw;
