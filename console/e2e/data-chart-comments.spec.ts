@@ -1,9 +1,9 @@
 /**
  * Unit-operation detail end to end (issue 8): the parameter list, the 'Process Parameters' chart with
- * the expected series, zooming that fetches finer data, and a comment added by clicking the chart,
+ * the series named by instrument, zooming that fetches finer data, and a comment added by clicking the chart,
  * shown on hover, edited (timestamp and minutes in sync), searched and deleted.
  */
-import { expect, test } from '@playwright/test';
+import { expect, refusedRequests, test } from './support/quiet-console.ts';
 import { adminSession, callJson, createUserWithRole, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createRunWithSeries, expectToast, uniqueStamp } from './data-fixtures.ts';
@@ -27,7 +27,7 @@ test('charts the parameters and manages comments by clicking the chart', async (
 
   const chart = page.getByTestId('process-parameters-chart');
   await expect(chart.locator('.highcharts-title')).toHaveText('Process Parameters');
-  await expect(chart.locator('.highcharts-legend-item')).toHaveText(['temperature [celsius]', 'pH [pH]']);
+  await expect(chart.locator('.highcharts-legend-item')).toHaveText(['Temperature A temperature [celsius]', 'pH A pH [pH]']);
   await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(2);
   await expect(chart.locator('.highcharts-xaxis .highcharts-axis-title')).toHaveText('Time since unit operation start (minutes)');
   // One y axis per unit, the second on the right.
@@ -93,7 +93,7 @@ test('charts the parameters and manages comments by clicking the chart', async (
   await expectToast(page, 'Comment updated');
   await expect(items.first()).toContainText('Feed pump started at 5 mL/h');
   await expect(items.first()).toContainText('min 120');
-  await expect(items.first()).toContainText('03-03-2025 10:00');
+  await expect(items.first()).toContainText('2025-03-03 10:00');
 
   // A second comment, then search.
   await page.mouse.click(box.x + box.width * 0.05, box.y + box.height * 0.5);
@@ -126,27 +126,31 @@ test('charts the parameters and manages comments by clicking the chart', async (
   await screenshot(page, 'comments-5-detail', testInfo);
 });
 
-test('viewers see the chart and comments without comment actions; unknown steps say so', async ({ page, request }) => {
-  test.setTimeout(120_000);
-  const admin = await adminSession(request);
-  const stamp = uniqueStamp();
-  const fixture = await createRunWithSeries(request, admin, stamp, 'A', '2025-03-03T08:00:00.000Z');
-  await callJson(request, admin.token, 'POST', '/api/v1/comments', {
-    timestamp: '2025-03-03T09:00:00.000Z', unit_operations_id: fixture.unitOperationId, content: 'Antifoam added',
+test.describe('viewers and unknown steps', () => {
+  // The unknown step is asked of the server and answered 404.
+  test.use({ expectedConsoleMessages: refusedRequests() });
+  test('viewers see the chart and comments without comment actions; unknown steps say so', async ({ page, request }) => {
+    test.setTimeout(120_000);
+    const admin = await adminSession(request);
+    const stamp = uniqueStamp();
+    const fixture = await createRunWithSeries(request, admin, stamp, 'A', '2025-03-03T08:00:00.000Z');
+    await callJson(request, admin.token, 'POST', '/api/v1/comments', {
+      timestamp: '2025-03-03T09:00:00.000Z', unit_operations_id: fixture.unitOperationId, content: 'Antifoam added',
+    });
+    const viewer = await createUserWithRole(request, admin, 'viewer');
+
+    await signInWithSession(page, viewer, `/runs/${fixture.run.id}/unit-operations/${fixture.unitOperationId}`);
+    const chart = page.getByTestId('process-parameters-chart');
+    await expect(chart.locator('.highcharts-legend-item')).toHaveText(['Temperature A temperature [celsius]']);
+    const items = page.getByTestId('comment-item');
+    await expect(items).toHaveCount(1);
+    await expect(items.first()).toContainText('min 60');
+    await expect(items.first().getByRole('button', { name: 'Comment actions' })).toHaveCount(0);
+    const box = (await chart.locator('.highcharts-plot-background').boundingBox())!;
+    await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.5);
+    await expect(page.getByRole('dialog', { name: 'Create Comment' })).toHaveCount(0);
+
+    await page.goto(`/runs/${fixture.run.id}/unit-operations/999999999`);
+    await expect(page.getByText('Unit operation not found for this step.')).toBeVisible();
   });
-  const viewer = await createUserWithRole(request, admin, 'viewer');
-
-  await signInWithSession(page, viewer, `/runs/${fixture.run.id}/unit-operations/${fixture.unitOperationId}`);
-  const chart = page.getByTestId('process-parameters-chart');
-  await expect(chart.locator('.highcharts-legend-item')).toHaveText(['temperature [celsius]']);
-  const items = page.getByTestId('comment-item');
-  await expect(items).toHaveCount(1);
-  await expect(items.first()).toContainText('min 60');
-  await expect(items.first().getByRole('button', { name: 'Comment actions' })).toHaveCount(0);
-  const box = (await chart.locator('.highcharts-plot-background').boundingBox())!;
-  await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.5);
-  await expect(page.getByRole('dialog', { name: 'Create Comment' })).toHaveCount(0);
-
-  await page.goto(`/runs/${fixture.run.id}/unit-operations/999999999`);
-  await expect(page.getByText('Unit operation not found for this step.')).toBeVisible();
 });

@@ -3,7 +3,7 @@
  * parameter chooser, both runs overlaid in their own colours, their comments, keyboard resizing of
  * the panels, and selections remembered per tab.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createRunWithSeries, uniqueStamp } from './data-fixtures.ts';
@@ -40,12 +40,22 @@ test('overlays two runs and lists their comments', async ({ page, request }, tes
   await page.getByRole('checkbox', { name: new RegExp(`Fed-batch B ${stamp}`) }).check({ force: true });
   await expect(page.getByText('2 run(s) selected')).toBeVisible();
 
+  // The first parameter both runs measured is drawn at once.
   const chooser = page.getByTestId('compare-parameters');
-  await chooser.getByRole('checkbox', { name: 'temperature [celsius]' }).check({ force: true });
+  await expect(chooser.getByRole('checkbox', { name: 'pH [pH]' })).toBeChecked();
   const chart = page.getByTestId('compare-chart');
   await expect(chart.locator('.highcharts-title')).toHaveText('Overlayed Time Series');
   await expect(chart.locator('.highcharts-legend-item')).toHaveText([
-    `Fed-batch A ${stamp} · temperature [celsius]`, `Fed-batch B ${stamp} · temperature [celsius]`,
+    `Fed-batch A ${stamp} - pH A pH [pH]`, `Fed-batch B ${stamp} - pH B pH [pH]`,
+  ]);
+  await chooser.getByRole('checkbox', { name: 'temperature [celsius]' }).check({ force: true });
+  // Two parameters of one run share its colour and differ by dash.
+  await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(4);
+  const dashes = await chart.locator('.highcharts-series path.highcharts-graph').evaluateAll((paths) => paths.map((p) => p.getAttribute('stroke-dasharray') ?? 'none'));
+  expect(new Set(dashes).size).toBe(2);
+  await chooser.getByRole('checkbox', { name: 'pH [pH]' }).uncheck({ force: true });
+  await expect(chart.locator('.highcharts-legend-item')).toHaveText([
+    `Fed-batch A ${stamp} - Temperature A temperature [celsius]`, `Fed-batch B ${stamp} - Temperature B temperature [celsius]`,
   ]);
   await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(2);
   const colors = await chart.locator('.highcharts-series path.highcharts-graph').evaluateAll((paths) => paths.map((p) => p.getAttribute('stroke')));
@@ -54,7 +64,8 @@ test('overlays two runs and lists their comments', async ({ page, request }, tes
   const comments = page.getByTestId('compare-comments');
   await expect(comments).toContainText('Comments and annotations for the selected runs and fermentation unit operation');
   await expect(comments).toContainText('Induction with IPTG');
-  await expect(comments).toContainText(`Run ${b.run.id}`);
+  await expect(comments).toContainText(b.run.name);
+  await expect(comments).toContainText('2025-04-10 08:00');
   await expect(comments).toContainText('min 120');
   await screenshot(page, 'compare-1-overlay', testInfo);
 

@@ -3,12 +3,14 @@
  * spec's messages, and a column with non-numeric values or a missing timestamp column stops the submit.
  */
 import { writeFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, refusedRequests, test } from './support/quiet-console.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createFacilityAndEquipment, createRun, expectToast, uniqueStamp } from './data-fixtures.ts';
 
 test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 } });
+
+test.use({ expectedConsoleMessages: refusedRequests(/error: (CSV upload failed|Failed to read the CSV file)/) });
 
 test('rejects bad CSV files with the spec messages', async ({ page, request }, testInfo) => {
   test.setTimeout(120_000);

@@ -5,7 +5,7 @@
  * charted on the unit-operation detail.
  */
 import { writeFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createFacilityAndEquipment, createRun, PIOREACTOR_OD_FILE, expectToast, uniqueStamp } from './data-fixtures.ts';

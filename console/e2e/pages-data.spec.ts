@@ -2,7 +2,7 @@
  * Data management (issue 7): the entity dropdown, create/edit/delete dialogs, search, sorting, the
  * id-to-name display with its fallbacks, and the column toggle remembered across a reload.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { signInWithSession, type ApiSession } from './support/auth.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 

@@ -2,7 +2,7 @@
  * What each role sees on the pages of issue 7: a viewer no create, edit or delete anywhere; an editor
  * all of them; only an admin User Management and Audit Logs; only a superuser Organisations.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/quiet-console.ts';
 import { apiSignIn, signInWithSession, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, type ApiSession } from './support/auth.ts';
 import { adminSession, createRunFixture, createUserWithRole, screenshot, type RunFixture } from './pages-helpers.ts';
 
@@ -83,7 +83,7 @@ test('a superuser sees Organisations and the superuser actions', async ({ page, 
   await signInWithSession(page, superuser, '/settings');
   const tabs = await settingsTabs(page);
   expect(tabs).toContain('Organisations');
-  await expect(page.getByRole('button', { name: 'Switch Organization' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Switch Organisation' })).toBeVisible();
   if (superuser.user.roles.includes('admin')) {
     await page.getByRole('tab', { name: 'User Management' }).click();
     await expect(page.getByRole('button', { name: /Make .* superuser|Demote/ }).first()).toBeVisible();

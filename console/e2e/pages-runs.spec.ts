@@ -3,7 +3,7 @@
  * runs, the filter operators, the narrow menu, Export Data, Create Run, the unit-operation flow with
  * its zoom limits, Key Insights, the unit-operation dialog and the failure message.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, refusedRequests, test, type Page } from './support/quiet-console.ts';
 import { signInWithSession, type ApiSession } from './support/auth.ts';
 import { adminSession, createRunFixture, screenshot, type RunFixture } from './pages-helpers.ts';
 
@@ -168,9 +168,12 @@ test('run detail: header, flow, zoom limits, key insights, unit operation dialog
   await expect(page).toHaveURL(new RegExp(`/runs/${fixture.run.id}/unit-operations/${fixture.unitOperations[0]!.id}$`));
 });
 
-test('run detail of a missing run shows the failure message', async ({ page }) => {
-  await signInWithSession(page, admin, '/runs/987654321');
-  await expect(page.getByText('Failed to fetch run details or unit operations.')).toBeVisible();
+test.describe('a missing run', () => {
+  test.use({ expectedConsoleMessages: refusedRequests(/error: Failed to /) });
+  test('run detail of a missing run shows the failure message', async ({ page }) => {
+    await signInWithSession(page, admin, '/runs/987654321');
+    await expect(page.getByText('Failed to fetch run details or unit operations.')).toBeVisible();
+  });
 });
 
 test('the runs table stays light with 10,000 runs (only visible rows are rendered)', async ({ page }) => {

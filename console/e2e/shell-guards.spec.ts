@@ -1,5 +1,5 @@
 /** Session restore, 401 handling and the guard screens (spec/01 §2 Guard screens, §4, §6). */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, refusedRequests, test, type Page } from './support/quiet-console.ts';
 import { signInWithSession, signUp, type ApiSession } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
 
@@ -9,6 +9,7 @@ async function serveProfile(page: Page, user: ApiSession['user']) {
 }
 
 test.describe('guards', () => {
+  test.use({ expectedConsoleMessages: refusedRequests(/error: Failed to /) });
   test('signed-out visitors of a protected page see Authentication Required with a Sign In button', async ({ page }) => {
     await page.goto('/dashboard');
     await expect(page.getByRole('heading', { name: 'Authentication Required' })).toBeVisible();

@@ -1,5 +1,5 @@
 /** Landing page, legal pages, not-found page and redirects (spec/01 §1-§2, spec/02 route table). */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { saveScreenshot } from './support/screens.ts';
 
 test.describe('landing page', () => {

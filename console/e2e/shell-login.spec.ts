@@ -1,5 +1,5 @@
 /** Sign-in, forgot password, lockout and password reset (spec/01 §2, §4, §5, §8). */
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, refusedRequests, test, type Locator, type Page } from './support/quiet-console.ts';
 import { DEMO_EMAIL, outboxMessages, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, signIn, signUp, uniqueEmail } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
 
@@ -25,6 +25,7 @@ async function fillLogin(page: Page, email: string, password: string) {
 }
 
 test.describe('sign-in', () => {
+  test.use({ expectedConsoleMessages: refusedRequests() });
   test('shows the welcome line, a typed and required email field and the terms note', async ({ page }) => {
     await page.goto('/login');
     await expect(page.getByRole('heading', { name: 'Welcome to Bioprocess Platform' })).toBeVisible();
@@ -187,6 +188,7 @@ test.describe('forgot password', () => {
 });
 
 test.describe('reset password page', () => {
+  test.use({ expectedConsoleMessages: refusedRequests() });
   test('without a token it says so and cannot be submitted', async ({ page }) => {
     await page.goto('/reset-password');
     await expect(page.getByText('Invalid or missing reset token')).toBeVisible();

@@ -1,5 +1,5 @@
 /** The application shell: sidebar entries, sub-links, coming-soon modals and the user panel (spec/01 §2). */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { signInWithSession, signUp } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
 

@@ -9,6 +9,7 @@ import { LoginPage } from '../login/LoginPage.tsx';
 import { NotFoundPage } from './NotFoundPage.tsx';
 import { ProtectedLayout } from './ProtectedLayout.tsx';
 import { UnexpectedErrorPage } from './UnexpectedErrorPage.tsx';
+import { LoadingScreen } from '../components/LoadingScreen.tsx';
 
 /** A route's `lazy` loader for a module's named page component. */
 function page<Module>(load: () => Promise<Module>, pick: (module: Module) => ComponentType) {
@@ -18,6 +19,8 @@ function page<Module>(load: () => Promise<Module>, pick: (module: Module) => Com
 export const routes: RouteObject[] = [
   {
     errorElement: <UnexpectedErrorPage />,
+    // Shown while the first page's code loads, before anything else can render.
+    hydrateFallbackElement: <LoadingScreen />,
     children: [
       { path: '/', lazy: page(() => import('../landing/LandingPage.tsx'), (m) => m.LandingPage) },
       { path: '/inlog', element: <Navigate to="/login" replace /> },

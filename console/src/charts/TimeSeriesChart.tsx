@@ -1,27 +1,33 @@
 /**
- * The time-series line chart of the unit-operation detail and compare screens (spec/02 "Chart
- * component behaviour" and §9): x in minutes since the operation's start, one y axis per unit
- * alternating left/right, legend toggling, a shared tooltip that highlights the nearest x across all
- * series, dashed comment lines behind the data with a hover card within 20 px, click-to-comment, and
- * x zooming handed to the parent so it can fetch finer data for the visible range.
+ * The time-series line chart of the unit-operation detail and compare screens: x in minutes since
+ * the operation's start (labelled in hours or days for long operations), one y axis per unit (at most
+ * three labelled, the others picked by the user, or one stacked panel per unit), legend toggling, one
+ * shared tooltip listing the readings and, under them, a comment within 20 px of the pointer; comment
+ * lines with a short label behind the data, click-to-comment, and x zooming handed to the parent so it
+ * can fetch finer data for the visible range.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
 import { HighchartsReact, type HighchartsReactRefObject } from 'highcharts-react-official';
-import { Button, Card, Colors, NonIdealState, Spinner } from '@blueprintjs/core';
+import { Button, Colors, NonIdealState, SegmentedControl, Spinner } from '@blueprintjs/core';
 import { Highcharts, highchartsSymbol } from './highcharts-setup.ts';
 import {
-  CHART_HEIGHT_PX, CHART_MESSAGES, COMMENT_LINE, LINE_WIDTH, POINT_HOVER_RADIUS, POINT_RADIUS, SPAN_GAPS,
-  TIME_AXIS_TICK_LIMIT, X_AXIS_MIN, X_AXIS_TITLE,
+  CHART_HEIGHT_PX, CHART_MESSAGES, COMMENT_LINE, LINE_WIDTH, POINT_HOVER_RADIUS, POINT_RADIUS, SHARED_AXIS_COLOR, SPAN_GAPS,
+  STACKED_PANEL_HEIGHT_PX, TIME_AXIS_TICK_LIMIT, X_AXIS_MIN,
 } from './chart-constants.ts';
-import { buildYAxes, yAxisIndexOf, type ChartSeries } from './series-model.ts';
-import { formatElapsedHourMinute, formatMinute } from './time-axis.ts';
-import { formatCreatedEnGb, nearestCommentWithin, type ChartComment } from './comment-markers.ts';
+import type { ChartSeries } from './series-model.ts';
+import { axisIndexOfUnit, MAX_VISIBLE_Y_AXES, planUnitAxes, toggleShownUnit } from './unit-axes.ts';
+import { formatMinute, minuteToEpochMs } from './time-axis.ts';
+import { formatTimeHeading, formatTimeTick, timeAxisTitle, timeScaleUnit, timeTicks } from './time-scale.ts';
+import { nearestCommentWithin, type ChartComment } from './comment-markers.ts';
+import { formatDate } from '../dates/date-time-format.ts';
 import './time-series-chart.css';
 
 export interface XRange {
   min: number;
   max: number;
 }
+
+export type ChartLayout = 'overlay' | 'stacked';
 
 export interface TimeSeriesChartProps {
   title: string;
@@ -31,6 +37,8 @@ export interface TimeSeriesChartProps {
   /** Shown in red in place of the chart. */
   error?: string | null;
   height?: number;
+  /** The wall-clock time of minute 0, shown in the tooltip; absent when series have different starts (compare). */
+  startMs?: number | null;
   /** Given only to users who may comment: a click in the plot area asks for a comment at that minute. */
   onPlotClick?: (minute: number) => void;
   /** The zoomed x range (minutes), null for the whole operation. */
@@ -54,106 +62,180 @@ function withOpacity(color: string, opacity: number): string {
   return opacity >= 1 ? color : (Highcharts.color(color).setOpacity(opacity).get('rgba') as string);
 }
 
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** The first words of a comment for the label beside its line. */
+export function shortCommentLabel(content: string, length: number = COMMENT_LINE.labelLength): string {
+  const text = content.replace(/\s+/g, ' ').trim();
+  return text.length <= length ? text : `${text.slice(0, length - 1).trimEnd()}…`;
+}
+
+function seriesExtentMinutes(series: readonly ChartSeries[]): number {
+  let max = 0;
+  for (const s of series) {
+    const last = s.data[s.data.length - 1];
+    if (last && last[0] > max) max = last[0];
+  }
+  return max;
+}
+
 export function TimeSeriesChart(props: TimeSeriesChartProps) {
-  const { title, series, comments = [], loading, error, height = CHART_HEIGHT_PX, onPlotClick, xRange, onXRangeChange, refining, testId } = props;
+  const {
+    title, series, comments = [], loading, error, height = CHART_HEIGHT_PX, startMs = null, onPlotClick, xRange, onXRangeChange, refining, testId,
+  } = props;
   const chartRef = useRef<HighchartsReactRefObject>(null);
-  const [hovered, setHovered] = useState<{ comment: ChartComment; left: number; top: number } | null>(null);
-  // Handlers read the latest props through a ref so the memoised options do not rebuild the chart on every render.
+  const [hoveredId, setHoveredId] = useState<ChartComment['id'] | null>(null);
+  const [shownUnits, setShownUnits] = useState<string[] | null>(null);
+  const [layout, setLayout] = useState<ChartLayout>('overlay');
+  // Handlers and the tooltip read the latest values through refs so the memoised options do not rebuild the chart.
   const handlers = useRef({ onPlotClick, onXRangeChange });
   handlers.current = { onPlotClick, onXRangeChange };
+  const hoveredComment = useRef<ChartComment | null>(null);
 
   const hasData = series.some((s) => s.data.length > 0);
-  const axes = useMemo(() => buildYAxes(series), [series]);
-  const selectedId = hovered?.comment.id ?? null;
+  const axes = useMemo(() => planUnitAxes(series, shownUnits), [series, shownUnits]);
+  const stacked = layout === 'stacked' && axes.length > 1;
+  const span = xRange ? xRange.max - xRange.min : seriesExtentMinutes(series);
+  const scale = timeScaleUnit(span);
+  const chartHeight = stacked ? Math.max(height, 110 + axes.length * STACKED_PANEL_HEIGHT_PX) : height;
 
-  const options = useMemo<Highcharts.Options>(() => ({
-    accessibility: { enabled: false },
-    credits: { enabled: false },
-    title: { text: title, align: 'left', style: { fontSize: '16px', fontWeight: '600', color: Colors.DARK_GRAY1 } },
-    chart: {
-      height,
-      animation: false,
-      spacingTop: 12,
-      style: { fontFamily: 'inherit' },
-      zooming: { type: 'x', resetButton: { theme: { style: { display: 'none' } } } },
-      events: {
-        click(event) {
-          const minute = (event as Highcharts.PointerEventObject & { xAxis?: Array<{ value: number }> }).xAxis?.[0]?.value;
-          if (typeof minute === 'number' && handlers.current.onPlotClick) handlers.current.onPlotClick(minute);
-        },
-        selection(event) {
-          const axis = event.xAxis?.[0];
-          if (event.resetSelection || !axis) handlers.current.onXRangeChange?.(null);
-          else handlers.current.onXRangeChange?.({ min: Math.max(X_AXIS_MIN, axis.min), max: axis.max });
-          // The parent owns the zoom: it passes the range back through xRange and fetches finer data.
-          return false;
-        },
-      },
-    },
-    legend: { enabled: true, align: 'center', verticalAlign: 'top', y: 0, itemStyle: { fontWeight: '500' } },
-    tooltip: {
-      shared: true,
-      valueDecimals: 3,
-      headerFormat: '',
-      formatter(this: Highcharts.Point) {
-        const points = (this as unknown as { points?: Highcharts.Point[] }).points ?? [this];
-        const minute = Number(this.x);
-        const lines = points.map((p) => `<span style="color:${p.color as string}">●</span> ${p.series.name}: <b>${Highcharts.numberFormat(Number(p.y), 3)}</b>`);
-        return [`<b>Minute ${formatMinute(minute)}</b> (${formatElapsedHourMinute(minute)})`, ...lines].join('<br/>');
-      },
-    },
-    xAxis: {
-      type: 'linear',
-      min: xRange ? xRange.min : X_AXIS_MIN,
-      max: xRange ? xRange.max : undefined,
-      title: { text: X_AXIS_TITLE },
-      tickPixelInterval: 90,
-      // Caps the tick count at TIME_AXIS_TICK_LIMIT whatever the width.
-      tickPositioner(this: Highcharts.Axis) {
-        const positions = (this as unknown as { tickPositions?: number[] }).tickPositions ?? [];
-        if (positions.length <= TIME_AXIS_TICK_LIMIT) return positions;
-        const step = Math.ceil(positions.length / TIME_AXIS_TICK_LIMIT);
-        return positions.filter((_, i) => i % step === 0);
-      },
-      crosshair: { color: Colors.GRAY4, width: 1 },
-    },
-    yAxis: axes.map((axis) => ({
-      title: { text: axis.title },
-      opposite: axis.opposite,
-      gridLineColor: Colors.LIGHT_GRAY3,
-    })),
-    plotOptions: {
-      series: {
+  const options = useMemo<Highcharts.Options>(() => {
+    const panelShare = 100 / axes.length;
+    return {
+      accessibility: { enabled: false },
+      credits: { enabled: false },
+      title: { text: title, align: 'left', style: { fontSize: '16px', fontWeight: '600', color: Colors.DARK_GRAY1 } },
+      chart: {
+        height: chartHeight,
         animation: false,
-        connectNulls: SPAN_GAPS,
-        lineWidth: LINE_WIDTH.normal,
-        states: { hover: { lineWidth: LINE_WIDTH.highlighted, lineWidthPlus: 0 }, inactive: { opacity: 0.35 } },
-        marker: { enabled: true, radius: POINT_RADIUS.normal, states: { hover: { radius: POINT_HOVER_RADIUS.normal } } },
-        turboThreshold: 0,
+        spacingTop: 12,
+        style: { fontFamily: 'inherit' },
+        zooming: { type: 'x', resetButton: { theme: { style: { display: 'none' } } } },
+        events: {
+          click(event) {
+            const minute = (event as Highcharts.PointerEventObject & { xAxis?: Array<{ value: number }> }).xAxis?.[0]?.value;
+            if (typeof minute === 'number' && handlers.current.onPlotClick) handlers.current.onPlotClick(minute);
+          },
+          selection(event) {
+            const axis = event.xAxis?.[0];
+            if (event.resetSelection || !axis) handlers.current.onXRangeChange?.(null);
+            else handlers.current.onXRangeChange?.({ min: Math.max(X_AXIS_MIN, axis.min), max: axis.max });
+            // The parent owns the zoom: it passes the range back through xRange and fetches finer data.
+            return false;
+          },
+        },
       },
-    },
-    series: series.map((s) => ({
-      type: 'spline' as const,
-      id: s.id,
-      name: s.name,
-      color: withOpacity(s.color, s.opacity),
-      yAxis: yAxisIndexOf(axes, s.unit),
-      data: s.data.map(([x, y]) => [x, y]),
-      marker: { symbol: highchartsSymbol(s.symbol), lineWidth: 1, lineColor: undefined },
-      tooltip: { valueSuffix: s.unit ? ` ${s.unit}` : '' },
-    })),
-  }), [title, height, xRange, axes, series]);
+      legend: {
+        enabled: true, align: 'center', verticalAlign: 'top', y: 0, itemStyle: { fontWeight: '500' },
+        labelFormatter(this: Highcharts.Series | Highcharts.Point) {
+          const detail = (this as Highcharts.Series).userOptions && ((this as Highcharts.Series).userOptions as { custom?: { detail?: string } }).custom?.detail;
+          const name = escapeHtml(String(this.name));
+          return detail ? `${name} <span style="color:${Colors.GRAY1};font-weight:400">${escapeHtml(detail)}</span>` : name;
+        },
+      },
+      exporting: {
+        // Files are made in the browser: the public export server is not reachable from a plant network.
+        fallbackToExportServer: false,
+        buttons: { contextButton: { menuItems: ['downloadPNG', 'downloadSVG', 'downloadCSV'] } },
+      },
+      tooltip: {
+        shared: true,
+        useHTML: true,
+        headerFormat: '',
+        formatter(this: Highcharts.Point) {
+          const points = (this as unknown as { points?: Highcharts.Point[] }).points ?? [this];
+          const minute = Number(this.x);
+          const clock = startMs === null ? '' : `<div class="bp-chart-tooltip-time">${formatDate(minuteToEpochMs(minute, startMs), 'dateTimeSeconds')}</div>`;
+          const rows = points.map((p) => {
+            const custom = (p.series.userOptions as { custom?: { unit?: string | null } }).custom;
+            const unit = custom?.unit ? ` ${escapeHtml(custom.unit)}` : '';
+            return `<div><span style="color:${p.color as string}">●</span> ${escapeHtml(p.series.name)}: <b>${Highcharts.numberFormat(Number(p.y), 3)}</b>${unit}</div>`;
+          });
+          const comment = hoveredComment.current;
+          const note = comment
+            ? `<div class="bp-chart-tooltip-comment" data-testid="chart-comment-tooltip" style="border-color:${comment.color ?? COMMENT_LINE.color}">`
+              + `<div class="bp-chart-comment-text">${escapeHtml(comment.content)}</div>`
+              + `<div class="bp-chart-comment-meta">${escapeHtml(comment.author)}`
+              + `${comment.timestamp ? ` · ${escapeHtml(formatDate(comment.timestamp))}` : ''} · minute ${formatMinute(comment.minute)}</div></div>`
+            : '';
+          return `<div class="bp-chart-tooltip"><b>${formatTimeHeading(minute, scale)}</b>${clock}${rows.join('')}${note}</div>`;
+        },
+      },
+      xAxis: {
+        type: 'linear',
+        min: xRange ? xRange.min : X_AXIS_MIN,
+        max: xRange ? xRange.max : undefined,
+        title: { text: timeAxisTitle(scale) },
+        tickPositioner(this: Highcharts.Axis) {
+          const { min, max } = this.getExtremes();
+          return timeTicks(min, max, scale, TIME_AXIS_TICK_LIMIT);
+        },
+        labels: {
+          formatter(this: Highcharts.AxisLabelsFormatterContextObject) {
+            return formatTimeTick(Number(this.value), scale);
+          },
+        },
+        crosshair: { color: Colors.GRAY4, width: 1 },
+      },
+      yAxis: axes.map((axis, index) => {
+        const color = axis.color ?? SHARED_AXIS_COLOR;
+        return {
+          title: { text: axis.title, style: { color } },
+          labels: { style: { color } },
+          lineColor: color,
+          lineWidth: 1,
+          minRange: axis.minRange,
+          gridLineColor: Colors.LIGHT_GRAY3,
+          ...(stacked
+            ? { visible: true, opposite: false, top: `${index * panelShare}%`, height: `${panelShare - 4}%`, offset: 0 }
+            : { visible: axis.visible, opposite: axis.opposite }),
+        };
+      }),
+      plotOptions: {
+        series: {
+          animation: false,
+          connectNulls: SPAN_GAPS,
+          lineWidth: LINE_WIDTH.normal,
+          states: { hover: { lineWidth: LINE_WIDTH.highlighted, lineWidthPlus: 0 }, inactive: { opacity: 0.35 } },
+          // Markers only where points stand apart: on dense series they would hide the dash styles.
+          marker: { enabledThreshold: 4, radius: POINT_RADIUS.normal, states: { hover: { radius: POINT_HOVER_RADIUS.normal } } },
+          turboThreshold: 0,
+        },
+      },
+      series: series.map((s) => ({
+        type: 'spline' as const,
+        id: s.id,
+        name: s.name,
+        custom: { detail: s.detail, unit: s.unit },
+        color: withOpacity(s.color, s.opacity),
+        dashStyle: s.dashStyle ?? 'Solid',
+        yAxis: axisIndexOfUnit(axes, s.unit),
+        data: s.data.map(([x, y]) => [x, y]),
+        marker: { symbol: highchartsSymbol(s.symbol), lineWidth: 1, lineColor: undefined },
+      })),
+    };
+  }, [title, chartHeight, xRange, axes, series, stacked, scale, startMs]);
 
   // Comment lines are managed on the axis directly: chart.update merges plot-line arrays and would
   // keep stale lines, so each render replaces exactly the lines this component added.
-  const commentLines = useMemo<Highcharts.AxisPlotLinesOptions[]>(() => comments.map((comment) => ({
-    id: `comment-${comment.id}`,
-    value: comment.minute,
-    color: comment.color ?? COMMENT_LINE.color,
-    width: comment.id === selectedId ? COMMENT_LINE.selectedWidth : COMMENT_LINE.width,
-    zIndex: COMMENT_LINE.zIndex,
-    className: 'bp-chart-comment-line',
-  })), [comments, selectedId]);
+  const commentLines = useMemo<Highcharts.AxisPlotLinesOptions[]>(() => comments.map((comment, index) => {
+    const color = comment.color ?? COMMENT_LINE.color;
+    return {
+      id: `comment-${comment.id}`,
+      value: comment.minute,
+      color,
+      width: comment.id === hoveredId ? COMMENT_LINE.selectedWidth : COMMENT_LINE.width,
+      zIndex: COMMENT_LINE.zIndex,
+      className: 'bp-chart-comment-line',
+      // Neighbouring labels alternate between two rows so they rarely overlap.
+      label: {
+        text: escapeHtml(shortCommentLabel(comment.content)), rotation: 0, align: 'left', x: 4, y: 12 + (index % 2) * 14,
+        style: { color, fontSize: '11px', fontWeight: '500' }, className: 'bp-chart-comment-label',
+      },
+    };
+  }), [comments, hoveredId]);
   useEffect(() => {
     const axis = chartRef.current?.chart?.xAxis?.[0] as PlotLineAxis | undefined;
     if (!axis) return;
@@ -164,6 +246,8 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
     appliedCommentLines.set(axis, { signature, ids: commentLines.map((line) => line.id!) });
   });
 
+  // Runs in the capture phase, before Highcharts handles the same move, so the tooltip it draws
+  // already knows which comment the pointer is near.
   const trackComment = useCallback((event: ReactMouseEvent<HTMLDivElement>) => {
     const chart = chartRef.current?.chart;
     if (!chart || comments.length === 0) return;
@@ -178,11 +262,12 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
         return xAxis.toPixels(minute, false);
       })
       : null;
-    setHovered((current) => {
-      if (!nearest) return current ? null : current;
-      if (current?.comment.id === nearest.id) return current;
-      return { comment: nearest, left: xAxis.toPixels(nearest.minute, false), top: chart.plotTop };
-    });
+    if (hoveredComment.current?.id === nearest?.id) return;
+    hoveredComment.current = nearest;
+    setHoveredId(nearest?.id ?? null);
+    // The points under the pointer may not change while it nears a comment: redraw the tooltip anyway.
+    const hoverPoints = (chart as unknown as { hoverPoints?: Highcharts.Point[] }).hoverPoints;
+    if (hoverPoints?.length) chart.tooltip.refresh(hoverPoints);
   }, [comments]);
 
   if (loading) {
@@ -195,26 +280,34 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
     return <ChartFrame height={height} testId={testId}><NonIdealState icon="timeline-line-chart" description={CHART_MESSAGES.empty} /></ChartFrame>;
   }
 
+  const visibleUnits = axes.filter((axis) => axis.visible).map((axis) => axis.unit);
   return (
-    <div className="bp-chart" data-testid={testId} onMouseMove={trackComment} onMouseLeave={() => setHovered(null)}
-      data-plot-clickable={onPlotClick ? 'true' : 'false'}>
-      <HighchartsReact highcharts={Highcharts} options={options} ref={chartRef} />
+    <div className="bp-chart" data-testid={testId} onMouseMoveCapture={trackComment}
+      onMouseLeave={() => { hoveredComment.current = null; setHoveredId(null); }}
+      data-plot-clickable={onPlotClick ? 'true' : 'false'} data-layout={stacked ? 'stacked' : 'overlay'}>
+      {axes.length > 1 && (
+        <div className="bp-chart-toolbar">
+          <SegmentedControl size="small" value={layout} onValueChange={(value) => setLayout(value as ChartLayout)}
+            options={[{ label: 'One plot', value: 'overlay' }, { label: 'Panel per unit', value: 'stacked' }]} />
+          {!stacked && axes.length > MAX_VISIBLE_Y_AXES && (
+            <div className="bp-chart-axis-picker" role="group" aria-label={`Y axes shown (at most ${MAX_VISIBLE_Y_AXES})`}>
+              <span className="bp-chart-axis-picker-label">Axes:</span>
+              {axes.map((axis) => (
+                <Button key={axis.unit} size="small" variant={axis.visible ? 'solid' : 'outlined'} aria-pressed={axis.visible}
+                  intent={axis.visible ? 'primary' : 'none'} text={axis.title}
+                  onClick={() => setShownUnits(toggleShownUnit(shownUnits ?? visibleUnits, axis.unit))} />
+              ))}
+            </div>
+          )}
+        </div>
+      )}
+      {/* A new chart when the shown axes or the layout change: Highcharts' update leaves a hidden axis drawn. */}
+      <HighchartsReact key={`${layout}:${visibleUnits.join('|')}`} highcharts={Highcharts} options={options} ref={chartRef} />
       {xRange && (
         <div className="bp-chart-zoom">
           {refining && <Spinner size={14} />}
           <Button size="small" variant="outlined" icon="zoom-to-fit" text="Reset zoom" onClick={() => onXRangeChange?.(null)} />
         </div>
-      )}
-      {hovered && (
-        <Card className="bp-chart-comment-card" compact elevation={2} role="tooltip" data-testid="chart-comment-tooltip"
-          style={{ left: hovered.left + 8, top: hovered.top + 4 }}>
-          <div className="bp-chart-comment-text">{hovered.comment.content}</div>
-          <div className="bp-chart-comment-meta">
-            {hovered.comment.author}
-            {hovered.comment.createdAt ? ` · ${formatCreatedEnGb(hovered.comment.createdAt)}` : ''}
-            {` · minute ${formatMinute(hovered.comment.minute)}`}
-          </div>
-        </Card>
       )}
     </div>
   );

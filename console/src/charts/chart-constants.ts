@@ -6,7 +6,6 @@ import { Colors } from '@blueprintjs/core';
 
 export const MINUTE_MS = 60_000;
 export const CHART_HEIGHT_PX = 400;
-export const X_AXIS_TITLE = 'Time since unit operation start (minutes)';
 export const X_AXIS_MIN = 0;
 /** At most this many ticks on the time axis. */
 export const TIME_AXIS_TICK_LIMIT = 10;
@@ -36,7 +35,10 @@ export const COMMENT_LINE = {
   dash: [5, 5] as const,
   width: 2,
   selectedWidth: 3,
-  color: Colors.BLUE3,
+  /** Sepia is in no series' palette, so a comment never looks like a reading. */
+  color: Colors.SEPIA3,
+  /** Characters of the comment shown beside its line; the tooltip has the whole text. */
+  labelLength: 18,
   /** Plot lines at zIndex 2 render under the series group (zIndex 3): the data stays on top. */
   zIndex: 2,
 } as const;
@@ -46,6 +48,11 @@ export const COMMENT_HOVER_RADIUS_PX = 20;
 export const POINTS_PER_SERIES = 1500;
 /** The compare screen's series fetch limit (spec/02 §9). */
 export const COMPARE_SERIES_LIMIT = 1000;
+
+/** Height of one unit's panel when the chart is stacked. */
+export const STACKED_PANEL_HEIGHT_PX = 150;
+/** Colour of an axis several series share: it belongs to none of them. */
+export const SHARED_AXIS_COLOR = Colors.GRAY1;
 
 export const CHART_MESSAGES = {
   loading: 'Loading chart...',

@@ -7,7 +7,8 @@ export interface ChartComment {
   minute: number;
   content: string;
   author: string;
-  createdAt?: string | null;
+  /** The time the comment is about (its place on the chart), shown in the tooltip as in the comment list. */
+  timestamp?: string | null;
   /** Optional marker colour (the compare chart uses the run's colour). */
   color?: string | null;
 }
@@ -34,12 +35,4 @@ export function nearestCommentWithin<T extends Pick<ChartComment, 'minute'>>(
     }
   }
   return best;
-}
-
-/** Created date and time as en-GB shows them ('22/11/2026, 07:15'). */
-export function formatCreatedEnGb(value: string | null | undefined): string {
-  if (!value) return '';
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return '';
-  return date.toLocaleString('en-GB', { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' });
 }

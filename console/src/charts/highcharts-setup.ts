@@ -1,8 +1,11 @@
 /**
- * The one Highcharts instance of the console, with the point styles of spec/02 §9 that Highcharts
+ * The one Highcharts instance of the console, with its download menu and the point styles of spec/02 §9 that Highcharts
  * does not ship (cross, star, line) registered as marker symbols.
  */
 import Highcharts from 'highcharts';
+// Chart downloads (PNG, SVG, CSV) made in the browser, without Highcharts' export server.
+import 'highcharts/modules/exporting';
+import 'highcharts/modules/export-data';
 import type { PointStyle } from './chart-constants.ts';
 
 type SymbolFn = (x: number, y: number, w: number, h: number) => Highcharts.SVGPathArray;
@@ -25,6 +28,9 @@ const customSymbols: Record<string, SymbolFn> = {
     return path;
   },
 };
+
+// The tooltip is HTML that Highcharts sanitises; the comment block inside it keeps its test id.
+if (!Highcharts.AST.allowedAttributes.includes('data-testid')) Highcharts.AST.allowedAttributes.push('data-testid');
 
 const symbols = Highcharts.SVGRenderer.prototype.symbols as unknown as Record<string, SymbolFn>;
 for (const [name, draw] of Object.entries(customSymbols)) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SERIES_PALETTE, paletteColor, pointStyleAt, opacityAt, POINT_STYLES } from './chart-constants.ts';
-import { buildYAxes, groupReadingsByInstrument, mergeWindow, parameterLabel, rangeEndMs, readingsToPoints, yAxisIndexOf } from './series-model.ts';
+import { groupReadingsByInstrument, mergeWindow, parameterLabel, rangeEndMs, readingsToPoints } from './series-model.ts';
 import { nearestCommentWithin } from './comment-markers.ts';
 
 const start = Date.parse('2025-01-01T00:00:00Z');
@@ -27,14 +27,6 @@ describe('series building', () => {
   it('labels parameters as type [unit]', () => {
     expect(parameterLabel('temperature', 'celsius')).toBe('temperature [celsius]');
     expect(parameterLabel('optical_density', null)).toBe('optical_density');
-  });
-
-  it('makes one y axis per distinct unit, alternating left and right', () => {
-    const axes = buildYAxes([{ unit: 'celsius' }, { unit: 'pH' }, { unit: 'celsius' }, { unit: null }, { unit: 'rpm' }]);
-    expect(axes.map((a) => [a.unit, a.opposite])).toEqual([['celsius', false], ['pH', true], ['', false], ['rpm', true]]);
-    expect(axes[2]!.title).toBe('Value');
-    expect(yAxisIndexOf(axes, 'rpm')).toBe(3);
-    expect(yAxisIndexOf(axes, null)).toBe(2);
   });
 
   it('groups readings by instrument', () => {

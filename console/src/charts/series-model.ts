@@ -1,6 +1,6 @@
 /**
- * Pure building blocks of the time-series charts: readings to [minute, value] points, one y axis per
- * unit alternating left and right, and the series' visual identity (colour, point style, opacity).
+ * Pure building blocks of the time-series charts: readings to [minute, value] points and the series'
+ * visual identity (colour, point style, opacity); the y axes are planned in unit-axes.ts.
  */
 import { opacityAt, paletteColor, pointStyleAt, type PointStyle } from './chart-constants.ts';
 import { minutesSince, toEpochMs, type TimeInput } from './time-axis.ts';
@@ -14,28 +14,31 @@ export interface Reading {
   max?: number | null;
 }
 
+/** Highcharts' dash styles that stay readable at a one-pixel line width. */
+export const DASH_STYLES = ['Solid', 'ShortDash', 'ShortDot', 'LongDash', 'DashDot', 'LongDashDot'] as const;
+export type DashStyle = (typeof DASH_STYLES)[number];
+
+export function dashStyleAt(index: number): DashStyle {
+  return DASH_STYLES[index % DASH_STYLES.length]!;
+}
+
 export type ChartPoint = [minute: number, value: number];
 
 export interface ChartSeries {
   id: string;
+  /** The instrument's name (compare: the run's name and the instrument's). */
   name: string;
+  /** Type and unit, shown beside the name ('temperature [celsius]'). */
+  detail?: string;
   /** The unit that picks the y axis; null shares the unitless axis. */
   unit: string | null;
   color: string;
   symbol: PointStyle;
   opacity: number;
+  /** Tells apart several parameters drawn in one colour (compare: one colour per run). */
+  dashStyle?: DashStyle;
   data: ChartPoint[];
 }
-
-export interface ChartYAxis {
-  /** The unit this axis is for ('' for values without a unit). */
-  unit: string;
-  title: string;
-  /** Every second axis goes on the right. */
-  opposite: boolean;
-}
-
-export const UNITLESS_AXIS_TITLE = 'Value';
 
 /** The label of a parameter in the checkbox lists: the instrument type plus the unit in brackets. */
 export function parameterLabel(type: string, unit: string | null | undefined): string {
@@ -79,25 +82,6 @@ export function groupReadingsByInstrument(readings: readonly Reading[]): Map<num
     else byInstrument.set(reading.instrumentId, [reading]);
   }
   return byInstrument;
-}
-
-/** One y axis per distinct unit, in order of first appearance, alternating left and right. */
-export function buildYAxes(series: ReadonlyArray<Pick<ChartSeries, 'unit'>>): ChartYAxis[] {
-  const axes: ChartYAxis[] = [];
-  const seen = new Set<string>();
-  for (const { unit } of series) {
-    const key = unit ?? '';
-    if (seen.has(key)) continue;
-    seen.add(key);
-    axes.push({ unit: key, title: key || UNITLESS_AXIS_TITLE, opposite: axes.length % 2 === 1 });
-  }
-  return axes;
-}
-
-/** The index of a series' y axis among `axes`. */
-export function yAxisIndexOf(axes: readonly ChartYAxis[], unit: string | null): number {
-  const index = axes.findIndex((axis) => axis.unit === (unit ?? ''));
-  return index < 0 ? 0 : index;
 }
 
 /**

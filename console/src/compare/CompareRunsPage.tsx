@@ -1,8 +1,8 @@
 /**
  * Compare runs (/runs/compare, spec/02 §2 and §4): one tab per unit-operation type, a resizable run
  * picker on the left (28 % by default, 16-40 %, keyboard arrows/Home/End/F6), the parameter chooser and
- * the 'Overlayed Time Series' chart on the right (one colour per run, minutes from each run's own
- * start), and the comments of the selected runs below. Selections are remembered per tab.
+ * the 'Overlayed Time Series' chart on the right (one colour per run, one dash style per parameter,
+ * the first parameter the runs share shown until the user picks, minutes from each run's own start), and the comments of the selected runs below. Selections are remembered per tab.
  */
 import { useCallback, useMemo, useState, type KeyboardEvent } from 'react';
 import useSWR from 'swr';
@@ -18,22 +18,23 @@ import { TimeSeriesChart, type XRange } from '../charts/TimeSeriesChart.tsx';
 import { COMPARE_SERIES_LIMIT, CHART_HEIGHT_PX } from '../charts/chart-constants.ts';
 import type { Reading } from '../charts/series-model.ts';
 import { formatMinute } from '../charts/time-axis.ts';
-import { formatCreatedEnGb } from '../charts/comment-markers.ts';
 import type { ApiComment } from '../unit-operations/comments-model.ts';
 import {
-  COMPARE_MESSAGES, anchorMs, buildCompareSeries, commentsHeading, compareComments, noCommentsMessage, operationOfRun, parameterGroups,
-  runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, typeLabel, unitOperationTypesOf, type CompareUnitOperation, type RunSeriesInput,
+  COMPARE_MESSAGES, anchorMs, buildCompareSeries, commentsHeading, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun,
+  parameterGroups, runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, unitOperationTypesOf, type CompareUnitOperation, type RunSeriesInput,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
+import { useCompactShell } from '../shell/useCompactShell.ts';
 import './compare-runs.css';
 
 interface TabSelection {
   runIds: number[];
-  parameterKeys: string[];
+  /** Null until the user picks parameters: the first one the selected runs share is shown meanwhile. */
+  parameterKeys: string[] | null;
   search: string;
 }
 
-const EMPTY_SELECTION: TabSelection = { runIds: [], parameterKeys: [], search: '' };
+const EMPTY_SELECTION: TabSelection = { runIds: [], parameterKeys: null, search: '' };
 const PANEL_IDS = { runs: 'compare-runs', chart: 'compare-chart' } as const;
 
 export function CompareRunsPage() {
@@ -59,7 +60,7 @@ export function CompareRunsPage() {
       ) : (
         <>
           <Tabs id="compare-type-tabs" selectedTabId={type} onChange={(id) => setActiveType(String(id))} large className="compare-tabs">
-            {types.map((t) => <Tab key={t} id={t} title={typeLabel(t)} />)}
+            {types.map((t) => <Tab key={t} id={t} title={titleCaseType(t)} />)}
           </Tabs>
           <CompareTypePanel key={type} type={type} runs={runs.data ?? []} operations={operations.data ?? []}
             selection={selections[type] ?? EMPTY_SELECTION}
@@ -97,7 +98,11 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     return lists.flat();
   });
   const groups = useMemo(() => parameterGroups(instruments.data ?? []), [instruments.data]);
-  const chosenKeys = selection.parameterKeys.filter((key) => groups.some((g) => g.key === key));
+  const preselected = useMemo(() => firstSharedParameter(groups, selectedOperations.map(({ operation }) =>
+    (instruments.data ?? []).filter((i) => i.equipmentId === operation.equipmentId))), [groups, selectedOperations, instruments.data]);
+  const chosenKeys = selection.parameterKeys === null
+    ? (preselected ? [preselected] : [])
+    : selection.parameterKeys.filter((key) => groups.some((g) => g.key === key));
 
   const operationIds = selectedOperations.map((e) => e.operation.id);
   const series = useSWR(operationIds.length && chosenKeys.length ? ['compare-series', operationIds.join(',')] : null, async () => {
@@ -126,14 +131,17 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     anchorMs(operation, series.data?.get(operation.id) ?? [])])), [selectedOperations, series.data]);
   const commentViews = useMemo(() => compareComments(comments.data ?? [], colors, startsByRun), [comments.data, colors, startsByRun]);
   const [xRange, setXRange] = useState<XRange | null>(null);
+  const runNames = useMemo(() => new Map(selectedRuns.map((run) => [run.id, runLabel(run)])), [selectedRuns]);
 
   const update = (patch: Partial<TabSelection>) => onSelectionChange({ ...selection, ...patch });
   const toggleRun = (id: number, checked: boolean) => update({
     runIds: checked ? [...selection.runIds, id] : selection.runIds.filter((r) => r !== id),
   });
   const toggleParameter = (key: string, checked: boolean) => update({
-    parameterKeys: checked ? [...selection.parameterKeys, key] : selection.parameterKeys.filter((k) => k !== key),
+    parameterKeys: checked ? [...chosenKeys, key] : chosenKeys.filter((k) => k !== key),
   });
+
+  const compact = useCompactShell();
 
   // Arrows resize by 10 % (spec/02 §9) instead of the library's 5 %; Home, End and F6 stay the library's.
   const onSeparatorKey = useCallback((event: KeyboardEvent<HTMLDivElement>) => {
@@ -146,62 +154,77 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     groupRef.current.setLayout(next);
   }, [groupRef]);
 
+  const runPicker = (
+    <Card className="compare-run-picker">
+      <p className="compare-picker-title">{COMPARE_MESSAGES.selectRuns}</p>
+      <InputGroup leftIcon="search" type="search" placeholder={COMPARE_MESSAGES.searchPlaceholder} value={selection.search}
+        onChange={(event) => update({ search: event.target.value })} aria-label="Search runs" />
+      <div className="compare-run-list" role="list">
+        {visibleRuns.length === 0 ? (
+          <p className="bp6-text-muted compare-empty">{COMPARE_MESSAGES.noRuns}</p>
+        ) : visibleRuns.map((run) => {
+          const checked = selection.runIds.includes(run.id);
+          return (
+            <div key={run.id} role="listitem" className={`compare-run ${checked ? 'compare-run-selected' : ''}`}>
+              <Checkbox checked={checked} onChange={(event) => toggleRun(run.id, event.currentTarget.checked)}
+                labelElement={(
+                  <span className="compare-run-label">
+                    <span className="compare-run-name" title={runLabel(run)}>
+                      {checked && <span className="compare-dot" style={{ background: colors.get(run.id) }} />}
+                      {runLabel(run)}
+                    </span>
+                    <span className="compare-run-meta">{formatDate(run.startTime)} → {formatDate(run.endTime)}</span>
+                    {run.strain ? <span className="compare-run-meta">Strain: {run.strain}</span> : null}
+                  </span>
+                )} />
+            </div>
+          );
+        })}
+      </div>
+      <div className="compare-counter"><Tag minimal round intent={selectedRuns.length ? 'primary' : 'none'}>{selectedCountLabel(selectedRuns.length)}</Tag></div>
+    </Card>
+  );
+  const chartCard = (
+    <Card className="compare-chart-card">
+      <div className="compare-parameters" data-testid="compare-parameters">
+        <p className="compare-picker-title">Parameters</p>
+        {selectedRuns.length === 0 || (groups.length === 0 && !instruments.isLoading) ? (
+          <p className="bp6-text-muted">{COMPARE_MESSAGES.noParameters}</p>
+        ) : instruments.isLoading ? (
+          <Spinner size={16} />
+        ) : (
+          <ParameterChooser groups={groups} chosen={chosenKeys} onToggle={toggleParameter} />
+        )}
+      </div>
+      <TimeSeriesChart testId="compare-chart" title={COMPARE_MESSAGES.chartTitle} series={chartSeries}
+        comments={commentViews} loading={series.isLoading} error={series.error ? COMPARE_MESSAGES.seriesFailed : null}
+        height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} />
+    </Card>
+  );
+
   return (
     <div className="compare-body">
       <H4 className="compare-heading">{titleCaseType(type)} Comparison</H4>
-      <div onKeyDownCapture={onSeparatorKey}>
-        <Group orientation="horizontal" groupRef={groupRef} className="compare-panels" id="compare-runs-panels"
-          defaultLayout={layout.defaultLayout} onLayoutChanged={layout.onLayoutChanged}>
-          <Panel id={PANEL_IDS.runs} defaultSize="28" minSize="16" maxSize="40" className="compare-panel">
-            <Card className="compare-run-picker">
-              <p className="compare-picker-title">{COMPARE_MESSAGES.selectRuns}</p>
-              <InputGroup leftIcon="search" type="search" placeholder={COMPARE_MESSAGES.searchPlaceholder} value={selection.search}
-                onChange={(event) => update({ search: event.target.value })} aria-label="Search runs" />
-              <div className="compare-run-list" role="list">
-                {visibleRuns.length === 0 ? (
-                  <p className="bp6-text-muted compare-empty">{COMPARE_MESSAGES.noRuns}</p>
-                ) : visibleRuns.map((run) => {
-                  const checked = selection.runIds.includes(run.id);
-                  return (
-                    <div key={run.id} role="listitem" className={`compare-run ${checked ? 'compare-run-selected' : ''}`}>
-                      <Checkbox checked={checked} onChange={(event) => toggleRun(run.id, event.currentTarget.checked)}
-                        labelElement={(
-                          <span className="compare-run-label">
-                            <span className="compare-run-name">
-                              {checked && <span className="compare-dot" style={{ background: colors.get(run.id) }} />}
-                              {runLabel(run)}
-                            </span>
-                            <span className="compare-run-meta">{formatDate(run.startTime)} → {formatDate(run.endTime)}</span>
-                            {run.strain ? <span className="compare-run-meta">Strain: {run.strain}</span> : null}
-                          </span>
-                        )} />
-                    </div>
-                  );
-                })}
-              </div>
-              <div className="compare-counter"><Tag minimal round intent={selectedRuns.length ? 'primary' : 'none'}>{selectedCountLabel(selectedRuns.length)}</Tag></div>
-            </Card>
-          </Panel>
-          <Separator className="compare-separator" aria-label="Resize the run list" />
-          <Panel id={PANEL_IDS.chart} minSize="40" className="compare-panel">
-            <Card className="compare-chart-card">
-              <div className="compare-parameters" data-testid="compare-parameters">
-                <p className="compare-picker-title">Parameters</p>
-                {selectedRuns.length === 0 || (groups.length === 0 && !instruments.isLoading) ? (
-                  <p className="bp6-text-muted">{COMPARE_MESSAGES.noParameters}</p>
-                ) : instruments.isLoading ? (
-                  <Spinner size={16} />
-                ) : (
-                  <ParameterChooser groups={groups} chosen={chosenKeys} onToggle={toggleParameter} />
-                )}
-              </div>
-              <TimeSeriesChart testId="compare-chart" title={COMPARE_MESSAGES.chartTitle} series={chartSeries}
-                comments={commentViews} loading={series.isLoading} error={series.error ? COMPARE_MESSAGES.seriesFailed : null}
-                height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} />
-            </Card>
-          </Panel>
-        </Group>
-      </div>
+      {compact ? (
+        // Phones: the run list above the chart, each at full width, instead of side-by-side panels.
+        <div className="compare-stacked">
+          {runPicker}
+          {chartCard}
+        </div>
+      ) : (
+        <div onKeyDownCapture={onSeparatorKey}>
+          <Group orientation="horizontal" groupRef={groupRef} className="compare-panels" id="compare-runs-panels"
+            defaultLayout={layout.defaultLayout} onLayoutChanged={layout.onLayoutChanged}>
+            <Panel id={PANEL_IDS.runs} defaultSize="28" minSize="16" maxSize="40" className="compare-panel">
+              {runPicker}
+            </Panel>
+            <Separator className="compare-separator" aria-label="Resize the run list" />
+            <Panel id={PANEL_IDS.chart} minSize="40" className="compare-panel">
+              {chartCard}
+            </Panel>
+          </Group>
+        </div>
+      )}
       {selectedRuns.length > 0 && (
         <Card className="compare-comments" data-testid="compare-comments">
           <H4>Comments</H4>
@@ -218,7 +241,7 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
                   <div className="compare-comment-body">
                     <div>{comment.content}</div>
                     <div className="bp6-text-muted compare-comment-meta">
-                      {comment.author} · Run {comment.runId} · {formatCreatedEnGb(comment.timestamp)}
+                      {comment.author} · {runNames.get(comment.runId) ?? `Run ${comment.runId}`} · {formatDate(comment.timestamp)}
                     </div>
                   </div>
                   <Tag minimal>min {formatMinute(comment.minute)}</Tag>

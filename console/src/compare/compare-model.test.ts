@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  anchorMs, buildCompareSeries, commentsHeading, compareComments, noCommentsMessage, operationOfRun, parameterGroups, runColors, runLabel,
+  anchorMs, buildCompareSeries, commentsHeading, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun, parameterGroups, runColors, runLabel,
   runsWithType, searchRuns, selectedCountLabel, typeLabel, unitOperationTypesOf, type CompareUnitOperation,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
@@ -68,7 +68,7 @@ describe('compare runs model', () => {
     const series = buildCompareSeries([
       {
         run: runs[0]!, operation: operations[0]!,
-        instruments: [{ id: 1, equipmentId: 100, type: 'temperature', unit: 'celsius' }, { id: 5, equipmentId: 100, type: 'pH', unit: 'pH' }],
+        instruments: [{ id: 1, equipmentId: 100, type: 'temperature', unit: 'celsius', name: 'TIC-101' }, { id: 5, equipmentId: 100, type: 'pH', unit: 'pH', name: 'AIC-102' }],
         readings: [
           { ts: iso(0.4), instrumentId: 1, value: 30 }, { ts: iso(10.6), instrumentId: 1, value: 31 }, { ts: iso(700), instrumentId: 1, value: 99 },
           { ts: iso(3), instrumentId: 5, value: 7 },
@@ -80,14 +80,30 @@ describe('compare runs model', () => {
         readings: [{ ts: iso(5, t0 + 86_400_000), instrumentId: 2, value: 37 }],
       },
     ], ['temperature|celsius', 'pH|pH'], colors, t0 + 10 * 86_400_000);
-    expect(series.map((s) => s.name)).toEqual(['Batch A · temperature [celsius]', 'Batch A · pH [pH]', 'Run 2 · temperature [celsius]']);
+    // Named by run and instrument; an instrument without a name falls back to its type and unit.
+    expect(series.map((s) => s.name)).toEqual(['Batch A - TIC-101', 'Batch A - AIC-102', 'Run 2 - temperature [celsius]']);
+    expect(series[0]!.detail).toBe('temperature [celsius]');
     expect(series[0]!.data).toEqual([[0, 30], [11, 31]]);
     expect(series[2]!.data).toEqual([[5, 37]]);
     expect(series[0]!.color).toBe(paletteColor(0));
     expect(series[1]!.color).toBe(paletteColor(0));
     expect(series[2]!.color).toBe(paletteColor(1));
-    expect([series[0]!.opacity, series[1]!.opacity]).toEqual([1, 0.8]);
+    // One run's parameters differ by dash and marker, not by colour.
+    expect([series[0]!.dashStyle, series[1]!.dashStyle, series[2]!.dashStyle]).toEqual(['Solid', 'ShortDash', 'Solid']);
     expect([series[0]!.symbol, series[1]!.symbol]).toEqual(['circle', 'rect']);
+  });
+
+  it('preselects the first parameter every selected run measured', () => {
+    const groups = parameterGroups([
+      { id: 1, equipmentId: 100, type: 'dissolved_o2', unit: '%' }, { id: 2, equipmentId: 100, type: 'pH', unit: 'pH' },
+      { id: 3, equipmentId: 200, type: 'pH', unit: 'pH' },
+    ]);
+    const runA = [{ id: 1, equipmentId: 100, type: 'dissolved_o2', unit: '%' }, { id: 2, equipmentId: 100, type: 'pH', unit: 'pH' }];
+    const runB = [{ id: 3, equipmentId: 200, type: 'pH', unit: 'pH' }];
+    expect(firstSharedParameter(groups, [runA, runB])).toBe('pH|pH');
+    // Nothing shared: the first parameter any run has.
+    expect(firstSharedParameter(groups, [runA, []])).toBe('dissolved_o2|%');
+    expect(firstSharedParameter([], [runA])).toBeNull();
   });
 
   it('anchors a run without a start time at its earliest reading', () => {

@@ -5,7 +5,7 @@
  */
 import { UNIT_OPERATION_TYPES } from '@bioprocess/shared/enums';
 import { paletteColor } from '../charts/chart-constants.ts';
-import { parameterLabel, rangeEndMs, readingsToPoints, seriesStyle, type ChartSeries, type Reading } from '../charts/series-model.ts';
+import { dashStyleAt, parameterLabel, rangeEndMs, readingsToPoints, seriesStyle, type ChartSeries, type Reading } from '../charts/series-model.ts';
 import { commentMinute, toEpochMs } from '../charts/time-axis.ts';
 import { authorLabel, sortByMinute, type ApiComment } from '../unit-operations/comments-model.ts';
 
@@ -121,6 +121,16 @@ export function parameterGroups(instruments: readonly CompareInstrument[]): Para
   return [...groups.values()].sort((a, b) => a.type.localeCompare(b.type) || (a.unit ?? '').localeCompare(b.unit ?? ''));
 }
 
+/**
+ * The parameter shown before the user picks one: the first (in the chooser's order) that every
+ * selected run measured, else the first any run measured; null without parameters.
+ */
+export function firstSharedParameter(groups: readonly ParameterGroup[], instrumentsPerRun: ReadonlyArray<readonly CompareInstrument[]>): string | null {
+  const shared = groups.find((group) => instrumentsPerRun.length > 0
+    && instrumentsPerRun.every((instruments) => instruments.some((i) => parameterKey(i.type, i.unit) === group.key)));
+  return (shared ?? groups[0])?.key ?? null;
+}
+
 /** One colour per selected run, in selection order, cycling through the palette. */
 export function runColors(selectedRunIds: readonly number[]): Map<number, string> {
   return new Map(selectedRunIds.map((id, index) => [id, paletteColor(index)]));
@@ -150,9 +160,9 @@ export function anchorMs(operation: Pick<CompareUnitOperation, 'startTime'>, rea
 }
 
 /**
- * One series per run and chosen parameter: points inside the operation's start..end (now when
- * open), x as whole minutes since the anchor, the run's colour, and the parameter's point style and
- * opacity so two parameters of one run stay distinguishable.
+ * One series per run and chosen parameter, named 'run name - instrument name': points inside the
+ * operation's start..end (now when open), x as whole minutes since the anchor, the run's colour, and
+ * the parameter's dash style and point style so two parameters of one run stay distinguishable.
  */
 export function buildCompareSeries(inputs: readonly RunSeriesInput[], selectedKeys: readonly string[], colors: ReadonlyMap<number, string>, nowMs = Date.now()): ChartSeries[] {
   const series: ChartSeries[] = [];
@@ -168,11 +178,13 @@ export function buildCompareSeries(inputs: readonly RunSeriesInput[], selectedKe
       const style = seriesStyle(runIndex, parameterIndex);
       series.push({
         id: `run-${input.run.id}-${key}`,
-        name: `${runLabel(input.run)} · ${parameterLabel(instrument.type, instrument.unit)}`,
+        name: `${runLabel(input.run)} - ${instrument.name ?? parameterLabel(instrument.type, instrument.unit)}`,
+        detail: parameterLabel(instrument.type, instrument.unit),
         unit: instrument.unit,
         color: colors.get(input.run.id) ?? style.color,
         symbol: style.symbol,
-        opacity: style.opacity,
+        opacity: 1,
+        dashStyle: dashStyleAt(parameterIndex),
         data: points,
       });
     });

@@ -364,12 +364,14 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
           </div>
 
           {!longFormat && wizardColumns.length > 0 && (
+            <div ref={scrollIntoViewOnMount}>
             <Callout intent={Intent.WARNING} icon="wrench" className="csv-callout" title={`${wizardColumns.length} column(s) need a new instrument`}>
               <p>{wizardColumns.join(', ')}</p>
               <Button intent={Intent.PRIMARY} icon="add" text="Set up instruments" disabled={!state.equipmentId || context.busy}
                 onClick={() => setWizardOpen(true)} />
               {!state.equipmentId && <span className="csv-hint">Choose the equipment first: instruments belong to it.</span>}
             </Callout>
+            </div>
           )}
 
           {timestampColumn ? (
@@ -488,6 +490,11 @@ function AssignmentTag({ column }: { column: ColumnState }) {
     case 'new': return <Tag minimal intent="warning" icon="wrench" className="csv-col-tag">set up</Tag>;
     default: return <Tag minimal intent="danger" className="csv-col-tag">unassigned</Tag>;
   }
+}
+
+/** Brings a next step into view when it appears below a wide preview (a ref callback runs once per mount). */
+function scrollIntoViewOnMount(element: HTMLElement | null): void {
+  element?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
 }
 
 function UploadProgressView({ upload }: { upload: UploadState }) {

@@ -3,7 +3,7 @@
  * sortable table with a per-entity column toggle, and their create, edit and delete dialogs.
  */
 import {
-  Button, ButtonGroup, Callout, Card, Checkbox, Elevation, HTMLSelect, HTMLTable, Icon, InputGroup, Intent, NonIdealState, Popover, Spinner,
+  Button, ButtonGroup, Callout, Card, Checkbox, Elevation, HTMLSelect, HTMLTable, Icon, InputGroup, Intent, NonIdealState, PopoverNext, Spinner,
 } from '@blueprintjs/core';
 import { useEffect, useMemo, useState } from 'react';
 import { useAuth } from '../auth/useAuth.ts';
@@ -86,7 +86,7 @@ export function DataManagementPage() {
   };
 
   const columnToggle = (
-    <Popover placement="bottom-end" content={(
+    <PopoverNext placement="bottom-end" content={(
       <div className="app-column-toggle" data-testid="column-toggle">
         <div className="app-column-toggle-title">Columns</div>
         {columns.map((column) => (
@@ -95,7 +95,7 @@ export function DataManagementPage() {
       </div>
     )}>
       <Button icon="column-layout" text="Columns" variant="outlined" />
-    </Popover>
+    </PopoverNext>
   );
 
   return (

@@ -1,8 +1,9 @@
 /**
  * The generic entity form (spec/02 §2, §5) for runs, equipment, facilities and instruments: create
- * when no record is given, edit otherwise. Renders nothing for users who may neither create nor edit.
+ * when no record is given, edit otherwise. Every invalid field is marked at once, beside the field;
+ * the banner is kept for what the server answers. Renders nothing for users who may neither create nor edit.
  */
-import { Callout, FormGroup, HTMLSelect, InputGroup, Intent, NumericInput, TextArea } from '@blueprintjs/core';
+import { Callout, FormGroup, HTMLSelect, InputGroup, Intent, TextArea } from '@blueprintjs/core';
 import { useEffect, useMemo, useState } from 'react';
 import { apiRequest } from '../api/client.ts';
 import { useAuth } from '../auth/useAuth.ts';
@@ -35,6 +36,7 @@ export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSa
   const isEdit = record !== undefined;
   const [values, setValues] = useState<FormValues>(() => ({ ...initialValues(definition, record), ...(isEdit ? {} : defaults) }));
   const [error, setError] = useState<{ title: string; detail?: string } | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const revalidate = useRevalidate();
   const facilities = useFacilities();
@@ -45,6 +47,7 @@ export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSa
     if (!isOpen) return;
     setValues({ ...initialValues(definition, record), ...(record ? {} : defaults) });
     setError(null);
+    setFieldErrors({});
     // Only the opening resets the form: a revalidated record or new defaults object must not wipe typing.
   }, [isOpen]);
 
@@ -60,9 +63,11 @@ export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSa
   const submit = async () => {
     const built = buildEntityBody(definition, values);
     if ('error' in built) {
-      setError({ title: built.error });
+      setFieldErrors(built.fieldErrors);
+      setError(null);
       return;
     }
+    setFieldErrors({});
     setBusy(true);
     setError(null);
     try {
@@ -80,7 +85,15 @@ export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSa
     }
   };
 
-  const setValue = (key: string, value: string) => setValues((current) => ({ ...current, [key]: value }));
+  const setValue = (key: string, value: string) => {
+    setValues((current) => ({ ...current, [key]: value }));
+    // A corrected field loses its mark at once; the others keep theirs until the next submit.
+    setFieldErrors((current) => {
+      if (!(key in current)) return current;
+      const { [key]: _fixed, ...rest } = current;
+      return rest;
+    });
+  };
 
   return (
     <FormDialog
@@ -93,13 +106,17 @@ export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSa
       size="xl"
     >
       <div className="app-entity-form">
-        {definition.fields.map((field) => (
-          <FormGroup key={field.key} label={field.label} labelFor={`entity-${field.key}`} labelInfo={field.required ? '(required)' : undefined}
-            className={field.kind === 'textarea' ? 'app-entity-form-wide' : undefined}>
-            <FieldInput field={field} value={values[field.key] ?? ''} onChange={(value) => setValue(field.key, value)}
-              options={field.optionSource ? loadedOptions[field.optionSource] : undefined} />
-          </FormGroup>
-        ))}
+        {definition.fields.map((field) => {
+          const fieldError = fieldErrors[field.key];
+          return (
+            <FormGroup key={field.key} label={field.label} labelFor={`entity-${field.key}`} labelInfo={field.required ? '(required)' : undefined}
+              className={field.kind === 'textarea' ? 'app-entity-form-wide' : undefined}
+              intent={fieldError ? Intent.DANGER : Intent.NONE} helperText={fieldError}>
+              <FieldInput field={field} value={values[field.key] ?? ''} onChange={(value) => setValue(field.key, value)}
+                invalid={Boolean(fieldError)} options={field.optionSource ? loadedOptions[field.optionSource] : undefined} />
+            </FormGroup>
+          );
+        })}
       </div>
       {error ? (
         <Callout intent={Intent.DANGER} icon="error" className="app-entity-form-error" title={error.detail ? error.title : undefined}>
@@ -114,31 +131,33 @@ interface FieldInputProps {
   field: FieldDefinition;
   value: string;
   onChange: (value: string) => void;
+  invalid?: boolean;
   options?: { value: string; label: string }[];
 }
 
-function FieldInput({ field, value, onChange, options }: FieldInputProps) {
+function FieldInput({ field, value, onChange, invalid = false, options }: FieldInputProps) {
   const id = `entity-${field.key}`;
+  const intent = invalid ? Intent.DANGER : Intent.NONE;
+  const aria = { 'aria-invalid': invalid || undefined };
   switch (field.kind) {
     case 'textarea':
-      return <TextArea id={id} fill rows={3} value={value} onChange={(event) => onChange(event.target.value)} />;
+      return <TextArea id={id} fill rows={3} value={value} intent={intent} {...aria} onChange={(event) => onChange(event.target.value)} />;
     case 'number':
-      return (
-        <NumericInput id={id} fill min={field.min} stepSize={field.step} minorStepSize={0.01} value={value}
-          allowNumericCharactersOnly onValueChange={(_number, text) => onChange(text)} />
-      );
+      // A text field with a decimal keyboard: any typed value (negative, many decimals) stays as typed
+      // and is judged on submit, beside the field.
+      return <InputGroup id={id} inputMode="decimal" value={value} intent={intent} {...aria} onChange={(event) => onChange(event.target.value)} />;
     case 'datetime':
-      return <InputGroup id={id} type="datetime-local" step={1} value={value} onChange={(event) => onChange(event.target.value)} />;
+      return <InputGroup id={id} type="datetime-local" step={1} value={value} intent={intent} {...aria} onChange={(event) => onChange(event.target.value)} />;
     case 'select': {
       const choices = options ?? (field.options ?? []).map((option) => ({ value: option, label: option }));
       return (
-        <HTMLSelect id={id} fill value={value} onChange={(event) => onChange(event.target.value)}>
+        <HTMLSelect id={id} fill value={value} {...aria} onChange={(event) => onChange(event.target.value)}>
           <option value="" disabled={field.required}>{field.required ? `Select ${field.label.toLowerCase()}...` : 'None'}</option>
           {choices.map((choice) => <option key={choice.value} value={choice.value}>{choice.label}</option>)}
         </HTMLSelect>
       );
     }
     default:
-      return <InputGroup id={id} value={value} onChange={(event) => onChange(event.target.value)} />;
+      return <InputGroup id={id} value={value} intent={intent} {...aria} onChange={(event) => onChange(event.target.value)} />;
   }
 }

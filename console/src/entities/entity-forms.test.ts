@@ -7,20 +7,29 @@ describe('buildEntityBody', () => {
   const valid = { name: 'Batch 1', facility_id: '3', target: 'GFP', strain: '', start_time: '', end_time: '', scale_liters: '1.5', scale_grams: '', description: '' };
 
   it('says which required field is empty', () => {
-    expect(buildEntityBody(run, { ...valid, name: ' ' })).toEqual({ error: 'Name is required.' });
-    expect(buildEntityBody(run, { ...valid, target: '' })).toEqual({ error: 'Target is required.' });
+    expect(buildEntityBody(run, { ...valid, name: ' ' })).toEqual({ error: 'Name is required.', fieldErrors: { name: 'Name is required.' } });
+    expect(buildEntityBody(run, { ...valid, target: '' })).toMatchObject({ error: 'Target is required.' });
+  });
+  it('marks every invalid field at once', () => {
+    const result = buildEntityBody(run, { ...valid, name: '', target: '', scale_liters: '-2', scale_grams: 'lots' });
+    expect(result).toEqual({
+      error: 'Name is required.',
+      fieldErrors: {
+        name: 'Name is required.', target: 'Target is required.', scale_liters: 'Scale (L) must be at least 0.', scale_grams: 'Scale (g) must be a number.',
+      },
+    });
   });
   it('sends numbers, ids and null for empty optional fields', () => {
     const result = buildEntityBody(run, valid);
     expect(result).toEqual({ body: { name: 'Batch 1', facility_id: 3, target: 'GFP', strain: null, start_time: null, end_time: null, scale_liters: 1.5, scale_grams: null, description: null } });
   });
   it('checks the date range with the shared messages', () => {
-    expect(buildEntityBody(run, { ...valid, start_time: '2025-03-02T10:00', end_time: '2025-03-01T10:00' })).toEqual({ error: 'End time must be after start time.' });
+    expect(buildEntityBody(run, { ...valid, start_time: '2025-03-02T10:00', end_time: '2025-03-01T10:00' })).toEqual({ error: 'End time must be after start time.', fieldErrors: { end_time: 'End time must be after start time.' } });
     const result = buildEntityBody(run, { ...valid, start_time: '2025-03-01T10:00', end_time: '2025-03-02T10:00' });
     expect('body' in result && result.body.start_time).toBe(new Date('2025-03-01T10:00').toISOString());
   });
   it('rejects negative scales', () => {
-    expect(buildEntityBody(run, { ...valid, scale_liters: '-1' })).toEqual({ error: 'Scale (L) must be at least 0.' });
+    expect(buildEntityBody(run, { ...valid, scale_liters: '-1' })).toMatchObject({ error: 'Scale (L) must be at least 0.' });
   });
 });
 
@@ -40,6 +49,5 @@ describe('format', () => {
     expect(formatDate(null)).toBe('-');
     expect(formatDate('2025-03-01T10:05:00', 'dateTime')).toBe('2025-03-01 10:05');
     expect(formatDate('2025-03-01T10:05:00', 'date')).toBe('2025-03-01');
-    expect(formatDate('2025-03-01T10:05:00', 'long')).toBe('01-Mar-2025 10:05');
   });
 });

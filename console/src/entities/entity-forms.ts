@@ -116,24 +116,31 @@ export function initialValues(definition: EntityDefinition, record?: Record<stri
 }
 
 /**
- * The request body, or the first problem: '{label} is required.' for an empty required field, the
- * shared date-range message for a bad start/end. Empty optional fields are sent as null (an emptied
+ * The request body, or every problem by field: '{label} is required.' for an empty required field,
+ * number and minimum checks, the shared date-range message on the end time. `error` is the first
+ * problem, for callers with one line of space. Empty optional fields are sent as null (an emptied
  * end time must clear it on the server).
  */
-export function buildEntityBody(definition: EntityDefinition, values: FormValues): { body: Record<string, unknown> } | { error: string } {
+export function buildEntityBody(
+  definition: EntityDefinition, values: FormValues,
+): { body: Record<string, unknown> } | { error: string; fieldErrors: Record<string, string> } {
   const body: Record<string, unknown> = {};
+  const fieldErrors: Record<string, string> = {};
   for (const field of definition.fields) {
     const text = (values[field.key] ?? '').trim();
-    if (field.required && text === '') return { error: `${field.label} is required.` };
+    if (field.required && text === '') {
+      fieldErrors[field.key] = `${field.label} is required.`;
+      continue;
+    }
     if (text === '') {
       body[field.key] = null;
       continue;
     }
     if (field.kind === 'number' || field.optionSource) {
       const number = Number(text);
-      if (!Number.isFinite(number)) return { error: `${field.label} must be a number.` };
-      if (field.min !== undefined && number < field.min) return { error: `${field.label} must be at least ${field.min}.` };
-      body[field.key] = number;
+      if (!Number.isFinite(number)) fieldErrors[field.key] = `${field.label} must be a number.`;
+      else if (field.min !== undefined && number < field.min) fieldErrors[field.key] = `${field.label} must be at least ${field.min}.`;
+      else body[field.key] = number;
     } else if (field.kind === 'datetime') {
       const date = new Date(text);
       body[field.key] = Number.isNaN(date.getTime()) ? text : date.toISOString();
@@ -141,9 +148,10 @@ export function buildEntityBody(definition: EntityDefinition, values: FormValues
       body[field.key] = text;
     }
   }
-  if ('start_time' in body || 'end_time' in body) {
-    const rangeError = validateDateRange(body.start_time as string | null, body.end_time as string | null);
-    if (rangeError) return { error: rangeError };
+  if (('start_time' in body || 'end_time' in body) && !fieldErrors.start_time && !fieldErrors.end_time) {
+    const rangeError = validateDateRange((body.start_time ?? null) as string | null, (body.end_time ?? null) as string | null);
+    if (rangeError) fieldErrors.end_time = rangeError;
   }
-  return { body };
+  const messages = Object.values(fieldErrors);
+  return messages.length > 0 ? { error: messages[0]!, fieldErrors } : { body };
 }

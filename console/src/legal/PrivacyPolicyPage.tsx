@@ -21,9 +21,9 @@ export function PrivacyPolicyPage() {
 
       <H2>2. Data we process</H2>
       <ul>
-        <li>Account data: your name, email address, organization, role and password (stored only as a secure hash).</li>
+        <li>Account data: your name, email address, organisation, role and password (stored only as a secure hash).</li>
         <li>Usage and security data: sign-in attempts, sessions and an audit log of changes made in the platform.</li>
-        <li>Billing data: the contact and invoice details of your organization&apos;s subscription.</li>
+        <li>Billing data: the contact and invoice details of your organisation&apos;s subscription.</li>
         <li>Support data: the messages you send us and our replies.</li>
       </ul>
       <p>

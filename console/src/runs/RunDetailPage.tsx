@@ -126,8 +126,8 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
           <Fact label="Strain" value={current.strain ?? '-'} />
           <Fact label="Target" value={current.target ?? '-'} />
           <Fact label="Facility" value={facilityName(current.facilityId)} />
-          <Fact label="Start" value={formatDate(current.startTime, 'long')} />
-          <Fact label="End" value={formatDate(current.endTime, 'long')} />
+          <Fact label="Start" value={formatDate(current.startTime)} />
+          <Fact label="End" value={formatDate(current.endTime)} />
           <Fact label="Scale" value={[current.scaleLiters != null ? `${current.scaleLiters} L` : null, current.scaleGrams != null ? `${current.scaleGrams} g` : null].filter(Boolean).join(' / ') || '-'} />
         </div>
         {current.description ? <p className="app-run-description">{current.description}</p> : null}

@@ -2,7 +2,7 @@
  * The add-filter control of the All runs page (spec/02 §2): pick a column, an operator and a value.
  * Select columns offer the existing values, date columns a date, the scale a number.
  */
-import { Button, FormGroup, HTMLSelect, InputGroup, Intent, NumericInput, Popover } from '@blueprintjs/core';
+import { Button, FormGroup, HTMLSelect, InputGroup, Intent, PopoverNext } from '@blueprintjs/core';
 import { useState } from 'react';
 import {
   buildFilter, FILTER_COLUMNS, filterColumn, OPERATOR_LABELS, selectOptions, type FilterColumnKey, type FilterDraft, type RunFilter,
@@ -49,8 +49,8 @@ export function RunFilterControl({ runs, onAdd }: { runs: readonly Run[]; onAdd:
         return <InputGroup id="filter-value" type="date" value={draft.value} onChange={(event) => setDraft({ ...draft, value: event.target.value })} />;
       case 'number':
         return (
-          <NumericInput id="filter-value" fill min={0} stepSize={0.1} minorStepSize={0.01} value={draft.value} allowNumericCharactersOnly
-            onValueChange={(_number, text) => setDraft({ ...draft, value: text })} />
+          <InputGroup id="filter-value" fill inputMode="decimal" value={draft.value} placeholder="Value"
+            onChange={(event) => setDraft({ ...draft, value: event.target.value })} onKeyDown={(event) => { if (event.key === 'Enter') add(); }} />
         );
       default:
         return <InputGroup id="filter-value" value={draft.value} placeholder="Value" onChange={(event) => setDraft({ ...draft, value: event.target.value })}
@@ -59,7 +59,7 @@ export function RunFilterControl({ runs, onAdd }: { runs: readonly Run[]; onAdd:
   };
 
   return (
-    <Popover
+    <PopoverNext
       isOpen={isOpen}
       onInteraction={(next) => setIsOpen(next)}
       placement="bottom-start"
@@ -84,6 +84,6 @@ export function RunFilterControl({ runs, onAdd }: { runs: readonly Run[]; onAdd:
       )}
     >
       <Button icon="filter" text="Add filter" variant="outlined" />
-    </Popover>
+    </PopoverNext>
   );
 }

@@ -2,7 +2,7 @@
  * The All runs page (/runs/overview, spec/02 §2): the run cards, Export Data (coming soon), Create Run,
  * and the filterable runs table. Under 1200 px the page buttons collapse into a menu.
  */
-import { Button, Callout, Card, Elevation, H4, Intent, Menu, MenuItem, Popover, Spinner, Tag } from '@blueprintjs/core';
+import { Button, Callout, Card, Elevation, H4, Intent, Menu, MenuItem, PopoverNext, Spinner, Tag } from '@blueprintjs/core';
 import { useEffect, useMemo, useState } from 'react';
 import { useAuth } from '../auth/useAuth.ts';
 import { PageHeader } from '../components/PageHeader.tsx';
@@ -36,14 +36,14 @@ export function RunsOverviewPage() {
 
   const buttons = narrow ? (
     (permissions.canExport || permissions.canCreate) ? (
-      <Popover placement="bottom-end" content={(
+      <PopoverNext placement="bottom-end" content={(
         <Menu>
           {permissions.canCreate ? <MenuItem icon="add" text="Create Run" onClick={actions.create} /> : null}
           {permissions.canExport ? <MenuItem icon="export" text="Export Data" onClick={() => setExportOpen(true)} /> : null}
         </Menu>
       )}>
         <Button icon="menu" endIcon="caret-down" text="Actions" aria-label="Run actions" />
-      </Popover>
+      </PopoverNext>
     ) : null
   ) : (
     <>

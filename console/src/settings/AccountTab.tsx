@@ -84,7 +84,7 @@ export function AccountTab() {
                 {(organizations.data ?? []).map((organization) => <option key={organization.id} value={String(organization.id)}>{organization.name}</option>)}
               </HTMLSelect>
             </FormGroup>
-            <Button type="submit" text="Switch Organization" icon="swap-horizontal" loading={switching}
+            <Button type="submit" text="Switch Organisation" icon="swap-horizontal" loading={switching}
               disabled={!targetOrganization || targetOrganization === String(user.organizationId) || switching} />
           </form>
         </section>

@@ -1,11 +1,11 @@
 /** Audit Logs: the events of the last 7 days (at most 50) and the CSV export as a file download. */
 import { Button, Callout, HTMLTable, Intent, NonIdealState, Spinner, Tag } from '@blueprintjs/core';
-import { format, subDays } from 'date-fns';
+import { subDays } from 'date-fns';
 import { useState } from 'react';
 import { useApi } from '../api/hooks.ts';
 import { getToken } from '../auth/session-store.ts';
 import { showToast } from '../components/toaster.ts';
-import { formatDate } from '../entities/format.ts';
+import { fileStamp, formatDate, timeZoneName } from '../dates/date-time-format.ts';
 import { auditLogListSchema, type AuditLog } from '../entities/types.ts';
 import { AUDIT_EXPORT_PATH, auditLogsPath } from './audit-logs.ts';
 
@@ -16,7 +16,7 @@ async function downloadAuditCsv(): Promise<void> {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
-  link.download = `audit-logs-${format(new Date(), 'yyyy-MM-dd-HHmm')}.csv`;
+  link.download = `audit-logs-${fileStamp()}.csv`;
   document.body.appendChild(link);
   link.click();
   link.remove();
@@ -70,12 +70,12 @@ export function AuditLogsTab() {
         <div className="app-settings-table-scroll">
           <HTMLTable striped compact className="app-settings-table" data-testid="audit-table">
             <thead>
-              <tr><th>Time</th><th>Event</th><th>Action</th><th>Resource</th><th>User</th><th>Result</th></tr>
+              <tr><th>Time ({timeZoneName()})</th><th>Event</th><th>Action</th><th>Resource</th><th>User</th><th>Result</th></tr>
             </thead>
             <tbody>
               {logs.data.map((entry) => (
                 <tr key={entry.id}>
-                  <td className="app-nowrap">{formatDate(entry.createdAt, 'long')}</td>
+                  <td className="app-nowrap">{formatDate(entry.createdAt, 'dateTimeSeconds')}</td>
                   <td><Tag minimal>{entry.eventType}</Tag></td>
                   <td>{entry.action}</td>
                   <td>{describeResource(entry)}</td>

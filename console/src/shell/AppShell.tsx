@@ -1,11 +1,39 @@
-/** The signed-in layout: the sidebar on the left, the page on the right. */
-import type { ReactNode } from 'react';
+/**
+ * The signed-in layout: the sidebar on the left and the page on the right; on narrow screens (below
+ * 768 px) a top bar with a menu button, and the same sidebar in a drawer that closes on navigation.
+ */
+import { useEffect, useState, type ReactNode } from 'react';
+import { Link, useLocation } from 'react-router-dom';
+import { Button, Drawer, Position } from '@blueprintjs/core';
+import { BrandMark } from '../components/BrandMark.tsx';
 import { Sidebar } from './Sidebar.tsx';
+import { useCompactShell } from './useCompactShell.ts';
 
 export function AppShell({ children }: { children: ReactNode }) {
+  const compact = useCompactShell();
+  const { pathname } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [pathname, compact]);
+
+  if (!compact) {
+    return (
+      <div className="app-shell">
+        <Sidebar />
+        <main className="app-main" id="main-content">{children}</main>
+      </div>
+    );
+  }
   return (
-    <div className="app-shell">
-      <Sidebar />
+    <div className="app-shell app-shell-compact">
+      <header className="app-topbar">
+        <Button icon="menu" variant="minimal" size="large" aria-label="Open navigation" aria-expanded={menuOpen}
+          onClick={() => setMenuOpen(true)} data-testid="navigation-menu-button" />
+        <Link to="/dashboard" className="app-topbar-brand"><BrandMark /></Link>
+      </header>
+      <Drawer isOpen={menuOpen} onClose={() => setMenuOpen(false)} position={Position.LEFT} size="288px"
+        className="app-navigation-drawer">
+        <Sidebar inDrawer />
+      </Drawer>
       <main className="app-main" id="main-content">{children}</main>
     </div>
   );

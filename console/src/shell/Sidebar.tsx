@@ -1,4 +1,4 @@
-/** The 16rem sidebar: brand, navigation entries (with coming-soon modals) and the user panel. */
+/** The 16rem sidebar: brand, navigation entries (with coming-soon modals) and the user panel; fixed on wide screens, inside a drawer on narrow ones. */
 import { Icon, Menu, MenuItem, Tag } from '@blueprintjs/core';
 import { useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
@@ -7,13 +7,13 @@ import { ComingSoonDialog } from './ComingSoonDialog.tsx';
 import { isEntryActive, isSubLinkActive, SIDEBAR_ENTRIES, type SidebarEntry } from './navigation.ts';
 import { UserPanel } from './UserPanel.tsx';
 
-export function Sidebar() {
+export function Sidebar({ inDrawer = false }: { inDrawer?: boolean }) {
   const { pathname } = useLocation();
   const navigate = useNavigate();
   const [comingSoon, setComingSoon] = useState<SidebarEntry | null>(null);
 
   return (
-    <aside className="app-sidebar" aria-label="Main navigation">
+    <aside className={inDrawer ? 'app-sidebar app-sidebar-in-drawer' : 'app-sidebar'} aria-label="Main navigation">
       <Link to="/dashboard" className="app-sidebar-brand"><BrandMark /></Link>
       <nav className="app-sidebar-nav">
         <Menu className="app-sidebar-menu" large>

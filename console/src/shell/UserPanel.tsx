@@ -1,5 +1,5 @@
 /** The current-user panel at the bottom of the sidebar, with the role, Settings and Sign Out menu. */
-import { Button, Intent, Menu, MenuDivider, MenuItem, Popover, Position } from '@blueprintjs/core';
+import { Button, Intent, Menu, MenuDivider, MenuItem, PopoverNext } from '@blueprintjs/core';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { useAuth } from '../auth/useAuth.ts';
 import { initialsOf } from '../auth/user.ts';
@@ -32,17 +32,17 @@ export function UserPanel() {
 
   return (
     <div className="app-user-panel">
-      <Popover content={menu} position={Position.TOP_LEFT} minimal fill>
+      <PopoverNext content={menu} placement="top-start" arrow={false} fill>
         <button type="button" className="app-user-button" aria-label="Open user menu" data-testid="user-panel">
           <span className="app-avatar" aria-hidden="true">{initialsOf(user)}</span>
           <span className="app-user-text">
-            <span className="app-user-name">{user.name || user.email}</span>
-            <span className="app-user-email">{user.email}</span>
-            <span className="app-user-organization" data-testid="organization-name">{organizationName}</span>
+            <span className="app-user-name" title={user.name || user.email}>{user.name || user.email}</span>
+            <span className="app-user-email" title={user.email}>{user.email}</span>
+            <span className="app-user-organization" data-testid="organization-name" title={organizationName}>{organizationName}</span>
           </span>
           <span className="app-user-caret bp6-icon-standard bp6-icon-chevron-up" aria-hidden="true" />
         </button>
-      </Popover>
+      </PopoverNext>
     </div>
   );
 }

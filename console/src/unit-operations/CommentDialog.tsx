@@ -4,7 +4,7 @@
  * the dialog stays open (the caller shows the toast).
  */
 import { useEffect, useState } from 'react';
-import { FormGroup, InputGroup, NumericInput, TextArea } from '@blueprintjs/core';
+import { FormGroup, InputGroup, TextArea } from '@blueprintjs/core';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
 import {
   commentContentError, fieldsFromMinute, fieldsFromMinutesInput, fieldsFromTimestampInput, isoFromFields, type CommentTimeFields,
@@ -72,8 +72,8 @@ export function CommentDialog({ mode, isOpen, startMs, initialMinute, initialCon
         </FormGroup>
         <span className="uo-comment-time-or">or</span>
         <FormGroup label="Minutes" labelFor="comment-minutes" className="uo-comment-time-field">
-          <NumericInput id="comment-minutes" fill buttonPosition="none" value={time.minutes} allowNumericCharactersOnly={false}
-            onValueChange={(_value, text) => setTime(fieldsFromMinutesInput(text, startMs))} />
+          <InputGroup id="comment-minutes" inputMode="decimal" value={time.minutes}
+            onChange={(event) => setTime(fieldsFromMinutesInput(event.target.value, startMs))} />
         </FormGroup>
       </div>
     </FormDialog>

@@ -3,7 +3,7 @@
  * minute with author, dd-mm-yyyy hh:mm date and minute, and an Edit/Delete menu for editors.
  */
 import { useMemo, useState } from 'react';
-import { Button, Card, H4, InputGroup, Menu, MenuItem, NonIdealState, Popover, Tag } from '@blueprintjs/core';
+import { Button, Card, H4, InputGroup, Menu, MenuItem, NonIdealState, PopoverNext, Tag } from '@blueprintjs/core';
 import { formatMinute } from '../charts/time-axis.ts';
 import { formatCommentDate, searchComments, sortByMinute, type CommentView } from './comments-model.ts';
 
@@ -46,14 +46,14 @@ export function CommentsCard({ comments, canEdit, loading, onEdit, onDelete }: C
                 </div>
               </div>
               {canEdit && (
-                <Popover placement="bottom-end" content={(
+                <PopoverNext placement="bottom-end" content={(
                   <Menu>
                     <MenuItem icon="edit" text="Edit" onClick={() => onEdit(comment)} />
                     <MenuItem icon="trash" text="Delete" intent="danger" onClick={() => onDelete(comment)} />
                   </Menu>
                 )}>
                   <Button variant="minimal" icon="more" aria-label="Comment actions" />
-                </Popover>
+                </PopoverNext>
               )}
             </li>
           ))}

@@ -1,4 +1,4 @@
-/** The parameter checkbox list of the unit-operation detail: 'type [unit]' per instrument with data. */
+/** The parameter checkbox list of the unit-operation detail: the name and 'type [unit]' of each instrument with data. */
 import { Card, Checkbox, H4, NonIdealState, Spinner } from '@blueprintjs/core';
 import { Colors } from '@blueprintjs/core';
 import { parameterLabel } from '../charts/series-model.ts';
@@ -33,12 +33,16 @@ export function ParameterList({ instruments, selected, colorOf, loading, error, 
             indeterminate={selectedCount > 0 && selectedCount < instruments.length}
             onChange={(event) => onToggleAll(event.currentTarget.checked)} />
           {instruments.map((instrument) => (
-            <Checkbox key={instrument.id} checked={selected.has(instrument.id)} title={instrument.name}
+            <Checkbox key={instrument.id} checked={selected.has(instrument.id)}
+              title={`${instrument.name} · ${parameterLabel(instrument.type, instrument.unit)}`}
               onChange={(event) => onToggle(instrument.id, event.currentTarget.checked)}
               labelElement={(
                 <span className="uo-parameter-label">
                   <span className="uo-parameter-swatch" style={{ background: colorOf(instrument.id) ?? Colors.LIGHT_GRAY1 }} />
-                  {parameterLabel(instrument.type, instrument.unit)}
+                  <span className="uo-parameter-text">
+                    <span className="uo-parameter-name">{instrument.name}</span>
+                    <span className="uo-parameter-detail">{parameterLabel(instrument.type, instrument.unit)}</span>
+                  </span>
                 </span>
               )} />
           ))}

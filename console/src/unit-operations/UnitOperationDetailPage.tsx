@@ -12,7 +12,7 @@ import { useAuth } from '../auth/useAuth.ts';
 import { showToast } from '../components/toaster.ts';
 import { StatusPill } from '../components/StatusPill.tsx';
 import { formatDate, titleCaseType } from '../entities/format.ts';
-import { instrumentListSchema, unitOperationSchema, type Instrument, type UnitOperation } from '../entities/types.ts';
+import { instrumentListSchema, runSchema, unitOperationSchema, type Instrument, type Run, type UnitOperation } from '../entities/types.ts';
 import { TimeSeriesChart, type XRange } from '../charts/TimeSeriesChart.tsx';
 import { paletteColor } from '../charts/chart-constants.ts';
 import { parameterLabel, rangeEndMs, type ChartSeries } from '../charts/series-model.ts';
@@ -49,6 +49,7 @@ export function UnitOperationDetailPage() {
   // 'now' for an operation still running is fixed when the page loads, so the range does not drift on every render.
   const endMs = useMemo(() => (uo ? rangeEndMs(uo.endTime) : null), [uo]);
 
+  const run = useApi<Run>(uo ? `/api/v1/runs/${uo.runId}` : null, runSchema);
   const instruments = useApi<Instrument[]>(uo?.equipmentId ? `/api/v1/equipment/${uo.equipmentId}/instruments` : null, instrumentListSchema);
   const withData = useInstrumentsWithData(uo?.id ?? null);
   const parameters = useMemo(() => {
@@ -75,7 +76,8 @@ export function UnitOperationDetailPage() {
     .filter((p) => selected.has(p.id))
     .map((p) => ({
       id: `instrument-${p.id}`,
-      name: parameterLabel(p.type, p.unit),
+      name: p.name,
+      detail: parameterLabel(p.type, p.unit),
       unit: p.unit,
       color: colorOf(p.id)!,
       symbol: 'circle',
@@ -143,6 +145,7 @@ export function UnitOperationDetailPage() {
   }
 
   const canComment = permissions.canEdit && chartStart !== null;
+  const runName = run.data?.name?.trim() || `Run ${uo.runId}`;
 
   return (
     <div className="uo-page" data-testid="unit-operation-detail">
@@ -156,7 +159,7 @@ export function UnitOperationDetailPage() {
           <dl className="uo-header-fields">
             <div><dt>Start</dt><dd>{formatDate(uo.startTime)}</dd></div>
             <div><dt>End</dt><dd>{formatDate(uo.endTime)}</dd></div>
-            <div><dt>Run</dt><dd><Tag minimal>Run {uo.runId}</Tag></dd></div>
+            <div><dt>Run</dt><dd><Tag minimal title={runName}>{runName}</Tag></dd></div>
           </dl>
         </Card>
       </div>
@@ -175,7 +178,7 @@ export function UnitOperationDetailPage() {
           {startMs === null && (
             <p className="bp6-text-muted">This unit operation has no start time; minutes count from its first reading.</p>
           )}
-          <TimeSeriesChart testId="process-parameters-chart" title="Process Parameters" series={series} comments={commentViews}
+          <TimeSeriesChart testId="process-parameters-chart" title="Process Parameters" series={series} comments={commentViews} startMs={chartStart}
             loading={seriesWindow.loading} error={seriesWindow.error} xRange={xRange} onXRangeChange={setXRange}
             refining={seriesWindow.refining}
             onPlotClick={canComment ? (minute) => setDialog({ mode: 'create', minute }) : undefined} />

