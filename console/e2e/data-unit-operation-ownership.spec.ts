@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createFacilityAndEquipment, createRun, expectToast, uniqueStamp } from './data-fixtures.ts';

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createFacilityAndEquipment, createRun, DATASETS_DIR, uniqueStamp } from './data-fixtures.ts';
