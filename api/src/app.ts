@@ -4,6 +4,8 @@
  * authentication, errors, the OpenAPI document and the console's static files).
  */
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import helmet from '@fastify/helmet';
@@ -40,11 +42,46 @@ export const CONTENT_SECURITY_POLICY = {
   formAction: ["'self'"],
 };
 
+/**
+ * Errors Node reports before a request reaches Fastify (a request or its headers not received in
+ * time, malformed HTTP): answered in the product's `{ error }` shape, then the connection closes.
+ */
+function answerClientError(this: { log: FastifyBaseLogger }, error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request timeout: the request was not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request headers too large']
+        : [400, 'Malformed HTTP request'];
+  this.log.debug({ code: error.code, status }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ error: message });
+    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
+/** Trusts the nearest `count` hops (Fastify's types take no hop count, its runtime does the same). */
+function trustedHops(count: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < count;
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
+  const env = deps.env;
+  const headersTimeout = Math.min(env.HEADERS_TIMEOUT_MS, env.REQUEST_TIMEOUT_MS);
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    trustProxy: true,
+    // Only named proxies may say who the client is: the address lands in the audit trail.
+    trustProxy: typeof env.TRUST_PROXY === 'number' ? trustedHops(env.TRUST_PROXY) : env.TRUST_PROXY,
+    requestTimeout: env.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: env.KEEP_ALIVE_TIMEOUT_MS,
+    connectionTimeout: env.CONNECTION_TIMEOUT_MS,
+    http: {
+      headersTimeout,
+      // Node looks for overdue requests this often (30 s by default, longer than short timeouts).
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(headersTimeout / 4))),
+    },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -38,8 +38,13 @@ export const signupRequestSchema = z.object({
 });
 export type SignupRequest = z.infer<typeof signupRequestSchema>;
 
+/**
+ * The sign-in email is checked for shape and length before anything records it: a failed sign-in
+ * writes the email to the audit trail, so text that is no email address (a formula, a kilobyte of
+ * junk) is refused with 400 and never stored.
+ */
 export const loginRequestSchema = z.object({
-  email: z.string({ message: 'Email is required' }).trim().min(1, 'Email is required').max(254, EMAIL_MESSAGE),
+  email: z.string({ message: 'Email is required' }).trim().min(1, 'Email is required').max(254, EMAIL_MESSAGE).pipe(z.email(EMAIL_MESSAGE)),
   password: z.string({ message: 'Password is required' }).min(1, 'Password is required').max(1024, 'Password is too long'),
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;

@@ -4,6 +4,7 @@
  * is the event id, so a retried enqueue cannot store an event twice.
  */
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { AUDIT_JOB, type AuditEvent } from '@bioprocess/shared/queues';
 import { AUDIT_RETRY } from '@bioprocess/shared/auth-contracts';
@@ -34,7 +35,8 @@ export function buildAuditEvent(request: FastifyRequest | null, input: AuditInpu
     user_id: input.user_id !== undefined ? input.user_id : principal?.userId ?? null,
     user_email: input.user_email !== undefined ? input.user_email : principal?.email ?? principal?.name ?? null,
     organization_id: input.organization_id !== undefined ? input.organization_id : principal?.organizationId ?? null,
-    ip: request?.ip ?? null,
+    // A trusted proxy passes on what the client wrote in X-Forwarded-For: only an address is kept.
+    ip: request && isIP(request.ip) !== 0 ? request.ip : null,
     changes: input.changes ?? null,
     created_at: new Date().toISOString(),
   };

@@ -18,8 +18,8 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { emitAudit } from './emit.ts';
-import { csvLine } from './csv.ts';
 import { resourceNames } from './resource-names.ts';
+import { csvRow } from '@bioprocess/shared/csv/write';
 
 const AUDIT_COLUMNS = 'id, event_id, event_type, user_id, user_email, action, resource_type, resource_id, success, organization_id, ip, changes, created_at';
 
@@ -55,11 +55,11 @@ async function* auditCsv(pool: Pool, where: string, params: unknown[]): AsyncGen
   try {
     await client.query('BEGIN READ ONLY');
     await client.query(`DECLARE audit_export NO SCROLL CURSOR FOR SELECT ${AUDIT_EXPORT_COLUMNS.join(', ')} FROM audit_logs ${where} ORDER BY created_at, id`, params);
-    yield csvLine(AUDIT_EXPORT_COLUMNS);
+    yield csvRow(AUDIT_EXPORT_COLUMNS);
     for (;;) {
       const { rows } = await client.query(`FETCH ${EXPORT_BATCH_SIZE} FROM audit_export`);
       if (rows.length === 0) break;
-      yield rows.map((row) => csvLine(AUDIT_EXPORT_COLUMNS.map((column) => row[column]))).join('');
+      yield rows.map((row) => csvRow(AUDIT_EXPORT_COLUMNS.map((column) => row[column]))).join('');
     }
     await client.query('COMMIT');
     finished = true;

@@ -1,78 +1,149 @@
 /**
  * Admission of bulk posts by size: a post takes its body's declared size from a shared budget before
- * its body is read and gives it back once answered (or abandoned). The body, answer and TSV a post
- * holds are a few times its size, so the api's memory stays bounded however many feeds post at once;
- * posts beyond the budget wait their turn in arrival order, their bodies still unread. A post larger
- * than the whole budget runs alone.
+ * its body is read and gives it back once its exchange is over. The body, answer and TSV a post holds
+ * are a few times its size, so the api's memory stays bounded however many feeds post at once; posts
+ * beyond the budget wait their turn in arrival order, their bodies still unread.
+ *
+ * One organisation never holds more than its share of the budget: its further posts wait for its own
+ * posts to finish, while other organisations' posts go ahead. A post of unknown length (chunked) or
+ * larger than the share takes the whole share, so it runs alone within its organisation. Without the
+ * share, a feed that opens a post and stops sending held everyone's bulk writes until it closed.
+ *
+ * What a post holds goes back when its response closes, which Node reports for every ending: answered
+ * (successfully or with an error), timed out, or the connection dropped at any stage. A post whose
+ * client leaves while it waits leaves the queue at once.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError } from '../platform/http-error.ts';
+
+interface Waiter {
+  bytes: number;
+  owner: string;
+  grant: () => void;
+}
 
 /**
- * Bytes shared by requests, granted in arrival order. (async-mutex's weighted Semaphore walks every
- * unit of its value on each release: tens of milliseconds per post for a budget counted in bytes.)
+ * Bytes shared by requests, granted in arrival order, with at most `share` held by any one owner.
+ * A request that waits only on its own owner's share does not hold up other owners' requests; a
+ * request that waits on the shared budget does (so a large request is not overtaken for ever by small
+ * ones). (async-mutex's weighted Semaphore walks every unit of its value on each release: tens of
+ * milliseconds per post for a budget counted in bytes.)
  */
 export class ByteBudget {
   private available: number;
-  private readonly waiting: Array<{ bytes: number; grant: () => void }> = [];
+  readonly share: number;
+  private readonly heldBy = new Map<string, number>();
+  private readonly waiting: Waiter[] = [];
 
-  constructor(readonly capacity: number) {
+  constructor(readonly capacity: number, share: number = capacity) {
     this.available = capacity;
+    this.share = Math.max(1, Math.min(share, capacity));
   }
 
-  /** Resolves with the function that gives the bytes back (at most the capacity is taken). */
-  async take(requested: number): Promise<() => void> {
-    const bytes = Math.min(Math.max(1, requested), this.capacity);
-    if (this.waiting.length > 0 || bytes > this.available) {
-      await new Promise<void>((grant) => this.waiting.push({ bytes, grant }));
+  /** Bytes the owner holds now. */
+  held(owner: string): number {
+    return this.heldBy.get(owner) ?? 0;
+  }
+
+  /** Bytes free in the shared budget now. */
+  free(): number {
+    return this.available;
+  }
+
+  /**
+   * Resolves with the function that gives the bytes back (at most the share is taken). An aborted
+   * signal takes a waiting request out of the queue and rejects with the signal's reason.
+   */
+  async take(requested: number, owner = '', signal?: AbortSignal): Promise<() => void> {
+    const bytes = Math.min(Math.max(1, requested), this.share);
+    signal?.throwIfAborted();
+    if (this.waiting.length > 0 || !this.fits(bytes, owner)) {
+      await new Promise<void>((resolve, reject) => {
+        const waiter: Waiter = { bytes, owner, grant: () => { signal?.removeEventListener('abort', onAbort); resolve(); } };
+        const onAbort = () => {
+          const index = this.waiting.indexOf(waiter);
+          if (index >= 0) this.waiting.splice(index, 1);
+          // Its leaving may unblock those queued behind it.
+          this.grantWaiting();
+          reject(signal!.reason);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.waiting.push(waiter);
+        this.grantWaiting();
+      });
     } else {
-      this.available -= bytes;
+      this.hold(bytes, owner);
     }
     let given = false;
     return () => {
       if (given) return;
       given = true;
       this.available += bytes;
+      const left = this.held(owner) - bytes;
+      if (left > 0) this.heldBy.set(owner, left);
+      else this.heldBy.delete(owner);
       this.grantWaiting();
     };
   }
 
+  private fits(bytes: number, owner: string): boolean {
+    return bytes <= this.available && this.held(owner) + bytes <= this.share;
+  }
+
+  private hold(bytes: number, owner: string): void {
+    this.available -= bytes;
+    this.heldBy.set(owner, this.held(owner) + bytes);
+  }
+
   private grantWaiting(): void {
-    while (this.waiting.length > 0 && this.waiting[0]!.bytes <= this.available) {
-      const next = this.waiting.shift()!;
-      this.available -= next.bytes;
+    // Owners already passed over keep their arrival order among themselves.
+    const passedOver = new Set<string>();
+    for (let index = 0; index < this.waiting.length;) {
+      const next = this.waiting[index]!;
+      if (passedOver.has(next.owner) || this.held(next.owner) + next.bytes > this.share) {
+        passedOver.add(next.owner);
+        index += 1;
+        continue;
+      }
+      if (next.bytes > this.available) return;
+      this.waiting.splice(index, 1);
+      this.hold(next.bytes, next.owner);
       next.grant();
     }
   }
 }
 
-interface Admission {
-  release?: () => void;
-  /** Answered or abandoned: the budget it holds (or will be granted) goes back. */
-  over: boolean;
-}
+const admissions = new WeakMap<FastifyRequest, () => void>();
 
-export function admitBulkPostsBySize(scope: FastifyInstance, budgetBytes: number, maxBodyBytes: number): void {
-  const budget = new ByteBudget(budgetBytes);
-  const admissions = new WeakMap<FastifyRequest, Admission>();
-  const giveBack = (request: FastifyRequest) => {
-    const admission = admissions.get(request);
-    if (!admission) return;
-    admission.over = true;
-    admission.release?.();
-    admission.release = undefined;
-  };
+/** The client left before its post was admitted; nobody reads this answer. */
+const CLIENT_GONE = 'The client closed the connection before its post was admitted';
 
-  scope.addHook('onRequest', async (request) => {
+/**
+ * Registers the admission on a scope whose routes take bulk bodies; `ownerOf` names whose share a
+ * request counts against (its organisation), and runs after authentication.
+ */
+export function admitBulkPostsBySize(
+  scope: FastifyInstance,
+  budget: { bytes: number; perOwner: number; maxBodyBytes: number },
+  ownerOf: (request: FastifyRequest) => string,
+): ByteBudget {
+  const byteBudget = new ByteBudget(budget.bytes, budget.perOwner);
+
+  scope.addHook('onRequest', async (request, reply) => {
     const declared = Number(request.headers['content-length']);
     // A body of unknown length (chunked) may be as large as the route accepts.
-    const bytes = Number.isSafeInteger(declared) && declared > 0 ? declared : maxBodyBytes;
-    const admission: Admission = { over: false };
-    admissions.set(request, admission);
-    const release = await budget.take(bytes);
-    // The client may have gone while the post waited.
-    if (admission.over) release();
-    else admission.release = release;
+    const bytes = Number.isSafeInteger(declared) && declared > 0 ? declared : budget.maxBodyBytes;
+    const over = new AbortController();
+    // 'close' on the response comes once for every ending: answered, failed, timed out or dropped.
+    reply.raw.once('close', () => {
+      over.abort(new HttpError(400, CLIENT_GONE));
+      admissions.get(request)?.();
+    });
+    if (reply.raw.destroyed || request.raw.socket?.destroyed) throw new HttpError(400, CLIENT_GONE);
+    const release = await byteBudget.take(bytes, ownerOf(request), over.signal);
+    // The response may have closed between the grant and this line.
+    if (over.signal.aborted) release();
+    else admissions.set(request, release);
   });
-  scope.addHook('onResponse', async (request) => giveBack(request));
-  scope.addHook('onRequestAbort', async (request) => giveBack(request));
+  return byteBudget;
 }

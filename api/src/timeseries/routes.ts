@@ -30,6 +30,7 @@ import { createIngestJob, nextVersionSeq, WAIT_TIMEOUT_MS, waitForJob, type Inge
 import { firstForeignIndex } from './bulk.ts';
 import { createBulkPool } from './bulk-pool.ts';
 import { admitBulkPostsBySize } from './bulk-admission.ts';
+import { bulkBytesPerOrganization } from '@bioprocess/shared/server/config';
 import { enqueueIngest } from './enqueue.ts';
 import { findUnitOperation, instrumentsOfEquipment, ownedInstrumentIds } from './instruments.ts';
 import { readSeries } from './read-series.ts';
@@ -78,7 +79,11 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   // Its own scope: only this route takes its JSON body as bytes.
   await app.register(async (scope: App) => {
     scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BULK_MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
-    admitBulkPostsBySize(scope, deps.env.BULK_BYTES_IN_FLIGHT, BULK_MAX_BODY_BYTES);
+    admitBulkPostsBySize(scope, {
+      bytes: deps.env.BULK_BYTES_IN_FLIGHT,
+      perOwner: bulkBytesPerOrganization(deps.env),
+      maxBodyBytes: BULK_MAX_BODY_BYTES,
+    }, (request) => String(principalOf(request).organizationId));
     scope.post('/api/v1/time-series-data/bulk', {
       config: { access: 'create' },
       bodyLimit: BULK_MAX_BODY_BYTES,

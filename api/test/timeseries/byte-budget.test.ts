@@ -40,3 +40,41 @@ describe('ByteBudget', () => {
     expect(after).toBe(true);
   });
 });
+
+describe('ByteBudget shares', () => {
+  it('keeps one owner within its share while another owner goes ahead', async () => {
+    const budget = new ByteBudget(100, 40);
+    const first = await budget.take(1_000, 'a'); // larger than the share: takes the share
+    expect(budget.held('a')).toBe(40);
+    let second = false;
+    const secondRelease = budget.take(10, 'a').then((release) => { second = true; return release; });
+    await settled();
+    expect(second).toBe(false); // waits on its own owner
+    const other = await budget.take(30, 'b'); // not held up by the owner waiting on its share
+    expect(budget.held('b')).toBe(30);
+    first();
+    await settled();
+    expect(second).toBe(true);
+    (await secondRelease)();
+    other();
+    expect(budget.free()).toBe(100);
+  });
+
+  it('drops a waiting request whose signal aborts, and lets those behind it in', async () => {
+    const budget = new ByteBudget(100, 100);
+    const holder = await budget.take(60, 'a');
+    const leaving = new AbortController();
+    const left = budget.take(80, 'b', leaving.signal);
+    let after = false;
+    const next = budget.take(30, 'c').then((release) => { after = true; return release; });
+    await settled();
+    expect(after).toBe(false); // queued behind the larger request
+    leaving.abort(new Error('gone'));
+    await expect(left).rejects.toThrow('gone');
+    await settled();
+    expect(after).toBe(true);
+    (await next)();
+    holder();
+    expect(budget.free()).toBe(100);
+  });
+});

@@ -2,6 +2,7 @@
  * Configuration from environment variables, parsed once at start-up. A missing or malformed
  * variable stops the process with its name (ConfigError), never with a stack trace from deep inside.
  */
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
@@ -10,6 +11,41 @@ const booleanFromString = z
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
+
+/** proxy-addr's names for address ranges. */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrRange(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Which proxies may say who the client is (X-Forwarded-For): none unless named. A hop count trusts
+ * that many proxies in front of the api; a list trusts those addresses, CIDR ranges or proxy-addr's
+ * names (loopback, linklocal, uniquelocal). `true` (trust anyone) is refused: any client could then
+ * write the address that the audit trail and the rate limits record.
+ */
+export const trustProxySchema = z
+  .string()
+  .optional()
+  .transform((value, context): false | number | string[] => {
+    const text = value?.trim() ?? '';
+    if (text === '' || text === 'false' || text === '0') return false;
+    if (/^\d+$/.test(text)) return Number(text);
+    const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+    const bad = entries.filter((entry) => !isAddressOrRange(entry));
+    if (entries.length === 0 || bad.length > 0) {
+      context.addIssue({ code: 'custom', message: `expected a hop count or a comma-separated list of proxy addresses or CIDR ranges, got ${bad.join(', ') || 'nothing'}` });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 export const baseEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -43,7 +79,19 @@ export const apiEnvSchema = baseEnvSchema.extend({
   MAIL_FROM: z.string().default('Bioprocess Platform <no-reply@localhost>'),
   SUPERUSER_EMAIL: z.email().optional(),
   SUPERUSER_PASSWORD: z.string().optional(),
+  TRUST_PROXY: trustProxySchema,
+  // Slow or stalled clients: the whole request (body included) must arrive within REQUEST_TIMEOUT_MS
+  // and its headers within HEADERS_TIMEOUT_MS (else 408); an idle keep-alive connection closes after
+  // KEEP_ALIVE_TIMEOUT_MS; a connection silent both ways for CONNECTION_TIMEOUT_MS closes (longer
+  // than the longest answer the api makes a client wait for, a `?wait=true` of five minutes).
+  REQUEST_TIMEOUT_MS: positiveInt.default(300_000),
+  HEADERS_TIMEOUT_MS: positiveInt.default(30_000),
+  KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(72_000),
+  CONNECTION_TIMEOUT_MS: nonNegativeInt.default(360_000),
+  // CSV uploads per organisation (every user and API key of it together).
   UPLOAD_RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
+  UPLOADS_IN_FLIGHT_PER_ORGANIZATION: positiveInt.default(3),
+  UPLOAD_SPOOL_BYTES_PER_ORGANIZATION: positiveInt.default(4 * 1024 * 1024 * 1024),
   // Per-address limits on the account calls, counted in Redis so every api process shares them.
   // Generous enough for an office behind one NAT address, far too few for guessing passwords.
   RATE_LIMIT_WINDOW_MINUTES: z.coerce.number().positive().default(15),
@@ -57,6 +105,8 @@ export const apiEnvSchema = baseEnvSchema.extend({
   BULK_PARSE_THREADS: positiveInt.default(() => Math.max(1, availableParallelism() - 1)),
   // Bytes of bulk post bodies taken in at once; further posts wait their turn before their body is read.
   BULK_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
+  // At most this much of that budget held by one organisation (default: half of it).
+  BULK_BYTES_PER_ORGANIZATION: positiveInt.optional(),
   SEED_DEMO: booleanFromString.default(false),
   DEMO_EMAIL: z.email().default('scientist@demo.bioprocess.local'),
   DEMO_PASSWORD: z.string().default('Demo-Bioprocess1!'),
@@ -81,6 +131,11 @@ export type BaseEnv = z.infer<typeof baseEnvSchema>;
 export type ApiEnv = z.infer<typeof apiEnvSchema>;
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 export type IngestWorkerConfig = z.infer<typeof ingestWorkerEnvSchema>;
+
+/** One organisation's share of the bulk byte budget. */
+export function bulkBytesPerOrganization(env: Pick<ApiEnv, 'BULK_BYTES_IN_FLIGHT' | 'BULK_BYTES_PER_ORGANIZATION'>): number {
+  return Math.min(env.BULK_BYTES_IN_FLIGHT, env.BULK_BYTES_PER_ORGANIZATION ?? Math.max(1, Math.floor(env.BULK_BYTES_IN_FLIGHT / 2)));
+}
 
 export class ConfigError extends Error {}
 
