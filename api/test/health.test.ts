@@ -6,8 +6,9 @@ describe('GET /api/v1/health', () => {
   beforeAll(async () => { ctx = await createTestContext(); });
   afterAll(async () => { await ctx.close(); });
 
-  it('answers ok with every dependency and queue counts', async () => {
-    const response = await ctx.request({ method: 'GET', url: '/api/v1/health' });
+  it('answers ok with every dependency and queue counts to a superuser', async () => {
+    const superuser = await ctx.createUser({ organizationId: await ctx.createOrganization(), superuser: true });
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/health', token: superuser.token });
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok', clickhouse: 'ok' });

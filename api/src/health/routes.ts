@@ -38,9 +38,14 @@ async function check(fn: () => Promise<unknown>, label: string): Promise<'ok' | 
   }
 }
 
-/** GET /api/v1/health: 200 when every dependency answers, 503 naming the ones that do not. */
+/**
+ * GET /api/v1/health: 200 when every dependency answers, 503 when one does not. Anyone (a load
+ * balancer, the deploy scripts' readiness poll) gets the overall status only; which dependency
+ * failed, with its driver's error text, and the queue counts are for a superuser's token, since they
+ * tell an outsider about the deployment and its load.
+ */
 export async function healthRoutes(app: App, deps: AppDeps): Promise<void> {
-  app.get('/api/v1/health', { config: { access: 'public' } }, async (_request, reply) => {
+  app.get('/api/v1/health', { config: { access: 'public' } }, async (request, reply) => {
     const [postgres, redis, clickhouse] = await Promise.all([
       check(() => deps.pg.query('SELECT 1'), 'postgres'),
       check(async () => {
@@ -52,6 +57,10 @@ export async function healthRoutes(app: App, deps: AppDeps): Promise<void> {
         if (!result.success) throw result.error;
       }, 'clickhouse'),
     ]);
+    const ok = postgres === 'ok' && redis === 'ok' && clickhouse === 'ok';
+    if (!request.principal?.superuser) {
+      return reply.status(ok ? 200 : 503).send(ok ? { status: 'ok' } : { status: 'degraded', error: 'Service unavailable' });
+    }
     const queues: Record<string, { waiting: number; active: number; failed: number }> = {};
     if (redis === 'ok') {
       for (const queue of Object.values(deps.queues)) {
@@ -64,7 +73,6 @@ export async function healthRoutes(app: App, deps: AppDeps): Promise<void> {
         }
       }
     }
-    const ok = postgres === 'ok' && redis === 'ok' && clickhouse === 'ok';
     const failing = Object.entries({ postgres, redis, clickhouse }).filter(([, s]) => s !== 'ok').map(([n]) => n);
     return reply.status(ok ? 200 : 503).send({
       status: ok ? 'ok' : 'degraded',

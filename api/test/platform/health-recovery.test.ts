@@ -29,9 +29,11 @@ describe('health recovery without a restart', () => {
   const redisProxy = new OutageProxy(upstreamOf(REDIS_URL, 6379));
   const clickhouseProxy = new OutageProxy(upstreamOf(CLICKHOUSE_URL, 8123));
   let ctx: TestContext;
+  /** The details (which dependency, queue counts) are for a superuser. */
+  let superuserToken: string;
 
   async function health(): Promise<{ statusCode: number; body: HealthBody }> {
-    const response = await ctx.request({ method: 'GET', url: '/api/v1/health' });
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/health', token: superuserToken });
     return { statusCode: response.statusCode, body: response.json() as HealthBody };
   }
 
@@ -55,6 +57,7 @@ describe('health recovery without a restart', () => {
       REDIS_URL: redisProxy.urlFor(REDIS_URL),
       CLICKHOUSE_URL: clickhouseProxy.urlFor(CLICKHOUSE_URL),
     });
+    superuserToken = (await ctx.createUser({ organizationId: await ctx.createOrganization(), superuser: true })).token;
   });
 
   afterAll(async () => {
@@ -79,6 +82,9 @@ describe('health recovery without a restart', () => {
     expect(down.body.redis).toMatch(/^down/);
     expect(down.body.error).toContain('redis');
     expect(down.body.status).toBe('degraded');
+    // Without a token: the status only.
+    const anonymous = await ctx.request({ method: 'GET', url: '/api/v1/health' });
+    if (anonymous.statusCode === 503) expect(anonymous.json()).toEqual({ status: 'degraded', error: 'Service unavailable' });
 
     await redisProxy.start();
     const back = await healthUntil(200);
