@@ -62,10 +62,15 @@ export function parseBucket(expression: string): number | null {
   return Number.isSafeInteger(width) && width > 0 ? width : null;
 }
 
+/** A time the store can hold: a huge epoch number is as invalid as a malformed date. */
 const isoOrEpoch = z
   .string()
   .min(1)
-  .refine((text) => !Number.isNaN(parseTimestampInput(text)), 'Invalid date format.');
+  .max(100, 'Invalid date format.')
+  .refine((text) => {
+    const ms = parseTimestampInput(text);
+    return ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS;
+  }, 'Invalid date format.');
 
 export const timeSeriesQuerySchema = z.object({
   instrument_id: instrumentId.optional(),
