@@ -4,8 +4,8 @@
  * first upload (POST /api/v1/unit-operations/csv-uploads), which exists only if that upload succeeds.
  * Multipart parts may come in any order: fields are checked as they arrive, the file is streamed to
  * UPLOAD_DIR (never held in memory) with CSV_MAX_BYTES enforced while streaming and removed again when
- * the request is refused. Then a job referencing the spooled file is queued. Rate limited per user
- * (UPLOAD_RATE_LIMIT_PER_MINUTE).
+ * the request is refused. Then a job referencing the spooled file is queued. Limited per
+ * organisation: uploads per minute, uploads in flight and spooled bytes in flight (upload-limits.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -25,34 +25,18 @@ import { csvMappingSchema, ingestJobStatusSchema, TIME_SERIES_MESSAGES, waitQuer
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
-import type { RequestPrincipal } from '../auth/principal.ts';
 import { badRequest, conflict, HttpError } from '../platform/http-error.ts';
 import { emitAudit } from '../audit/emit.ts';
 import { createIngestJob, insertIngestJob, toJobStatus, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
 import { insertUnitOperation } from '../unit-operations/windows.ts';
 import { toUnitOperation, type UnitOperationRow } from '../unit-operations/store.ts';
 import { enqueueIngest } from './enqueue.ts';
+import { admitUpload, type UploadAdmission } from './upload-limits.ts';
 import { findUnitOperation, ownedInstrumentIds, type UnitOperationWindow } from './instruments.ts';
 import { organizationTimeZone } from '../organizations/settings.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive() });
 const unitOperationWithUploadSchema = z.object({ unit_operation: unitOperationSchema, job: ingestJobStatusSchema });
-
-/** Fixed one-minute windows in Redis, per user (or API key): shared by every api process. */
-async function enforceUploadRateLimit(deps: AppDeps, principal: RequestPrincipal): Promise<void> {
-  const limit = deps.env.UPLOAD_RATE_LIMIT_PER_MINUTE;
-  const who = principal.userId !== null ? `user:${principal.userId}` : `key:${principal.apiKeyId}`;
-  const window = Math.floor(Date.now() / 60_000);
-  const key = `${deps.env.QUEUE_PREFIX}:upload-rate:${who}:${window}`;
-  let count: number;
-  try {
-    count = await deps.redis.incr(key);
-    if (count === 1) await deps.redis.expire(key, 120);
-  } catch {
-    throw new HttpError(503, 'Upload rate limiting is unavailable; please retry.');
-  }
-  if (count > limit) throw new HttpError(429, TIME_SERIES_MESSAGES.uploadRateLimited(limit));
-}
 
 function parseMapping(text: string): CsvMapping {
   let json: unknown;
@@ -93,7 +77,7 @@ interface SpooledFile { path: string; name: string; bytes: number }
  * Reads every part in arrival order: fields go to `onField` (which throws on a bad value), the one
  * `file` part is spooled. On any failure the spooled file is removed before the error propagates.
  */
-async function receiveParts(deps: AppDeps, request: FastifyRequest, onField: (name: string, value: string) => void): Promise<SpooledFile | null> {
+async function receiveParts(deps: AppDeps, request: FastifyRequest, admission: UploadAdmission, onField: (name: string, value: string) => void): Promise<SpooledFile | null> {
   let spooled: SpooledFile | null = null;
   try {
     for await (const part of request.parts()) {
@@ -113,7 +97,7 @@ async function receiveParts(deps: AppDeps, request: FastifyRequest, onField: (na
       await mkdir(deps.env.UPLOAD_DIR, { recursive: true });
       const target = path.resolve(deps.env.UPLOAD_DIR, `${randomUUID()}.csv`);
       spooled = { path: target, name: part.filename ?? 'upload.csv', bytes: 0 };
-      await pipeline(part.file, createWriteStream(target, { flags: 'wx' }));
+      await pipeline(part.file, admission.meter(), createWriteStream(target, { flags: 'wx' }));
       spooled.bytes = (await stat(target)).size;
     }
   } catch (error) {
@@ -202,10 +186,12 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
     const principal = principalOf(request);
     if (!request.isMultipart()) throw badRequest('Expected multipart/form-data with a mapping field and a file');
     const unitOperation = await findUnitOperation(deps.pg, principal.organizationId, request.params.id);
-    await enforceUploadRateLimit(deps, principal);
+    const admission = await admitUpload(deps, principal.organizationId);
+    // Whatever way the request ends, its place among the uploads being received goes back.
+    reply.raw.once('close', () => void admission.finish());
 
     let received: CsvMapping | null = null;
-    const spooledFile = await receiveParts(deps, request, (name, value) => {
+    const spooledFile = await receiveParts(deps, request, admission, (name, value) => {
       if (name === 'mapping') received = parseMapping(value);
     });
     const { mapping, spooled } = await requireUpload(received, spooledFile);
@@ -221,6 +207,8 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       throw error;
     }
     await queueCsvJob(deps, job, unitOperation.id, spooled);
+    // Queued, the upload is counted from its job.
+    await admission.finish();
     reply.header('location', `/api/v1/ingest-jobs/${job.id}`);
     reply.header('x-ingest-job-id', job.id);
     const settled = await settleUpload(deps, reply, principal.organizationId, job, request.query.wait === 'true');
@@ -241,11 +229,13 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const principal = principalOf(request);
     if (!request.isMultipart()) throw badRequest('Expected multipart/form-data with unit_operation and mapping fields and a file');
-    await enforceUploadRateLimit(deps, principal);
+    const admission = await admitUpload(deps, principal.organizationId);
+    // Whatever way the request ends, its place among the uploads being received goes back.
+    reply.raw.once('close', () => void admission.finish());
 
     let receivedMapping: CsvMapping | null = null;
     let body: UnitOperationCreate | null = null;
-    const spooledFile = await receiveParts(deps, request, (name, value) => {
+    const spooledFile = await receiveParts(deps, request, admission, (name, value) => {
       if (name === 'mapping') receivedMapping = parseMapping(value);
       if (name === 'unit_operation') body = parseUnitOperation(value);
     });
@@ -274,6 +264,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       changes: { before: null, after: unitOperation },
     });
     await queueCsvJob(deps, created.job, unitOperation.id, spooled);
+    await admission.finish();
     reply.header('location', `/api/v1/ingest-jobs/${created.job.id}`);
     reply.header('x-ingest-job-id', created.job.id);
     const settled = await settleUpload(deps, reply, principal.organizationId, created.job, request.query.wait === 'true');

@@ -168,7 +168,7 @@ describe('every route answers hostile input without a 5xx', () => {
       const outcome = await fc.check(fc.asyncProperty(request, async ({ role, path: pathValues, query, headers, body }) => {
         let url = path;
         pathParameters.forEach((parameter, index) => { url = url.replace(`{${parameter.name}}`, encodeURIComponent(Buffer.from(pathValues[index]!).toString())); });
-        const search = new URLSearchParams(Object.entries(query).map(([key, value]) => [key, asText(value)]));
+        const search = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, asText(value)]));
         const target = search.size > 0 ? `${url}?${search}` : url;
         const response = await ctx.request({
           method: method as 'GET', url: target, token: tokens[role],

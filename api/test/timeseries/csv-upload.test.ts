@@ -237,7 +237,7 @@ describe('CSV upload limits', () => {
   let ctx: TestContext;
   let plant: Plant;
   beforeAll(async () => {
-    ctx = await createTestContext({ CSV_MAX_BYTES: '1024', UPLOAD_RATE_LIMIT_PER_MINUTE: '5' });
+    ctx = await createTestContext({ CSV_MAX_BYTES: '1024', UPLOAD_RATE_LIMIT_PER_MINUTE: '5', UPLOADS_IN_FLIGHT_PER_ORGANIZATION: '100' });
     plant = await createPlant(ctx, 1);
   });
   afterAll(async () => {
