@@ -96,3 +96,20 @@ describe('start-up with a bad variable', () => {
     expect(result.stderr).toContain('Invalid configuration: PORT: ');
   }, 120_000);
 });
+
+describe('TRUST_PROXY', () => {
+  const trustProxy = (value?: string) => parseEnv(apiEnvSchema, value === undefined ? {} : { TRUST_PROXY: value }).TRUST_PROXY;
+
+  it('trusts no proxy unless told, and takes a hop count or a list of addresses and ranges', () => {
+    expect(trustProxy()).toBe(false);
+    expect(trustProxy('false')).toBe(false);
+    expect(trustProxy('2')).toBe(2);
+    expect(trustProxy('10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback')).toEqual(['10.0.0.5', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback']);
+  });
+
+  it('refuses to trust everyone, and names what is not an address', () => {
+    expect(configErrorOf(() => trustProxy('true')).message).toContain('TRUST_PROXY');
+    expect(configErrorOf(() => trustProxy('10.0.0.0/33')).message).toContain('10.0.0.0/33');
+    expect(configErrorOf(() => trustProxy('proxy.example.com')).message).toContain('proxy.example.com');
+  });
+});

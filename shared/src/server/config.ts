@@ -90,7 +90,7 @@ export const apiEnvSchema = baseEnvSchema.extend({
   CONNECTION_TIMEOUT_MS: nonNegativeInt.default(360_000),
   // CSV uploads per organisation (every user and API key of it together).
   UPLOAD_RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
-  UPLOADS_IN_FLIGHT_PER_ORGANIZATION: positiveInt.default(3),
+  UPLOADS_IN_FLIGHT_PER_ORGANIZATION: positiveInt.default(4),
   UPLOAD_SPOOL_BYTES_PER_ORGANIZATION: positiveInt.default(4 * 1024 * 1024 * 1024),
   // Per-address limits on the account calls, counted in Redis so every api process shares them.
   // Generous enough for an office behind one NAT address, far too few for guessing passwords.
