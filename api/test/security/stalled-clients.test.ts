@@ -44,12 +44,15 @@ describe('stalled clients', () => {
   const onePoint = (plant: Plant, second: number) =>
     Buffer.from(JSON.stringify({ data: [{ ts: T0 + second * 1000, instrument_id: plant.instrumentIds[0], value: second }] }));
 
-  /** A normal bulk post over a fresh connection; its status, or 0 if it was not answered in `withinMs`. */
-  function post(plant: Plant, body: Buffer, withinMs: number): Promise<number> {
+  /**
+   * A normal bulk post over a fresh connection; its status, or 0 if it was not answered in `withinMs`.
+   * Sent chunked (no length), it takes its organisation's whole share of the budget.
+   */
+  function post(plant: Plant, body: Buffer, withinMs: number, chunked = false): Promise<number> {
     return new Promise((resolve) => {
       const request = http.request({
         host: '127.0.0.1', port, method: 'POST', path: '/api/v1/time-series-data/bulk', agent: false,
-        headers: { authorization: `Bearer ${plant.editor.token}`, 'content-type': 'application/json', 'content-length': body.length },
+        headers: { authorization: `Bearer ${plant.editor.token}`, 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': body.length }) },
       });
       const timer = setTimeout(() => { request.destroy(); resolve(0); }, withinMs);
       request.on('response', (response) => {
@@ -103,9 +106,13 @@ describe('stalled clients', () => {
     for (const connection of [reading, waiting, sent, halfHead]) connection.socket.destroy();
     await pause(200);
 
-    expect(await post(attacker, onePoint(attacker, 3), PROMPT_MS)).toBe(202);
-    expect(await post(victim, onePoint(victim, 3), PROMPT_MS)).toBe(202);
-    // Each of four at once: the attacker's whole share is free again.
+    // Posts that fail (a body that is no JSON, an instrument of another organisation) end too.
+    expect(await post(attacker, Buffer.from('{"data":[{'), PROMPT_MS)).toBe(400);
+    expect(await post(attacker, onePoint(victim, 3), PROMPT_MS)).toBe(400);
+
+    // A chunked post takes the organisation's whole share: only granted if nothing of it is held.
+    expect(await post(attacker, onePoint(attacker, 3), PROMPT_MS, true)).toBe(202);
+    expect(await post(victim, onePoint(victim, 3), PROMPT_MS, true)).toBe(202);
     const statuses = await Promise.all([4, 5, 6, 7].map((second) => post(attacker, onePoint(attacker, second), PROMPT_MS * 2)));
     expect(statuses).toEqual([202, 202, 202, 202]);
   });
@@ -115,7 +122,7 @@ describe('stalled clients', () => {
     await stalled.closed;
     expect(stalled.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(stalled.received()).toContain('"error"');
-    expect(await post(attacker, onePoint(attacker, 8), PROMPT_MS)).toBe(202);
+    expect(await post(attacker, onePoint(attacker, 8), PROMPT_MS, true)).toBe(202);
   }, REQUEST_TIMEOUT_MS * 4);
 
   it('answers 408 to headers that never finish', async () => {
