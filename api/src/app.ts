@@ -46,14 +46,15 @@ export const CONTENT_SECURITY_POLICY = {
  * Errors Node reports before a request reaches Fastify (a request or its headers not received in
  * time, malformed HTTP): answered in the product's `{ error }` shape, then the connection closes.
  */
-function answerClientError(this: { log: FastifyBaseLogger }, error: Error & { code?: string }, socket: Duplex): void {
+function answerClientError(this: { log: FastifyBaseLogger }, error: Error & { code?: string }, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request timeout: the request was not received in time']
       : error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request headers too large']
         : [400, 'Malformed HTTP request'];
   this.log.debug({ code: error.code, status }, 'client error');
-  if (socket.writable) {
+  // An answer already under way (e.g. a 429 to a body still arriving) is not followed by another.
+  if (socket.writable && !socket._httpMessage?.headersSent) {
     const body = JSON.stringify({ error: message });
     socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
   }
