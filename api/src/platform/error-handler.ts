@@ -17,6 +17,18 @@ function describeValidation(issues: ValidationIssue[], context?: string): string
   return context && context !== 'body' ? `${context}.${path}: ${message}` : `${path}: ${message}`;
 }
 
+/**
+ * PostgreSQL's data exceptions (SQLSTATE class 22) come from values the request carried past the
+ * schemas: a NUL character in text (which PostgreSQL cannot store), a number beyond a column's range.
+ * They are the caller's error, not the server's.
+ */
+function postgresDataException(error: unknown): string | null {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^22[0-9A-Z]{3}$/.test(code)) return null;
+  if (code === '22021') return 'Text must not contain NUL characters';
+  return 'Invalid value';
+}
+
 /** One mapping from thrown errors to `{ error }`: 4xx logged as warn, 5xx as error, internals hidden. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -28,6 +40,11 @@ export function installErrorHandler(app: FastifyInstance): void {
       const message = describeValidation(error.validation as ValidationIssue[], error.validationContext);
       request.log.warn({ status: 400, msg: message }, 'validation failed');
       return reply.status(400).send({ error: message });
+    }
+    const dataException = postgresDataException(error);
+    if (dataException) {
+      request.log.warn({ status: 400, msg: dataException, code: (error as { code?: string }).code }, 'request rejected');
+      return reply.status(400).send({ error: dataException });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
