@@ -44,7 +44,10 @@ export type SignupRequest = z.infer<typeof signupRequestSchema>;
  * junk) is refused with 400 and never stored.
  */
 export const loginRequestSchema = z.object({
-  email: z.string({ message: 'Email is required' }).trim().min(1, 'Email is required').max(254, EMAIL_MESSAGE).pipe(z.email(EMAIL_MESSAGE)),
+  // Shape only (one @, no spaces or quotes, bounded parts), Unicode allowed: which account it names is
+  // for PostgreSQL's lower() to decide, and the throttle must see the İ spelling of an address too.
+  email: z.string({ message: 'Email is required' }).trim().min(1, 'Email is required').max(254, EMAIL_MESSAGE)
+    .pipe(z.email({ pattern: z.regexes.unicodeEmail, message: EMAIL_MESSAGE })),
   password: z.string({ message: 'Password is required' }).min(1, 'Password is required').max(1024, 'Password is too long'),
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
