@@ -29,7 +29,7 @@ describe('date and time format', () => {
   });
 
   it('fills datetime-local inputs and file names', () => {
-    expect(toDateTimeLocal('2026-11-19T19:51:07')).toBe('2026-11-19T19:51');
+    expect(toDateTimeLocal('2026-11-19T19:51:07')).toBe('2026-11-19T19:51:07');
     expect(toDateTimeLocal(null)).toBe('');
     expect(fileStamp(new Date(2026, 10, 19, 19, 51))).toBe('2026-11-19-1951');
   });
