@@ -7,6 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import type { InjectOptions } from 'fastify';
+import { UnrecoverableError, Worker } from 'bullmq';
+import { QUEUE_NAMES } from '@bioprocess/shared/queues';
+import { createRedis } from '@bioprocess/shared/server/redis';
 import type { ApiEnv } from '@bioprocess/shared/server/config';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import { buildApp } from '../../src/app.ts';
@@ -14,6 +17,7 @@ import { closeDeps, createDeps } from '../../src/platform/deps.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { OwnRedis } from '../support/own-redis.ts';
 import { createFacility } from '../metadata/fixtures.ts';
+import { recordAudit } from '../../src/audit/record.ts';
 import { outboxCount, startWorkerFor, waitFor } from './audit-drain.ts';
 import type { AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
 
@@ -162,5 +166,29 @@ describe('audit outbox: exactly once, in order, whatever Redis does', () => {
     } finally {
       await restarted.close();
     }
+  });
+
+  it('retries from the outbox an event whose job failed for good', async () => {
+    const ctx = await context();
+    await recordAudit(ctx.deps.pg, null, { event_type: 'test.failed_for_good', action: 'create' });
+    await waitFor(async () => (await queuedAuditJobs(ctx)) === 1, 'the event to be queued');
+
+    // A worker takes the job and fails it without retries (what a job stalled too often comes to).
+    const connection = createRedis(ctx.env.REDIS_URL);
+    const taker = new Worker(QUEUE_NAMES.audit, null, { connection, prefix: ctx.env.QUEUE_PREFIX });
+    try {
+      const job = await taker.getNextJob('crashing-worker');
+      expect(job).toBeTruthy();
+      await job!.moveToFailed(new UnrecoverableError('worker lost'), 'crashing-worker');
+      expect(await ctx.deps.queues.audit.getFailedCount()).toBe(1);
+    } finally {
+      await taker.close();
+      connection.disconnect();
+    }
+
+    workers.push(startWorkerFor(ctx));
+    await waitFor(async () => (await outboxCount(ctx)) === 0, 'the outbox to empty', 30_000);
+    const { rows } = await ctx.deps.pg.query(`SELECT count(*)::int AS n FROM audit_logs WHERE event_type = 'test.failed_for_good'`);
+    expect(rows[0].n).toBe(1);
   });
 });
