@@ -13,6 +13,7 @@ import { auditRetryDelayMs } from '@bioprocess/shared/auth-contracts';
 import type { WorkerEnv } from '@bioprocess/shared/server/config';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { createPool, withTransaction, type Pool } from '@bioprocess/shared/server/postgres';
+import { removeFromAuditOutbox } from '@bioprocess/shared/server/audit-outbox';
 import { createRedis } from '@bioprocess/shared/server/redis';
 
 export interface AuditWorkerHandle {
@@ -40,7 +41,7 @@ export async function storeAuditEvent(pool: Pool, event: AuditEvent): Promise<bo
         event.changes === null ? null : JSON.stringify(event.changes), event.created_at, event.change_seq ?? null,
       ],
     );
-    await client.query('DELETE FROM audit_outbox WHERE event_id = $1', [event.event_id]);
+    await removeFromAuditOutbox(client, event.event_id);
     return rowCount === 1;
   });
 }

@@ -19,7 +19,7 @@ CREATE TABLE audit_outbox (
 CREATE INDEX audit_outbox_due ON audit_outbox (relay_due_at);
 
 -- One notification per inserting statement wakes the relays at commit (none for a rollback); the
--- channel name is AUDIT_OUTBOX_CHANNEL in api/src/audit/relay.ts.
+-- channel name is AUDIT_OUTBOX_CHANNEL in shared/src/server/audit-outbox.ts.
 CREATE FUNCTION notify_audit_outbox() RETURNS trigger AS $$
 BEGIN
   PERFORM pg_notify('audit_outbox', '');

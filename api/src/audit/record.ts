@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AuditOutboxEvent } from '@bioprocess/shared/queues';
 import type { Queryable } from '@bioprocess/shared/server/postgres';
+import { writeAuditOutbox } from '@bioprocess/shared/server/audit-outbox';
 
 export interface AuditInput {
   event_type: string;
@@ -42,6 +43,5 @@ export function describeAuditEvent(request: FastifyRequest | null, input: AuditI
 
 /** Writes the event into audit_outbox through `db`: a transaction's client, or the pool for an event alone. */
 export async function recordAudit(db: Queryable, request: FastifyRequest | null, input: AuditInput): Promise<void> {
-  const event = describeAuditEvent(request, input);
-  await db.query('INSERT INTO audit_outbox (event_id, event) VALUES ($1, $2)', [event.event_id, JSON.stringify(event)]);
+  await writeAuditOutbox(db, describeAuditEvent(request, input));
 }

@@ -17,8 +17,7 @@ import { AUDIT_JOB, auditEventSchema, auditOutboxEventSchema, type AuditEvent } 
 import { AUDIT_RETRY } from '@bioprocess/shared/auth-contracts';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { withTransaction, type Pool } from '@bioprocess/shared/server/postgres';
-
-export const AUDIT_OUTBOX_CHANNEL = 'audit_outbox';
+import { AUDIT_OUTBOX_CHANNEL } from '@bioprocess/shared/server/audit-outbox';
 
 /** Key of the advisory lock held by the relay pass in progress (any stable bigint unique to it). */
 const RELAY_LOCK_KEY = 7_205_113_001;
