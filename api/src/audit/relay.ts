@@ -184,7 +184,7 @@ export function createAuditRelay(
         for (;;) {
           rerun = false;
           const outcome = await pass();
-          if (outcome === 'full') continue;
+          if (outcome === 'full' && !closed) continue;
           if (outcome === 'busy') next = Math.min(next, LOCK_BUSY_RETRY_MS);
           if (!rerun || closed) break;
         }
