@@ -24,6 +24,7 @@ import { registerAddressLimits } from './platform/address-limits.ts';
 import type { AppDeps } from './platform/deps.ts';
 import type { App } from './platform/app-type.ts';
 import { registerFeatureRoutes } from './routes.ts';
+import { createAuditRelay } from './audit/relay.ts';
 
 /** Default JSON body limit; routes that take more (bulk points) raise it for themselves. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -106,6 +107,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.get('/api/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
   await registerAddressLimits(app, deps);
+
+  // Audit events wait in PostgreSQL (audit_outbox) until the relay has handed them to the audit queue.
+  const auditRelay = createAuditRelay(
+    { pg: deps.pg, queue: deps.queues.audit, logger: deps.logger, databaseUrl: deps.env.DATABASE_URL },
+    { pollMs: deps.env.AUDIT_RELAY_POLL_MS, resendMaxMs: deps.env.AUDIT_RELAY_RESEND_MS },
+  );
+  app.addHook('onReady', async () => auditRelay.start());
+  app.addHook('onClose', async () => auditRelay.close());
+
   await app.register(authenticationPlugin, deps);
   await registerFeatureRoutes(app, deps);
 

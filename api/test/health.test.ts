@@ -15,6 +15,17 @@ describe('GET /api/v1/health', () => {
     expect(body.queues.ingest).toEqual({ waiting: 0, active: 0, failed: 0 });
     expect(body.queues.audit).toEqual({ waiting: 0, active: 0, failed: 0 });
     expect(body.queues['ingest-bulk']).toEqual({ waiting: 0, active: 0, failed: 0 });
+    expect(body.audit_outbox).toEqual({ pending: 0, oldest_seconds: 0 });
+  });
+
+  it('reports audit events waiting in the outbox', async () => {
+    const organizationId = await ctx.createOrganization();
+    const admin = await ctx.createUser({ organizationId, role: 'admin' });
+    await ctx.request({ method: 'POST', url: '/api/v1/facilities', token: admin.token, payload: { name: 'Hall', type: 'pilot plant' } });
+    // No audit-worker runs here, so the event stays in the outbox.
+    const body = (await ctx.request({ method: 'GET', url: '/api/v1/health' })).json();
+    expect(body.audit_outbox.pending).toBe(1);
+    expect(body.audit_outbox.oldest_seconds).toBeGreaterThanOrEqual(0);
   });
 
   it('sends security headers with a content security policy', async () => {

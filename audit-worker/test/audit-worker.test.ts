@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_JOB } from '@bioprocess/shared/queues';
 import { createTestContext, type TestContext } from '../../api/test/support/test-context.ts';
-import { buildAuditEvent, emitAudit } from '../../api/src/audit/emit.ts';
+import { recordAudit } from '../../api/src/audit/record.ts';
+import { queuedEventFor } from '../../api/test/auth/audit-drain.ts';
 import { startAuditWorker, type AuditWorkerHandle } from '../src/worker.ts';
 import { OutageProxy } from '../../api/test/support/outage-proxy.ts';
 
@@ -42,11 +43,11 @@ describe('audit-worker', () => {
 
   it('keeps running while PostgreSQL is down, retries, and stores every event once when it returns', async () => {
     worker = startAuditWorker({ ...ctx.env, DATABASE_URL: proxy.urlFor(ctx.env.DATABASE_URL), WORKER_CONCURRENCY: 2 }, ctx.deps.logger);
-    emitAudit(ctx.deps, null, { event_type: 'test.before_outage', action: 'create' });
+    await recordAudit(ctx.deps.pg, null, { event_type: 'test.before_outage', action: 'create' });
     await waitFor(async () => (await countEvents('test.before_outage')) === 1, 'the first event');
 
     await proxy.stop();
-    for (let index = 0; index < 5; index += 1) emitAudit(ctx.deps, null, { event_type: 'test.during_outage', action: 'create', resource_id: index });
+    for (let index = 0; index < 5; index += 1) await recordAudit(ctx.deps.pg, null, { event_type: 'test.during_outage', action: 'create', resource_id: index });
     // Attempts fail while the database is away and are scheduled for a retry; the worker stays up.
     await waitFor(async () => (await ctx.deps.queues.audit.getDelayedCount()) >= 1, 'a failed attempt scheduled for retry');
     expect(worker.worker.isRunning()).toBe(true);
@@ -60,7 +61,7 @@ describe('audit-worker', () => {
   });
 
   it('stores a redelivered event (same event id) only once', async () => {
-    const event = buildAuditEvent(null, { event_type: 'test.redelivered', action: 'update' });
+    const event = queuedEventFor({ event_type: 'test.redelivered', action: 'update' });
     await ctx.deps.queues.audit.add(AUDIT_JOB, event);
     await ctx.deps.queues.audit.add(AUDIT_JOB, event);
     await ctx.deps.queues.audit.add(AUDIT_JOB, event);
@@ -92,7 +93,7 @@ describe('audit-worker', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       await waitFor(async () => output.includes('audit-worker started'), 'the process to start');
-      emitAudit(ctx.deps, null, { event_type: 'test.process', action: 'create' });
+      await recordAudit(ctx.deps.pg, null, { event_type: 'test.process', action: 'create' });
       await waitFor(async () => (await countEvents('test.process')) === 1, 'the process to store the event');
     } finally {
       child.kill('SIGTERM');

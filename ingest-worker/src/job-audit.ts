@@ -1,15 +1,14 @@
 /**
  * The audit trail of imports and data deletions. Only the worker knows what a CSV upload wrote or a
  * deletion removed, so the event is built here from the finished job's row (who asked, the file,
- * the instruments by name, points written, the range replaced, points removed) and queued for the
- * audit-worker. The event id is the job id: a job finishing twice (a retry) is stored once.
+ * the instruments by name, points written, the range replaced, points removed) and written into the
+ * audit outbox, which the api relays to the audit-worker. The event id is the job id: a job finishing
+ * twice (a retry) is stored once.
  */
-import { Queue } from 'bullmq';
-import { AUDIT_JOB, QUEUE_NAMES, type AuditEvent } from '@bioprocess/shared/queues';
-import { AUDIT_RETRY } from '@bioprocess/shared/auth-contracts';
+import type { AuditOutboxEvent } from '@bioprocess/shared/queues';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { Logger } from '@bioprocess/shared/server/logger';
-import { createRedis } from '@bioprocess/shared/server/redis';
+import { writeAuditOutbox } from '@bioprocess/shared/server/audit-outbox';
 
 interface FinishedJobRow {
   id: string;
@@ -43,7 +42,7 @@ async function unitOperationLabel(pool: Pool, organizationId: number, id: number
 }
 
 /** The audit event of a finished CSV upload or range deletion; null for other jobs or unfinished ones. */
-export async function buildJobAuditEvent(pool: Pool, jobId: string): Promise<AuditEvent | null> {
+export async function buildJobAuditEvent(pool: Pool, jobId: string): Promise<AuditOutboxEvent | null> {
   const { rows } = await pool.query<FinishedJobRow>(
     `SELECT j.id, j.organization_id, j.kind, j.state, j.request, j.result, j.error, j.created_by AS user_id, u.email AS user_email,
             k.name AS api_key_name, j.finished_at
@@ -63,7 +62,6 @@ export async function buildJobAuditEvent(pool: Pool, jobId: string): Promise<Aud
     user_email: job.user_email ?? (job.api_key_name ? `API key '${job.api_key_name}'` : null),
     organization_id: job.organization_id,
     ip: null,
-    created_at: (job.finished_at ?? new Date()).toISOString(),
   };
   if (job.kind === 'csv') {
     const mapping = request.mapping as { columns?: Array<{ column: string; instrument_id: number }> } | undefined;
@@ -114,34 +112,21 @@ export async function buildJobAuditEvent(pool: Pool, jobId: string): Promise<Aud
 }
 
 export interface JobAudit {
-  /** Queues the audit event of the job if it is a finished upload or deletion; failures are logged. */
+  /** Records the audit event of the job if it is a finished upload or deletion; failures are logged. */
   recordFinished(jobId: string): Promise<void>;
   close(): Promise<void>;
 }
 
-export function createJobAudit(pool: Pool, redisUrl: string, queuePrefix: string, logger: Logger): JobAudit {
-  const connection = createRedis(redisUrl);
-  const queue = new Queue(QUEUE_NAMES.audit, { connection, prefix: queuePrefix });
-  queue.on('error', (error) => logger.warn({ err: error }, 'audit queue connection problem'));
+export function createJobAudit(pool: Pool, logger: Logger): JobAudit {
   return {
     async recordFinished(jobId) {
       try {
         const event = await buildJobAuditEvent(pool, jobId);
-        if (!event) return;
-        await queue.add(AUDIT_JOB, event, {
-          jobId: event.event_id,
-          attempts: AUDIT_RETRY.attempts,
-          backoff: { type: AUDIT_RETRY.backoffType },
-          removeOnComplete: true,
-          removeOnFail: 10_000,
-        });
+        if (event) await writeAuditOutbox(pool, event);
       } catch (error) {
-        logger.error({ err: error, jobId }, 'audit event of an ingest job could not be queued');
+        logger.error({ err: error, jobId }, 'audit event of an ingest job could not be recorded');
       }
     },
-    async close() {
-      await queue.close().catch(() => undefined);
-      connection.disconnect();
-    },
+    async close() {},
   };
 }

@@ -72,7 +72,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     shutdown: shutdown.signal,
   };
   const connection = createRedis(env.REDIS_URL);
-  const jobAudit = createJobAudit(pg, env.REDIS_URL, env.QUEUE_PREFIX, logger);
+  const jobAudit = createJobAudit(pg, logger);
   let lastOutageLog = 0;
   const audited = (job: Job) => job.name === INGEST_JOBS.csv || job.name === INGEST_JOBS.deletion;
 

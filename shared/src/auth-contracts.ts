@@ -224,9 +224,10 @@ export const devOutboxMessageSchema = z.object({
 });
 
 /**
- * Delivery of audit events (producer: api/audit/emit.ts, consumer: the audit-worker). Retries back off
- * exponentially but never wait more than a minute, so events queued during a long PostgreSQL outage
- * are written within a minute of its end; the attempt budget covers outages of many weeks.
+ * Delivery of audit events (producer: the api's outbox relay, api/src/audit/relay.ts; consumer: the
+ * audit-worker). Retries back off exponentially but never wait more than a minute, so events queued
+ * during a long PostgreSQL outage are written within a minute of its end; the attempt budget covers
+ * outages of many weeks.
  */
 export const AUDIT_RETRY = {
   backoffType: 'audit-capped-exponential',

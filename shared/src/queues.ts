@@ -28,8 +28,18 @@ export const auditEventSchema = z.object({
   ip: z.string().nullable(),
   changes: z.object({ before: z.unknown().optional(), after: z.unknown().optional() }).nullable(),
   created_at: z.iso.datetime({ offset: true }),
+  /**
+   * The position of the change among all audited changes (its audit_outbox id), so the log lists
+   * events in the order of their changes whatever order they are stored in. Optional: events queued
+   * before the outbox existed have none.
+   */
+  change_seq: z.number().int().positive().optional(),
 });
 export type AuditEvent = z.infer<typeof auditEventSchema>;
+
+/** An event as the api writes it into audit_outbox: the row itself supplies created_at and change_seq. */
+export const auditOutboxEventSchema = auditEventSchema.omit({ created_at: true, change_seq: true });
+export type AuditOutboxEvent = z.infer<typeof auditOutboxEventSchema>;
 
 /**
  * Ingest jobs (queue `ingest`, bulk chunks on `ingest-bulk`). A job row in PostgreSQL (`ingest_jobs`) carries the state and

@@ -8,8 +8,9 @@ import { z } from 'zod';
 import { apiKeySchema, createApiKeyRequestSchema, createdApiKeySchema, idParamsSchema, type ApiKey } from '@bioprocess/shared/auth-contracts';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
+import { withTransaction } from '@bioprocess/shared/server/postgres';
 import { notFound } from '../platform/http-error.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { sessionUserId } from '../auth/routes.ts';
 import { API_KEY_PREFIX } from '../auth/principal.ts';
@@ -63,15 +64,18 @@ export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
     const creatorId = sessionUserId(request);
     const principal = principalOf(request);
     const { token, tokenHash } = issueToken(API_KEY_PREFIX);
-    const { rows } = await deps.pg.query(
-      `INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role, created_by, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${API_KEY_COLUMNS}`,
-      [principal.organizationId, request.body.name, tokenHash, token.slice(0, VISIBLE_PREFIX_LENGTH), request.body.role, creatorId, request.body.expires_at ?? null],
-    );
-    const created = toApiKey(rows[0] as ApiKeyRow);
-    emitAudit(deps, request, {
-      event_type: 'api_key.created', action: 'create', resource_type: 'api_key', resource_id: created.id,
-      changes: { after: { name: created.name, role: created.role, key_prefix: created.key_prefix, expires_at: created.expires_at, created_by: created.created_by } },
+    const created = await withTransaction(deps.pg, async (client) => {
+      const { rows } = await client.query(
+        `INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role, created_by, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${API_KEY_COLUMNS}`,
+        [principal.organizationId, request.body.name, tokenHash, token.slice(0, VISIBLE_PREFIX_LENGTH), request.body.role, creatorId, request.body.expires_at ?? null],
+      );
+      const apiKey = toApiKey(rows[0] as ApiKeyRow);
+      await recordAudit(client, request, {
+        event_type: 'api_key.created', action: 'create', resource_type: 'api_key', resource_id: apiKey.id,
+        changes: { after: { name: apiKey.name, role: apiKey.role, key_prefix: apiKey.key_prefix, expires_at: apiKey.expires_at, created_by: apiKey.created_by } },
+      });
+      return apiKey;
     });
     return reply.status(201).send({ ...created, key: token });
   });
@@ -81,16 +85,18 @@ export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
     schema: { tags: ['api-keys'], summary: 'Revoke a key; it stops working at once', params: idParamsSchema },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    const { rows } = await deps.pg.query(
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-        WHERE id = $1 AND organization_id = $2 RETURNING ${API_KEY_COLUMNS}`,
-      [request.params.id, principal.organizationId],
-    );
-    const revoked = rows[0] as ApiKeyRow | undefined;
-    if (!revoked) throw notFound(API_KEY_NOT_FOUND);
-    emitAudit(deps, request, {
-      event_type: 'api_key.revoked', action: 'delete', resource_type: 'api_key', resource_id: revoked.id,
-      changes: { before: { name: revoked.name, role: revoked.role, revoked: false }, after: { revoked: true } },
+    await withTransaction(deps.pg, async (client) => {
+      const { rows } = await client.query(
+        `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+          WHERE id = $1 AND organization_id = $2 RETURNING ${API_KEY_COLUMNS}`,
+        [request.params.id, principal.organizationId],
+      );
+      const revoked = rows[0] as ApiKeyRow | undefined;
+      if (!revoked) throw notFound(API_KEY_NOT_FOUND);
+      await recordAudit(client, request, {
+        event_type: 'api_key.revoked', action: 'delete', resource_type: 'api_key', resource_id: revoked.id,
+        changes: { before: { name: revoked.name, role: revoked.role, revoked: false }, after: { revoked: true } },
+      });
     });
     return reply.status(204).send();
   });

@@ -17,7 +17,7 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
-import { emitAudit } from './emit.ts';
+import { recordAudit } from './record.ts';
 import { resourceNames } from './resource-names.ts';
 import { csvRow } from '@bioprocess/shared/csv/write';
 
@@ -54,7 +54,7 @@ async function* auditCsv(pool: Pool, where: string, params: unknown[]): AsyncGen
   let finished = false;
   try {
     await client.query('BEGIN READ ONLY');
-    await client.query(`DECLARE audit_export NO SCROLL CURSOR FOR SELECT ${AUDIT_EXPORT_COLUMNS.join(', ')} FROM audit_logs ${where} ORDER BY created_at, id`, params);
+    await client.query(`DECLARE audit_export NO SCROLL CURSOR FOR SELECT ${AUDIT_EXPORT_COLUMNS.join(', ')} FROM audit_logs ${where} ORDER BY created_at, change_seq NULLS FIRST, id`, params);
     yield csvRow(AUDIT_EXPORT_COLUMNS);
     for (;;) {
       const { rows } = await client.query(`FETCH ${EXPORT_BATCH_SIZE} FROM audit_export`);
@@ -77,7 +77,7 @@ export async function auditRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const { where, params } = auditWhere(request, request.query);
     const { rows } = await deps.pg.query(
-      `SELECT ${AUDIT_COLUMNS} FROM audit_logs ${where} ORDER BY created_at DESC, id DESC LIMIT $4`,
+      `SELECT ${AUDIT_COLUMNS} FROM audit_logs ${where} ORDER BY created_at DESC, change_seq DESC NULLS LAST, id DESC LIMIT $4`,
       [...params, request.query.limit],
     );
     const names = await resourceNames(deps.pg, rows, params[0] as number | null);
@@ -89,7 +89,7 @@ export async function auditRoutes(app: App, deps: AppDeps): Promise<void> {
     schema: { tags: ['audit'], summary: 'The audit log as a CSV download (streamed)', querystring: auditExportQuerySchema },
   }, async (request, reply) => {
     const { where, params } = auditWhere(request, request.query);
-    emitAudit(deps, request, { event_type: 'audit.exported', action: 'export', resource_type: 'audit_log', changes: { after: { filter: request.query } } });
+    await recordAudit(deps.pg, request, { event_type: 'audit.exported', action: 'export', resource_type: 'audit_log', changes: { after: { filter: request.query } } });
     const day = new Date().toISOString().slice(0, 10);
     return reply
       .type('text/csv; charset=utf-8')

@@ -17,11 +17,11 @@ import {
   updateProfileRequestSchema,
   authUserSchema,
 } from '@bioprocess/shared/auth-contracts';
-import { withTransaction } from '@bioprocess/shared/server/postgres';
+import { withTransaction, type Queryable } from '@bioprocess/shared/server/postgres';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { conflict, forbidden, HttpError, notFound, unauthorized } from '../platform/http-error.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { auditUserFields, findUserByEmail, findUserById, toAuthUser, toUser } from '../users/user-record.ts';
 import { principalOf } from './authenticate.ts';
 import { assertPasswordPolicy, hashPassword, verifyPassword } from './passwords.ts';
@@ -79,17 +79,18 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
       );
       const user = (await findUserById(client, inserted.rows[0].id))!;
       const token = await createSession(client, user.id, deps.env.SESSION_TTL_HOURS);
-      return { user, token, organization: org.rows[0] as { id: number; name: string } };
+      const organization = org.rows[0] as { id: number; name: string };
+      await recordAudit(client, request, {
+        event_type: 'auth.signup', action: 'create', resource_type: 'user', resource_id: user.id,
+        user_id: user.id, user_email: user.email, organization_id: user.organization_id,
+        changes: { after: { user: auditUserFields(user), organization } },
+      });
+      return { user, token };
     }).catch((error: unknown) => {
       if (isUniqueViolation(error)) throw conflict(EMAIL_TAKEN_MESSAGE);
       throw error;
     });
-    const { user, token, organization } = created;
-    emitAudit(deps, request, {
-      event_type: 'auth.signup', action: 'create', resource_type: 'user', resource_id: user.id,
-      user_id: user.id, user_email: user.email, organization_id: user.organization_id,
-      changes: { after: { user: auditUserFields(user), organization } },
-    });
+    const { user, token } = created;
     return reply.status(201).send({ token, user: toAuthUser(user) });
   });
 
@@ -103,8 +104,9 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request) => {
     const { email, password } = request.body;
+    // A refused sign-in changes nothing but the attempt count: its event is committed on its own.
     const failure = (reason: string, user: { id: number; organization_id: number } | null) =>
-      emitAudit(deps, request, {
+      recordAudit(deps.pg, request, {
         event_type: 'auth.login', action: 'login', resource_type: 'user', resource_id: user?.id ?? null,
         success: false, user_id: user?.id ?? null, user_email: email, organization_id: user?.organization_id ?? null,
         changes: { after: { reason } },
@@ -115,7 +117,7 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     // Counted before the (slow) verification, so concurrent guesses cannot outrun the count.
     const attempt = await takeLoginAttempt(deps.pg, account, throttle);
     if (!attempt.allowed) {
-      failure('blocked', user);
+      await failure('blocked', user);
       throw new HttpError(429, AUTH_MESSAGES.loginBlocked);
     }
     const passwordHash = user
@@ -124,9 +126,9 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     const valid = await verifyPassword(passwordHash, password);
     if (!user || !valid) {
       const failures = attempt.attempts;
-      failure('invalid_credentials', user);
+      await failure('invalid_credentials', user);
       if (failures >= throttle.maxFailures) {
-        emitAudit(deps, request, {
+        await recordAudit(deps.pg, request, {
           event_type: 'auth.lockout', action: 'lockout', resource_type: 'user', resource_id: user?.id ?? null,
           success: false, user_id: user?.id ?? null, user_email: email, organization_id: user?.organization_id ?? null,
           changes: { after: { failures, window_minutes: throttle.windowMinutes } },
@@ -136,10 +138,13 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
       throw unauthorized(AUTH_MESSAGES.invalidCredentials);
     }
     await clearFailures(deps.pg, account);
-    const token = await createSession(deps.pg, user.id, deps.env.SESSION_TTL_HOURS);
-    emitAudit(deps, request, {
-      event_type: 'auth.login', action: 'login', resource_type: 'user', resource_id: user.id,
-      user_id: user.id, user_email: user.email, organization_id: user.organization_id,
+    const token = await withTransaction(deps.pg, async (client) => {
+      const session = await createSession(client, user.id, deps.env.SESSION_TTL_HOURS);
+      await recordAudit(client, request, {
+        event_type: 'auth.login', action: 'login', resource_type: 'user', resource_id: user.id,
+        user_id: user.id, user_email: user.email, organization_id: user.organization_id,
+      });
+      return session;
     });
     return { token, user: toAuthUser(user) };
   });
@@ -149,8 +154,10 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     schema: { tags: ['auth'], summary: 'Revoke the current session token' },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    if (principal.kind === 'session' && principal.sessionId !== null) await revokeSession(deps.pg, principal.sessionId);
-    emitAudit(deps, request, { event_type: 'auth.logout', action: 'logout', resource_type: 'session', resource_id: principal.sessionId });
+    await withTransaction(deps.pg, async (client) => {
+      if (principal.kind === 'session' && principal.sessionId !== null) await revokeSession(client, principal.sessionId);
+      await recordAudit(client, request, { event_type: 'auth.logout', action: 'logout', resource_type: 'session', resource_id: principal.sessionId });
+    });
     return reply.status(204).send();
   });
 
@@ -168,15 +175,16 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     schema: { tags: ['auth'], summary: 'Change the signed-in user\'s name', body: updateProfileRequestSchema, response: { 200: profileSchema } },
   }, async (request) => {
     const userId = sessionUserId(request);
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const before = await findUserById(client, userId, { forUpdate: true });
       if (!before) throw unauthorized();
       await client.query('UPDATE users SET name = $2, updated_at = now() WHERE id = $1', [userId, request.body.name]);
-      return { before, after: (await findUserById(client, userId))! };
-    });
-    emitAudit(deps, request, {
-      event_type: 'user.profile_updated', action: 'update', resource_type: 'user', resource_id: userId,
-      changes: { before: { name: before.name }, after: { name: after.name } },
+      const updated = (await findUserById(client, userId))!;
+      await recordAudit(client, request, {
+        event_type: 'user.profile_updated', action: 'update', resource_type: 'user', resource_id: userId,
+        changes: { before: { name: before.name }, after: { name: updated.name } },
+      });
+      return updated;
     });
     return toUser(after);
   });
@@ -187,22 +195,24 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const { email } = request.body;
     const user = await findUserByEmail(deps.pg, email);
-    const audit = (mailed: boolean) => emitAudit(deps, request, {
+    const audit = (db: Queryable, mailed: boolean) => recordAudit(db, request, {
       event_type: 'auth.password_reset_requested', action: 'password_reset_request', resource_type: 'user',
       resource_id: user?.id ?? null, success: mailed, user_id: user?.id ?? null, user_email: email,
       organization_id: user?.organization_id ?? null,
       ...(user && !mailed ? { changes: { after: { reason: 'hourly_mail_limit' } } } : {}),
     });
     if (!user) {
-      audit(false);
+      await audit(deps.pg, false);
       return { message: FORGOT_PASSWORD_MESSAGE };
     }
     const delivery = (async () => {
       // The link is issued under a lock of the account: a burst of requests sends at most the hourly
-      // budget and leaves exactly one live link.
-      const token = await withTransaction(deps.pg, (client) =>
-        createResetLinkWithinLimit(client, user.id, deps.env.RESET_TOKEN_TTL_MINUTES, deps.env.FORGOT_PASSWORD_MAILS_PER_HOUR));
-      audit(token !== null);
+      // budget and leaves exactly one live link. Its audit event commits with it.
+      const token = await withTransaction(deps.pg, async (client) => {
+        const issued = await createResetLinkWithinLimit(client, user.id, deps.env.RESET_TOKEN_TTL_MINUTES, deps.env.FORGOT_PASSWORD_MAILS_PER_HOUR);
+        await audit(client, issued !== null);
+        return issued;
+      });
       if (token) await sendResetMail(deps, user.email, token);
     })().catch((error: unknown) => {
       // The caller gets the same answer either way; the failure is for operators.
@@ -229,20 +239,21 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
       if (!consumed) return null;
       await client.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [consumed.userId, passwordHash]);
       const revokedSessions = await revokeAllSessions(client, consumed.userId);
-      return { ...consumed, revokedSessions, user: (await findUserById(client, consumed.userId))! };
+      const user = (await findUserById(client, consumed.userId))!;
+      await recordAudit(client, request, {
+        event_type: 'auth.password_reset_completed', action: 'password_reset', resource_type: 'user', resource_id: consumed.userId,
+        user_id: consumed.userId, user_email: user.email, organization_id: user.organization_id,
+        changes: { after: { purpose: consumed.purpose, password_changed: true, sessions_revoked: revokedSessions } },
+      });
+      return consumed;
     });
     if (!result) {
-      emitAudit(deps, request, {
+      await recordAudit(deps.pg, request, {
         event_type: 'auth.password_reset_completed', action: 'password_reset', resource_type: 'user', success: false,
         changes: { after: { reason: 'invalid_token' } },
       });
       throw new HttpError(400, AUTH_MESSAGES.invalidResetToken);
     }
-    emitAudit(deps, request, {
-      event_type: 'auth.password_reset_completed', action: 'password_reset', resource_type: 'user', resource_id: result.userId,
-      user_id: result.userId, user_email: result.user.email, organization_id: result.user.organization_id,
-      changes: { after: { purpose: result.purpose, password_changed: true, sessions_revoked: result.revokedSessions } },
-    });
     return { message: PASSWORD_RESET_MESSAGE };
   });
 
@@ -257,17 +268,18 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const userId = sessionUserId(request);
     const organizationId = request.body.organizationId;
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const org = await client.query('SELECT id FROM organizations WHERE id = $1', [organizationId]);
       if (!org.rowCount) throw notFound('Organization not found');
       const before = (await findUserById(client, userId, { forUpdate: true }))!;
       await client.query('UPDATE users SET organization_id = $2, updated_at = now() WHERE id = $1', [userId, organizationId]);
-      return { before, after: (await findUserById(client, userId))! };
-    });
-    emitAudit(deps, request, {
-      event_type: 'user.organization_switched', action: 'update', resource_type: 'user', resource_id: userId,
-      organization_id: organizationId,
-      changes: { before: { organization_id: before.organization_id }, after: { organization_id: after.organization_id } },
+      const switched = (await findUserById(client, userId))!;
+      await recordAudit(client, request, {
+        event_type: 'user.organization_switched', action: 'update', resource_type: 'user', resource_id: userId,
+        organization_id: organizationId,
+        changes: { before: { organization_id: before.organization_id }, after: { organization_id: switched.organization_id } },
+      });
+      return switched;
     });
     return { message: 'Organization switched successfully', user: toAuthUser(after) };
   });

@@ -22,7 +22,7 @@ import type { AppDeps } from '../platform/deps.ts';
 import { forbidden, notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import type { RequestPrincipal } from '../auth/principal.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { requireUnitOperation } from '../unit-operations/store.ts';
 
 const tags = ['Comments'];
@@ -65,8 +65,11 @@ function toComment(row: CommentRow): Comment {
   };
 }
 
-async function requireComment(db: pg.Pool | pg.PoolClient, organizationId: number, commentId: number): Promise<CommentRow> {
-  const { rows } = await db.query<CommentRow>(`${COMMENT_SELECT} WHERE c.id = $1 AND c.organization_id = $2`, [commentId, organizationId]);
+async function requireComment(db: pg.Pool | pg.PoolClient, organizationId: number, commentId: number, options: { forUpdate?: boolean } = {}): Promise<CommentRow> {
+  const { rows } = await db.query<CommentRow>(
+    `${COMMENT_SELECT} WHERE c.id = $1 AND c.organization_id = $2${options.forUpdate ? ' FOR UPDATE OF c' : ''}`,
+    [commentId, organizationId],
+  );
   if (!rows[0]) throw notFound(COMMENT_NOT_FOUND);
   return rows[0];
 }
@@ -80,8 +83,8 @@ function assertMayChange(principal: RequestPrincipal, comment: CommentRow): void
   if (!isAuthor && !isAdmin(principal)) throw forbidden(COMMENT_AUTHOR_ONLY);
 }
 
-function auditComment(deps: AppDeps, request: FastifyRequest, action: string, id: number, before: Comment | null, after: Comment | null) {
-  emitAudit(deps, request, { event_type: 'data', action, resource_type: 'comment', resource_id: id, changes: { before, after } });
+function auditComment(client: pg.PoolClient, request: FastifyRequest, action: string, id: number, before: Comment | null, after: Comment | null) {
+  return recordAudit(client, request, { event_type: 'data', action, resource_type: 'comment', resource_id: id, changes: { before, after } });
 }
 
 export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -159,9 +162,10 @@ export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
         [principal.organizationId, unitOperation.id, principal.userId, toIsoTimestamp(body.timestamp), body.content, body.color ?? null],
       );
-      return toComment(await requireComment(client, principal.organizationId, rows[0]!.id));
+      const created = toComment(await requireComment(client, principal.organizationId, rows[0]!.id));
+      await auditComment(client, request, 'create', created.id, null, created);
+      return created;
     });
-    auditComment(deps, request, 'create', comment.id, null, comment);
     return reply.status(201).send(comment);
   });
 
@@ -174,22 +178,23 @@ export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const principal = principalOf(request);
     const body = request.body;
-    const existing = await requireComment(deps.pg, principal.organizationId, request.params.id);
-    assertMayChange(principal, existing);
-    const { rowCount } = await deps.pg.query(
-      `UPDATE comments SET content = $3, timestamp = coalesce($4, timestamp), color = CASE WHEN $5 THEN $6 ELSE color END,
-              updated_at = now()
-        WHERE id = $1 AND organization_id = $2`,
-      [
-        existing.id, principal.organizationId, body.content,
-        body.timestamp === undefined ? null : toIsoTimestamp(body.timestamp),
-        body.color !== undefined, body.color ?? null,
-      ],
-    );
-    if (!rowCount) throw notFound(COMMENT_NOT_FOUND);
-    const after = toComment(await requireComment(deps.pg, principal.organizationId, existing.id));
-    auditComment(deps, request, 'update', after.id, toComment(existing), after);
-    return after;
+    return withTransaction(deps.pg, async (client) => {
+      const existing = await requireComment(client, principal.organizationId, request.params.id, { forUpdate: true });
+      assertMayChange(principal, existing);
+      await client.query(
+        `UPDATE comments SET content = $3, timestamp = coalesce($4, timestamp), color = CASE WHEN $5 THEN $6 ELSE color END,
+                updated_at = now()
+          WHERE id = $1 AND organization_id = $2`,
+        [
+          existing.id, principal.organizationId, body.content,
+          body.timestamp === undefined ? null : toIsoTimestamp(body.timestamp),
+          body.color !== undefined, body.color ?? null,
+        ],
+      );
+      const after = toComment(await requireComment(client, principal.organizationId, existing.id));
+      await auditComment(client, request, 'update', after.id, toComment(existing), after);
+      return after;
+    });
   });
 
   app.delete('/api/v1/comments/:id', {
@@ -200,11 +205,12 @@ export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    const existing = await requireComment(deps.pg, principal.organizationId, request.params.id);
-    assertMayChange(principal, existing);
-    const { rowCount } = await deps.pg.query('DELETE FROM comments WHERE id = $1 AND organization_id = $2', [existing.id, principal.organizationId]);
-    if (!rowCount) throw notFound(COMMENT_NOT_FOUND);
-    auditComment(deps, request, 'delete', existing.id, toComment(existing), null);
+    await withTransaction(deps.pg, async (client) => {
+      const existing = await requireComment(client, principal.organizationId, request.params.id, { forUpdate: true });
+      assertMayChange(principal, existing);
+      await client.query('DELETE FROM comments WHERE id = $1 AND organization_id = $2', [existing.id, principal.organizationId]);
+      await auditComment(client, request, 'delete', existing.id, toComment(existing), null);
+    });
     return reply.status(204).send(null);
   });
 }

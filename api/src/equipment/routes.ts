@@ -13,7 +13,7 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { conflict } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { plural, requireFacility, rethrowForeignKeyViolation } from '../facilities/store.ts';
 import { EQUIPMENT_COLUMNS, requireEquipment, toEquipment, type EquipmentRow } from './store.ts';
 
@@ -69,11 +69,12 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${EQUIPMENT_COLUMNS}`,
         [organizationId, body.facility_id, body.name, body.type, body.oem ?? null, INITIAL_EQUIPMENT_STATUS],
       );
-      return toEquipment(rows[0]!);
-    });
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'create', resource_type: 'equipment', resource_id: equipment.id,
-      changes: { before: null, after: equipment },
+      const created = toEquipment(rows[0]!);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'create', resource_type: 'equipment', resource_id: created.id,
+        changes: { before: null, after: created },
+      });
+      return created;
     });
     return reply.status(201).send(equipment);
   });
@@ -87,7 +88,7 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const existing = await requireEquipment(client, organizationId, request.params.id, { lock: 'update' });
       if (body.facility_id !== undefined && body.facility_id !== existing.facility_id) {
         await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
@@ -104,10 +105,12 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
           body.status ?? existing.status,
         ],
       );
-      return { before: toEquipment(existing), after: toEquipment(rows[0]!) };
-    });
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'update', resource_type: 'equipment', resource_id: after.id, changes: { before, after },
+      const updated = toEquipment(rows[0]!);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'update', resource_type: 'equipment', resource_id: updated.id,
+        changes: { before: toEquipment(existing), after: updated },
+      });
+      return updated;
     });
     return after;
   });
@@ -121,7 +124,7 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    const before = await withTransaction(deps.pg, async (client) => {
+    await withTransaction(deps.pg, async (client) => {
       const existing = await requireEquipment(client, organizationId, request.params.id, { lock: 'update' });
       const { rows } = await client.query<{ instruments: number; unit_operations: number }>(
         `SELECT (SELECT count(*) FROM instruments WHERE equipment_id = $1) AS instruments,
@@ -137,11 +140,11 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
         throw conflict(`Equipment is used by ${parts.filter(Boolean).join(' and ')}; delete or move them first.`);
       }
       await client.query('DELETE FROM equipment WHERE id = $1 AND organization_id = $2', [existing.id, organizationId]);
-      return toEquipment(existing);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'delete', resource_type: 'equipment', resource_id: existing.id,
+        changes: { before: toEquipment(existing), after: null },
+      });
     }).catch(rethrowForeignKeyViolation('Equipment is still used by instruments or unit operations; delete or move them first.'));
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'delete', resource_type: 'equipment', resource_id: before.id, changes: { before, after: null },
-    });
     return reply.status(204).send(null);
   });
 }

@@ -13,7 +13,7 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { conflict } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { FACILITY_COLUMNS, plural, requireFacility, rethrowForeignKeyViolation, toFacility, type FacilityRow } from './store.ts';
 
 const tags = ['Facilities'];
@@ -55,15 +55,18 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    const { rows } = await deps.pg.query<FacilityRow>(
-      `INSERT INTO facilities (organization_id, name, type, country, address)
-       VALUES ($1, $2, $3, $4, $5) RETURNING ${FACILITY_COLUMNS}`,
-      [organizationId, body.name, body.type, body.country ?? null, body.address ?? null],
-    );
-    const facility = toFacility(rows[0]!);
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'create', resource_type: 'facility', resource_id: facility.id,
-      changes: { before: null, after: facility },
+    const facility = await withTransaction(deps.pg, async (client) => {
+      const { rows } = await client.query<FacilityRow>(
+        `INSERT INTO facilities (organization_id, name, type, country, address)
+         VALUES ($1, $2, $3, $4, $5) RETURNING ${FACILITY_COLUMNS}`,
+        [organizationId, body.name, body.type, body.country ?? null, body.address ?? null],
+      );
+      const created = toFacility(rows[0]!);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'create', resource_type: 'facility', resource_id: created.id,
+        changes: { before: null, after: created },
+      });
+      return created;
     });
     return reply.status(201).send(facility);
   });
@@ -77,7 +80,7 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const existing = await requireFacility(client, organizationId, request.params.id, { lock: 'update' });
       const { rows } = await client.query<FacilityRow>(
         `UPDATE facilities SET name = $3, type = $4, country = $5, address = $6, updated_at = now()
@@ -90,10 +93,12 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
           body.address !== undefined ? body.address : existing.address,
         ],
       );
-      return { before: toFacility(existing), after: toFacility(rows[0]!) };
-    });
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'update', resource_type: 'facility', resource_id: after.id, changes: { before, after },
+      const updated = toFacility(rows[0]!);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'update', resource_type: 'facility', resource_id: updated.id,
+        changes: { before: toFacility(existing), after: updated },
+      });
+      return updated;
     });
     return after;
   });
@@ -107,7 +112,7 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    const before = await withTransaction(deps.pg, async (client) => {
+    await withTransaction(deps.pg, async (client) => {
       const existing = await requireFacility(client, organizationId, request.params.id, { lock: 'update' });
       // Counted inside the transaction that deletes, so the 409 names what blocks the delete now.
       const { rows } = await client.query<{ equipment: number; runs: number }>(
@@ -121,11 +126,11 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
         throw conflict(`Facility is used by ${parts.filter(Boolean).join(' and ')}; delete or move them first.`);
       }
       await client.query('DELETE FROM facilities WHERE id = $1 AND organization_id = $2', [existing.id, organizationId]);
-      return toFacility(existing);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'delete', resource_type: 'facility', resource_id: existing.id,
+        changes: { before: toFacility(existing), after: null },
+      });
     }).catch(rethrowForeignKeyViolation('Facility is still used by equipment or runs; delete or move them first.'));
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'delete', resource_type: 'facility', resource_id: before.id, changes: { before, after: null },
-    });
     return reply.status(204).send(null);
   });
 }

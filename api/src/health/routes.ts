@@ -73,11 +73,23 @@ export async function healthRoutes(app: App, deps: AppDeps): Promise<void> {
         }
       }
     }
+    // Audit events not stored yet: a backlog that grows, or ages, means the relay or the audit-worker is stuck.
+    let auditOutbox: { pending: number; oldest_seconds: number } | null = null;
+    if (postgres === 'ok') {
+      try {
+        const { rows } = await withTimeout(deps.pg.query<{ pending: number; oldest_seconds: number }>(
+          `SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_seconds FROM audit_outbox`,
+        ), 'audit outbox');
+        auditOutbox = { pending: rows[0]!.pending, oldest_seconds: Math.round(rows[0]!.oldest_seconds) };
+      } catch {
+        // A slow count is not fatal; the PostgreSQL check above says whether the database answers.
+      }
+    }
     const failing = Object.entries({ postgres, redis, clickhouse }).filter(([, s]) => s !== 'ok').map(([n]) => n);
     return reply.status(ok ? 200 : 503).send({
       status: ok ? 'ok' : 'degraded',
       ...(ok ? {} : { error: `Unavailable: ${failing.join(', ')}` }),
-      postgres, redis, clickhouse, queues,
+      postgres, redis, clickhouse, queues, audit_outbox: auditOutbox,
     });
   });
 }

@@ -13,7 +13,7 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { queueInstrumentSeriesDeletion } from '../timeseries/instrument-series.ts';
 import { requireEquipment } from '../equipment/store.ts';
 import {
@@ -99,12 +99,13 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${INSTRUMENT_COLUMNS}`,
         [organizationId, body.equipment_id, body.name, body.type, body.unit ?? null, body.alias ?? null],
       );
-      return toInstrument(rows[0]!);
+      const created = toInstrument(rows[0]!);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'create', resource_type: 'instrument', resource_id: created.id,
+        changes: { before: null, after: created },
+      });
+      return created;
     }).catch(rethrowDuplicateName);
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'create', resource_type: 'instrument', resource_id: instrument.id,
-      changes: { before: null, after: instrument },
-    });
     return reply.status(201).send(instrument);
   });
 
@@ -118,7 +119,7 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const existing = await requireInstrument(client, organizationId, request.params.id, { lock: 'update' });
       const equipmentId = body.equipment_id ?? existing.equipment_id;
       const name = body.name ?? existing.name;
@@ -136,11 +137,13 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
           body.alias !== undefined ? body.alias : existing.alias,
         ],
       );
-      return { before: toInstrument(existing), after: toInstrument(rows[0]!) };
+      const updated = toInstrument(rows[0]!);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'update', resource_type: 'instrument', resource_id: updated.id,
+        changes: { before: toInstrument(existing), after: updated },
+      });
+      return updated;
     }).catch(rethrowDuplicateName);
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'update', resource_type: 'instrument', resource_id: after.id, changes: { before, after },
-    });
     return after;
   });
 
@@ -149,16 +152,19 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
     schema: { tags, summary: 'Delete an instrument', params: idParamsSchema, response: { 204: z.null(), ...errors } },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    const { rows } = await deps.pg.query<InstrumentRow>(
-      `DELETE FROM instruments WHERE id = $1 AND organization_id = $2 RETURNING ${INSTRUMENT_COLUMNS}`,
-      [request.params.id, organizationId],
-    );
-    if (!rows[0]) throw notFound(INSTRUMENT_NOT_FOUND);
-    const before = toInstrument(rows[0]!);
-    await queueInstrumentSeriesDeletion(deps, request, rows[0]!);
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'delete', resource_type: 'instrument', resource_id: before.id, changes: { before, after: null },
+    const deleted = await withTransaction(deps.pg, async (client) => {
+      const { rows } = await client.query<InstrumentRow>(
+        `DELETE FROM instruments WHERE id = $1 AND organization_id = $2 RETURNING ${INSTRUMENT_COLUMNS}`,
+        [request.params.id, organizationId],
+      );
+      if (!rows[0]) throw notFound(INSTRUMENT_NOT_FOUND);
+      const before = toInstrument(rows[0]);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'delete', resource_type: 'instrument', resource_id: before.id, changes: { before, after: null },
+      });
+      return rows[0];
     });
+    await queueInstrumentSeriesDeletion(deps, request, deleted);
     return reply.status(204).send(null);
   });
 }

@@ -9,7 +9,7 @@ import type { Pool } from 'pg';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { conflict, notFound } from '../platform/http-error.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { principalOf } from '../auth/authenticate.ts';
 
 export const ORGANIZATION_MESSAGES = {
@@ -69,14 +69,17 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
     config: { access: 'superuser' },
     schema: { tags: ['organizations'], summary: 'Create an organisation', body: organizationRequestSchema, response: { 201: organizationSchema } },
   }, async (request, reply) => {
-    const { rows } = await deps.pg.query(
-      'INSERT INTO organizations (name, description) VALUES ($1, $2) RETURNING id',
-      [request.body.name, request.body.description],
-    );
-    const created = (await findOrganization(deps.pg, rows[0].id))!;
-    emitAudit(deps, request, {
-      event_type: 'organization.created', action: 'create', resource_type: 'organization', resource_id: created.id,
-      changes: { after: auditFields(created) },
+    const created = await withTransaction(deps.pg, async (client) => {
+      const { rows } = await client.query(
+        'INSERT INTO organizations (name, description) VALUES ($1, $2) RETURNING id',
+        [request.body.name, request.body.description],
+      );
+      const organization = (await findOrganization(client, rows[0].id))!;
+      await recordAudit(client, request, {
+        event_type: 'organization.created', action: 'create', resource_type: 'organization', resource_id: organization.id,
+        changes: { after: auditFields(organization) },
+      });
+      return organization;
     });
     return reply.status(201).send(toOrganization(created));
   });
@@ -85,18 +88,19 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
     config: { access: 'superuser' },
     schema: { tags: ['organizations'], summary: 'Rename or describe an organisation', params: idParamsSchema, body: organizationRequestSchema, response: { 200: organizationSchema } },
   }, async (request) => {
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const before = await findOrganization(client, request.params.id, true);
       if (!before) throw notFound(ORGANIZATION_MESSAGES.notFound);
       await client.query(
         'UPDATE organizations SET name = $2, description = $3, updated_at = now() WHERE id = $1',
         [before.id, request.body.name, request.body.description],
       );
-      return { before, after: (await findOrganization(client, before.id))! };
-    });
-    emitAudit(deps, request, {
-      event_type: 'organization.updated', action: 'update', resource_type: 'organization', resource_id: after.id,
-      changes: { before: auditFields(before), after: auditFields(after) },
+      const updated = (await findOrganization(client, before.id))!;
+      await recordAudit(client, request, {
+        event_type: 'organization.updated', action: 'update', resource_type: 'organization', resource_id: updated.id,
+        changes: { before: auditFields(before), after: auditFields(updated) },
+      });
+      return updated;
     });
     return toOrganization(after);
   });
@@ -107,19 +111,18 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
   }, async (request, reply) => {
     const principal = principalOf(request);
     if (request.params.id === principal.organizationId) throw conflict(ORGANIZATION_MESSAGES.deleteCurrent);
-    const deleted = await withTransaction(deps.pg, async (client) => {
+    await withTransaction(deps.pg, async (client) => {
       const row = await findOrganization(client, request.params.id, true);
       if (!row) throw notFound(ORGANIZATION_MESSAGES.notFound);
       await client.query('DELETE FROM organizations WHERE id = $1', [row.id]);
-      return row;
+      await recordAudit(client, request, {
+        event_type: 'organization.deleted', action: 'delete', resource_type: 'organization', resource_id: row.id,
+        changes: { before: { ...auditFields(row), user_count: row.user_count } },
+      });
     }).catch((error: unknown) => {
       // Foreign keys declared RESTRICT between the organisation's own rows can refuse a cascade.
       if ((error as { code?: string }).code === '23503') throw conflict(ORGANIZATION_MESSAGES.stillInUse);
       throw error;
-    });
-    emitAudit(deps, request, {
-      event_type: 'organization.deleted', action: 'delete', resource_type: 'organization', resource_id: deleted.id,
-      changes: { before: { ...auditFields(deleted), user_count: deleted.user_count } },
     });
     return reply.status(204).send();
   });

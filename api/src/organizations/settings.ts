@@ -9,7 +9,8 @@ import {
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { notFound } from '../platform/http-error.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { withTransaction } from '@bioprocess/shared/server/postgres';
+import { recordAudit } from '../audit/record.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { ORGANIZATION_MESSAGES } from './routes.ts';
 
@@ -19,8 +20,9 @@ export async function organizationTimeZone(pg: Pool | PoolClient, organizationId
   return rows[0]?.time_zone ?? DEFAULT_ORGANIZATION_TIME_ZONE;
 }
 
-async function readSettings(pg: Pool, organizationId: number): Promise<OrganizationSettings> {
-  const { rows } = await pg.query<{ id: number; time_zone: string }>('SELECT id, time_zone FROM organizations WHERE id = $1', [organizationId]);
+async function readSettings(pg: Pool | PoolClient, organizationId: number, forUpdate = false): Promise<OrganizationSettings> {
+  const { rows } = await pg.query<{ id: number; time_zone: string }>(
+    `SELECT id, time_zone FROM organizations WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [organizationId]);
   if (!rows[0]) throw notFound(ORGANIZATION_MESSAGES.notFound);
   return { organization_id: Number(rows[0].id), time_zone: rows[0].time_zone };
 }
@@ -39,13 +41,15 @@ export async function organizationSettingsRoutes(app: App, deps: AppDeps): Promi
     },
   }, async (request) => {
     const organizationId = principalOf(request).organizationId;
-    const before = await readSettings(deps.pg, organizationId);
-    await deps.pg.query('UPDATE organizations SET time_zone = $2, updated_at = now() WHERE id = $1', [organizationId, request.body.time_zone]);
-    const after = await readSettings(deps.pg, organizationId);
-    emitAudit(deps, request, {
-      event_type: 'organization.settings_updated', action: 'update', resource_type: 'organization', resource_id: organizationId,
-      changes: { before: { time_zone: before.time_zone }, after: { time_zone: after.time_zone } },
+    return withTransaction(deps.pg, async (client) => {
+      const before = await readSettings(client, organizationId, true);
+      await client.query('UPDATE organizations SET time_zone = $2, updated_at = now() WHERE id = $1', [organizationId, request.body.time_zone]);
+      const after = await readSettings(client, organizationId);
+      await recordAudit(client, request, {
+        event_type: 'organization.settings_updated', action: 'update', resource_type: 'organization', resource_id: organizationId,
+        changes: { before: { time_zone: before.time_zone }, after: { time_zone: after.time_zone } },
+      });
+      return after;
     });
-    return after;
   });
 }

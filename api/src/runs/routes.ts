@@ -15,9 +15,9 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { requireFacility } from '../facilities/store.ts';
-import { afterUnitOperationsDeleted } from '../unit-operations/deletion.ts';
+import { afterUnitOperationsDeleted, recordUnitOperationsDeleted } from '../unit-operations/deletion.ts';
 import { UNIT_OPERATION_COLUMNS, type UnitOperationRow } from '../unit-operations/store.ts';
 import { mergeTime, requireRun, RUN_COLUMNS, toRun, type RunRow } from './store.ts';
 
@@ -78,10 +78,11 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
           body.scale_liters ?? null, body.scale_grams ?? null,
         ],
       );
-      return toRun(rows[0]!);
-    });
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'create', resource_type: 'run', resource_id: run.id, changes: { before: null, after: run },
+      const created = toRun(rows[0]!);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'create', resource_type: 'run', resource_id: created.id, changes: { before: null, after: created },
+      });
+      return created;
     });
     return reply.status(201).send(run);
   });
@@ -96,7 +97,7 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const existing = await requireRun(client, organizationId, request.params.id, { lock: 'update' });
       if (body.facility_id !== undefined && body.facility_id !== existing.facility_id) {
         await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
@@ -123,10 +124,12 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
           keep(body.scale_grams, existing.scale_grams),
         ],
       );
-      return { before: toRun(existing), after: toRun(rows[0]!) };
-    });
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'update', resource_type: 'run', resource_id: after.id, changes: { before, after },
+      const updated = toRun(rows[0]!);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'update', resource_type: 'run', resource_id: updated.id,
+        changes: { before: toRun(existing), after: updated },
+      });
+      return updated;
     });
     return after;
   });
@@ -139,7 +142,7 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    const { run, unitOperations } = await withTransaction(deps.pg, async (client) => {
+    const unitOperations = await withTransaction(deps.pg, async (client) => {
       const existing = await requireRun(client, organizationId, request.params.id, { lock: 'update' });
       // Deleted explicitly (rather than by the foreign key's cascade) to learn which ones went.
       const deleted = await client.query<UnitOperationRow>(
@@ -147,10 +150,11 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
         [existing.id, organizationId],
       );
       await client.query('DELETE FROM runs WHERE id = $1 AND organization_id = $2', [existing.id, organizationId]);
-      return { run: toRun(existing), unitOperations: deleted.rows };
-    });
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'delete', resource_type: 'run', resource_id: run.id, changes: { before: run, after: null },
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'delete', resource_type: 'run', resource_id: existing.id, changes: { before: toRun(existing), after: null },
+      });
+      await recordUnitOperationsDeleted(client, request, deleted.rows);
+      return deleted.rows;
     });
     await afterUnitOperationsDeleted(deps, request, unitOperations);
     return reply.status(204).send(null);

@@ -26,7 +26,7 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { badRequest, conflict, HttpError } from '../platform/http-error.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { createIngestJob, insertIngestJob, toJobStatus, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
 import { insertUnitOperation } from '../unit-operations/windows.ts';
 import { toUnitOperation, type UnitOperationRow } from '../unit-operations/store.ts';
@@ -252,6 +252,10 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
           // A failure of this job removes the unit operation again (shared/src/server/ingest-job-failure.ts).
           kind: 'csv', request: { ...await csvJobRequest(client, principal.organizationId, window, mapping, spooled), created_unit_operation_id: row.id }, progress: { bytes_total: spooled.bytes },
         });
+        await recordAudit(client, request, {
+          event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: row.id,
+          changes: { before: null, after: toUnitOperation(row) },
+        });
         return { row, job };
       });
     } catch (error) {
@@ -259,10 +263,6 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       throw error;
     }
     const unitOperation = toUnitOperation(created.row);
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: unitOperation.id,
-      changes: { before: null, after: unitOperation },
-    });
     await queueCsvJob(deps, created.job, unitOperation.id, spooled);
     await admission.finish();
     reply.header('location', `/api/v1/ingest-jobs/${created.job.id}`);

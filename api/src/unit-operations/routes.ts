@@ -17,10 +17,10 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest, notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { requireRun, mergeTime } from '../runs/store.ts';
 import { EQUIPMENT_NOT_FOUND, requireEquipment, toEquipment } from '../equipment/store.ts';
-import { afterUnitOperationsDeleted } from './deletion.ts';
+import { afterUnitOperationsDeleted, recordUnitOperationsDeleted } from './deletion.ts';
 import { insertUnitOperation, refuseOverlap } from './windows.ts';
 import { deletionPreview, deletionPreviewQuerySchema, deletionPreviewSchema } from './deletion-preview.ts';
 import { unitOperationTypesWithEquipment, type EquipmentKind } from './allowed-equipment.ts';
@@ -140,10 +140,13 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    const unitOperation = await withTransaction(deps.pg, async (client) => toUnitOperation(await insertUnitOperation(client, organizationId, body)));
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: unitOperation.id,
-      changes: { before: null, after: unitOperation },
+    const unitOperation = await withTransaction(deps.pg, async (client) => {
+      const created = toUnitOperation(await insertUnitOperation(client, organizationId, body));
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: created.id,
+        changes: { before: null, after: created },
+      });
+      return created;
     });
     return reply.status(201).send(unitOperation);
   });
@@ -159,7 +162,7 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
   }, async (request) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const existing = await requireUnitOperation(client, organizationId, request.params.id, { lock: 'update' });
       if (body.run_id !== undefined && body.run_id !== existing.run_id) await requireRun(client, organizationId, body.run_id, { lock: 'share' });
       if (body.equipment_id !== undefined && body.equipment_id !== existing.equipment_id) {
@@ -184,10 +187,12 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
           startTime, endTime,
         ],
       );
-      return { before: toUnitOperation(existing), after: toUnitOperation(rows[0]!) };
-    });
-    emitAudit(deps, request, {
-      event_type: 'data', action: 'update', resource_type: 'unit_operation', resource_id: after.id, changes: { before, after },
+      const updated = toUnitOperation(rows[0]!);
+      await recordAudit(client, request, {
+        event_type: 'data', action: 'update', resource_type: 'unit_operation', resource_id: updated.id,
+        changes: { before: toUnitOperation(existing), after: updated },
+      });
+      return updated;
     });
     return after;
   });
@@ -218,13 +223,16 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    // Comments go with the row (ON DELETE CASCADE).
-    const { rows } = await deps.pg.query<UnitOperationRow>(
-      `DELETE FROM unit_operations WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
-      [request.params.id, organizationId],
-    );
-    const deleted = rows[0];
-    if (!deleted) throw notFound(UNIT_OPERATION_NOT_FOUND);
+    const deleted = await withTransaction(deps.pg, async (client) => {
+      // Comments go with the row (ON DELETE CASCADE).
+      const { rows } = await client.query<UnitOperationRow>(
+        `DELETE FROM unit_operations WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
+        [request.params.id, organizationId],
+      );
+      if (!rows[0]) throw notFound(UNIT_OPERATION_NOT_FOUND);
+      await recordUnitOperationsDeleted(client, request, rows);
+      return rows[0];
+    });
     await afterUnitOperationsDeleted(deps, request, [deleted]);
     return reply.status(204).send(null);
   });

@@ -17,7 +17,7 @@ import { withTransaction, type PoolClient } from '@bioprocess/shared/server/post
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest, conflict, forbidden, notFound } from '../platform/http-error.ts';
-import { emitAudit } from '../audit/emit.ts';
+import { recordAudit } from '../audit/record.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import { createLinkToken, INVITE_TOKEN_TTL_MINUTES, sendInviteMail } from '../auth/reset-tokens.ts';
@@ -111,6 +111,10 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
       );
       const user = (await findUserById(client, inserted.rows[0].id))!;
       const token = await createLinkToken(client, user.id, 'invite', INVITE_TOKEN_TTL_MINUTES);
+      await recordAudit(client, request, {
+        event_type: 'user.invited', action: 'create', resource_type: 'user', resource_id: user.id,
+        changes: { after: auditUserFields(user) },
+      });
       return { user, token };
     }).catch((error: unknown) => {
       if ((error as { code?: string }).code === '23505') throw conflict(USER_MESSAGES.existsInOtherOrganization);
@@ -127,10 +131,6 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
     // A slow mail server must not hold the admin's request; the dev outbox insert is awaited so the
     // link is readable as soon as the call answers.
     if (usesDevOutbox(deps.env)) await delivery;
-    emitAudit(deps, request, {
-      event_type: 'user.invited', action: 'create', resource_type: 'user', resource_id: user.id,
-      changes: { after: auditUserFields(user) },
-    });
     return reply.status(201).send(toUser(user));
   });
 
@@ -139,16 +139,17 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
     schema: { tags: ['users'], summary: 'Change a user\'s role', params: idParamsSchema, body: changeRoleRequestSchema, response: { 200: userSchema } },
   }, async (request) => {
     const principal = principalOf(request);
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const before = await userInReachWithOrganizationLocked(client, principal, request.params.id);
       if (before.superuser && !principal.superuser) throw forbidden(USER_MESSAGES.superuserOnly);
       if (request.body.roleName !== 'admin') await assertAnotherAdminRemains(client, before);
       await client.query('UPDATE users SET role = $2, updated_at = now() WHERE id = $1', [before.id, request.body.roleName]);
-      return { before, after: (await findUserById(client, before.id))! };
-    });
-    emitAudit(deps, request, {
-      event_type: 'user.role_changed', action: 'update', resource_type: 'user', resource_id: after.id,
-      changes: { before: { role: before.role }, after: { role: after.role } },
+      const updated = (await findUserById(client, before.id))!;
+      await recordAudit(client, request, {
+        event_type: 'user.role_changed', action: 'update', resource_type: 'user', resource_id: updated.id,
+        changes: { before: { role: before.role }, after: { role: updated.role } },
+      });
+      return updated;
     });
     return toUser(after);
   });
@@ -159,7 +160,7 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const principal = principalOf(request);
     if (principal.userId === request.params.id) throw badRequest(USER_MESSAGES.cannotDeleteSelf);
-    const deleted = await withTransaction(deps.pg, async (client) => {
+    await withTransaction(deps.pg, async (client) => {
       const user = await userInReachWithOrganizationLocked(client, principal, request.params.id);
       if (user.superuser) {
         if (!principal.superuser) throw forbidden(USER_MESSAGES.superuserOnly);
@@ -169,11 +170,10 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
       // Deleting an admin is removing one, by anyone, a superuser included.
       await assertAnotherAdminRemains(client, user);
       await client.query('DELETE FROM users WHERE id = $1', [user.id]);
-      return user;
-    });
-    emitAudit(deps, request, {
-      event_type: 'user.deleted', action: 'delete', resource_type: 'user', resource_id: deleted.id,
-      changes: { before: auditUserFields(deleted) },
+      await recordAudit(client, request, {
+        event_type: 'user.deleted', action: 'delete', resource_type: 'user', resource_id: user.id,
+        changes: { before: auditUserFields(user) },
+      });
     });
     return reply.status(204).send();
   });
@@ -183,18 +183,19 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
     schema: { tags: ['users'], summary: 'Promote a user to superuser or demote one (never the last)', params: idParamsSchema, body: setSuperuserRequestSchema, response: { 200: userSchema } },
   }, async (request) => {
     const principal = principalOf(request);
-    const { before, after } = await withTransaction(deps.pg, async (client) => {
+    const after = await withTransaction(deps.pg, async (client) => {
       const before = await userInReach(client, principal, request.params.id);
       if (before.superuser && !request.body.superuser) {
         const superusers = await lockSuperusers(client);
         if (superusers.length <= 1) throw conflict(USER_MESSAGES.lastSuperuser);
       }
       await client.query('UPDATE users SET superuser = $2, updated_at = now() WHERE id = $1', [before.id, request.body.superuser]);
-      return { before, after: (await findUserById(client, before.id))! };
-    });
-    emitAudit(deps, request, {
-      event_type: 'user.superuser_changed', action: 'update', resource_type: 'user', resource_id: after.id,
-      changes: { before: { superuser: before.superuser }, after: { superuser: after.superuser } },
+      const updated = (await findUserById(client, before.id))!;
+      await recordAudit(client, request, {
+        event_type: 'user.superuser_changed', action: 'update', resource_type: 'user', resource_id: updated.id,
+        changes: { before: { superuser: before.superuser }, after: { superuser: updated.superuser } },
+      });
+      return updated;
     });
     return toUser(after);
   });

@@ -1,9 +1,16 @@
 /**
  * Test support for the audit trail: runs the real audit-worker in-process against a test context and
- * waits until the queue is empty, so tests can read audit_logs after making changes.
+ * waits for audit rows, so tests can read audit_logs after making changes.
  */
+import type { AuditEvent } from '@bioprocess/shared/queues';
 import { startAuditWorker, type AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
+import { describeAuditEvent, type AuditInput } from '../../src/audit/record.ts';
 import type { TestContext } from '../support/test-context.ts';
+
+/** A complete event as the relay queues it, for tests that put events on the queue themselves. */
+export function queuedEventFor(input: AuditInput): AuditEvent {
+  return { ...describeAuditEvent(null, input), created_at: new Date().toISOString() };
+}
 
 export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -17,6 +24,12 @@ export async function waitFor<T>(probe: () => Promise<T | null | undefined | fal
 
 export function startWorkerFor(ctx: TestContext): AuditWorkerHandle {
   return startAuditWorker({ ...ctx.env, WORKER_CONCURRENCY: 2 }, ctx.deps.logger);
+}
+
+/** Events recorded but not stored in audit_logs yet (the outbox keeps them until the worker has). */
+export async function outboxCount(ctx: TestContext): Promise<number> {
+  const { rows } = await ctx.deps.pg.query('SELECT count(*)::int AS n FROM audit_outbox');
+  return rows[0].n as number;
 }
 
 export async function queuedAuditJobs(ctx: TestContext): Promise<number> {

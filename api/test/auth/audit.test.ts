@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { AUDIT_EXPORT_COLUMNS } from '@bioprocess/shared/auth-contracts';
-import { buildAuditEvent } from '../../src/audit/emit.ts';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
-import { queuedAuditJobs, startWorkerFor, waitFor, waitForAuditRows } from './audit-drain.ts';
+import { outboxCount, queuedAuditJobs, queuedEventFor, startWorkerFor, waitFor, waitForAuditRows } from './audit-drain.ts';
 import type { AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
 
 const PASSWORD = 'Strong-Pass1!';
@@ -45,16 +44,19 @@ describe('audit trail: queue, worker, log and export', () => {
 
     const queued = await waitFor(async () => ((await queuedAuditJobs(ctx)) >= expected ? queuedAuditJobs(ctx) : null), 'events to be queued');
     expect(queued).toBe(expected);
+    // Queued, and still in the outbox: a row leaves only once its audit row exists.
+    expect(await outboxCount(ctx)).toBe(expected);
     const before = await ctx.deps.pg.query('SELECT count(*)::int AS n FROM audit_logs');
     expect(before.rows[0].n).toBe(0);
 
     // A replayed job (same event id, as after a crash between insert and acknowledgement) must not duplicate.
-    const replayed = buildAuditEvent(null, { event_type: 'test.replayed', action: 'create' });
+    const replayed = queuedEventFor({ event_type: 'test.replayed', action: 'create' });
     await ctx.deps.queues.audit.add('audit-event', replayed);
     await ctx.deps.queues.audit.add('audit-event', replayed);
 
     worker = startWorkerFor(ctx);
     await waitFor(async () => (await queuedAuditJobs(ctx)) === 0, 'the queue to drain');
+    await waitFor(async () => (await outboxCount(ctx)) === 0, 'the outbox to empty');
     const { rows } = await ctx.deps.pg.query(`SELECT event_type, success, event_id FROM audit_logs WHERE event_type <> 'test.replayed' ORDER BY created_at, id`);
     expect(rows.map((row) => `${row.event_type}:${row.success}`).sort()).toEqual([
       'auth.login:false', 'auth.login:true', 'auth.logout:true', 'auth.password_reset_requested:true', 'auth.signup:true',

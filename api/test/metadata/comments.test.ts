@@ -10,7 +10,7 @@ import {
   createOrganisationWithUsers,
   createRun,
   createUnitOperation,
-  queuedAuditEvents,
+  pendingAuditEvents,
   type Organisation,
 } from './fixtures.ts';
 
@@ -67,7 +67,7 @@ describe('comments', () => {
     expect(gone.statusCode).toBe(404);
     expect(gone.json()).toEqual({ error: 'Comment not found' });
     await vi.waitFor(async () => {
-      const events = (await queuedAuditEvents(ctx)).filter((event) => event.resource_type === 'comment' && event.resource_id === String(created.id));
+      const events = (await pendingAuditEvents(ctx)).filter((event) => event.resource_type === 'comment' && event.resource_id === String(created.id));
       expect(events.map((event) => event.action).sort()).toEqual(['create', 'delete', 'update', 'update']);
       expect(events.every((event) => event.user_id === org.editor.id)).toBe(true);
     });

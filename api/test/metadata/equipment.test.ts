@@ -7,7 +7,7 @@ import {
   createOrganisationWithUsers,
   createRun,
   createUnitOperation,
-  queuedAuditEvents,
+  pendingAuditEvents,
   type Organisation,
 } from './fixtures.ts';
 
@@ -48,7 +48,7 @@ describe('equipment', () => {
     const gone = await ctx.request({ method: 'GET', url: `/api/v1/equipment/${created.id}`, token: org.viewer.token });
     expect(gone.json()).toEqual({ error: 'Equipment not found' });
     await vi.waitFor(async () => {
-      const actions = (await queuedAuditEvents(ctx))
+      const actions = (await pendingAuditEvents(ctx))
         .filter((event) => event.resource_type === 'equipment' && event.resource_id === String(created.id))
         .map((event) => event.action);
       expect(actions.sort()).toEqual(['create', 'delete', 'update']);

@@ -5,7 +5,7 @@ import {
   createFacility,
   createOrganisationWithUsers,
   createRun,
-  queuedAuditEvents,
+  pendingAuditEvents,
   type Organisation,
 } from './fixtures.ts';
 
@@ -49,7 +49,7 @@ describe('facilities', () => {
     expect(gone.json()).toEqual({ error: 'Facility not found' });
 
     await vi.waitFor(async () => {
-      const events = (await queuedAuditEvents(ctx)).filter((event) => event.resource_type === 'facility' && event.resource_id === String(created.id));
+      const events = (await pendingAuditEvents(ctx)).filter((event) => event.resource_type === 'facility' && event.resource_id === String(created.id));
       expect(events.map((event) => event.action).sort()).toEqual(['create', 'delete', 'update']);
       const update = events.find((event) => event.action === 'update')!;
       expect(update).toMatchObject({ event_type: 'data', user_id: org.editor.id, organization_id: org.id });

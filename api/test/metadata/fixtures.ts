@@ -80,8 +80,11 @@ export async function createProcessChain(ctx: TestContext, token: string) {
   return { facility, equipment, run, unitOperation };
 }
 
-/** Audit events queued by the api (no audit-worker runs in these tests, so they stay waiting). */
-export async function queuedAuditEvents(ctx: TestContext): Promise<Json[]> {
-  const jobs = await ctx.deps.queues.audit.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed']);
-  return jobs.map((job) => job.data as Json);
+/**
+ * Audit events recorded with their changes, in the order of the changes (no audit-worker runs in these
+ * tests, so every event stays in the outbox).
+ */
+export async function pendingAuditEvents(ctx: TestContext): Promise<Json[]> {
+  const { rows } = await ctx.deps.pg.query('SELECT event FROM audit_outbox ORDER BY id');
+  return rows.map((row) => row.event as Json);
 }

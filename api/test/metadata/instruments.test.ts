@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { INSTRUMENT_MESSAGES } from '@bioprocess/shared/errors';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createEquipment, createFacility, createInstrument, createOrganisationWithUsers, queuedAuditEvents, type Organisation } from './fixtures.ts';
+import { createEquipment, createFacility, createInstrument, createOrganisationWithUsers, pendingAuditEvents, type Organisation } from './fixtures.ts';
 
 const INSTRUMENT_KEYS = ['alias', 'created_at', 'equipment_id', 'id', 'name', 'organization_id', 'type', 'unit', 'updated_at'];
 
@@ -55,7 +55,7 @@ describe('instruments', () => {
     expect(gone.statusCode).toBe(404);
     expect(gone.json()).toEqual({ error: 'Instrument not found' });
     await vi.waitFor(async () => {
-      const actions = (await queuedAuditEvents(ctx))
+      const actions = (await pendingAuditEvents(ctx))
         .filter((event) => event.resource_type === 'instrument' && event.resource_id === String(created.id))
         .map((event) => event.action);
       expect(actions.sort()).toEqual(['create', 'delete', 'update', 'update']);

@@ -9,7 +9,7 @@ import {
   createOrganisationWithUsers,
   createRun,
   createUnitOperation,
-  queuedAuditEvents,
+  pendingAuditEvents,
   type Organisation,
 } from './fixtures.ts';
 
@@ -148,7 +148,7 @@ describe('runs', () => {
     expect((await ctx.request({ method: 'GET', url: `/api/v1/unit-operations/${kept.id}`, token: org.admin.token })).statusCode).toBe(200);
     // The run's delete and each cascaded unit operation's delete are audited with what was removed.
     await vi.waitFor(async () => {
-      const deletes = (await queuedAuditEvents(ctx)).filter((event) => event.action === 'delete');
+      const deletes = (await pendingAuditEvents(ctx)).filter((event) => event.action === 'delete');
       expect(deletes).toContainEqual(expect.objectContaining({
         event_type: 'data', resource_type: 'run', resource_id: String(run.id), changes: { before: expect.objectContaining({ id: run.id }), after: null },
       }));

@@ -9,7 +9,7 @@ import {
   createOrganisationWithUsers,
   createRun,
   createUnitOperation,
-  queuedAuditEvents,
+  pendingAuditEvents,
   type Organisation,
 } from './fixtures.ts';
 
@@ -67,7 +67,7 @@ describe('unit operations', () => {
     expect(gone.statusCode).toBe(404);
     expect(gone.json()).toEqual({ error: 'Unit operation not found' });
     await vi.waitFor(async () => {
-      const actions = (await queuedAuditEvents(ctx))
+      const actions = (await pendingAuditEvents(ctx))
         .filter((event) => event.resource_type === 'unit_operation' && event.resource_id === String(created.id))
         .map((event) => event.action);
       expect(actions.sort()).toEqual(['create', 'delete', 'update', 'update']);

@@ -107,6 +107,11 @@ export const apiEnvSchema = baseEnvSchema.extend({
   BULK_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
   // At most this much of that budget held by one organisation (default: half of it).
   BULK_BYTES_PER_ORGANIZATION: positiveInt.optional(),
+  // The audit relay's sleep between passes when no notification wakes it (a safety net: commits notify).
+  AUDIT_RELAY_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  // Longest wait before an audit event still in the outbox is handed to the queue again (the queue
+  // may have lost it); re-sends start after 5 s and double up to this.
+  AUDIT_RELAY_RESEND_MS: z.coerce.number().int().min(100).default(30_000),
   SEED_DEMO: booleanFromString.default(false),
   DEMO_EMAIL: z.email().default('scientist@demo.bioprocess.local'),
   DEMO_PASSWORD: z.string().default('Demo-Bioprocess1!'),

@@ -6,6 +6,8 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
+/** Either a pool (one statement, committed on its own) or a client inside a transaction. */
+export type Queryable = pg.Pool | pg.PoolClient;
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5_000 });

@@ -1,14 +1,15 @@
 /**
- * Emits audit events onto the audit queue. The request never waits for the audit write: the event is
- * handed to BullMQ (which buffers while Redis reconnects) and the audit-worker stores it. The job id
- * is the event id, so a retried enqueue cannot store an event twice.
+ * Records audit events in the transactional outbox. Call recordAudit with the transaction's client,
+ * inside the transaction that makes the change: the event commits with the change or not at all.
+ * Events without a change of their own (a failed sign-in, an export) pass the pool and are committed
+ * alone. The relay (relay.ts) hands committed rows to the audit queue; the audit-worker stores them.
  */
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { AUDIT_JOB, type AuditEvent } from '@bioprocess/shared/queues';
-import { AUDIT_RETRY } from '@bioprocess/shared/auth-contracts';
-import type { AppDeps } from '../platform/deps.ts';
+import type { AuditOutboxEvent } from '@bioprocess/shared/queues';
+import type { Queryable } from '@bioprocess/shared/server/postgres';
+import { writeAuditOutbox } from '@bioprocess/shared/server/audit-outbox';
 
 export interface AuditInput {
   event_type: string;
@@ -23,7 +24,8 @@ export interface AuditInput {
   organization_id?: number | null;
 }
 
-export function buildAuditEvent(request: FastifyRequest | null, input: AuditInput): AuditEvent {
+/** The event for an input: who (the request's principal unless overridden), from where, what. */
+export function describeAuditEvent(request: FastifyRequest | null, input: AuditInput): AuditOutboxEvent {
   const principal = request?.principal ?? null;
   return {
     event_id: randomUUID(),
@@ -38,20 +40,10 @@ export function buildAuditEvent(request: FastifyRequest | null, input: AuditInpu
     // A trusted proxy passes on what the client wrote in X-Forwarded-For: only an address is kept.
     ip: request && isIP(request.ip) !== 0 ? request.ip : null,
     changes: input.changes ?? null,
-    created_at: new Date().toISOString(),
   };
 }
 
-export function emitAudit(deps: Pick<AppDeps, 'queues' | 'logger'>, request: FastifyRequest | null, input: AuditInput): void {
-  const event = buildAuditEvent(request, input);
-  deps.queues.audit
-    .add(AUDIT_JOB, event, {
-      jobId: event.event_id,
-      attempts: AUDIT_RETRY.attempts,
-      // Computed by the audit-worker (capped exponential), see AUDIT_RETRY.
-      backoff: { type: AUDIT_RETRY.backoffType },
-      removeOnComplete: true,
-      removeOnFail: 10_000,
-    })
-    .catch((error: unknown) => deps.logger.error({ err: error, event }, 'audit event could not be queued'));
+/** Writes the event into audit_outbox through `db`: a transaction's client, or the pool for an event alone. */
+export async function recordAudit(db: Queryable, request: FastifyRequest | null, input: AuditInput): Promise<void> {
+  await writeAuditOutbox(db, describeAuditEvent(request, input));
 }
