@@ -3,11 +3,15 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import { failIngestJob } from '@bioprocess/shared/server/ingest-job-failure';
 
+/** A finished job's stored data (bulk rows and figures) goes in the same statement: it is never needed again. */
 export async function markCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
   await pool.query(
-    `UPDATE ingest_jobs SET state = 'completed', result = $2, progress = progress || $3::jsonb, error = NULL,
-            updated_at = now(), finished_at = now()
-      WHERE id = $1`,
+    `WITH finished AS (
+       UPDATE ingest_jobs SET state = 'completed', result = $2, progress = progress || $3::jsonb, error = NULL,
+              updated_at = now(), finished_at = now()
+        WHERE id = $1 RETURNING id
+     )
+     DELETE FROM ingest_job_data WHERE job_id IN (SELECT id FROM finished)`,
     [jobId, JSON.stringify(result), JSON.stringify(progress ?? {})],
   );
 }
@@ -15,6 +19,19 @@ export async function markCompleted(pool: Pool, jobId: string, result: Record<st
 /** Fails the job (and removes a unit operation created for it): see shared/src/server/ingest-job-failure.ts. */
 export async function markFailed(pool: Pool, jobId: string, message: string, result?: Record<string, unknown>): Promise<void> {
   await failIngestJob(pool, jobId, message, result);
+}
+
+/**
+ * Notes that the job failed for a reason that may pass; answers how long it has been failing so
+ * (since its first such failure), in seconds.
+ */
+export async function noteTransientFailure(pool: Pool, jobId: string): Promise<number> {
+  const { rows } = await pool.query<{ seconds: number }>(
+    `UPDATE ingest_jobs SET retrying_since = COALESCE(retrying_since, now()), updated_at = now() WHERE id = $1
+     RETURNING EXTRACT(EPOCH FROM now() - retrying_since)::float8 AS seconds`,
+    [jobId],
+  );
+  return rows[0]?.seconds ?? 0;
 }
 
 export async function updateProgress(pool: Pool, jobId: string, progress: Partial<IngestProgress>, checkpoint?: unknown): Promise<void> {
@@ -45,6 +62,8 @@ export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: num
 
 export interface JobRecord {
   state: string;
+  /** Bulk chunks already written. */
+  chunks_done: number[];
   request: Record<string, unknown>;
   checkpoint: Record<string, unknown> | null;
   progress: IngestProgress;
@@ -56,7 +75,7 @@ export async function startJob(pool: Pool, jobId: string): Promise<JobRecord | n
     `WITH started AS (
        UPDATE ingest_jobs SET state = 'running', updated_at = now() WHERE id = $1 AND state = 'queued' RETURNING id
      )
-     SELECT CASE WHEN EXISTS (SELECT 1 FROM started) THEN 'running' ELSE state END AS state, request, checkpoint, progress
+     SELECT CASE WHEN EXISTS (SELECT 1 FROM started) THEN 'running' ELSE state END AS state, chunks_done, request, checkpoint, progress
        FROM ingest_jobs WHERE id = $1`,
     [jobId],
   );
