@@ -13,7 +13,8 @@ export class OwnRedis {
   private child: ChildProcess | null = null;
   private readonly dir = mkdtempSync(path.join(os.tmpdir(), 'bp-own-redis-'));
 
-  constructor(readonly port: number) {}
+  /** `settings` override the defaults (no persistence, noeviction), e.g. { 'maxmemory-policy': 'allkeys-lru' }. */
+  constructor(readonly port: number, private readonly settings: Record<string, string> = {}) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
@@ -22,8 +23,9 @@ export class OwnRedis {
   /** Starts it (empty: nothing is kept on disk, like the development machines' Redis). */
   async start(): Promise<void> {
     if (await portAnswers(this.port)) throw new Error(`port ${this.port} is taken: a test's own Redis needs it free`);
+    const settings = { save: '', appendonly: 'no', 'maxmemory-policy': 'noeviction', ...this.settings };
     this.child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(this.port), '--dir', this.dir,
-      '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+      ...Object.entries(settings).flatMap(([name, value]) => [`--${name}`, value])], { stdio: 'ignore' });
     const deadline = Date.now() + 10_000;
     while (!(await portAnswers(this.port))) {
       if (Date.now() > deadline) throw new Error(`redis-server on ${this.port} did not start`);
