@@ -286,13 +286,16 @@ const WHAT_TO_INSTALL = {
   CLICKHOUSE_URL: 'ClickHouse (or set CLICKHOUSE_URL)',
 };
 
-/** Returns the environment (DATABASE_URL, REDIS_URL, CLICKHOUSE_URL) of reachable services. */
-export async function ensureServices() {
+/**
+ * Returns the environment (DATABASE_URL, REDIS_URL, CLICKHOUSE_URL) of reachable services; `names`
+ * limits it to some of them (the soak brings its own Redis).
+ */
+export async function ensureServices(names = Object.keys(DEFAULTS)) {
   const env = {};
   const missing = [];
   // Compose services publish the default ports but need their credentials: recognise them first.
-  const fromCompose = Object.keys(DEFAULTS).some((name) => !process.env[name]) ? runningComposeServices() : [];
-  for (const name of Object.keys(DEFAULTS)) {
+  const fromCompose = names.some((name) => !process.env[name]) ? runningComposeServices() : [];
+  for (const name of names) {
     const given = process.env[name];
     if (given) {
       if (!(await waitFor(name, given, 10_000))) {
