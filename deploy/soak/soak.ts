@@ -303,6 +303,24 @@ async function waitApiAnswers(): Promise<void> {
   throw new Error('the api did not start');
 }
 
+async function dropDatabases(): Promise<void> {
+  const admin = new pg.Client({ connectionString: Object.assign(new URL(config.DATABASE_URL), { pathname: '/postgres' }).toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "bp_soak_${id}" WITH (FORCE)`).finally(() => admin.end());
+  const chAdmin = createClickHouseAdmin(config.CLICKHOUSE_URL);
+  // A busy ClickHouse can take a while to drop the tables the soak filled.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await chAdmin.command({ query: `DROP DATABASE IF EXISTS bp_soak_${id}` });
+      break;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await sleep(5_000);
+    }
+  }
+  await chAdmin.close();
+}
+
 // --- main ------------------------------------------------------------------------------------------
 
 async function main(): Promise<boolean> {
@@ -345,11 +363,7 @@ async function main(): Promise<boolean> {
     await pool.end();
     await clickhouse.close();
     await redis.close();
-    const admin = new pg.Client({ connectionString: Object.assign(new URL(config.DATABASE_URL), { pathname: '/postgres' }).toString() });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "bp_soak_${id}" WITH (FORCE)`).finally(() => admin.end());
-    const chAdmin = createClickHouseAdmin(config.CLICKHOUSE_URL);
-    await chAdmin.command({ query: `DROP DATABASE IF EXISTS bp_soak_${id}` }).finally(() => chAdmin.close());
+    await dropDatabases().catch((error: unknown) => log(`could not drop the soak's databases bp_soak_${id}: ${(error as Error).message}`));
     rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,5 @@
 /** Updates of the ingest job rows (PostgreSQL `ingest_jobs`) made by the worker. */
-import type { Pool } from '@bioprocess/shared/server/postgres';
+import type { Pool, PoolClient } from '@bioprocess/shared/server/postgres';
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import { failIngestJob } from '@bioprocess/shared/server/ingest-job-failure';
 
@@ -80,4 +80,28 @@ export async function startJob(pool: Pool, jobId: string): Promise<JobRecord | n
     [jobId],
   );
   return (rows[0] as JobRecord | undefined) ?? null;
+}
+
+/**
+ * Runs `work` while holding the job's lease: a PostgreSQL advisory lock on a connection of its own, so
+ * at most one worker runs a job at a time even when its delivery was duplicated (the reconciler queued
+ * it again after Redis lost the running entry, or BullMQ judged it stalled). A second holder waits,
+ * then finds the job finished. The lease ends with the connection: a worker killed with -9 frees it.
+ */
+export async function withJobLease<T>(pool: Pool, jobId: string, work: () => Promise<T>): Promise<T> {
+  const client: PoolClient = await pool.connect();
+  let broken = false;
+  try {
+    await client.query("SELECT pg_advisory_lock(hashtextextended('ingest-job:' || $1, 0))", [jobId]);
+    return await work();
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    if (!broken) {
+      await client.query("SELECT pg_advisory_unlock(hashtextextended('ingest-job:' || $1, 0))", [jobId]).catch(() => { broken = true; });
+    }
+    // A connection whose unlock may not have run is closed, which releases the lock for certain.
+    client.release(broken);
+  }
 }

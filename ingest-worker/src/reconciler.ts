@@ -16,6 +16,9 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { Redis } from '@bioprocess/shared/server/redis';
 import { markFailed } from './job-store.ts';
 
+/** A job whose row cannot be delivered again (an upload recorded before rows named their file) and whose delivery was lost. */
+const UNDELIVERABLE_MESSAGE = 'This job was lost before it ran and cannot be run again; please send it again.';
+
 /** Jobs looked at per pass, oldest first: a backlog larger than this is worked through pass by pass. */
 const JOBS_PER_PASS = 2_000;
 
@@ -67,6 +70,13 @@ export function startReconciler(options: {
     );
     if (jobs.length === 0) return { requeued: 0, failed: 0 };
     const candidates = jobs.flatMap((job) => pendingDeliveries(job).map((delivery) => ({ job, delivery })));
+    let failed = 0;
+    for (const job of jobs.filter((unfinished) => pendingDeliveries(unfinished).length === 0)) {
+      // Its delivery may still be queued (the id the api gave it): only a lost one ends the job.
+      if (await redis.exists(queues.ingest.toKey(`${job.id}-csv`))) continue;
+      await markFailed(pg, job.id, UNDELIVERABLE_MESSAGE);
+      failed += 1;
+    }
     const lookup = redis.pipeline();
     for (const { delivery } of candidates) {
       const key = queueOf(delivery).toKey(delivery.jobId);
@@ -88,7 +98,7 @@ export function startReconciler(options: {
     });
     for (const [jobId, reason] of failedEntries) await markFailed(pg, jobId, reason);
     const requeue = missing.filter(({ job }) => !failedEntries.has(job.id));
-    if (requeue.length === 0) return { requeued: 0, failed: failedEntries.size };
+    if (requeue.length === 0) return { requeued: 0, failed: failed + failedEntries.size };
     // A running job delivered again may store some rows twice (identical ones): its rollups must then
     // be aggregated rather than taken from the post's own figures.
     const rerun = [...new Set(requeue.filter(({ job }) => job.state === 'running').map(({ job }) => job.id))];
@@ -98,7 +108,7 @@ export function startReconciler(options: {
       if (own.length > 0) await queue.addBulk(own.map(({ delivery }) => ({ name: delivery.name, data: delivery.data, opts: { ...INGEST_JOB_OPTIONS, jobId: delivery.jobId } })));
     }
     logger.warn({ requeued: requeue.length, jobs: new Set(requeue.map(({ job }) => job.id)).size }, 'ingest deliveries lost from the queue were queued again from PostgreSQL');
-    return { requeued: requeue.length, failed: failedEntries.size };
+    return { requeued: requeue.length, failed: failed + failedEntries.size };
   }
 
   let stopped = false;

@@ -130,7 +130,7 @@ export interface IngestDelivery {
 /**
  * The BullMQ jobs that deliver an ingest job, derived from its row alone: the api queues them when it
  * accepts the request and the reconciler queues them again when Redis lost them. `chunks` limits a bulk
- * job to some of its chunks (those not yet written).
+ * job to some of its chunks (those not yet written). Empty when the row does not say enough.
  */
 export function ingestDeliveries(job: IngestJobRecord, chunks?: number[]): IngestDelivery[] {
   const organizationId = Number(job.organization_id);
@@ -160,12 +160,14 @@ export function ingestDeliveries(job: IngestJobRecord, chunks?: number[]): Inges
         },
       }];
     case 'csv':
+      // Uploads accepted before the record named their spooled file cannot be delivered again.
+      if (typeof request.file_path !== 'string') return [];
       return [{
         jobId: `${job.id}-csv`,
         name: INGEST_JOBS.csv,
         data: {
           job_id: job.id, organization_id: organizationId, version_seq: versionSeq,
-          unit_operation_id: Number(request.unit_operation_id), file_path: String(request.file_path), original_name: String(request.file_name),
+          unit_operation_id: Number(request.unit_operation_id), file_path: request.file_path, original_name: String(request.file_name),
         },
       }];
   }

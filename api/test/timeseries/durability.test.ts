@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutageProxy } from '../support/outage-proxy.ts';
 import { OwnRedis } from '../support/own-redis.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, createUnitOperation, multipartBody, readSeries, REPO_ROOT, startWorker, waitForJobState, type Plant } from './support.ts';
+import { createPlant, createUnitOperation, multipartBody, readSeries, REPO_ROOT, startWorker, waitForJobState } from './support.ts';
 
 const T0 = Date.UTC(2024, 8, 1);
 /** Ports of this file's own services (never the shared Redis on 6379). */
@@ -234,6 +234,34 @@ describe('durability of accepted requests', () => {
     expect(job.result).toMatchObject({ points_written: ROWS * 3, rows_read: ROWS });
     const counts = await storedCounts(ctx, plant.organizationId);
     expect(counts.keys).toBe(ROWS * 3);
+  }, 240_000);
+
+  it('a CSV upload delivered twice while it runs (Redis flushed under a live worker) is written once, by one run at a time', async () => {
+    const plant = await createPlant(ctx, 3);
+    const ROWS = 150_000;
+    await writeCsv(csvFile, ROWS, 3, T0);
+    const unitOperation = await createUnitOperation(ctx, plant);
+    const mapping = { timestamp_column: 'time', columns: plant.instrumentIds.map((id, c) => ({ column: `c${c}`, instrument_id: id })) };
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, { name: 'twice.csv', content: readFileSync(csvFile) });
+    const response = await ctx.request({ method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads`, token: plant.editor.token,
+      headers: { 'content-type': contentType }, payload: body });
+    expect(response.statusCode).toBe(202);
+    const jobId = response.json().id as string;
+    const worker = startWorker(ctx, { WORKER_CONCURRENCY: 2, INGEST_RECONCILE_MS: 200 });
+    try {
+      for (;;) {
+        const { rows } = await ctx.deps.pg.query('SELECT state FROM ingest_jobs WHERE id = $1', [jobId]);
+        if (rows[0].state === 'running') break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // The running upload's entry is gone: the reconciler queues it again while the first run goes on.
+      await redis.flushAll();
+      const job = await waitForJobState(ctx, plant.editor.token, jobId, 150_000);
+      expect(job.state).toBe('completed');
+    } finally {
+      await worker.close();
+    }
+    expect((await storedCounts(ctx, plant.organizationId)).keys).toBe(ROWS * 3);
   }, 240_000);
 
   it('feeds posting while ClickHouse is cut off lose nothing; their jobs complete once it is back', async () => {
