@@ -174,8 +174,8 @@ describe('durability of accepted requests', () => {
 
   it('an ingest-worker killed with -9 in the middle of a bulk flush, and the queue lost with it, leaves every point exactly once', async () => {
     const plant = await createPlant(ctx, 4);
-    const posts = plant.instrumentIds.flatMap((instrumentId) => Array.from({ length: 10 }, (_, index) => feedPoints(instrumentId, index * 5_000, 5_000)));
-    posts.push(feedPoints(plant.instrumentIds[0]!, 100_000, 200_000));
+    const posts = plant.instrumentIds.flatMap((instrumentId) => Array.from({ length: 6 }, (_, index) => feedPoints(instrumentId, index * 5_000, 5_000)));
+    posts.push(feedPoints(plant.instrumentIds[0]!, 100_000, 100_000));
     for (const data of posts) {
       const response = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data } });
       expect(response.statusCode).toBe(202);
@@ -201,8 +201,8 @@ describe('durability of accepted requests', () => {
     expect((await storedCounts(ctx, plant.organizationId)).keys).toBe(expected);
     // Read through the api: each key once.
     const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: plant.instrumentIds[1]!, limit: 100_000 });
-    expect(readings).toHaveLength(50_000);
-    expect(new Set(readings.map((reading) => reading.ts)).size).toBe(50_000);
+    expect(readings).toHaveLength(30_000);
+    expect(new Set(readings.map((reading) => reading.ts)).size).toBe(30_000);
   }, 180_000);
 
   it('a CSV upload whose worker is killed with -9 mid-way, its queue entry lost, completes with exact counts', async () => {
