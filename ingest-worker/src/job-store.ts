@@ -23,7 +23,8 @@ export async function markFailed(pool: Pool, jobId: string, message: string, res
 
 /**
  * Notes that the job failed for a reason that may pass; answers how long it has been failing so
- * (since its first such failure), in seconds.
+ * (since its first such failure after its last progress: a committed CSV batch or a written chunk
+ * starts the count again), in seconds.
  */
 export async function noteTransientFailure(pool: Pool, jobId: string): Promise<number> {
   const { rows } = await pool.query<{ seconds: number }>(
@@ -36,7 +37,9 @@ export async function noteTransientFailure(pool: Pool, jobId: string): Promise<n
 
 export async function updateProgress(pool: Pool, jobId: string, progress: Partial<IngestProgress>, checkpoint?: unknown): Promise<void> {
   await pool.query(
-    `UPDATE ingest_jobs SET progress = progress || $2::jsonb, checkpoint = COALESCE($3::jsonb, checkpoint), updated_at = now() WHERE id = $1`,
+    `UPDATE ingest_jobs SET progress = progress || $2::jsonb, checkpoint = COALESCE($3::jsonb, checkpoint), updated_at = now(),
+            retrying_since = CASE WHEN $3::jsonb IS NULL THEN retrying_since END
+      WHERE id = $1`,
     [jobId, JSON.stringify(progress), checkpoint === undefined ? null : JSON.stringify(checkpoint)],
   );
 }
@@ -51,7 +54,7 @@ export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: num
         SET chunks_done = CASE WHEN $2 = ANY(chunks_done) THEN chunks_done ELSE array_append(chunks_done, $2) END,
             progress = CASE WHEN $2 = ANY(chunks_done) THEN progress
                        ELSE jsonb_set(progress, '{points_written}', to_jsonb(COALESCE((progress->>'points_written')::bigint, 0) + $3)) END,
-            updated_at = now()
+            updated_at = now(), retrying_since = NULL
       WHERE id = $1
       RETURNING cardinality(chunks_done) AS done, chunk_count`,
     [jobId, chunkIndex, points],
