@@ -60,8 +60,10 @@ async function minuteFiguresOf(context: WorkerContext, jobId: string): Promise<M
 }
 
 async function storedPart(context: WorkerContext, jobId: string, part: number): Promise<Buffer | null> {
-  const { rows } = await context.pg.query<{ bytes: Buffer }>('SELECT bytes FROM ingest_job_data WHERE job_id = $1 AND part = $2', [jobId, part]);
-  return rows[0]?.bytes ?? null;
+  // As base64 rather than bytea's hex text: a third less to receive and decode (the driver reads every
+  // field as a string; its binary mode does not keep bytes), about half the worker's CPU per chunk.
+  const { rows } = await context.pg.query<{ data: string }>(`SELECT encode(bytes, 'base64') AS data FROM ingest_job_data WHERE job_id = $1 AND part = $2`, [jobId, part]);
+  return rows[0] ? Buffer.from(rows[0].data, 'base64') : null;
 }
 
 /** The chunk's rows: stored with the job, or (a chunk queued by an older api) in Redis. */
