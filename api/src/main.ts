@@ -5,7 +5,7 @@ import { createLogger } from '@bioprocess/shared/server/logger';
 import { buildApp } from './app.ts';
 import { migrateAll } from './db/migrate.ts';
 import { closeDeps, createDeps } from './platform/deps.ts';
-import { runStartupTasks } from './startup.ts';
+import { runStartupTasks, StartupRefused } from './startup.ts';
 import { PublishedPasswordError } from './auth/superuser-bootstrap.ts';
 import { seedDemo } from './demo/seed.ts';
 
@@ -23,8 +23,9 @@ const deps = createDeps(env, logger);
 try {
   await runStartupTasks(deps);
 } catch (error) {
-  if (!(error instanceof PublishedPasswordError)) throw error;
+  if (!(error instanceof PublishedPasswordError) && !(error instanceof StartupRefused)) throw error;
   logger.fatal(error.message);
+  process.stderr.write(`${error.message}\n`);
   await closeDeps(deps);
   process.exit(78);
 }

@@ -1,6 +1,9 @@
 /** Idempotent tasks run once when the api starts, after migrations and before listening. */
 import type { AppDeps } from './platform/deps.ts';
 import { ensureSuperuser, isLoopbackHost, PublishedPasswordError, WELL_KNOWN_PASSWORDS } from './auth/superuser-bootstrap.ts';
+import { evictingRedisMessage, inspectRedis } from '@bioprocess/shared/server/redis-fitness';
+
+export class StartupRefused extends Error {}
 
 export async function runStartupTasks(deps: AppDeps): Promise<void> {
   const { env } = deps;
@@ -10,6 +13,7 @@ export async function runStartupTasks(deps: AppDeps): Promise<void> {
       `SEED_DEMO with the published DEMO_PASSWORD while HOST=${env.HOST} accepts connections from other machines: set DEMO_PASSWORD or listen on 127.0.0.1`,
     );
   }
+  await checkRedisFitness(deps);
   await ensureSuperuser(deps);
   await reportOverlappingUnitOperations(deps);
 }
@@ -21,4 +25,27 @@ async function reportOverlappingUnitOperations(deps: AppDeps): Promise<void> {
   if (pairs > 0) {
     deps.logger.warn({ pairs }, 'unit operations overlap on the same equipment: SELECT * FROM unit_operation_overlaps lists them (README: overlapping unit operations)');
   }
+}
+
+/**
+ * A production api refuses an evicting Redis; elsewhere it only warns. Redis that does not answer yet
+ * is not a reason to refuse (requests are recorded in PostgreSQL and delivered once it is up).
+ */
+export async function checkRedisFitness(deps: Pick<AppDeps, 'env' | 'logger' | 'redis'>): Promise<void> {
+  if (deps.redis.status !== 'ready') {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 3_000);
+      deps.redis.once('ready', () => { clearTimeout(timer); resolve(); });
+    });
+  }
+  if (deps.redis.status !== 'ready') {
+    deps.logger.warn('Redis does not answer yet: its persistence and eviction policy were not checked');
+    return;
+  }
+  const fitness = await inspectRedis(deps.redis);
+  if (fitness.evicting === true) {
+    if (deps.env.NODE_ENV === 'production') throw new StartupRefused(evictingRedisMessage(fitness));
+    deps.logger.warn({ redis: fitness }, evictingRedisMessage(fitness));
+  }
+  if (fitness.persistent === false) deps.logger.warn({ redis: fitness }, 'Redis keeps nothing on disk: after a restart the reconciler queues unfinished jobs again from PostgreSQL');
 }

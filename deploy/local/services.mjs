@@ -142,15 +142,70 @@ function startClickHouse() {
   return true;
 }
 
-function startRedis() {
-  if (!commandExists('redis-server') && !aptInstall(['redis-server'])) return false;
+/**
+ * The project's own Redis: append-only persistence (queued jobs survive a restart) and noeviction (a
+ * full Redis refuses writes rather than dropping job keys), data under .data/redis.
+ */
+function startRedis(port = 6379) {
+  if (!commandExists('redis-server') && !(isDebianRoot() && aptInstall(['redis-server']))) return false;
   const dir = path.join(DATA_DIR, 'redis');
   mkdirSync(dir, { recursive: true });
-  log(`starting redis-server with data in ${dir}`);
-  startDetached('redis', 'redis-server', ['--bind', '127.0.0.1', '--port', '6379', '--dir', dir,
+  log(`starting redis-server on port ${port} with data in ${dir}`);
+  startDetached('redis', 'redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir,
     '--appendonly', 'yes', '--maxmemory-policy', 'noeviction', '--logfile', path.join(dir, 'redis.log')],
   path.join(dir, 'redis.log'));
   return true;
+}
+
+/** Where the project's own Redis listens when the one on the default port is not fit for queues. */
+const PROJECT_REDIS_PORT = Number(process.env.PROJECT_REDIS_PORT || 6380);
+
+/** Answers `CONFIG GET <name>` of a Redis without a client library (this runs before npm install); null if it cannot tell. */
+function redisConfig(url, name) {
+  const { host, port } = hostPort(url, 6379);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    let reply = '';
+    const done = (value) => { socket.destroy(); resolve(value); };
+    socket.setTimeout(1_500, () => done(null));
+    socket.once('error', () => done(null));
+    socket.once('connect', () => socket.write(`*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$${name.length}\r\n${name}\r\n`));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('utf8');
+      if (reply.startsWith('-')) return done(null);
+      // *2 $len name $len value
+      const match = /^\*2\r\n\$\d+\r\n[^\r]*\r\n\$(\d+)\r\n/.exec(reply);
+      if (!match) return reply.startsWith('*0') ? done(null) : undefined;
+      const start = match[0].length;
+      if (reply.length >= start + Number(match[1])) done(reply.slice(start, start + Number(match[1])));
+    });
+  });
+}
+
+/** A Redis fit for queues keeps its data on disk (append-only) and never evicts keys. */
+export async function redisFitness(url) {
+  const [appendonly, policy] = await Promise.all([redisConfig(url, 'appendonly'), redisConfig(url, 'maxmemory-policy')]);
+  return { fit: appendonly === 'yes' && policy === 'noeviction', appendonly, policy };
+}
+
+/**
+ * Redis for the queues: the one on the default URL when it is fit; else the project's own on
+ * PROJECT_REDIS_PORT (reused when an earlier run left it answering).
+ */
+async function fitRedisUrl() {
+  const fitness = await redisFitness(DEFAULTS.REDIS_URL);
+  if (fitness.fit) return DEFAULTS.REDIS_URL;
+  const ownUrl = `redis://127.0.0.1:${PROJECT_REDIS_PORT}`;
+  log(`the Redis on ${DEFAULTS.REDIS_URL} is not fit for queues (appendonly ${fitness.appendonly ?? 'unknown'}, maxmemory-policy ${fitness.policy ?? 'unknown'}): using the project's own on port ${PROJECT_REDIS_PORT}`);
+  if (await answers('REDIS_URL', ownUrl)) {
+    if ((await redisFitness(ownUrl)).fit) return ownUrl;
+    throw new Error(`Port ${PROJECT_REDIS_PORT} is taken by a Redis without append-only persistence and noeviction. Free it, set PROJECT_REDIS_PORT, or set REDIS_URL.`);
+  }
+  if (!startRedis(PROJECT_REDIS_PORT)) {
+    throw new Error('redis-server is not installed and cannot be installed here: install Redis 6+ or set REDIS_URL to a Redis with appendonly yes and maxmemory-policy noeviction.');
+  }
+  if (!(await waitForStarted('REDIS_URL', ownUrl, 30_000))) throw new Error(`the project's redis-server on port ${PROJECT_REDIS_PORT} did not come up; see .data/redis/redis.log`);
+  return ownUrl;
 }
 
 function findPgBin() {
@@ -231,13 +286,16 @@ const WHAT_TO_INSTALL = {
   CLICKHOUSE_URL: 'ClickHouse (or set CLICKHOUSE_URL)',
 };
 
-/** Returns the environment (DATABASE_URL, REDIS_URL, CLICKHOUSE_URL) of reachable services. */
-export async function ensureServices() {
+/**
+ * Returns the environment (DATABASE_URL, REDIS_URL, CLICKHOUSE_URL) of reachable services; `names`
+ * limits it to some of them (the soak brings its own Redis).
+ */
+export async function ensureServices(names = Object.keys(DEFAULTS)) {
   const env = {};
   const missing = [];
   // Compose services publish the default ports but need their credentials: recognise them first.
-  const fromCompose = Object.keys(DEFAULTS).some((name) => !process.env[name]) ? runningComposeServices() : [];
-  for (const name of Object.keys(DEFAULTS)) {
+  const fromCompose = names.some((name) => !process.env[name]) ? runningComposeServices() : [];
+  for (const name of names) {
     const given = process.env[name];
     if (given) {
       if (!(await waitFor(name, given, 10_000))) {
@@ -247,7 +305,7 @@ export async function ensureServices() {
     } else if (fromCompose.includes(COMPOSE_SERVICE[name]) && await answers(name, composeUrls()[name])) {
       env[name] = composeUrls()[name];
     } else if (await answers(name, DEFAULTS[name])) {
-      env[name] = DEFAULTS[name];
+      env[name] = name === 'REDIS_URL' ? await fitRedisUrl() : DEFAULTS[name];
     } else {
       missing.push(name);
     }

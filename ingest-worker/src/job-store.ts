@@ -1,13 +1,17 @@
 /** Updates of the ingest job rows (PostgreSQL `ingest_jobs`) made by the worker. */
-import type { Pool } from '@bioprocess/shared/server/postgres';
+import type { Pool, PoolClient } from '@bioprocess/shared/server/postgres';
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import { failIngestJob } from '@bioprocess/shared/server/ingest-job-failure';
 
+/** A finished job's stored data (bulk rows and figures) goes in the same statement: it is never needed again. */
 export async function markCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
   await pool.query(
-    `UPDATE ingest_jobs SET state = 'completed', result = $2, progress = progress || $3::jsonb, error = NULL,
-            updated_at = now(), finished_at = now()
-      WHERE id = $1`,
+    `WITH finished AS (
+       UPDATE ingest_jobs SET state = 'completed', result = $2, progress = progress || $3::jsonb, error = NULL,
+              updated_at = now(), finished_at = now()
+        WHERE id = $1 RETURNING id
+     )
+     DELETE FROM ingest_job_data WHERE job_id IN (SELECT id FROM finished)`,
     [jobId, JSON.stringify(result), JSON.stringify(progress ?? {})],
   );
 }
@@ -17,9 +21,25 @@ export async function markFailed(pool: Pool, jobId: string, message: string, res
   await failIngestJob(pool, jobId, message, result);
 }
 
+/**
+ * Notes that the job failed for a reason that may pass; answers how long it has been failing so
+ * (since its first such failure after its last progress: a committed CSV batch or a written chunk
+ * starts the count again), in seconds.
+ */
+export async function noteTransientFailure(pool: Pool, jobId: string): Promise<number> {
+  const { rows } = await pool.query<{ seconds: number }>(
+    `UPDATE ingest_jobs SET retrying_since = COALESCE(retrying_since, now()), updated_at = now() WHERE id = $1
+     RETURNING EXTRACT(EPOCH FROM now() - retrying_since)::float8 AS seconds`,
+    [jobId],
+  );
+  return rows[0]?.seconds ?? 0;
+}
+
 export async function updateProgress(pool: Pool, jobId: string, progress: Partial<IngestProgress>, checkpoint?: unknown): Promise<void> {
   await pool.query(
-    `UPDATE ingest_jobs SET progress = progress || $2::jsonb, checkpoint = COALESCE($3::jsonb, checkpoint), updated_at = now() WHERE id = $1`,
+    `UPDATE ingest_jobs SET progress = progress || $2::jsonb, checkpoint = COALESCE($3::jsonb, checkpoint), updated_at = now(),
+            retrying_since = CASE WHEN $3::jsonb IS NULL THEN retrying_since END
+      WHERE id = $1`,
     [jobId, JSON.stringify(progress), checkpoint === undefined ? null : JSON.stringify(checkpoint)],
   );
 }
@@ -34,7 +54,7 @@ export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: num
         SET chunks_done = CASE WHEN $2 = ANY(chunks_done) THEN chunks_done ELSE array_append(chunks_done, $2) END,
             progress = CASE WHEN $2 = ANY(chunks_done) THEN progress
                        ELSE jsonb_set(progress, '{points_written}', to_jsonb(COALESCE((progress->>'points_written')::bigint, 0) + $3)) END,
-            updated_at = now()
+            updated_at = now(), retrying_since = NULL
       WHERE id = $1
       RETURNING cardinality(chunks_done) AS done, chunk_count`,
     [jobId, chunkIndex, points],
@@ -45,6 +65,8 @@ export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: num
 
 export interface JobRecord {
   state: string;
+  /** Bulk chunks already written. */
+  chunks_done: number[];
   request: Record<string, unknown>;
   checkpoint: Record<string, unknown> | null;
   progress: IngestProgress;
@@ -56,9 +78,33 @@ export async function startJob(pool: Pool, jobId: string): Promise<JobRecord | n
     `WITH started AS (
        UPDATE ingest_jobs SET state = 'running', updated_at = now() WHERE id = $1 AND state = 'queued' RETURNING id
      )
-     SELECT CASE WHEN EXISTS (SELECT 1 FROM started) THEN 'running' ELSE state END AS state, request, checkpoint, progress
+     SELECT CASE WHEN EXISTS (SELECT 1 FROM started) THEN 'running' ELSE state END AS state, chunks_done, request, checkpoint, progress
        FROM ingest_jobs WHERE id = $1`,
     [jobId],
   );
   return (rows[0] as JobRecord | undefined) ?? null;
+}
+
+/**
+ * Runs `work` while holding the job's lease: a PostgreSQL advisory lock on a connection of its own, so
+ * at most one worker runs a job at a time even when its delivery was duplicated (the reconciler queued
+ * it again after Redis lost the running entry, or BullMQ judged it stalled). A second holder waits,
+ * then finds the job finished. The lease ends with the connection: a worker killed with -9 frees it.
+ */
+export async function withJobLease<T>(pool: Pool, jobId: string, work: () => Promise<T>): Promise<T> {
+  const client: PoolClient = await pool.connect();
+  let broken = false;
+  try {
+    await client.query("SELECT pg_advisory_lock(hashtextextended('ingest-job:' || $1, 0))", [jobId]);
+    return await work();
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    if (!broken) {
+      await client.query("SELECT pg_advisory_unlock(hashtextextended('ingest-job:' || $1, 0))", [jobId]).catch(() => { broken = true; });
+    }
+    // A connection whose unlock may not have run is closed, which releases the lock for certain.
+    client.release(broken);
+  }
 }

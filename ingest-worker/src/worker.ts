@@ -4,7 +4,7 @@
  * durable; transient failures (a service down) are retried with a capped back-off so the worker
  * recovers without a restart; permanent ones fail the job with a clear message.
  */
-import { Worker, UnrecoverableError, type Job } from 'bullmq';
+import { Queue, Worker, UnrecoverableError, type Job } from 'bullmq';
 import {
   QUEUE_NAMES, INGEST_JOBS, bulkChunkPayloadSchema, csvUploadPayloadSchema, deletionPayloadSchema,
 } from '@bioprocess/shared/queues';
@@ -14,8 +14,9 @@ import { createPool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
 import { createRedis } from '@bioprocess/shared/server/redis';
 import type { WorkerContext } from './context.ts';
-import { cappedBackoff, isTransient, PermanentJobError } from './errors.ts';
-import { markFailed } from './job-store.ts';
+import { cappedBackoff, isTransient, PermanentJobError, retriesExhaustedMessage } from './errors.ts';
+import { markFailed, noteTransientFailure } from './job-store.ts';
+import { startReconciler } from './reconciler.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { createBulkWrites } from './bulk-writes.ts';
 import { processDeletion } from './jobs/deletion.ts';
@@ -23,7 +24,9 @@ import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
 import { createJobAudit } from './job-audit.ts';
 
 /** The settings of ingestWorkerEnvSchema (shared/src/server/config.ts); any left out take its defaults. */
-const workerSettingsSchema = ingestWorkerEnvSchema.pick({ WORKER_CONCURRENCY: true, INGEST_BULK_CONCURRENCY: true, INGEST_LOCK_MS: true });
+const workerSettingsSchema = ingestWorkerEnvSchema.pick({
+  WORKER_CONCURRENCY: true, INGEST_BULK_CONCURRENCY: true, INGEST_LOCK_MS: true, INGEST_RETRY_MINUTES: true, INGEST_BACKOFF_MAX_MS: true, INGEST_RECONCILE_MS: true,
+});
 export type IngestWorkerEnv = BaseEnv & Partial<Pick<IngestWorkerConfig, keyof typeof workerSettingsSchema.shape>>;
 
 export interface IngestWorker {
@@ -76,6 +79,18 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   let lastOutageLog = 0;
   const audited = (job: Job) => job.name === INGEST_JOBS.csv || job.name === INGEST_JOBS.deletion;
 
+  const failForGood = async (job: Job, jobId: string | undefined, error: unknown, message: string): Promise<never> => {
+    logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
+    if (jobId) await markFailed(context.pg, jobId, message).catch(() => undefined);
+    if (jobId && audited(job)) await jobAudit.recordFinished(jobId);
+    if (job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
+      // Failed for another reason after its retries: nothing else will clean up after it.
+      const payload = csvUploadPayloadSchema.safeParse(job.data);
+      if (payload.success) await discardCsvUpload(context, payload.data).catch(() => undefined);
+    }
+    throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
+  };
+
   const processJob = async (job: Job) => {
     try {
       await dispatch(context, job);
@@ -85,16 +100,15 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
       const permanent = error instanceof UnrecoverableError
         || (!isTransient(error) && job.attemptsMade + 1 >= UNKNOWN_ERROR_ATTEMPTS);
       if (permanent) {
-        const message = error instanceof PermanentJobError ? error.message : `Ingest failed: ${(error as Error).message}`;
-        logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
-        if (jobId) await markFailed(context.pg, jobId, message).catch(() => undefined);
-        if (jobId && audited(job)) await jobAudit.recordFinished(jobId);
-        if (job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
-          // Failed for another reason after its retries: nothing else will clean up after it.
-          const payload = csvUploadPayloadSchema.safeParse(job.data);
-          if (payload.success) await discardCsvUpload(context, payload.data).catch(() => undefined);
+        return failForGood(job, jobId, error, error instanceof PermanentJobError ? error.message : `Ingest failed: ${(error as Error).message}`);
+      }
+      if (jobId && isTransient(error)) {
+        // Bounded in time rather than in attempts: the row remembers when the trouble began, across
+        // restarts and deliveries made again by the reconciler. PostgreSQL itself down: retry.
+        const failingSeconds = await noteTransientFailure(context.pg, jobId).catch(() => 0);
+        if (failingSeconds > settings.INGEST_RETRY_MINUTES * 60) {
+          return failForGood(job, jobId, error, retriesExhaustedMessage(job.name, settings.INGEST_RETRY_MINUTES, error));
         }
-        throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
       }
       if (Date.now() - lastOutageLog > 5_000) {
         lastOutageLog = Date.now();
@@ -106,7 +120,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   const workerOptions = {
     connection,
     prefix: env.QUEUE_PREFIX,
-    settings: { backoffStrategy: (attemptsMade: number) => cappedBackoff(attemptsMade) },
+    settings: { backoffStrategy: (attemptsMade: number) => cappedBackoff(attemptsMade, settings.INGEST_BACKOFF_MAX_MS) },
     // Long CSV jobs keep their lock renewed; a crashed worker's job is picked up again after this.
     lockDuration: settings.INGEST_LOCK_MS,
     stalledInterval: Math.max(1_000, Math.floor(settings.INGEST_LOCK_MS / 2)),
@@ -125,14 +139,25 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     });
   }
 
+  const queueConnection = createRedis(env.REDIS_URL);
+  const queues = {
+    ingest: new Queue(QUEUE_NAMES.ingest, { connection: queueConnection, prefix: env.QUEUE_PREFIX }),
+    ingestBulk: new Queue(QUEUE_NAMES.ingestBulk, { connection: queueConnection, prefix: env.QUEUE_PREFIX }),
+  };
+  for (const queue of Object.values(queues)) queue.on('error', (err) => logger.debug({ err, queue: queue.name }, 'queue connection error'));
+  const reconciler = startReconciler({ pg, queues, redis: queueConnection, logger, intervalMs: settings.INGEST_RECONCILE_MS });
+
   return {
     async close() {
       shutdown.abort();
+      await reconciler.stop();
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
       await Promise.race([Promise.all(workers.map((worker) => worker.close())), deadline]);
       await jobAudit.close();
       await Promise.allSettled([context.pg.end(), context.clickhouse.close()]);
+      await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       connection.disconnect();
+      queueConnection.disconnect();
       context.redis.disconnect();
     },
   };

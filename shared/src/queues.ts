@@ -3,6 +3,7 @@
  * (workers). Fields added later must be optional so jobs already queued survive a rolling deploy.
  */
 import { z } from 'zod';
+import { BULK_CHUNK_POINTS } from './timeseries.ts';
 
 export const QUEUE_NAMES = {
   ingest: 'ingest',
@@ -42,8 +43,10 @@ export const auditOutboxEventSchema = auditEventSchema.omit({ created_at: true, 
 export type AuditOutboxEvent = z.infer<typeof auditOutboxEventSchema>;
 
 /**
- * Ingest jobs (queue `ingest`, bulk chunks on `ingest-bulk`). A job row in PostgreSQL (`ingest_jobs`) carries the state and
- * progress; the queued payloads only reference it, plus at most one bounded chunk of points.
+ * Ingest jobs (queue `ingest`, bulk chunks on `ingest-bulk`). A job row in PostgreSQL (`ingest_jobs`)
+ * carries the state and progress, and with its data (`ingest_job_data`, or the spooled CSV file) is the
+ * record of the request: the queued payloads are derived from it (ingestDeliveries), so a delivery lost
+ * with Redis is made again from PostgreSQL.
  * `version_seq` is taken from a PostgreSQL sequence when the api accepted the request, so the outcome
  * is independent of the order in which jobs run (see ingest-worker/src/versions.ts).
  */
@@ -58,7 +61,7 @@ export function ingestQueueOf(jobName: string): typeof QUEUE_NAMES.ingest | type
   return jobName === INGEST_JOBS.bulkChunk ? QUEUE_NAMES.ingestBulk : QUEUE_NAMES.ingest;
 }
 
-/** One chunk of a bulk post; its rows wait in Redis under bulkChunkDataKey. */
+/** One chunk of a bulk post; its rows wait in PostgreSQL (`ingest_job_data`, part = chunk_index). */
 export const bulkChunkPayloadSchema = z.object({
   job_id: z.uuid(),
   organization_id: z.number().int().positive(),
@@ -72,22 +75,15 @@ export const bulkChunkPayloadSchema = z.object({
 });
 
 /**
- * Where a bulk chunk's data waits for the worker: ClickHouse rows of `points` written by the api after
- * validation (point i of the post has version version_seq * 10^10 + i + 1, so a later point of the same
- * key wins). Kept as raw bytes beside the job rather than in it: up to BULK_CHUNK_POINTS rows, a few MB,
- * that would otherwise be escaped into and out of JSON. Expires after BULK_CHUNK_DATA_TTL_SECONDS if
- * never written.
+ * Where an older api left a bulk chunk's rows: in Redis beside the job. Still read so that chunks it
+ * queued before an upgrade are written; new chunks keep their rows in PostgreSQL with the job row.
  */
 export function bulkChunkDataKey(queuePrefix: string, jobId: string, chunkIndex: number): string {
   return `${queuePrefix}:bulk-data:${jobId}:${chunkIndex}`;
 }
 
-/** Where a bulk post's per-minute figures (shared/src/minute-figures.ts) wait, with the same expiry. */
-export function bulkMinuteFiguresKey(queuePrefix: string, jobId: string): string {
-  return `${queuePrefix}:bulk-figures:${jobId}`;
-}
-/** Longer than the ingest retries last (about a day). */
-export const BULK_CHUNK_DATA_TTL_SECONDS = 2 * 24 * 3600;
+/** The `ingest_job_data` part that holds a bulk post's per-minute figures (shared/src/minute-figures.ts). */
+export const BULK_MINUTE_FIGURES_PART = -1;
 export type BulkChunkPayload = z.infer<typeof bulkChunkPayloadSchema>;
 
 export const deletionPayloadSchema = z.object({
@@ -110,3 +106,79 @@ export const csvUploadPayloadSchema = z.object({
   original_name: z.string(),
 });
 export type CsvUploadPayload = z.infer<typeof csvUploadPayloadSchema>;
+
+/**
+ * How ingest jobs are delivered: transient failures are retried with the worker's capped back-off until
+ * they have lasted INGEST_RETRY_MINUTES (the worker then fails the job), so the attempts only need to
+ * outnumber that; permanent ones fail at once. Completed jobs leave Redis; failed ones stay for
+ * inspection, bounded.
+ */
+export const INGEST_JOB_OPTIONS = {
+  attempts: 1_000_000,
+  backoff: { type: 'capped-exponential' },
+  removeOnComplete: true,
+  removeOnFail: 1_000,
+};
+
+/** What the deliveries of a job are derived from: its `ingest_jobs` row. */
+export interface IngestJobRecord {
+  id: string;
+  organization_id: number | string;
+  kind: 'bulk' | 'deletion' | 'csv';
+  version_seq: number | string;
+  request: Record<string, unknown>;
+  chunk_count: number;
+}
+
+export interface IngestDelivery {
+  /** The BullMQ job id: one per delivery of a job, so adding it again while it is queued is a no-op. */
+  jobId: string;
+  name: (typeof INGEST_JOBS)[keyof typeof INGEST_JOBS];
+  data: BulkChunkPayload | DeletionPayload | CsvUploadPayload;
+}
+
+/**
+ * The BullMQ jobs that deliver an ingest job, derived from its row alone: the api queues them when it
+ * accepts the request and the reconciler queues them again when Redis lost them. `chunks` limits a bulk
+ * job to some of its chunks (those not yet written). Empty when the row does not say enough.
+ */
+export function ingestDeliveries(job: IngestJobRecord, chunks?: number[]): IngestDelivery[] {
+  const organizationId = Number(job.organization_id);
+  const versionSeq = Number(job.version_seq);
+  const request = job.request;
+  switch (job.kind) {
+    case 'bulk': {
+      const points = Number(request.points);
+      const format = request.rows_format === 'TabSeparated' ? 'TabSeparated' : 'RowBinary';
+      const indexes = chunks ?? Array.from({ length: job.chunk_count }, (_, index) => index);
+      return indexes.map((chunkIndex) => ({
+        jobId: `${job.id}-c${chunkIndex}`,
+        name: INGEST_JOBS.bulkChunk,
+        data: {
+          job_id: job.id, organization_id: organizationId, version_seq: versionSeq, chunk_index: chunkIndex, chunk_count: job.chunk_count,
+          points: Math.min(BULK_CHUNK_POINTS, points - chunkIndex * BULK_CHUNK_POINTS), format,
+        },
+      }));
+    }
+    case 'deletion':
+      return [{
+        jobId: `${job.id}-delete`,
+        name: INGEST_JOBS.deletion,
+        data: {
+          job_id: job.id, organization_id: organizationId, version_seq: versionSeq,
+          instrument_ids: (request.instrument_ids as Array<number | string>).map(Number), start_ms: Number(request.start_ms), end_ms: Number(request.end_ms),
+        },
+      }];
+    case 'csv':
+      // Uploads accepted before the record named their spooled file cannot be delivered again.
+      if (typeof request.file_path !== 'string') return [];
+      return [{
+        jobId: `${job.id}-csv`,
+        name: INGEST_JOBS.csv,
+        data: {
+          job_id: job.id, organization_id: organizationId, version_seq: versionSeq,
+          unit_operation_id: Number(request.unit_operation_id), file_path: request.file_path, original_name: String(request.file_name),
+        },
+      }];
+  }
+}

@@ -1,5 +1,6 @@
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
+import { inspectRedis, type RedisFitness } from '@bioprocess/shared/server/redis-fitness';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -62,7 +63,10 @@ export async function healthRoutes(app: App, deps: AppDeps): Promise<void> {
       return reply.status(ok ? 200 : 503).send(ok ? { status: 'ok' } : { status: 'degraded', error: 'Service unavailable' });
     }
     const queues: Record<string, { waiting: number; active: number; failed: number }> = {};
+    // Reported, not judged: the platform is correct without it, but an operator should see it.
+    let redisConfig: RedisFitness | null = null;
     if (redis === 'ok') {
+      redisConfig = await withTimeout(inspectRedis(deps.redis), 'redis config').catch(() => null);
       for (const queue of Object.values(deps.queues)) {
         const name = queue.name;
         try {
@@ -90,6 +94,7 @@ export async function healthRoutes(app: App, deps: AppDeps): Promise<void> {
       status: ok ? 'ok' : 'degraded',
       ...(ok ? {} : { error: `Unavailable: ${failing.join(', ')}` }),
       postgres, redis, clickhouse, queues, audit_outbox: auditOutbox,
+      ...(redisConfig ? { redis_config: redisConfig } : {}),
     });
   });
 }

@@ -43,6 +43,8 @@ export interface NewIngestJob {
   progress?: Partial<IngestProgress>;
   /** A range deletion recorded with the job's version (queued deletions). */
   deletion?: { instrumentIds: number[]; startMs: number; endMs: number };
+  /** What the job works on, stored with the row (`ingest_job_data`): bulk chunks' rows and figures by part. */
+  data?: Array<{ part: number; bytes: Uint8Array }>;
 }
 
 const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, created_at, updated_at';
@@ -64,16 +66,29 @@ export async function createIngestJob(pool: Pool, principal: RequestPrincipal, j
 
 /** Creates the job inside the caller's transaction (with the rows it goes with). */
 export async function insertIngestJob(db: Pool | PoolClient, principal: RequestPrincipal, job: NewIngestJob): Promise<{ job: IngestJobRow; created: boolean }> {
+  const parameters: unknown[] = [
+    randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId,
+    job.idempotencyKey ?? null, JSON.stringify(job.request), job.chunkCount ?? 0,
+    JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null,
+  ];
+  // The data goes in with the row in one statement (atomic without a transaction's round trips): a job
+  // row never exists without its data, and a replayed idempotent request stores nothing twice.
+  const values = (job.data ?? []).map(({ part, bytes }) => {
+    parameters.push(part, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    return `($${parameters.length - 1}::integer, $${parameters.length}::bytea)`;
+  });
+  const storeData = values.length === 0 ? '' : `, stored AS (
+       INSERT INTO ingest_job_data (job_id, part, bytes) SELECT job.id, data.part, data.bytes FROM job CROSS JOIN (VALUES ${values.join(', ')}) AS data (part, bytes)
+     )`;
   const { rows } = await db.query(
-    `INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
-     VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9)
-     ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-     RETURNING ${JOB_COLUMNS}`,
-    [
-      randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId,
-      job.idempotencyKey ?? null, JSON.stringify(job.request), job.chunkCount ?? 0,
-      JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null,
-    ],
+    `WITH job AS (
+       INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
+       VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING ${JOB_COLUMNS}
+     )${storeData}
+     SELECT * FROM job`,
+    parameters,
   );
   const created = rows[0] as IngestJobRow | undefined;
   if (created) return { job: created, created: true };

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
@@ -20,7 +20,6 @@ import { overlapMessage } from '@bioprocess/shared/unit-operation-windows';
 import { findOverlappingUnitOperation } from '@bioprocess/shared/server/unit-operation-windows';
 import { withTransaction, type Pool, type PoolClient } from '@bioprocess/shared/server/postgres';
 import { CSV_MESSAGES, checkCsvFile, fileTooLargeMessage } from '@bioprocess/shared/csv/index';
-import { INGEST_JOBS, type CsvUploadPayload } from '@bioprocess/shared/queues';
 import { csvMappingSchema, ingestJobStatusSchema, TIME_SERIES_MESSAGES, waitQuerySchema, type CsvMapping } from '@bioprocess/shared/timeseries';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
@@ -37,6 +36,21 @@ import { organizationTimeZone } from '../organizations/settings.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive() });
 const unitOperationWithUploadSchema = z.object({ unit_operation: unitOperationSchema, job: ingestJobStatusSchema });
+
+/**
+ * The spooled file and its folder entry reach the disk before the job row is committed, so an answered
+ * upload survives a crash of the machine, not only of the process.
+ */
+async function syncToDisk(file: string): Promise<void> {
+  for (const target of [file, path.dirname(file)]) {
+    const handle = await open(target, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}
 
 function parseMapping(text: string): CsvMapping {
   let json: unknown;
@@ -99,6 +113,7 @@ async function receiveParts(deps: AppDeps, request: FastifyRequest, admission: U
       spooled = { path: target, name: part.filename ?? 'upload.csv', bytes: 0 };
       await pipeline(part.file, admission.meter(), createWriteStream(target, { flags: 'wx' }));
       spooled.bytes = (await stat(target)).size;
+      await syncToDisk(target);
     }
   } catch (error) {
     if (spooled) await rm(spooled.path, { force: true });
@@ -140,19 +155,16 @@ function parseUnitOperation(text: string): UnitOperationCreate {
 async function csvJobRequest(db: Pool | PoolClient, organizationId: number, unitOperation: UnitOperationWindow, mapping: CsvMapping, spooled: SpooledFile): Promise<Record<string, unknown>> {
   return {
     unit_operation_id: unitOperation.id, mapping, file_name: spooled.name, bytes: spooled.bytes,
-    start_ms: unitOperation.startMs, end_ms: unitOperation.endMs,
+    start_ms: unitOperation.startMs, end_ms: unitOperation.endMs, file_path: spooled.path,
     // Settled now: a later change of the organisation's zone does not change a queued upload.
     time_zone: mapping.time_zone ?? await organizationTimeZone(db, organizationId),
     time_zone_source: mapping.time_zone ? 'mapping' : 'organization',
   };
 }
 
-async function queueCsvJob(deps: AppDeps, job: IngestJobRow, unitOperationId: number, spooled: SpooledFile): Promise<void> {
-  const payload: CsvUploadPayload = {
-    job_id: job.id, organization_id: job.organization_id, version_seq: job.version_seq,
-    unit_operation_id: unitOperationId, file_path: spooled.path, original_name: spooled.name,
-  };
-  await enqueueIngest(deps, job.id, [{ name: INGEST_JOBS.csv, jobId: `${job.id}-csv`, data: payload }]);
+/** The delivery is derived from the job row (which names the file and the unit operation). */
+async function queueCsvJob(deps: AppDeps, job: IngestJobRow): Promise<void> {
+  await enqueueIngest(deps, job);
 }
 
 /** `?wait=true`: the finished job, or its failure as 409 (window taken) or 422 (the file). */
@@ -206,7 +218,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       await rm(spooled.path, { force: true });
       throw error;
     }
-    await queueCsvJob(deps, job, unitOperation.id, spooled);
+    await queueCsvJob(deps, job);
     // Queued, the upload is counted from its job.
     await admission.finish();
     reply.header('location', `/api/v1/ingest-jobs/${job.id}`);
@@ -263,7 +275,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       throw error;
     }
     const unitOperation = toUnitOperation(created.row);
-    await queueCsvJob(deps, created.job, unitOperation.id, spooled);
+    await queueCsvJob(deps, created.job);
     await admission.finish();
     reply.header('location', `/api/v1/ingest-jobs/${created.job.id}`);
     reply.header('x-ingest-job-id', created.job.id);

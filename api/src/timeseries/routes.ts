@@ -7,7 +7,6 @@ import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  BULK_CHUNK_POINTS,
   BULK_MAX_BODY_BYTES,
   TIME_SERIES_MESSAGES,
   TIME_SERIES_DEFAULT_LIMIT,
@@ -20,7 +19,7 @@ import {
   unitOperationSeriesQuerySchema,
   waitQuerySchema,
 } from '@bioprocess/shared/timeseries';
-import { BULK_CHUNK_DATA_TTL_SECONDS, INGEST_JOBS, bulkChunkDataKey, bulkMinuteFiguresKey, type BulkChunkPayload, type DeletionPayload } from '@bioprocess/shared/queues';
+import { BULK_MINUTE_FIGURES_PART } from '@bioprocess/shared/queues';
 import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
@@ -114,27 +113,15 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
         chunkCount: prepared.chunks.length,
         request: {
           instrument_ids: prepared.instruments.map(([id]) => id), start_ms: prepared.startMs, end_ms: prepared.endMs,
-          points: prepared.points, unique_keys: prepared.increasing,
+          points: prepared.points, unique_keys: prepared.increasing, rows_format: POINT_ROWS_FORMAT,
         },
+        // Stored with the job row before the answer: a 202 means the points are in PostgreSQL.
+        data: [
+          ...prepared.chunks.map((rows, chunkIndex) => ({ part: chunkIndex, bytes: rows })),
+          ...(prepared.minuteFigures ? [{ part: BULK_MINUTE_FIGURES_PART, bytes: prepared.minuteFigures }] : []),
+        ],
       });
-      if (created) {
-        const key = (chunkIndex: number) => bulkChunkDataKey(deps.env.QUEUE_PREFIX, job.id, chunkIndex);
-        await enqueueIngest(deps, job.id, prepared.chunks.map((_rows, chunkIndex) => ({
-          name: INGEST_JOBS.bulkChunk,
-          jobId: `${job.id}-c${chunkIndex}`,
-          data: {
-            job_id: job.id, organization_id: principal.organizationId, version_seq: job.version_seq, chunk_index: chunkIndex,
-            chunk_count: prepared.chunks.length, points: Math.min(BULK_CHUNK_POINTS, prepared.points - chunkIndex * BULK_CHUNK_POINTS),
-            format: POINT_ROWS_FORMAT,
-          } satisfies BulkChunkPayload,
-        })), {
-          values: [
-            ...prepared.chunks.map((rows, chunkIndex) => ({ key: key(chunkIndex), value: rows })),
-            ...(prepared.minuteFigures ? [{ key: bulkMinuteFiguresKey(deps.env.QUEUE_PREFIX, job.id), value: prepared.minuteFigures }] : []),
-          ],
-          ttlSeconds: BULK_CHUNK_DATA_TTL_SECONDS,
-        });
-      }
+      if (created) await enqueueIngest(deps, job);
       jobHeaders(reply, job);
       const status = await settle(deps, job, request.query.wait === 'true', abortSignalOf(reply));
       return reply.status(status).type('application/json; charset=utf-8').send(Buffer.from(prepared.readings.buffer, prepared.readings.byteOffset, prepared.readings.length));
@@ -246,12 +233,6 @@ export async function queueRangeDeletion(
     },
     deletion,
   });
-  if (created) {
-    const payload: DeletionPayload = {
-      job_id: job.id, organization_id: job.organization_id, version_seq: job.version_seq,
-      instrument_ids: deletion.instrumentIds, start_ms: deletion.startMs, end_ms: deletion.endMs,
-    };
-    await enqueueIngest(deps, job.id, [{ name: INGEST_JOBS.deletion, jobId: `${job.id}-delete`, data: payload }]);
-  }
+  if (created) await enqueueIngest(deps, job);
   return job;
 }

@@ -9,7 +9,8 @@
  * scored by the time by which the request must have arrived (REQUEST_TIMEOUT_MS), so an api process
  * that dies mid-upload leaves nothing behind for longer than that, and a hash of the bytes each has
  * spooled so far. Uploads already spooled are the organisation's queued and running CSV jobs in
- * PostgreSQL. Every answer is a 429 with the spec's upload-limit message.
+ * PostgreSQL. Every answer is a 429 with the upload-limit message. While Redis does not answer, each
+ * process counts on its own (see admitOffline) rather than refusing: the job is recorded in PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
@@ -51,8 +52,47 @@ function limited(deps: AppDeps): HttpError {
   return new HttpError(429, TIME_SERIES_MESSAGES.uploadRateLimited(deps.env.UPLOAD_RATE_LIMIT_PER_MINUTE));
 }
 
-function unavailable(): HttpError {
-  return new HttpError(503, 'Upload rate limiting is unavailable; please retry.');
+/**
+ * This process's own counts, used only while Redis does not answer: uploads stay limited (per process
+ * then) and are still accepted, since their jobs are recorded in PostgreSQL and delivered once Redis
+ * is back.
+ */
+const offline = {
+  perMinute: new Map<string, number>(),
+  /** Per organisation: the bytes spooled so far by each upload being received. */
+  receiving: new Map<number, Map<string, number>>(),
+};
+
+function admitOffline(deps: AppDeps, organizationId: number, minute: number, countMinute: boolean, spooled: { uploads: number; bytes: number }): UploadAdmission {
+  const { env } = deps;
+  if (countMinute) {
+    const key = `${organizationId}:${minute}`;
+    for (const old of offline.perMinute.keys()) if (!old.endsWith(`:${minute}`)) offline.perMinute.delete(old);
+    const count = (offline.perMinute.get(key) ?? 0) + 1;
+    offline.perMinute.set(key, count);
+    if (count > env.UPLOAD_RATE_LIMIT_PER_MINUTE) throw limited(deps);
+  }
+  const receiving = offline.receiving.get(organizationId) ?? new Map<string, number>();
+  const receivingBytes = () => [...receiving.values()].reduce((sum, bytes) => sum + bytes, spooled.bytes);
+  if (receiving.size + spooled.uploads >= env.UPLOADS_IN_FLIGHT_PER_ORGANIZATION || receivingBytes() >= env.UPLOAD_SPOOL_BYTES_PER_ORGANIZATION) {
+    throw limited(deps);
+  }
+  const uploadId = randomUUID();
+  receiving.set(uploadId, 0);
+  offline.receiving.set(organizationId, receiving);
+  return {
+    finish: async () => {
+      receiving.delete(uploadId);
+      if (receiving.size === 0) offline.receiving.delete(organizationId);
+    },
+    meter: () => new Transform({
+      transform(chunk: Buffer, _encoding, callback: TransformCallback) {
+        receiving.set(uploadId, (receiving.get(uploadId) ?? 0) + chunk.length);
+        if (receivingBytes() > env.UPLOAD_SPOOL_BYTES_PER_ORGANIZATION) return callback(limited(deps));
+        callback(null, chunk);
+      },
+    }),
+  };
 }
 
 /** One upload while it is received: counts its bytes as they are spooled, then lets go. */
@@ -82,7 +122,7 @@ export async function admitUpload(deps: AppDeps, organizationId: number): Promis
     count = await redis.incr(`${prefix}:per-minute:${minute}`);
     if (count === 1) await redis.expire(`${prefix}:per-minute:${minute}`, 120);
   } catch {
-    throw unavailable();
+    return admitOffline(deps, organizationId, minute, true, await spooledUploads(deps, organizationId));
   }
   if (count > env.UPLOAD_RATE_LIMIT_PER_MINUTE) throw limited(deps);
 
@@ -99,7 +139,7 @@ export async function admitUpload(deps: AppDeps, organizationId: number): Promis
       now, now + lifetimeMs, uploadId, env.UPLOADS_IN_FLIGHT_PER_ORGANIZATION, spooled.uploads,
       env.UPLOAD_SPOOL_BYTES_PER_ORGANIZATION, spooled.bytes, lifetimeMs);
   } catch {
-    throw unavailable();
+    return admitOffline(deps, organizationId, minute, false, spooled);
   }
   if (admitted !== 1) throw limited(deps);
 
@@ -114,7 +154,8 @@ export async function admitUpload(deps: AppDeps, organizationId: number): Promis
     try {
       within = await redis.eval(GROW_SCRIPT, 2, receivingKey, bytesKey, uploadId, bytes, env.UPLOAD_SPOOL_BYTES_PER_ORGANIZATION, spooled.bytes);
     } catch {
-      throw unavailable();
+      // Redis left mid-upload: the bytes admitted when it answered stay the bound.
+      return;
     }
     if (within !== 1) throw limited(deps);
   };

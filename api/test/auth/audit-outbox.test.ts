@@ -142,7 +142,7 @@ describe('audit outbox: exactly once, in order, whatever Redis does', () => {
     await edit(first, 'before the outage');
     await waitFor(async () => (await queuedAuditJobs(ctx)) === 2, 'the first events to be queued');
 
-    await redis.stop();
+    await redis.kill();
     for (let change = 1; change <= 20; change += 1) await edit(first, `during the outage ${change}`);
     expect(await outboxCount(ctx)).toBe(22);
     await first.close();

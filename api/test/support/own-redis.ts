@@ -1,65 +1,70 @@
 /**
- * A redis-server owned by one test file, on a port of its own with its data in a temporary folder, for
- * tests that flush, stop or restart Redis (never the shared Redis on 6379). Like the development
- * machines' Redis it keeps nothing on disk: a restart comes back empty.
+ * A redis-server of the test's own, on a port of its own with its data in a temp folder: the only Redis
+ * a test may flush, stop or kill (other tests and people share the default one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 
 export class OwnRedis {
-  readonly url: string;
   private child: ChildProcess | null = null;
   private readonly dir = mkdtempSync(path.join(os.tmpdir(), 'bp-own-redis-'));
 
-  constructor(readonly port: number) {
-    this.url = `redis://127.0.0.1:${port}`;
+  /** `settings` override the defaults (no persistence, noeviction), e.g. { 'maxmemory-policy': 'allkeys-lru' }. */
+  constructor(readonly port: number, private readonly settings: Record<string, string> = {}) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
   }
 
+  /** Starts it (empty: nothing is kept on disk, like the development machines' Redis). */
   async start(): Promise<void> {
     if (this.child) return;
-    const child = spawn('redis-server', [
-      '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir,
-      '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction',
-    ], { stdio: 'ignore' });
-    this.child = child;
-    child.once('exit', () => {
-      if (this.child === child) this.child = null;
-    });
+    if (await portAnswers(this.port)) throw new Error(`port ${this.port} is taken: a test's own Redis needs it free`);
+    const settings = { save: '', appendonly: 'no', 'maxmemory-policy': 'noeviction', ...this.settings };
+    this.child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(this.port), '--dir', this.dir,
+      ...Object.entries(settings).flatMap(([name, value]) => [`--${name}`, value])], { stdio: 'ignore' });
     const deadline = Date.now() + 10_000;
-    for (;;) {
-      const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      client.on('error', () => undefined);
-      const answered = await client.connect().then(() => client.ping()).then(() => true, () => false);
-      client.disconnect();
-      if (answered) return;
-      if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not start`);
+    while (!(await portAnswers(this.port))) {
+      if (Date.now() > deadline) throw new Error(`redis-server on ${this.port} did not start`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
-  /** Kills the server (SIGKILL: nothing is saved, as in a crash) and waits for it to exit. */
-  async stop(): Promise<void> {
+  /** kill -9: whatever it held is gone. */
+  async kill(): Promise<void> {
     const child = this.child;
     if (!child) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    this.child = null;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await exited;
+    }
   }
 
   async flushAll(): Promise<void> {
-    const client = new Redis(this.url, { maxRetriesPerRequest: 1 });
+    const redis = new Redis(this.url, { maxRetriesPerRequest: 1 });
     try {
-      await client.flushall();
+      await redis.flushall();
     } finally {
-      client.disconnect();
+      redis.disconnect();
     }
   }
 
   async close(): Promise<void> {
-    await this.stop();
+    await this.kill();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
 }

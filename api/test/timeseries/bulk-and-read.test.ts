@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { createPlant, readSeries, startWorker, waitForJobState, type Plant } from './support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
-import { BULK_CHUNK_DATA_TTL_SECONDS, INGEST_JOBS, bulkChunkDataKey } from '@bioprocess/shared/queues';
+import { INGEST_JOBS, bulkChunkDataKey } from '@bioprocess/shared/queues';
 import { createIngestJob } from '../../src/ingest-jobs/jobs.ts';
-import { enqueueIngest } from '../../src/timeseries/enqueue.ts';
 
 const T0 = Date.UTC(2024, 0, 1);
 
@@ -95,10 +94,11 @@ describe('bulk writes and reads', () => {
     });
     const version = (index: number) => `${job.version_seq}${String(index + 1).padStart(10, '0')}`;
     const tsv = `${own.organizationId}\t${instrumentId}\t${start}\t1.5\t${version(0)}\t0\n${own.organizationId}\t${instrumentId}\t${start + 1000}\t\\N\t${version(1)}\t0\n`;
-    await enqueueIngest(ctx.deps, job.id, [{
-      name: INGEST_JOBS.bulkChunk, jobId: `${job.id}-c0`,
-      data: { job_id: job.id, organization_id: own.organizationId, version_seq: Number(job.version_seq), chunk_index: 0, chunk_count: 1, points: 2 },
-    }], { values: [{ key: bulkChunkDataKey(ctx.env.QUEUE_PREFIX, job.id, 0), value: Buffer.from(tsv) }], ttlSeconds: BULK_CHUNK_DATA_TTL_SECONDS });
+    // What an older api did: the rows in Redis beside a job that names no format.
+    await ctx.deps.redis.set(bulkChunkDataKey(ctx.env.QUEUE_PREFIX, job.id, 0), tsv, 'EX', 3600);
+    await ctx.deps.queues.ingestBulk.add(INGEST_JOBS.bulkChunk,
+      { job_id: job.id, organization_id: own.organizationId, version_seq: Number(job.version_seq), chunk_index: 0, chunk_count: 1, points: 2 },
+      { jobId: `${job.id}-c0`, attempts: 3 });
     expect(await waitForJobState(ctx, own.editor.token, job.id)).toMatchObject({ state: 'completed' });
     expect(await readSeries(ctx, own.viewer.token, { instrument_id: instrumentId })).toEqual([
       { ts: new Date(start).toISOString(), instrument_id: instrumentId, value: 1.5 },

@@ -22,7 +22,7 @@ import {
 import { csvMappingSchema, type CsvMapping, type IngestProgress } from '@bioprocess/shared/timeseries';
 import type { WorkerContext } from '../context.ts';
 import { PermanentJobError } from '../errors.ts';
-import { startJob, markCompleted, markFailed, updateProgress } from '../job-store.ts';
+import { startJob, markCompleted, markFailed, updateProgress, withJobLease } from '../job-store.ts';
 import { applyLaterDeletions, recomputeRollups, writeTombstones } from '../points-store.ts';
 import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } from '../csv/staging-reader.ts';
 import { stageInThread } from '../csv/staging-thread-runner.ts';
@@ -215,7 +215,12 @@ async function stageAll(context: WorkerContext, payload: CsvUploadPayload, reque
   return checkpoint;
 }
 
-export async function processCsvUpload(context: WorkerContext, payload: CsvUploadPayload, _job: Job): Promise<void> {
+export async function processCsvUpload(context: WorkerContext, payload: CsvUploadPayload, job: Job): Promise<void> {
+  // Two runs of one upload at once would drop and attach each other's staging table.
+  return withJobLease(context.pg, payload.job_id, () => processCsvUploadAlone(context, payload, job));
+}
+
+async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadPayload, _job: Job): Promise<void> {
   const record = await startJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
   const request = record.request as unknown as CsvJobRequest;

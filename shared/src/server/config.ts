@@ -130,6 +130,14 @@ export const ingestWorkerEnvSchema = workerEnvSchema.extend({
   INGEST_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
   // Bulk chunks in progress at once (queue ingest-bulk); those waiting together share one ClickHouse insert.
   INGEST_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  // How long a job keeps retrying while a service it needs (ClickHouse, PostgreSQL) is down before it
+  // fails with a message: long enough to ride out a restart or a maintenance window, short enough that
+  // a sender learns the data was not written the same day. Fractions allowed (tests shorten it).
+  INGEST_RETRY_MINUTES: z.coerce.number().positive().default(60),
+  // The longest pause between two attempts of a failing job: what recovery after an outage can take.
+  INGEST_BACKOFF_MAX_MS: z.coerce.number().int().min(100).default(30_000),
+  // How often the reconciler queues again, from PostgreSQL, the unfinished jobs whose queue entry is gone.
+  INGEST_RECONCILE_MS: z.coerce.number().int().min(100).default(5_000),
 });
 
 export type BaseEnv = z.infer<typeof baseEnvSchema>;

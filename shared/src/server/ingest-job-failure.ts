@@ -13,6 +13,9 @@ export async function failIngestJob(db: pg.Pool | pg.PoolClient, jobId: string, 
        UPDATE ingest_jobs SET state = 'failed', error = $2, result = COALESCE($3::jsonb, result), updated_at = now(), finished_at = now()
         WHERE id = $1 AND state <> 'completed'
         RETURNING organization_id, request
+     ), dropped AS (
+       -- What the job carried (a bulk post's rows) is never needed again.
+       DELETE FROM ingest_job_data WHERE job_id = $1 AND EXISTS (SELECT 1 FROM failed)
      )
      DELETE FROM unit_operations u USING failed
       WHERE failed.request ? 'created_unit_operation_id'

@@ -1,0 +1,374 @@
+/**
+ * The soak: feeds, CSV uploads and range deletions for SOAK_MINUTES while Redis (the soak's own, kept
+ * empty across restarts), the ingest-workers and the api are killed with -9 and restarted at random;
+ * then every invariant is checked and printed as one JSON line: { invariant, pass, expected, actual }.
+ *
+ * Clients behave as careful clients do: a request that got no answer is sent again (with the same
+ * Idempotency-Key where the endpoint takes one) until it is answered 2xx. So every request counts as
+ * accepted in the end, and the check is exact: each accepted point is queryable exactly once, each
+ * accepted deletion removed its range, every job finished and none failed.
+ *
+ * Private PostgreSQL and ClickHouse databases (dropped at the end), a Redis of its own on
+ * SOAK_REDIS_PORT and an api on SOAK_API_PORT: nothing shared is flushed or killed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { baseEnvSchema, parseEnv } from '@bioprocess/shared/server/config';
+import { createLogger } from '@bioprocess/shared/server/logger';
+import { createPool, type Pool } from '@bioprocess/shared/server/postgres';
+import { createClickHouse, createClickHouseAdmin } from '@bioprocess/shared/server/clickhouse';
+import { migrateAll } from '../../api/src/db/migrate.ts';
+import { OwnRedis } from '../../api/test/support/own-redis.ts';
+import { seedPlant, type BenchPlant } from '../bench/fixtures.ts';
+import { apiProcessEnv } from '../local/allocator.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
+const REDIS_PORT = Number(process.env.SOAK_REDIS_PORT ?? 6391);
+const API_PORT = Number(process.env.SOAK_API_PORT ?? 8391);
+const WORKERS = 2;
+const FEEDS = 4;
+const POINTS_PER_POST = 500;
+/** Seconds between two faults, at random in this range. */
+const FAULT_EVERY_S: [number, number] = [Number(process.env.SOAK_FAULT_MIN_S ?? 8), Number(process.env.SOAK_FAULT_MAX_S ?? 20)];
+const T0 = Date.UTC(2025, 0, 1);
+
+const log = (message: string) => process.stderr.write(`[soak] ${new Date().toISOString().slice(11, 19)} ${message}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const random = (low: number, high: number) => low + Math.random() * (high - low);
+
+const id = randomBytes(4).toString('hex');
+const databaseUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+databaseUrl.pathname = `/bp_soak_${id}`;
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'bp-soak-'));
+const redis = new OwnRedis(REDIS_PORT);
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  NODE_ENV: 'test',
+  DATABASE_URL: databaseUrl.toString(),
+  REDIS_URL: redis.url,
+  CLICKHOUSE_DATABASE: `bp_soak_${id}`,
+  QUEUE_PREFIX: `bp-soak-${id}`,
+  UPLOAD_DIR: path.join(workDir, 'uploads'),
+  PORT: String(API_PORT),
+  HOST: '127.0.0.1',
+  LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'error',
+  UPLOAD_RATE_LIMIT_PER_MINUTE: '1000',
+  CONSOLE_DIST: path.join(workDir, 'no-console'),
+  // Faults every few seconds: a killed worker's jobs and lost deliveries are taken up again quickly.
+  INGEST_LOCK_MS: '5000',
+  INGEST_RECONCILE_MS: '2000',
+  INGEST_BACKOFF_MAX_MS: '2000',
+};
+const config = parseEnv(baseEnvSchema, env);
+const base = `http://127.0.0.1:${API_PORT}`;
+
+// --- processes -------------------------------------------------------------------------------------
+
+function startProcess(entry: string, processEnv: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+const alive = (child: ChildProcess | null) => child !== null && child.exitCode === null && child.signalCode === null;
+async function kill9(child: ChildProcess | null): Promise<void> {
+  if (!alive(child)) return;
+  const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
+  child!.kill('SIGKILL');
+  await exited;
+}
+async function stopGently(child: ChildProcess | null): Promise<void> {
+  if (!alive(child)) return;
+  const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
+  child!.kill('SIGTERM');
+  const timer = setTimeout(() => child!.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+let api: ChildProcess | null = null;
+const workers: Array<ChildProcess | null> = Array.from({ length: WORKERS }, () => null);
+const startApi = () => { api = startProcess('api/src/main.ts', apiProcessEnv(env)); };
+const startWorkerAt = (index: number) => { workers[index] = startProcess('ingest-worker/src/main.ts', env); };
+
+const faults = { api_killed: 0, worker_killed: 0, redis_killed: 0, redis_flushed: 0 };
+
+/** One fault at random: kill -9 the api or a worker (restarted a little later), or lose everything Redis held. */
+async function injectFault(): Promise<void> {
+  const choice = Math.floor(Math.random() * 4);
+  if (choice === 0) {
+    log('fault: kill -9 api');
+    await kill9(api);
+    faults.api_killed += 1;
+    await sleep(random(500, 3_000));
+    startApi();
+  } else if (choice === 1) {
+    const index = Math.floor(Math.random() * WORKERS);
+    log(`fault: kill -9 ingest-worker ${index}`);
+    await kill9(workers[index]!);
+    faults.worker_killed += 1;
+    await sleep(random(500, 5_000));
+    startWorkerAt(index);
+  } else if (choice === 2) {
+    log('fault: kill -9 Redis, restarted empty');
+    await redis.kill();
+    faults.redis_killed += 1;
+    await sleep(random(500, 5_000));
+    await redis.start();
+  } else {
+    log('fault: Redis FLUSHALL');
+    await redis.flushAll().catch(() => undefined);
+    faults.redis_flushed += 1;
+  }
+}
+
+// --- clients ---------------------------------------------------------------------------------------
+
+const counts = { posts: 0, points: 0, uploads: 0, deletions: 0, unanswered_retried: 0 };
+
+/** Sends until answered 2xx; a 4xx is a bug in the soak or the api and stops it. */
+async function untilAccepted(send: () => Promise<Response>, what: string): Promise<Response> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const response = await send();
+      if (response.status >= 200 && response.status < 300) return response;
+      const body = await response.text();
+      if (response.status >= 400 && response.status < 500 && response.status !== 429) throw new Error(`${what} answered ${response.status}: ${body}`);
+    } catch (error) {
+      if ((error as Error).message.includes(' answered 4')) throw error;
+    }
+    counts.unanswered_retried += 1;
+    await sleep(Math.min(2_000, 200 * 2 ** Math.min(attempt, 4)));
+  }
+}
+
+interface Expectation {
+  /** Per instrument: first and last second of each accepted post (consecutive seconds). */
+  spans: Map<number, Array<[number, number]>>;
+  /** Per instrument: accepted deletions, as second ranges. */
+  deleted: Map<number, Array<[number, number]>>;
+}
+const expectation: Expectation = { spans: new Map(), deleted: new Map() };
+const valueAt = (second: number) => (second % 1_000) / 4;
+
+function accept(instrumentId: number, from: number, to: number): void {
+  if (!expectation.spans.has(instrumentId)) expectation.spans.set(instrumentId, []);
+  expectation.spans.get(instrumentId)!.push([from, to]);
+}
+
+async function feed(plant: BenchPlant, instrumentId: number, until: number): Promise<void> {
+  let second = 0;
+  while (Date.now() < until) {
+    const data = Array.from({ length: POINTS_PER_POST }, (_, index) => ({ measured_at: T0 + (second + index) * 1000, instrument_id: instrumentId, float_value: valueAt(second + index) }));
+    const body = JSON.stringify({ data });
+    const key = randomUUID();
+    await untilAccepted(() => fetch(`${base}/api/v1/time-series-data/bulk`, {
+      method: 'POST', body, signal: AbortSignal.timeout(30_000),
+      headers: { authorization: `Bearer ${plant.token}`, 'content-type': 'application/json', 'idempotency-key': key },
+    }), 'bulk post');
+    accept(instrumentId, second, second + POINTS_PER_POST - 1);
+    counts.posts += 1;
+    counts.points += POINTS_PER_POST;
+    second += POINTS_PER_POST;
+    await sleep(random(100, 600));
+  }
+}
+
+/** Deletes, now and then, a range of an instrument whose posts in it were all accepted already. */
+async function deleter(plant: BenchPlant, instrumentId: number, until: number): Promise<void> {
+  while (Date.now() < until) {
+    await sleep(random(8_000, 15_000));
+    const spans = expectation.spans.get(instrumentId) ?? [];
+    if (spans.length < 2) continue;
+    const last = spans[spans.length - 1]![1];
+    const from = Math.floor(random(0, last - 200));
+    const to = from + Math.floor(random(10, 200));
+    const key = randomUUID();
+    await untilAccepted(() => fetch(`${base}/api/v1/time-series-data`, {
+      method: 'DELETE', signal: AbortSignal.timeout(30_000),
+      headers: { authorization: `Bearer ${plant.token}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ instrument_ids: [instrumentId], start_time: new Date(T0 + from * 1000).toISOString(), end_time: new Date(T0 + to * 1000).toISOString() }),
+    }), 'range deletion');
+    if (!expectation.deleted.has(instrumentId)) expectation.deleted.set(instrumentId, []);
+    expectation.deleted.get(instrumentId)!.push([from, to]);
+    counts.deletions += 1;
+  }
+}
+
+/** CSV uploads of two columns, each upload its own time range. */
+async function uploader(plant: BenchPlant, instrumentIds: [number, number], until: number): Promise<void> {
+  const ROWS = 3_000;
+  let second = 0;
+  while (Date.now() < until) {
+    await sleep(random(5_000, 12_000));
+    const lines = ['time,a,b'];
+    for (let row = 0; row < ROWS; row += 1) lines.push(`${new Date(T0 + (second + row) * 1000).toISOString()},${valueAt(second + row)},${valueAt(second + row)}`);
+    const mapping = { timestamp_column: 'time', columns: [{ column: 'a', instrument_id: instrumentIds[0] }, { column: 'b', instrument_id: instrumentIds[1] }] };
+    await untilAccepted(() => {
+      const form = new FormData();
+      form.append('mapping', JSON.stringify(mapping));
+      form.append('file', new Blob([lines.join('\n')], { type: 'text/csv' }), 'soak.csv');
+      return fetch(`${base}/api/v1/unit-operations/${plant.unitOperationId}/csv-uploads`, {
+        method: 'POST', body: form, signal: AbortSignal.timeout(60_000), headers: { authorization: `Bearer ${plant.token}` },
+      });
+    }, 'CSV upload');
+    for (const instrumentId of instrumentIds) accept(instrumentId, second, second + ROWS - 1);
+    counts.uploads += 1;
+    second += ROWS;
+  }
+}
+
+// --- invariants ------------------------------------------------------------------------------------
+
+function report(invariant: string, pass: boolean, expected: unknown, actual: unknown): boolean {
+  process.stdout.write(`${JSON.stringify({ invariant, pass, expected, actual })}\n`);
+  return pass;
+}
+
+/** Expected visible keys per instrument: accepted seconds minus deleted ones (count, sum of seconds, sum of values). */
+function expectedKeys(instrumentId: number, beforeSecond = Infinity): { keys: number; seconds: number; values: number } {
+  const deleted = expectation.deleted.get(instrumentId) ?? [];
+  const visible = new Set<number>();
+  for (const [from, to] of expectation.spans.get(instrumentId) ?? []) for (let second = from; second <= Math.min(to, beforeSecond - 1); second += 1) visible.add(second);
+  for (const [from, to] of deleted) for (let second = from; second <= to; second += 1) visible.delete(second);
+  let seconds = 0;
+  let values = 0;
+  for (const second of visible) {
+    seconds += second;
+    values += valueAt(second);
+  }
+  return { keys: visible.size, seconds, values };
+}
+
+async function checkInvariants(plant: BenchPlant, pool: Pool, clickhouse: ReturnType<typeof createClickHouse>): Promise<boolean> {
+  let ok = true;
+  const { rows: states } = await pool.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM ingest_jobs GROUP BY state ORDER BY state');
+  const byState = Object.fromEntries(states.map((row) => [row.state, Number(row.n)]));
+  ok = report('every_job_finished', (byState.queued ?? 0) + (byState.running ?? 0) === 0, { queued: 0, running: 0 }, byState) && ok;
+  ok = report('no_job_failed', (byState.failed ?? 0) === 0, 0, byState.failed ?? 0) && ok;
+  const instruments = [...expectation.spans.keys()].sort((a, b) => a - b);
+  const result = await clickhouse.query({
+    query: `SELECT instrument_id, count(), sum(ts), sum(v), max(c) FROM (
+              SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d, count() AS c
+                FROM points WHERE organization_id = ${plant.organizationId} GROUP BY instrument_id, ts)
+             WHERE d = 0 GROUP BY instrument_id ORDER BY instrument_id`,
+    format: 'JSONCompact',
+  });
+  const stored = new Map((await result.json<[string, string, string, number, string]>()).data.map((row) => [Number(row[0]), row]));
+  for (const instrumentId of instruments) {
+    const want = expectedKeys(instrumentId);
+    const row = stored.get(instrumentId);
+    const got = row
+      ? { keys: Number(row[1]), seconds: Number((BigInt(row[2]) - BigInt(row[1]) * BigInt(T0)) / 1000n), values: row[3] }
+      : { keys: 0, seconds: 0, values: 0 };
+    ok = report(`points_exactly_once:instrument_${instrumentId}`, got.keys === want.keys && got.seconds === want.seconds && got.values === want.values, want, got) && ok;
+  }
+  // Through the api: what a chart reads (a window small enough not to be bucketed) holds each accepted key once.
+  const [first] = instruments;
+  if (first !== undefined) {
+    const WINDOW_S = 5_000;
+    const want = expectedKeys(first, WINDOW_S).keys;
+    const query = `instrument_id=${first}&start_time=${T0}&end_time=${T0 + (WINDOW_S - 1) * 1000}&limit=${WINDOW_S}`;
+    const response = await fetch(`${base}/api/v1/time-series-data?${query}`, { headers: { authorization: `Bearer ${plant.token}` } });
+    const readings = (await response.json()) as Array<{ ts: string }>;
+    const distinct = new Set(readings.map((reading) => reading.ts)).size;
+    ok = report('api_reads_each_point_once', readings.length === want && distinct === want, want, { readings: readings.length, distinct }) && ok;
+  }
+  const { rows: leftovers } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM ingest_job_data');
+  ok = report('stored_request_data_removed', Number(leftovers[0]!.n) === 0, 0, Number(leftovers[0]!.n)) && ok;
+  return ok;
+}
+
+async function waitAllFinished(pool: Pool, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ingest_jobs WHERE state IN ('queued', 'running')`);
+    if (Number(rows[0]!.n) === 0 || Date.now() > deadline) return;
+    await sleep(1_000);
+  }
+}
+
+async function waitApiAnswers(): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    try {
+      await fetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(2_000) });
+      return;
+    } catch { /* not listening yet */ }
+    await sleep(250);
+  }
+  throw new Error('the api did not start');
+}
+
+async function dropDatabases(): Promise<void> {
+  const admin = new pg.Client({ connectionString: Object.assign(new URL(config.DATABASE_URL), { pathname: '/postgres' }).toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "bp_soak_${id}" WITH (FORCE)`).finally(() => admin.end());
+  const chAdmin = createClickHouseAdmin(config.CLICKHOUSE_URL);
+  // A busy ClickHouse can take a while to drop the tables the soak filled.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await chAdmin.command({ query: `DROP DATABASE IF EXISTS bp_soak_${id}` });
+      break;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await sleep(5_000);
+    }
+  }
+  await chAdmin.close();
+}
+
+// --- main ------------------------------------------------------------------------------------------
+
+async function main(): Promise<boolean> {
+  log(`${MINUTES} minutes; databases bp_soak_${id}; Redis on ${REDIS_PORT}; api on ${API_PORT}`);
+  await migrateAll(config, createLogger('soak', 'warn'));
+  const pool = createPool(config.DATABASE_URL, 4);
+  const clickhouse = createClickHouse(config.CLICKHOUSE_URL, config.CLICKHOUSE_DATABASE);
+  await redis.start();
+  try {
+    const plant = await seedPlant(pool, FEEDS + 2);
+    startApi();
+    for (let index = 0; index < WORKERS; index += 1) startWorkerAt(index);
+    await waitApiAnswers();
+    const started = Date.now();
+    const until = started + MINUTES * 60_000;
+    const feedInstruments = plant.instrumentIds.slice(0, FEEDS);
+    const clients = [
+      ...feedInstruments.map((instrumentId) => feed(plant, instrumentId, until)),
+      deleter(plant, feedInstruments[0]!, until),
+      deleter(plant, feedInstruments[1]!, until),
+      uploader(plant, [plant.instrumentIds[FEEDS]!, plant.instrumentIds[FEEDS + 1]!], until),
+    ];
+    const chaos = (async () => {
+      while (Date.now() < until) {
+        await sleep(random(FAULT_EVERY_S[0], FAULT_EVERY_S[1]) * 1000);
+        if (Date.now() >= until) break;
+        await injectFault();
+      }
+    })();
+    await Promise.all([...clients, chaos]);
+    log(`load over after ${((Date.now() - started) / 60_000).toFixed(1)} minutes: ${JSON.stringify({ ...counts, faults })}`);
+    if (!alive(api)) startApi();
+    for (let index = 0; index < WORKERS; index += 1) if (!alive(workers[index]!)) startWorkerAt(index);
+    await waitApiAnswers();
+    await waitAllFinished(pool, 5 * 60_000);
+    process.stdout.write(`${JSON.stringify({ soak: { minutes: MINUTES, ...counts, faults } })}\n`);
+    return await checkInvariants(plant, pool, clickhouse);
+  } finally {
+    await Promise.all([stopGently(api), ...workers.map((worker) => stopGently(worker))]);
+    await pool.end();
+    await clickhouse.close();
+    await redis.close();
+    await dropDatabases().catch((error: unknown) => log(`could not drop the soak's databases bp_soak_${id}: ${(error as Error).message}`));
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+main().then((ok) => process.exit(ok ? 0 : 1), (error: unknown) => {
+  process.stderr.write(`soak failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
