@@ -157,8 +157,8 @@ describe('comments', () => {
       await createRun(ctx, compareOrg.admin.token, facility.id, { name: 'B' }),
       await createRun(ctx, compareOrg.admin.token, facility.id, { name: 'C' }),
     ];
-    const fermentationA = await createUnitOperation(ctx, compareOrg.admin.token, runA.id, equipment.id, { start_time: '2024-01-01T00:00:00Z' });
-    const fermentationB = await createUnitOperation(ctx, compareOrg.admin.token, runB.id, equipment.id, { start_time: '2024-02-01T00:00:00Z' });
+    const fermentationA = await createUnitOperation(ctx, compareOrg.admin.token, runA.id, equipment.id, { start_time: '2024-01-01T00:00:00Z', end_time: '2024-01-10T00:00:00Z' });
+    const fermentationB = await createUnitOperation(ctx, compareOrg.admin.token, runB.id, equipment.id, { start_time: '2024-02-01T00:00:00Z', end_time: '2024-02-10T00:00:00Z' });
     const fermentationC = await createUnitOperation(ctx, compareOrg.admin.token, runC.id, equipment.id);
     const mixingA = await createUnitOperation(ctx, compareOrg.admin.token, runA.id, equipment.id, { type: 'mixing' });
     const onA = await createComment(ctx, compareOrg.admin.token, fermentationA.id, { content: 'A' });
