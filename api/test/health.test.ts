@@ -23,7 +23,8 @@ describe('GET /api/v1/health', () => {
     const admin = await ctx.createUser({ organizationId, role: 'admin' });
     await ctx.request({ method: 'POST', url: '/api/v1/facilities', token: admin.token, payload: { name: 'Hall', type: 'pilot plant' } });
     // No audit-worker runs here, so the event stays in the outbox.
-    const body = (await ctx.request({ method: 'GET', url: '/api/v1/health' })).json();
+    const superuser = await ctx.createUser({ organizationId, superuser: true });
+    const body = (await ctx.request({ method: 'GET', url: '/api/v1/health', token: superuser.token })).json();
     expect(body.audit_outbox.pending).toBe(1);
     expect(body.audit_outbox.oldest_seconds).toBeGreaterThanOrEqual(0);
   });
