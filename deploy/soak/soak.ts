@@ -1,12 +1,14 @@
 /**
- * The soak: feeds, CSV uploads and range deletions for SOAK_MINUTES while Redis (the soak's own, kept
- * empty across restarts), the ingest-workers and the api are killed with -9 and restarted at random;
+ * The soak: feeds, CSV uploads, range deletions and audited edits for SOAK_MINUTES while Redis (the
+ * soak's own, kept empty across restarts), the ingest-workers, the audit-worker and the api are killed
+ * with -9 and restarted at random;
  * then every invariant is checked and printed as one JSON line: { invariant, pass, expected, actual }.
  *
  * Clients behave as careful clients do: a request that got no answer is sent again (with the same
  * Idempotency-Key where the endpoint takes one) until it is answered 2xx. So every request counts as
  * accepted in the end, and the check is exact: each accepted point is queryable exactly once, each
- * accepted deletion removed its range, every job finished and none failed.
+ * accepted deletion removed its range, every job finished and none failed, and every change that
+ * committed has exactly one audit event (none for a change that did not).
  *
  * Private PostgreSQL and ClickHouse databases (dropped at the end), a Redis of its own on
  * SOAK_REDIS_PORT and an api on SOAK_API_PORT: nothing shared is flushed or killed.
@@ -93,12 +95,22 @@ let api: ChildProcess | null = null;
 const workers: Array<ChildProcess | null> = Array.from({ length: WORKERS }, () => null);
 const startApi = () => { api = startProcess('api/src/main.ts', apiProcessEnv(env)); };
 const startWorkerAt = (index: number) => { workers[index] = startProcess('ingest-worker/src/main.ts', env); };
+let auditWorker: ChildProcess | null = null;
+const startAuditWorker = () => { auditWorker = startProcess('audit-worker/src/main.ts', env); };
 
-const faults = { api_killed: 0, worker_killed: 0, redis_killed: 0, redis_flushed: 0 };
+const faults = { api_killed: 0, worker_killed: 0, audit_worker_killed: 0, redis_killed: 0, redis_flushed: 0 };
 
 /** One fault at random: kill -9 the api or a worker (restarted a little later), or lose everything Redis held. */
 async function injectFault(): Promise<void> {
-  const choice = Math.floor(Math.random() * 4);
+  const choice = Math.floor(Math.random() * 5);
+  if (choice === 4) {
+    log('fault: kill -9 audit-worker');
+    await kill9(auditWorker);
+    faults.audit_worker_killed += 1;
+    await sleep(random(500, 5_000));
+    startAuditWorker();
+    return;
+  }
   if (choice === 0) {
     log('fault: kill -9 api');
     await kill9(api);
@@ -127,7 +139,7 @@ async function injectFault(): Promise<void> {
 
 // --- clients ---------------------------------------------------------------------------------------
 
-const counts = { posts: 0, points: 0, uploads: 0, deletions: 0, unanswered_retried: 0 };
+const counts = { posts: 0, points: 0, uploads: 0, deletions: 0, audited_edits: 0, unanswered_retried: 0 };
 
 /** Sends until answered 2xx; a 4xx is a bug in the soak or the api and stops it. */
 async function untilAccepted(send: () => Promise<Response>, what: string): Promise<Response> {
@@ -221,6 +233,23 @@ async function uploader(plant: BenchPlant, instrumentIds: [number, number], unti
   }
 }
 
+/** Names of the facilities whose creation was answered 2xx (a retried create may add a second one). */
+const acknowledgedFacilities = new Set<string>();
+
+/** Audited changes: facilities created one after another, each with a name of its own. */
+async function auditedEditor(plant: BenchPlant, until: number): Promise<void> {
+  for (let index = 0; Date.now() < until; index += 1) {
+    const name = `soak-edit-${index}`;
+    await untilAccepted(() => fetch(`${base}/api/v1/facilities`, {
+      method: 'POST', signal: AbortSignal.timeout(30_000), body: JSON.stringify({ name, type: 'pilot plant' }),
+      headers: { authorization: `Bearer ${plant.token}`, 'content-type': 'application/json' },
+    }), 'facility create');
+    acknowledgedFacilities.add(name);
+    counts.audited_edits += 1;
+    await sleep(random(200, 1_200));
+  }
+}
+
 // --- invariants ------------------------------------------------------------------------------------
 
 function report(invariant: string, pass: boolean, expected: unknown, actual: unknown): boolean {
@@ -279,7 +308,38 @@ async function checkInvariants(plant: BenchPlant, pool: Pool, clickhouse: Return
   }
   const { rows: leftovers } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM ingest_job_data');
   ok = report('stored_request_data_removed', Number(leftovers[0]!.n) === 0, 0, Number(leftovers[0]!.n)) && ok;
+  return checkAuditInvariants(plant, pool) && ok;
+}
+
+async function checkAuditInvariants(plant: BenchPlant, pool: Pool): Promise<boolean> {
+  let ok = true;
+  const { rows: facilities } = await pool.query<{ id: string; name: string }>(
+    `SELECT id::text, name FROM facilities WHERE organization_id = $1 AND name LIKE 'soak-edit-%'`, [plant.organizationId]);
+  const { rows: events } = await pool.query<{ resource_id: string; n: number }>(
+    `SELECT resource_id, count(*)::int AS n FROM audit_logs
+      WHERE organization_id = $1 AND resource_type = 'facility' AND action = 'create' GROUP BY resource_id`, [plant.organizationId]);
+  const eventsOf = new Map(events.map((row) => [row.resource_id, row.n]));
+  const committed = new Set(facilities.map((row) => row.id));
+  const notOnce = facilities.filter((row) => eventsOf.get(row.id) !== 1).map((row) => ({ id: row.id, events: eventsOf.get(row.id) ?? 0 }));
+  const withoutChange = events.filter((row) => !committed.has(row.resource_id)).map((row) => row.resource_id);
+  ok = report('each_change_audited_once', notOnce.length === 0, { changes: facilities.length, events_each: 1 },
+    { changes: facilities.length, not_once: notOnce.slice(0, 10) }) && ok;
+  ok = report('no_event_without_its_change', withoutChange.length === 0, 0, withoutChange.slice(0, 10)) && ok;
+  const names = new Set(facilities.map((row) => row.name));
+  const lost = [...acknowledgedFacilities].filter((name) => !names.has(name));
+  ok = report('acknowledged_changes_kept', lost.length === 0, acknowledgedFacilities.size, { missing: lost.slice(0, 10) }) && ok;
+  const { rows: outbox } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_outbox');
+  ok = report('audit_outbox_drained', outbox[0]!.n === 0, 0, outbox[0]!.n) && ok;
   return ok;
+}
+
+async function waitOutboxDrained(pool: Pool, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_outbox');
+    if (rows[0]!.n === 0 || Date.now() > deadline) return;
+    await sleep(1_000);
+  }
 }
 
 async function waitAllFinished(pool: Pool, timeoutMs: number): Promise<void> {
@@ -333,6 +393,7 @@ async function main(): Promise<boolean> {
     const plant = await seedPlant(pool, FEEDS + 2);
     startApi();
     for (let index = 0; index < WORKERS; index += 1) startWorkerAt(index);
+    startAuditWorker();
     await waitApiAnswers();
     const started = Date.now();
     const until = started + MINUTES * 60_000;
@@ -342,6 +403,7 @@ async function main(): Promise<boolean> {
       deleter(plant, feedInstruments[0]!, until),
       deleter(plant, feedInstruments[1]!, until),
       uploader(plant, [plant.instrumentIds[FEEDS]!, plant.instrumentIds[FEEDS + 1]!], until),
+      auditedEditor(plant, until),
     ];
     const chaos = (async () => {
       while (Date.now() < until) {
@@ -354,12 +416,14 @@ async function main(): Promise<boolean> {
     log(`load over after ${((Date.now() - started) / 60_000).toFixed(1)} minutes: ${JSON.stringify({ ...counts, faults })}`);
     if (!alive(api)) startApi();
     for (let index = 0; index < WORKERS; index += 1) if (!alive(workers[index]!)) startWorkerAt(index);
+    if (!alive(auditWorker)) startAuditWorker();
     await waitApiAnswers();
     await waitAllFinished(pool, 5 * 60_000);
+    await waitOutboxDrained(pool, 2 * 60_000);
     process.stdout.write(`${JSON.stringify({ soak: { minutes: MINUTES, ...counts, faults } })}\n`);
     return await checkInvariants(plant, pool, clickhouse);
   } finally {
-    await Promise.all([stopGently(api), ...workers.map((worker) => stopGently(worker))]);
+    await Promise.all([stopGently(api), stopGently(auditWorker), ...workers.map((worker) => stopGently(worker))]);
     await pool.end();
     await clickhouse.close();
     await redis.close();
