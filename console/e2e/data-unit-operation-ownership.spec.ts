@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from './support/quiet-console.ts';
+import { expect, refusedRequests, test } from './support/quiet-console.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 import { createFacilityAndEquipment, createRun, expectToast, uniqueStamp } from './data-fixtures.ts';
@@ -15,7 +15,11 @@ const DASWARE_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 const PH_COLUMN = 'Unit 1.pH1.PV [pH]';
 const DO_COLUMN = 'Unit 1.DO1.PV [%DO]';
 
-test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 } });
+test.use({
+  timezoneId: 'UTC', viewport: { width: 1440, height: 1000 },
+  // The second upload is refused on purpose (its window overlaps the first), and the console logs it.
+  expectedConsoleMessages: refusedRequests(/error: Unit operation with its upload was not created/),
+});
 
 test('uploading the same DASware file twice never costs the first unit operation a reading', async ({ page, request }, testInfo) => {
   test.setTimeout(360_000);

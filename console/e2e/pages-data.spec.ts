@@ -2,7 +2,7 @@
  * Data management (issue 7): the entity dropdown, create/edit/delete dialogs, search, sorting, the
  * id-to-name display with its fallbacks, and the column toggle remembered across a reload.
  */
-import { expect, test } from './support/quiet-console.ts';
+import { expect, refusedRequests, test } from './support/quiet-console.ts';
 import { signInWithSession, type ApiSession } from './support/auth.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 
@@ -16,6 +16,10 @@ test.beforeAll(async ({ request }) => {
     await callJson(request, admin.token, 'POST', '/api/v1/equipment', { name: `${name} Reactor ${stamp}`, type: 'bioreactor', oem: 'Eppendorf', facility_id: facility.id });
   }
 });
+
+test.describe('entity pages', () => {
+  // Deleting a facility that still has equipment is refused on purpose, and the console logs it.
+  test.use({ expectedConsoleMessages: refusedRequests(/error: Failed to delete/) });
 
 test('equipment, facilities and instruments: create, search, sort, edit, delete', async ({ page }, testInfo) => {
   await signInWithSession(page, admin, '/data');
@@ -76,6 +80,8 @@ test('equipment, facilities and instruments: create, search, sort, edit, delete'
   await page.getByPlaceholder('Search instruments...').fill(stamp);
   await expect(table.getByRole('row').nth(1)).toContainText(`Alpha Reactor ${stamp}`);
   await screenshot(page, 'data-instruments', testInfo);
+});
+
 });
 
 test('the column toggle is remembered per entity across a reload', async ({ page }) => {

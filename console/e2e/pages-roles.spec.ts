@@ -70,12 +70,12 @@ test('an editor can create, edit and delete but not manage users', async ({ page
   expect(await settingsTabs(page)).toEqual(['Account']);
 });
 
-test('an admin sees User Management and Audit Logs, not Organisations', async ({ page }) => {
+test('an admin sees User Management, API Keys and Audit Logs, not Organisations', async ({ page }) => {
   await signInWithSession(page, admin, '/settings');
   const tabs = await settingsTabs(page);
   expect(tabs).toEqual(admin.user.superuser
-    ? ['Account', 'User Management', 'Audit Logs', 'Organisations']
-    : ['Account', 'User Management', 'Audit Logs']);
+    ? ['Account', 'User Management', 'API Keys', 'Audit Logs', 'Organisations']
+    : ['Account', 'User Management', 'API Keys', 'Audit Logs']);
 });
 
 test('a superuser sees Organisations and the superuser actions', async ({ page, request }, testInfo) => {

@@ -144,11 +144,12 @@ test('run detail: header, flow, zoom limits, key insights, unit operation dialog
   await expect(page.getByText('Please fill in all required fields.')).toBeVisible();
   await dialog.getByLabel('Type').selectOption({ label: 'Filtration' });
   await dialog.getByLabel('Equipment').selectOption({ label: fixture.equipment.name });
-  await dialog.getByLabel('Start Time').fill('2025-03-05T09:00');
-  await dialog.getByLabel('End Time').fill('2025-03-05T08:00');
+  // Between the fermentation and the centrifugation: the equipment runs one unit operation at a time.
+  await dialog.getByLabel('Start Time').fill('2025-03-04T20:10');
+  await dialog.getByLabel('End Time').fill('2025-03-04T20:05');
   await dialog.getByRole('button', { name: 'Create' }).click();
   await expect(page.getByText('End time must be after start time.')).toBeVisible();
-  await dialog.getByLabel('End Time').fill('');
+  await dialog.getByLabel('End Time').fill('2025-03-04T20:50');
   await dialog.getByRole('button', { name: 'Create' }).click();
   await expect(page.getByText('Unit operation created successfully.')).toBeVisible();
   await expect(cards).toHaveCount(3);

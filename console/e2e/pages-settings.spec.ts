@@ -113,7 +113,7 @@ test('audit logs: recent events and a CSV download with the actions just taken',
   // The audit-worker writes asynchronously: refresh until the update shows.
   await expect(async () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await expect(table).toContainText(`facility #${facility.id}`, { timeout: 1_000 });
+    await expect(table).toContainText(`facility '${marker}'`, { timeout: 1_000 });
   }).toPass({ timeout: 30_000 });
   await expect(table.getByRole('row')).not.toHaveCount(0);
   expect(await table.locator('tbody tr').count()).toBeLessThanOrEqual(50);

@@ -1,9 +1,12 @@
 /** The application shell: sidebar entries, sub-links, coming-soon modals and the user panel (spec/01 §2). */
-import { expect, test } from './support/quiet-console.ts';
+import { expect, refusedRequests, test } from './support/quiet-console.ts';
 import { signInWithSession, signUp } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
 
 test.describe('application shell', () => {
+  // The sidebar walk opens a run that does not exist on purpose; its page logs the refusal.
+  test.use({ expectedConsoleMessages: refusedRequests(/error: Failed to fetch run details/) });
+
   test('sidebar: 16rem wide, active entry by path, Runs sub-links only on runs pages, /runs redirects', async ({ page, request }) => {
     const session = await signUp(request, { name: 'Sidebar Tester' });
     await signInWithSession(page, session, '/dashboard');
