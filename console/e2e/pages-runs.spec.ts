@@ -153,14 +153,16 @@ test('run detail: header, flow, zoom limits, key insights, unit operation dialog
   await dialog.getByRole('button', { name: 'Create' }).click();
   await expect(page.getByText('Unit operation created successfully.')).toBeVisible();
   await expect(cards).toHaveCount(3);
-  await expect(cards.nth(2)).toContainText('Filtration');
+  // Cards follow start times: the filtration sits between the fermentation and the centrifugation.
+  const filtration = cards.filter({ hasText: 'Filtration' });
+  await expect(filtration).toHaveCount(1);
 
   // Edit locks the fields; delete asks first.
-  await cards.nth(2).getByRole('button', { name: 'Edit unit operation' }).click();
+  await filtration.getByRole('button', { name: 'Edit unit operation' }).click();
   await expect(dialog.getByLabel('Type')).toBeDisabled();
   await expect(dialog.getByLabel('Equipment')).toBeDisabled();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
-  await cards.nth(2).getByRole('button', { name: 'Delete unit operation' }).click();
+  await filtration.getByRole('button', { name: 'Delete unit operation' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
   await expect(page.getByText('Unit operation deleted successfully!')).toBeVisible();
   await expect(cards).toHaveCount(2);

@@ -36,7 +36,8 @@ export function RunFilterControl({ runs, onAdd }: { runs: readonly Run[]; onAdd:
   };
 
   const valueInput = () => {
-    if (!column) return <InputGroup id="filter-value" disabled placeholder="Choose a column first" />;
+    // Controlled like the inputs that replace it, so React never sees one input switch modes.
+    if (!column) return <InputGroup id="filter-value" disabled readOnly value="" placeholder="Choose a column first" />;
     switch (column.kind) {
       case 'select':
         return (
