@@ -97,6 +97,11 @@ test('all runs: filters with every operator kind, export dialog, create run, nar
   await screenshot(page, 'runs-overview-narrow', testInfo);
 });
 
+test.describe('run detail', () => {
+  // After a delete the dialog's dry-run counts are asked once more for the deleted unit operation,
+  // and the browser notes the 404 (the console handles it).
+  test.use({ expectedConsoleMessages: refusedRequests() });
+
 test('run detail: header, flow, zoom limits, key insights, unit operation dialog and delete', async ({ page }, testInfo) => {
   await signInWithSession(page, admin, `/runs/${fixture.run.id}`);
   await expect(page.getByRole('heading', { name: fixture.run.name })).toBeVisible();
@@ -169,6 +174,7 @@ test('run detail: header, flow, zoom limits, key insights, unit operation dialog
 
   await cards.nth(0).click();
   await expect(page).toHaveURL(new RegExp(`/runs/${fixture.run.id}/unit-operations/${fixture.unitOperations[0]!.id}$`));
+});
 });
 
 test.describe('a missing run', () => {
