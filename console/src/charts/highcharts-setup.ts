@@ -1,5 +1,5 @@
 /**
- * The one Highcharts instance of the console, with its download menu and the point styles of spec/02 §9 that Highcharts
+ * The one Highcharts instance of the console, with its download menu and the console's point styles that Highcharts
  * does not ship (cross, star, line) registered as marker symbols.
  */
 import Highcharts from 'highcharts';

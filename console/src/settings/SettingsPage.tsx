@@ -1,5 +1,5 @@
 /**
- * Settings (/settings, spec/02 §2, §6): Account for everyone, User Management and API Keys for users
+ * Settings (/settings): Account for everyone, User Management and API Keys for users
  * who manage users, Audit Logs for users who view them, Organisations for superusers.
  */
 import { Callout, Card, Elevation, Intent, Tab, Tabs } from '@blueprintjs/core';
