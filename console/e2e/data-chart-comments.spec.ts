@@ -1,5 +1,5 @@
 /**
- * Unit-operation detail end to end (issue 8): the parameter list, the 'Process Parameters' chart with
+ * Unit-operation detail end to end: the parameter list, the 'Process Parameters' chart with
  * the series named by instrument, zooming that fetches finer data, and a comment added by clicking the chart,
  * shown on hover, edited (timestamp and minutes in sync), searched and deleted.
  */
@@ -10,9 +10,7 @@ import { createRunWithSeries, expectToast, uniqueStamp } from './data-fixtures.t
 
 test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1100 } });
 
-// The comment no longer shows in the chart's tooltip when the pointer nears its line (a regression of
-// the one-tooltip chart, still open): this walk is skipped until that is fixed.
-test.fixme('charts the parameters and manages comments by clicking the chart', async ({ page, request }, testInfo) => {
+test('charts the parameters and manages comments by clicking the chart', async ({ page, request }, testInfo) => {
   test.setTimeout(120_000);
   const session = await adminSession(request);
   const stamp = uniqueStamp();
@@ -76,11 +74,15 @@ test.fixme('charts the parameters and manages comments by clicking the chart', a
   const line = chart.locator('.bp-chart-comment-line');
   await expect(line).toHaveCount(1);
   const lineBox = (await line.boundingBox())!;
-  await page.mouse.move(lineBox.x + lineBox.width / 2 + 12, lineBox.y + lineBox.height / 2);
+  // The pointer travels there as a hand does: Highcharts draws its tooltip from a run of moves.
+  await page.mouse.move(lineBox.x + lineBox.width / 2 + 60, lineBox.y + lineBox.height / 2);
+  await page.mouse.move(lineBox.x + lineBox.width / 2 + 12, lineBox.y + lineBox.height / 2, { steps: 4 });
+  await expect(chart.locator('.bp-chart-tooltip')).toContainText('Temperature A');
   await expect(chart.getByTestId('chart-comment-tooltip')).toContainText('Feed pump started');
   await screenshot(page, 'comments-2-hover', testInfo);
-  await page.mouse.move(lineBox.x + lineBox.width / 2 + 120, lineBox.y + lineBox.height / 2);
+  await page.mouse.move(lineBox.x + lineBox.width / 2 + 120, lineBox.y + lineBox.height / 2, { steps: 4 });
   await expect(chart.getByTestId('chart-comment-tooltip')).toBeHidden();
+  await expect(chart.locator('.bp-chart-tooltip')).toBeVisible();
 
   // Edit: minutes and timestamp stay in sync.
   await items.first().getByRole('button', { name: 'Comment actions' }).click();

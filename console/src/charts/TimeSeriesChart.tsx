@@ -251,7 +251,8 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
   const trackComment = useCallback((event: ReactMouseEvent<HTMLDivElement>) => {
     const chart = chartRef.current?.chart;
     if (!chart || comments.length === 0) return;
-    const bounds = event.currentTarget.getBoundingClientRect();
+    // Measured from Highcharts' own container: the toolbar above it shifts the plot down.
+    const bounds = chart.container.getBoundingClientRect();
     const pointerX = event.clientX - bounds.left;
     const pointerY = event.clientY - bounds.top;
     const xAxis = chart.xAxis[0]!;

@@ -3,7 +3,7 @@
  * who manage users, Audit Logs for users who view them, Organisations for superusers.
  */
 import { Callout, Card, Elevation, Intent, Tab, Tabs } from '@blueprintjs/core';
-import { useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import { useAuth } from '../auth/useAuth.ts';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { AccountTab } from './AccountTab.tsx';
@@ -15,11 +15,27 @@ import './settings.css';
 
 export const NOT_LOGGED_IN_MESSAGE = 'Access Denied - You need to be logged in to access the settings page.';
 
-type TabId = 'account' | 'users' | 'api-keys' | 'audit' | 'organizations';
+const TAB_IDS = ['account', 'users', 'api-keys', 'audit', 'organizations'] as const;
+type TabId = typeof TAB_IDS[number];
+
+function isTabId(value: string | null): value is TabId {
+  return (TAB_IDS as readonly string[]).includes(value ?? '');
+}
 
 export function SettingsPage() {
   const { user, permissions } = useAuth();
-  const [selected, setSelected] = useState<TabId>('account');
+  // The open tab lives in the address (?tab=audit): a reload, a shared link or the back button keep it.
+  const [searchParams, setSearchParams] = useSearchParams();
+  const requested = searchParams.get('tab');
+  const allowed: Record<TabId, boolean> = {
+    account: true,
+    users: permissions.canManageUsers,
+    'api-keys': permissions.canManageUsers,
+    audit: permissions.canViewAuditLogs,
+    organizations: permissions.isSuperuser,
+  };
+  const selected: TabId = isTabId(requested) && allowed[requested] ? requested : 'account';
+  const select = (id: TabId) => setSearchParams(id === 'account' ? {} : { tab: id }, { replace: true });
 
   if (!user) {
     return (
@@ -33,12 +49,12 @@ export function SettingsPage() {
     <div className="app-page">
       <PageHeader title="Settings" subtitle="Your account, your organisation's users and its audit trail." />
       <Card elevation={Elevation.ONE} className="app-settings-card">
-        <Tabs id="settings-tabs" selectedTabId={selected} onChange={(id) => setSelected(id as TabId)} large renderActiveTabPanelOnly>
+        <Tabs id="settings-tabs" selectedTabId={selected} onChange={(id) => select(id as TabId)} large renderActiveTabPanelOnly>
           <Tab id="account" title="Account" icon="user" panel={<AccountTab />} />
-          {permissions.canManageUsers ? <Tab id="users" title="User Management" icon="people" panel={<UserManagementTab />} /> : null}
-          {permissions.canManageUsers ? <Tab id="api-keys" title="API Keys" icon="key" panel={<ApiKeysTab />} /> : null}
-          {permissions.canViewAuditLogs ? <Tab id="audit" title="Audit Logs" icon="history" panel={<AuditLogsTab />} /> : null}
-          {permissions.isSuperuser ? <Tab id="organizations" title="Organisations" icon="office" panel={<OrganizationsTab />} /> : null}
+          {allowed.users ? <Tab id="users" title="User Management" icon="people" panel={<UserManagementTab />} /> : null}
+          {allowed['api-keys'] ? <Tab id="api-keys" title="API Keys" icon="key" panel={<ApiKeysTab />} /> : null}
+          {allowed.audit ? <Tab id="audit" title="Audit Logs" icon="history" panel={<AuditLogsTab />} /> : null}
+          {allowed.organizations ? <Tab id="organizations" title="Organisations" icon="office" panel={<OrganizationsTab />} /> : null}
         </Tabs>
       </Card>
     </div>
