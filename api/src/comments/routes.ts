@@ -23,7 +23,7 @@ import { forbidden, notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import { recordAudit } from '../audit/record.ts';
-import { requireUnitOperation } from '../unit-operations/store.ts';
+import { requireUnitOperation } from '../unit-operations/repository.ts';
 
 const tags = ['Comments'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema };

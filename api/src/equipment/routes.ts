@@ -1,4 +1,4 @@
-/** Equipment (spec/02 §3, §7): bioreactors, centrifuges, skids... each standing in a facility. */
+/** Equipment routes: bioreactors, centrifuges, skids... each standing in a facility; the queries live in repository.ts. */
 import { z } from 'zod';
 import {
   equipmentCreateSchema,
@@ -14,13 +14,15 @@ import type { AppDeps } from '../platform/deps.ts';
 import { conflict } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
-import { plural, requireFacility, rethrowForeignKeyViolation } from '../facilities/store.ts';
-import { EQUIPMENT_COLUMNS, requireEquipment, toEquipment, type EquipmentRow } from './store.ts';
+import { plural, requireFacility, rethrowForeignKeyViolation } from '../facilities/repository.ts';
+import {
+  countEquipmentDependents, deleteEquipment, insertEquipment, listEquipment, requireEquipment, toEquipment, updateEquipment,
+} from './repository.ts';
 
 const tags = ['Equipment'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
 
-/** Equipment starts in service (spec/02 §3); the status column is kept for the console's table. */
+/** New equipment starts in service; the status column is kept for the console's table. */
 const INITIAL_EQUIPMENT_STATUS = 1;
 
 export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -33,16 +35,9 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    const { limit, offset } = request.query;
-    const [list, count] = await Promise.all([
-      deps.pg.query<EquipmentRow>(
-        `SELECT ${EQUIPMENT_COLUMNS} FROM equipment WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-        [organizationId, limit, offset],
-      ),
-      deps.pg.query<{ total: number }>('SELECT count(*) AS total FROM equipment WHERE organization_id = $1', [organizationId]),
-    ]);
-    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
-    return list.rows.map(toEquipment);
+    const page = await listEquipment(deps.pg, organizationId, request.query);
+    reply.header(TOTAL_COUNT_HEADER, String(page.total));
+    return page.rows.map(toEquipment);
   });
 
   app.get('/api/v1/equipment/:id', {
@@ -64,12 +59,9 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
     const body = request.body;
     const equipment = await withTransaction(deps.pg, async (client) => {
       await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
-      const { rows } = await client.query<EquipmentRow>(
-        `INSERT INTO equipment (organization_id, facility_id, name, type, oem, status)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${EQUIPMENT_COLUMNS}`,
-        [organizationId, body.facility_id, body.name, body.type, body.oem ?? null, INITIAL_EQUIPMENT_STATUS],
-      );
-      const created = toEquipment(rows[0]!);
+      const created = toEquipment(await insertEquipment(client, organizationId, {
+        facility_id: body.facility_id, name: body.name, type: body.type, oem: body.oem ?? null, status: INITIAL_EQUIPMENT_STATUS,
+      }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'create', resource_type: 'equipment', resource_id: created.id,
         changes: { before: null, after: created },
@@ -93,19 +85,13 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
       if (body.facility_id !== undefined && body.facility_id !== existing.facility_id) {
         await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
       }
-      const { rows } = await client.query<EquipmentRow>(
-        `UPDATE equipment SET facility_id = $3, name = $4, type = $5, oem = $6, status = $7, updated_at = now()
-          WHERE id = $1 AND organization_id = $2 RETURNING ${EQUIPMENT_COLUMNS}`,
-        [
-          existing.id, organizationId,
-          body.facility_id ?? existing.facility_id,
-          body.name ?? existing.name,
-          body.type ?? existing.type,
-          body.oem !== undefined ? body.oem : existing.oem,
-          body.status ?? existing.status,
-        ],
-      );
-      const updated = toEquipment(rows[0]!);
+      const updated = toEquipment(await updateEquipment(client, organizationId, existing.id, {
+        facility_id: body.facility_id ?? existing.facility_id,
+        name: body.name ?? existing.name,
+        type: body.type ?? existing.type,
+        oem: body.oem !== undefined ? body.oem : existing.oem,
+        status: body.status ?? existing.status,
+      }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'update', resource_type: 'equipment', resource_id: updated.id,
         changes: { before: toEquipment(existing), after: updated },
@@ -126,12 +112,7 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     await withTransaction(deps.pg, async (client) => {
       const existing = await requireEquipment(client, organizationId, request.params.id, { lock: 'update' });
-      const { rows } = await client.query<{ instruments: number; unit_operations: number }>(
-        `SELECT (SELECT count(*) FROM instruments WHERE equipment_id = $1) AS instruments,
-                (SELECT count(*) FROM unit_operations WHERE equipment_id = $1) AS unit_operations`,
-        [existing.id],
-      );
-      const { instruments, unit_operations: unitOperations } = rows[0]!;
+      const { instruments, unitOperations } = await countEquipmentDependents(client, existing.id);
       if (instruments > 0 || unitOperations > 0) {
         const parts = [
           instruments > 0 ? plural(instruments, 'instrument') : null,
@@ -139,7 +120,7 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
         ];
         throw conflict(`Equipment is used by ${parts.filter(Boolean).join(' and ')}; delete or move them first.`);
       }
-      await client.query('DELETE FROM equipment WHERE id = $1 AND organization_id = $2', [existing.id, organizationId]);
+      await deleteEquipment(client, organizationId, existing.id);
       await recordAudit(client, request, {
         event_type: 'data', action: 'delete', resource_type: 'equipment', resource_id: existing.id,
         changes: { before: toEquipment(existing), after: null },

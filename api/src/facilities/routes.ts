@@ -1,4 +1,4 @@
-/** Facilities (spec/02 §3, §7): where equipment stands and runs take place. */
+/** Facility routes: where equipment stands and runs take place; the queries live in repository.ts. */
 import { z } from 'zod';
 import {
   errorResponseSchema,
@@ -14,7 +14,10 @@ import type { AppDeps } from '../platform/deps.ts';
 import { conflict } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
-import { FACILITY_COLUMNS, plural, requireFacility, rethrowForeignKeyViolation, toFacility, type FacilityRow } from './store.ts';
+import {
+  countFacilityDependents, deleteFacility, insertFacility, listFacilities, plural, requireFacility, rethrowForeignKeyViolation,
+  toFacility, updateFacility,
+} from './repository.ts';
 
 const tags = ['Facilities'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
@@ -29,16 +32,9 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    const { limit, offset } = request.query;
-    const [list, count] = await Promise.all([
-      deps.pg.query<FacilityRow>(
-        `SELECT ${FACILITY_COLUMNS} FROM facilities WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-        [organizationId, limit, offset],
-      ),
-      deps.pg.query<{ total: number }>('SELECT count(*) AS total FROM facilities WHERE organization_id = $1', [organizationId]),
-    ]);
-    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
-    return list.rows.map(toFacility);
+    const page = await listFacilities(deps.pg, organizationId, request.query);
+    reply.header(TOTAL_COUNT_HEADER, String(page.total));
+    return page.rows.map(toFacility);
   });
 
   app.get('/api/v1/facilities/:id', {
@@ -56,12 +52,9 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     const body = request.body;
     const facility = await withTransaction(deps.pg, async (client) => {
-      const { rows } = await client.query<FacilityRow>(
-        `INSERT INTO facilities (organization_id, name, type, country, address)
-         VALUES ($1, $2, $3, $4, $5) RETURNING ${FACILITY_COLUMNS}`,
-        [organizationId, body.name, body.type, body.country ?? null, body.address ?? null],
-      );
-      const created = toFacility(rows[0]!);
+      const created = toFacility(await insertFacility(client, organizationId, {
+        name: body.name, type: body.type, country: body.country ?? null, address: body.address ?? null,
+      }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'create', resource_type: 'facility', resource_id: created.id,
         changes: { before: null, after: created },
@@ -82,18 +75,12 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
     const body = request.body;
     const after = await withTransaction(deps.pg, async (client) => {
       const existing = await requireFacility(client, organizationId, request.params.id, { lock: 'update' });
-      const { rows } = await client.query<FacilityRow>(
-        `UPDATE facilities SET name = $3, type = $4, country = $5, address = $6, updated_at = now()
-          WHERE id = $1 AND organization_id = $2 RETURNING ${FACILITY_COLUMNS}`,
-        [
-          existing.id, organizationId,
-          body.name ?? existing.name,
-          body.type ?? existing.type,
-          body.country !== undefined ? body.country : existing.country,
-          body.address !== undefined ? body.address : existing.address,
-        ],
-      );
-      const updated = toFacility(rows[0]!);
+      const updated = toFacility(await updateFacility(client, organizationId, existing.id, {
+        name: body.name ?? existing.name,
+        type: body.type ?? existing.type,
+        country: body.country !== undefined ? body.country : existing.country,
+        address: body.address !== undefined ? body.address : existing.address,
+      }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'update', resource_type: 'facility', resource_id: updated.id,
         changes: { before: toFacility(existing), after: updated },
@@ -115,17 +102,12 @@ export async function facilityRoutes(app: App, deps: AppDeps): Promise<void> {
     await withTransaction(deps.pg, async (client) => {
       const existing = await requireFacility(client, organizationId, request.params.id, { lock: 'update' });
       // Counted inside the transaction that deletes, so the 409 names what blocks the delete now.
-      const { rows } = await client.query<{ equipment: number; runs: number }>(
-        `SELECT (SELECT count(*) FROM equipment WHERE facility_id = $1) AS equipment,
-                (SELECT count(*) FROM runs WHERE facility_id = $1) AS runs`,
-        [existing.id],
-      );
-      const { equipment, runs } = rows[0]!;
+      const { equipment, runs } = await countFacilityDependents(client, existing.id);
       if (equipment > 0 || runs > 0) {
         const parts = [equipment > 0 ? plural(equipment, 'equipment', 'equipment') : null, runs > 0 ? plural(runs, 'run') : null];
         throw conflict(`Facility is used by ${parts.filter(Boolean).join(' and ')}; delete or move them first.`);
       }
-      await client.query('DELETE FROM facilities WHERE id = $1 AND organization_id = $2', [existing.id, organizationId]);
+      await deleteFacility(client, organizationId, existing.id);
       await recordAudit(client, request, {
         event_type: 'data', action: 'delete', resource_type: 'facility', resource_id: existing.id,
         changes: { before: toFacility(existing), after: null },

@@ -1,4 +1,4 @@
-/** Instruments (spec/02 §3, §7): the sensors and assays of a piece of equipment. */
+/** Instrument routes: the sensors and assays of a piece of equipment; the queries live in repository.ts. */
 import { z } from 'zod';
 import {
   errorResponseSchema,
@@ -15,16 +15,19 @@ import { notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { queueInstrumentSeriesDeletion } from '../timeseries/instrument-series.ts';
-import { requireEquipment } from '../equipment/store.ts';
+import { requireEquipment } from '../equipment/repository.ts';
 import {
   assertInstrumentNameFree,
-  INSTRUMENT_COLUMNS,
+  deleteInstrument,
+  insertInstrument,
   INSTRUMENT_NOT_FOUND,
+  listEquipmentInstruments,
+  listInstruments,
   requireInstrument,
   rethrowDuplicateName,
   toInstrument,
-  type InstrumentRow,
-} from './store.ts';
+  updateInstrument,
+} from './repository.ts';
 
 const tags = ['Instruments'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
@@ -40,16 +43,9 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    const { limit, offset } = request.query;
-    const [list, count] = await Promise.all([
-      deps.pg.query<InstrumentRow>(
-        `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE organization_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-        [organizationId, limit, offset],
-      ),
-      deps.pg.query<{ total: number }>('SELECT count(*) AS total FROM instruments WHERE organization_id = $1', [organizationId]),
-    ]);
-    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
-    return list.rows.map(toInstrument);
+    const page = await listInstruments(deps.pg, organizationId, request.query);
+    reply.header(TOTAL_COUNT_HEADER, String(page.total));
+    return page.rows.map(toInstrument);
   });
 
   app.get('/api/v1/equipment/:id/instruments', {
@@ -62,16 +58,9 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const equipment = await requireEquipment(deps.pg, organizationId, request.params.id);
-    const { limit, offset } = request.query;
-    const [list, count] = await Promise.all([
-      deps.pg.query<InstrumentRow>(
-        `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE equipment_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-        [equipment.id, limit, offset],
-      ),
-      deps.pg.query<{ total: number }>('SELECT count(*) AS total FROM instruments WHERE equipment_id = $1', [equipment.id]),
-    ]);
-    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
-    return list.rows.map(toInstrument);
+    const page = await listEquipmentInstruments(deps.pg, equipment.id, request.query);
+    reply.header(TOTAL_COUNT_HEADER, String(page.total));
+    return page.rows.map(toInstrument);
   });
 
   app.get('/api/v1/instruments/:id', {
@@ -94,12 +83,9 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
     const instrument = await withTransaction(deps.pg, async (client) => {
       await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
       await assertInstrumentNameFree(client, body.equipment_id, body.name, null);
-      const { rows } = await client.query<InstrumentRow>(
-        `INSERT INTO instruments (organization_id, equipment_id, name, type, unit, alias)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${INSTRUMENT_COLUMNS}`,
-        [organizationId, body.equipment_id, body.name, body.type, body.unit ?? null, body.alias ?? null],
-      );
-      const created = toInstrument(rows[0]!);
+      const created = toInstrument(await insertInstrument(client, organizationId, {
+        equipment_id: body.equipment_id, name: body.name, type: body.type, unit: body.unit ?? null, alias: body.alias ?? null,
+      }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'create', resource_type: 'instrument', resource_id: created.id,
         changes: { before: null, after: created },
@@ -127,17 +113,13 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
       if (equipmentId !== existing.equipment_id || name.toLowerCase() !== existing.name.toLowerCase()) {
         await assertInstrumentNameFree(client, equipmentId, name, existing.id);
       }
-      const { rows } = await client.query<InstrumentRow>(
-        `UPDATE instruments SET equipment_id = $3, name = $4, type = $5, unit = $6, alias = $7, updated_at = now()
-          WHERE id = $1 AND organization_id = $2 RETURNING ${INSTRUMENT_COLUMNS}`,
-        [
-          existing.id, organizationId, equipmentId, name,
-          body.type ?? existing.type,
-          body.unit !== undefined ? body.unit : existing.unit,
-          body.alias !== undefined ? body.alias : existing.alias,
-        ],
-      );
-      const updated = toInstrument(rows[0]!);
+      const updated = toInstrument(await updateInstrument(client, organizationId, existing.id, {
+        equipment_id: equipmentId,
+        name,
+        type: body.type ?? existing.type,
+        unit: body.unit !== undefined ? body.unit : existing.unit,
+        alias: body.alias !== undefined ? body.alias : existing.alias,
+      }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'update', resource_type: 'instrument', resource_id: updated.id,
         changes: { before: toInstrument(existing), after: updated },
@@ -153,16 +135,13 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const deleted = await withTransaction(deps.pg, async (client) => {
-      const { rows } = await client.query<InstrumentRow>(
-        `DELETE FROM instruments WHERE id = $1 AND organization_id = $2 RETURNING ${INSTRUMENT_COLUMNS}`,
-        [request.params.id, organizationId],
-      );
-      if (!rows[0]) throw notFound(INSTRUMENT_NOT_FOUND);
-      const before = toInstrument(rows[0]);
+      const row = await deleteInstrument(client, organizationId, request.params.id);
+      if (!row) throw notFound(INSTRUMENT_NOT_FOUND);
+      const before = toInstrument(row);
       await recordAudit(client, request, {
         event_type: 'data', action: 'delete', resource_type: 'instrument', resource_id: before.id, changes: { before, after: null },
       });
-      return rows[0];
+      return row;
     });
     await queueInstrumentSeriesDeletion(deps, request, deleted);
     return reply.status(204).send(null);

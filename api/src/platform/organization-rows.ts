@@ -38,6 +38,33 @@ export async function requireOrganizationRow<Row extends pg.QueryResultRow>(
   return rows[0];
 }
 
+/** One page of an organisation's rows and how many there are in all. */
+export interface RowPage<Row> {
+  rows: Row[];
+  total: number;
+}
+
+/** A page of the organisation's rows in the given order; both queries walk the (organization_id, id) index. */
+export async function listOrganizationRows<Row extends pg.QueryResultRow>(
+  db: pg.Pool | pg.PoolClient,
+  table: OrganizationTable,
+  organizationId: number,
+  page: { limit: number; offset: number; orderBy: string },
+): Promise<RowPage<Row>> {
+  const [list, count] = await Promise.all([
+    db.query<Row>(
+      `SELECT ${table.columns} FROM ${table.name} WHERE organization_id = $1 ORDER BY ${page.orderBy} LIMIT $2 OFFSET $3`,
+      [organizationId, page.limit, page.offset],
+    ),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${table.name} WHERE organization_id = $1`, [organizationId]),
+  ]);
+  return { rows: list.rows, total: count.rows[0]!.total };
+}
+
+export async function deleteOrganizationRow(db: pg.Pool | pg.PoolClient, table: OrganizationTable, organizationId: number, id: number): Promise<void> {
+  await db.query(`DELETE FROM ${table.name} WHERE id = $1 AND organization_id = $2`, [id, organizationId]);
+}
+
 interface TimedRow {
   start_time: Date | null;
   end_time: Date | null;

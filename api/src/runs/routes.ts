@@ -1,4 +1,4 @@
-/** Runs (spec/02 §3, §4, §7): one process run in a facility, with its derived status. */
+/** Run routes: one process run in a facility, with its derived status; the queries live in repository.ts. */
 import { z } from 'zod';
 import {
   dateRangeError,
@@ -16,10 +16,9 @@ import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
-import { requireFacility } from '../facilities/store.ts';
+import { requireFacility } from '../facilities/repository.ts';
 import { afterUnitOperationsDeleted, recordUnitOperationsDeleted } from '../unit-operations/deletion.ts';
-import { UNIT_OPERATION_COLUMNS, type UnitOperationRow } from '../unit-operations/store.ts';
-import { mergeTime, requireRun, RUN_COLUMNS, toRun, type RunRow } from './store.ts';
+import { deleteRun, insertRun, listRuns, mergeTime, requireRun, toRun, updateRun } from './repository.ts';
 
 const tags = ['Runs'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
@@ -35,18 +34,10 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    const { limit, offset } = request.query;
-    // Both queries walk the index runs (organization_id, id DESC).
-    const [list, count] = await Promise.all([
-      deps.pg.query<RunRow>(
-        `SELECT ${RUN_COLUMNS} FROM runs WHERE organization_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
-        [organizationId, limit, offset],
-      ),
-      deps.pg.query<{ total: number }>('SELECT count(*) AS total FROM runs WHERE organization_id = $1', [organizationId]),
-    ]);
-    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
+    const page = await listRuns(deps.pg, organizationId, request.query);
+    reply.header(TOTAL_COUNT_HEADER, String(page.total));
     const now = new Date();
-    return list.rows.map((row) => toRun(row, now));
+    return page.rows.map((row) => toRun(row, now));
   });
 
   app.get('/api/v1/runs/:id', {
@@ -69,16 +60,11 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
     const body = request.body;
     const run = await withTransaction(deps.pg, async (client) => {
       await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
-      const { rows } = await client.query<RunRow>(
-        `INSERT INTO runs (organization_id, facility_id, name, strain, target, description, start_time, end_time, scale_liters, scale_grams)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${RUN_COLUMNS}`,
-        [
-          organizationId, body.facility_id, body.name, body.strain ?? null, body.target, body.description ?? null,
-          toIsoTimestamp(body.start_time ?? null), toIsoTimestamp(body.end_time ?? null),
-          body.scale_liters ?? null, body.scale_grams ?? null,
-        ],
-      );
-      const created = toRun(rows[0]!);
+      const created = toRun(await insertRun(client, organizationId, {
+        facility_id: body.facility_id, name: body.name, strain: body.strain ?? null, target: body.target,
+        description: body.description ?? null, start_time: toIsoTimestamp(body.start_time ?? null),
+        end_time: toIsoTimestamp(body.end_time ?? null), scale_liters: body.scale_liters ?? null, scale_grams: body.scale_grams ?? null,
+      }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'create', resource_type: 'run', resource_id: created.id, changes: { before: null, after: created },
       });
@@ -108,23 +94,17 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
       const rangeError = dateRangeError(startTime, endTime);
       if (rangeError) throw badRequest(rangeError);
       const keep = <T>(given: T | undefined, stored: T): T => (given !== undefined ? given : stored);
-      const { rows } = await client.query<RunRow>(
-        `UPDATE runs SET facility_id = $3, name = $4, strain = $5, target = $6, description = $7, start_time = $8,
-                end_time = $9, scale_liters = $10, scale_grams = $11, updated_at = now()
-          WHERE id = $1 AND organization_id = $2 RETURNING ${RUN_COLUMNS}`,
-        [
-          existing.id, organizationId,
-          keep(body.facility_id, existing.facility_id),
-          keep(body.name, existing.name),
-          keep(body.strain, existing.strain),
-          keep(body.target, existing.target),
-          keep(body.description, existing.description),
-          startTime, endTime,
-          keep(body.scale_liters, existing.scale_liters),
-          keep(body.scale_grams, existing.scale_grams),
-        ],
-      );
-      const updated = toRun(rows[0]!);
+      const updated = toRun(await updateRun(client, organizationId, existing.id, {
+        facility_id: keep(body.facility_id, existing.facility_id),
+        name: keep(body.name, existing.name),
+        strain: keep(body.strain, existing.strain),
+        target: keep(body.target, existing.target),
+        description: keep(body.description, existing.description),
+        start_time: startTime,
+        end_time: endTime,
+        scale_liters: keep(body.scale_liters, existing.scale_liters),
+        scale_grams: keep(body.scale_grams, existing.scale_grams),
+      }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'update', resource_type: 'run', resource_id: updated.id,
         changes: { before: toRun(existing), after: updated },
@@ -144,17 +124,12 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     const unitOperations = await withTransaction(deps.pg, async (client) => {
       const existing = await requireRun(client, organizationId, request.params.id, { lock: 'update' });
-      // Deleted explicitly (rather than by the foreign key's cascade) to learn which ones went.
-      const deleted = await client.query<UnitOperationRow>(
-        `DELETE FROM unit_operations WHERE run_id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
-        [existing.id, organizationId],
-      );
-      await client.query('DELETE FROM runs WHERE id = $1 AND organization_id = $2', [existing.id, organizationId]);
+      const deleted = await deleteRun(client, organizationId, existing.id);
       await recordAudit(client, request, {
         event_type: 'data', action: 'delete', resource_type: 'run', resource_id: existing.id, changes: { before: toRun(existing), after: null },
       });
-      await recordUnitOperationsDeleted(client, request, deleted.rows);
-      return deleted.rows;
+      await recordUnitOperationsDeleted(client, request, deleted);
+      return deleted;
     });
     await afterUnitOperationsDeleted(deps, request, unitOperations);
     return reply.status(204).send(null);

@@ -28,7 +28,7 @@ import { badRequest, conflict, HttpError } from '../platform/http-error.ts';
 import { recordAudit } from '../audit/record.ts';
 import { createIngestJob, insertIngestJob, toJobStatus, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
 import { insertUnitOperation } from '../unit-operations/windows.ts';
-import { toUnitOperation, type UnitOperationRow } from '../unit-operations/store.ts';
+import { toUnitOperation, type UnitOperationRow } from '../unit-operations/repository.ts';
 import { enqueueIngest } from './enqueue.ts';
 import { admitUpload, type UploadAdmission } from './upload-limits.ts';
 import { findUnitOperation, ownedInstrumentIds, type UnitOperationWindow } from './instruments.ts';

@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import type { PoolClient } from '@bioprocess/shared/server/postgres';
 import type { AppDeps } from '../platform/deps.ts';
 import { recordAudit } from '../audit/record.ts';
-import { toUnitOperation, type UnitOperationRow } from './store.ts';
+import { toUnitOperation, type UnitOperationRow } from './repository.ts';
 import { queueUnitOperationSeriesDeletion } from '../timeseries/unit-operation-series.ts';
 
 /** Inside the deleting transaction: one audit event per removed unit operation. */

@@ -18,8 +18,8 @@ import type { AppDeps } from '../platform/deps.ts';
 import { badRequest, notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
-import { requireRun, mergeTime } from '../runs/store.ts';
-import { EQUIPMENT_NOT_FOUND, requireEquipment, toEquipment } from '../equipment/store.ts';
+import { requireRun, mergeTime } from '../runs/repository.ts';
+import { EQUIPMENT_NOT_FOUND, requireEquipment, toEquipment } from '../equipment/repository.ts';
 import { afterUnitOperationsDeleted, recordUnitOperationsDeleted } from './deletion.ts';
 import { insertUnitOperation, refuseOverlap } from './windows.ts';
 import { deletionPreview, deletionPreviewQuerySchema, deletionPreviewSchema } from './deletion-preview.ts';
@@ -31,7 +31,7 @@ import {
   UNIT_OPERATION_NOT_FOUND,
   UNIT_OPERATION_SEQUENCE_ORDER,
   type UnitOperationRow,
-} from './store.ts';
+} from './repository.ts';
 
 const tags = ['Unit operations'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema };

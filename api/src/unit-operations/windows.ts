@@ -9,9 +9,9 @@ import { overlapMessage } from '@bioprocess/shared/unit-operation-windows';
 import { findOverlappingUnitOperation, lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
 import type { PoolClient } from '@bioprocess/shared/server/postgres';
 import { conflict } from '../platform/http-error.ts';
-import { requireRun } from '../runs/store.ts';
-import { requireEquipment } from '../equipment/store.ts';
-import { UNIT_OPERATION_COLUMNS, type UnitOperationRow } from './store.ts';
+import { requireRun } from '../runs/repository.ts';
+import { requireEquipment } from '../equipment/repository.ts';
+import { UNIT_OPERATION_COLUMNS, type UnitOperationRow } from './repository.ts';
 
 /** Throws 409 when start..end overlaps another unit operation on the equipment; takes the equipment's lock. */
 export async function refuseOverlap(
