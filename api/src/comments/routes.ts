@@ -1,6 +1,6 @@
 /**
- * Comments (spec/02 §3, §7): notes pinned to a moment of a unit operation's chart. Anyone who may
- * create data may comment; only the author or an admin may change or delete a comment.
+ * Comment routes: notes pinned to a moment of a unit operation's chart. Anyone who may create data may
+ * comment; only the author or an admin may change or delete a comment. The queries live in repository.ts.
  */
 import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
@@ -19,60 +19,21 @@ import { LIST_QUERY_DESCRIPTION, listQuerySchema, TOTAL_COUNT_HEADER } from '@bi
 import { withTransaction } from '@bioprocess/shared/server/postgres';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
-import { forbidden, notFound } from '../platform/http-error.ts';
+import { forbidden } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import { recordAudit } from '../audit/record.ts';
 import { requireUnitOperation } from '../unit-operations/repository.ts';
+import {
+  deleteComment, insertComment, listOrganizationComments, listUnitOperationComments, requireComment, toComment, updateComment,
+  type CommentRow,
+} from './repository.ts';
 
 const tags = ['Comments'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
 
-export const COMMENT_NOT_FOUND = 'Comment not found';
 export const COMMENT_AUTHOR_ONLY = 'Only the author of a comment or an admin may change or delete it.';
 export const COMMENT_NEEDS_USER = 'Comments are written by users: an API key cannot author a comment.';
-
-interface CommentRow {
-  id: number;
-  organization_id: number;
-  unit_operations_id: number;
-  run_id: number;
-  unit_operation_start_time: Date | null;
-  timestamp: Date;
-  content: string;
-  author: number | null;
-  author_name: string | null;
-  color: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** Comments with their author's name and where they sit (run, unit operation start). */
-const COMMENT_SELECT = `
-  SELECT c.id, c.organization_id, c.unit_operations_id, uo.run_id, uo.start_time AS unit_operation_start_time,
-         c.timestamp, c.content, c.author, u.name AS author_name, c.color, c.created_at, c.updated_at
-    FROM comments c
-    JOIN unit_operations uo ON uo.id = c.unit_operations_id
-    LEFT JOIN users u ON u.id = c.author`;
-
-function toComment(row: CommentRow): Comment {
-  return {
-    ...row,
-    unit_operation_start_time: toIsoTimestamp(row.unit_operation_start_time),
-    timestamp: toIsoTimestamp(row.timestamp),
-    created_at: toIsoTimestamp(row.created_at),
-    updated_at: toIsoTimestamp(row.updated_at),
-  };
-}
-
-async function requireComment(db: pg.Pool | pg.PoolClient, organizationId: number, commentId: number, options: { forUpdate?: boolean } = {}): Promise<CommentRow> {
-  const { rows } = await db.query<CommentRow>(
-    `${COMMENT_SELECT} WHERE c.id = $1 AND c.organization_id = $2${options.forUpdate ? ' FOR UPDATE OF c' : ''}`,
-    [commentId, organizationId],
-  );
-  if (!rows[0]) throw notFound(COMMENT_NOT_FOUND);
-  return rows[0];
-}
 
 function isAdmin(principal: RequestPrincipal): boolean {
   return principal.superuser || principal.roles.includes('admin');
@@ -98,16 +59,9 @@ export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const unitOperation = await requireUnitOperation(deps.pg, organizationId, request.params.id);
-    const { limit, offset } = request.query;
-    const [list, count] = await Promise.all([
-      deps.pg.query<CommentRow>(
-        `${COMMENT_SELECT} WHERE c.unit_operations_id = $1 ORDER BY c.timestamp, c.id LIMIT $2 OFFSET $3`,
-        [unitOperation.id, limit, offset],
-      ),
-      deps.pg.query<{ total: number }>('SELECT count(*) AS total FROM comments WHERE unit_operations_id = $1', [unitOperation.id]),
-    ]);
-    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
-    return list.rows.map(toComment);
+    const page = await listUnitOperationComments(deps.pg, unitOperation.id, request.query);
+    reply.header(TOTAL_COUNT_HEADER, String(page.total));
+    return page.rows.map(toComment);
   });
 
   app.get('/api/v1/comments', {
@@ -124,17 +78,9 @@ export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const { limit, offset, run_ids: runIds, type } = request.query;
-    const filter = `c.organization_id = $1 AND ($2::bigint[] IS NULL OR uo.run_id = ANY($2)) AND ($3::text IS NULL OR uo.type = $3)`;
-    const filterValues = [organizationId, runIds ?? null, type ?? null];
-    const [list, count] = await Promise.all([
-      deps.pg.query<CommentRow>(`${COMMENT_SELECT} WHERE ${filter} ORDER BY c.id DESC LIMIT $4 OFFSET $5`, [...filterValues, limit, offset]),
-      deps.pg.query<{ total: number }>(
-        `SELECT count(*) AS total FROM comments c JOIN unit_operations uo ON uo.id = c.unit_operations_id WHERE ${filter}`,
-        filterValues,
-      ),
-    ]);
-    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
-    return list.rows.map(toComment);
+    const page = await listOrganizationComments(deps.pg, organizationId, { limit, offset, runIds: runIds ?? null, type: type ?? null });
+    reply.header(TOTAL_COUNT_HEADER, String(page.total));
+    return page.rows.map(toComment);
   });
 
   app.get('/api/v1/comments/:id', {
@@ -157,12 +103,11 @@ export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
     const body = request.body;
     const comment = await withTransaction(deps.pg, async (client) => {
       const unitOperation = await requireUnitOperation(client, principal.organizationId, body.unit_operations_id, { lock: 'share' });
-      const { rows } = await client.query<{ id: number }>(
-        `INSERT INTO comments (organization_id, unit_operations_id, author, timestamp, content, color)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-        [principal.organizationId, unitOperation.id, principal.userId, toIsoTimestamp(body.timestamp), body.content, body.color ?? null],
-      );
-      const created = toComment(await requireComment(client, principal.organizationId, rows[0]!.id));
+      const id = await insertComment(client, principal.organizationId, {
+        unitOperationId: unitOperation.id, author: principal.userId!, timestamp: toIsoTimestamp(body.timestamp),
+        content: body.content, color: body.color ?? null,
+      });
+      const created = toComment(await requireComment(client, principal.organizationId, id));
       await auditComment(client, request, 'create', created.id, null, created);
       return created;
     });
@@ -181,16 +126,11 @@ export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
     return withTransaction(deps.pg, async (client) => {
       const existing = await requireComment(client, principal.organizationId, request.params.id, { forUpdate: true });
       assertMayChange(principal, existing);
-      await client.query(
-        `UPDATE comments SET content = $3, timestamp = coalesce($4, timestamp), color = CASE WHEN $5 THEN $6 ELSE color END,
-                updated_at = now()
-          WHERE id = $1 AND organization_id = $2`,
-        [
-          existing.id, principal.organizationId, body.content,
-          body.timestamp === undefined ? null : toIsoTimestamp(body.timestamp),
-          body.color !== undefined, body.color ?? null,
-        ],
-      );
+      await updateComment(client, principal.organizationId, existing.id, {
+        content: body.content,
+        timestamp: body.timestamp === undefined ? undefined : toIsoTimestamp(body.timestamp),
+        color: body.color,
+      });
       const after = toComment(await requireComment(client, principal.organizationId, existing.id));
       await auditComment(client, request, 'update', after.id, toComment(existing), after);
       return after;
@@ -208,7 +148,7 @@ export async function commentRoutes(app: App, deps: AppDeps): Promise<void> {
     await withTransaction(deps.pg, async (client) => {
       const existing = await requireComment(client, principal.organizationId, request.params.id, { forUpdate: true });
       assertMayChange(principal, existing);
-      await client.query('DELETE FROM comments WHERE id = $1 AND organization_id = $2', [existing.id, principal.organizationId]);
+      await deleteComment(client, principal.organizationId, existing.id);
       await auditComment(client, request, 'delete', existing.id, toComment(existing), null);
     });
     return reply.status(204).send(null);

@@ -1,4 +1,4 @@
-/** Unit operations (spec/02 §3, §4, §7): the steps of a run, each on one piece of equipment. */
+/** Unit-operation routes: the steps of a run, each on one piece of equipment; the queries live in repository.ts. */
 import { z } from 'zod';
 import {
   dateRangeError,
@@ -23,14 +23,16 @@ import { EQUIPMENT_NOT_FOUND, requireEquipment, toEquipment } from '../equipment
 import { afterUnitOperationsDeleted, recordUnitOperationsDeleted } from './deletion.ts';
 import { insertUnitOperation, refuseOverlap } from './windows.ts';
 import { deletionPreview, deletionPreviewQuerySchema, deletionPreviewSchema } from './deletion-preview.ts';
-import { unitOperationTypesWithEquipment, type EquipmentKind } from './allowed-equipment.ts';
+import { unitOperationTypesWithEquipment } from './allowed-equipment.ts';
 import {
+  deleteUnitOperation,
+  listEquipmentKinds,
+  listRunUnitOperations,
+  listUnitOperations,
   requireUnitOperation,
   toUnitOperation,
-  UNIT_OPERATION_COLUMNS,
   UNIT_OPERATION_NOT_FOUND,
-  UNIT_OPERATION_SEQUENCE_ORDER,
-  type UnitOperationRow,
+  updateUnitOperation,
 } from './repository.ts';
 
 const tags = ['Unit operations'];
@@ -49,18 +51,10 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const { limit, offset, run_id: runId, type } = request.query;
-    const filter = 'organization_id = $1 AND ($2::bigint IS NULL OR run_id = $2) AND ($3::text IS NULL OR type = $3)';
-    const filterValues = [organizationId, runId ?? null, type ?? null];
-    const [list, count] = await Promise.all([
-      deps.pg.query<UnitOperationRow>(
-        `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE ${filter} ORDER BY id LIMIT $4 OFFSET $5`,
-        [...filterValues, limit, offset],
-      ),
-      deps.pg.query<{ total: number }>(`SELECT count(*) AS total FROM unit_operations WHERE ${filter}`, filterValues),
-    ]);
-    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
+    const page = await listUnitOperations(deps.pg, organizationId, { limit, offset, runId: runId ?? null, type: type ?? null });
+    reply.header(TOTAL_COUNT_HEADER, String(page.total));
     const now = new Date();
-    return list.rows.map((row) => toUnitOperation(row, now));
+    return page.rows.map((row) => toUnitOperation(row, now));
   });
 
   app.get('/api/v1/runs/:id/unit-operations', {
@@ -74,18 +68,10 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const run = await requireRun(deps.pg, organizationId, request.params.id);
-    const { limit, offset } = request.query;
-    const [list, count] = await Promise.all([
-      deps.pg.query<UnitOperationRow>(
-        `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE run_id = $1
-          ORDER BY ${UNIT_OPERATION_SEQUENCE_ORDER} LIMIT $2 OFFSET $3`,
-        [run.id, limit, offset],
-      ),
-      deps.pg.query<{ total: number }>('SELECT count(*) AS total FROM unit_operations WHERE run_id = $1', [run.id]),
-    ]);
-    reply.header(TOTAL_COUNT_HEADER, String(count.rows[0]!.total));
+    const page = await listRunUnitOperations(deps.pg, run.id, request.query);
+    reply.header(TOTAL_COUNT_HEADER, String(page.total));
     const now = new Date();
-    return list.rows.map((row) => toUnitOperation(row, now));
+    return page.rows.map((row) => toUnitOperation(row, now));
   });
 
   app.get('/api/v1/unit-operation-types', {
@@ -100,11 +86,7 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
     },
   }, async (request) => {
     const { organizationId } = principalOf(request);
-    const { rows } = await deps.pg.query<EquipmentKind>(
-      'SELECT id, type FROM equipment WHERE organization_id = $1 ORDER BY id',
-      [organizationId],
-    );
-    return unitOperationTypesWithEquipment(rows);
+    return unitOperationTypesWithEquipment(await listEquipmentKinds(deps.pg, organizationId));
   });
 
   app.get('/api/v1/unit-operations/:id', {
@@ -176,18 +158,13 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
       if (equipmentId !== null) {
         await refuseOverlap(client, { organizationId, equipmentId, startTime, endTime, excludeId: existing.id });
       }
-      const { rows } = await client.query<UnitOperationRow>(
-        `UPDATE unit_operations SET run_id = $3, type = $4, equipment_id = $5, start_time = $6, end_time = $7, updated_at = now()
-          WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
-        [
-          existing.id, organizationId,
-          body.run_id ?? existing.run_id,
-          body.type ?? existing.type,
-          body.equipment_id ?? existing.equipment_id,
-          startTime, endTime,
-        ],
-      );
-      const updated = toUnitOperation(rows[0]!);
+      const updated = toUnitOperation(await updateUnitOperation(client, organizationId, existing.id, {
+        run_id: body.run_id ?? existing.run_id,
+        type: body.type ?? existing.type,
+        equipment_id: equipmentId,
+        start_time: startTime,
+        end_time: endTime,
+      }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'update', resource_type: 'unit_operation', resource_id: updated.id,
         changes: { before: toUnitOperation(existing), after: updated },
@@ -224,14 +201,10 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const deleted = await withTransaction(deps.pg, async (client) => {
-      // Comments go with the row (ON DELETE CASCADE).
-      const { rows } = await client.query<UnitOperationRow>(
-        `DELETE FROM unit_operations WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
-        [request.params.id, organizationId],
-      );
-      if (!rows[0]) throw notFound(UNIT_OPERATION_NOT_FOUND);
-      await recordUnitOperationsDeleted(client, request, rows);
-      return rows[0];
+      const row = await deleteUnitOperation(client, organizationId, request.params.id);
+      if (!row) throw notFound(UNIT_OPERATION_NOT_FOUND);
+      await recordUnitOperationsDeleted(client, request, [row]);
+      return row;
     });
     await afterUnitOperationsDeleted(deps, request, [deleted]);
     return reply.status(204).send(null);
