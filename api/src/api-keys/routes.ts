@@ -5,7 +5,7 @@
  * it is revoked or its optional expiry passes. Its creator is recorded.
  */
 import { z } from 'zod';
-import { apiKeySchema, createApiKeyRequestSchema, createdApiKeySchema, idParamsSchema, type ApiKey } from '@bioprocess/shared/auth-contracts';
+import { apiKeySchema, createApiKeyRequestSchema, createdApiKeySchema, idParamsSchema } from '@bioprocess/shared/auth-contracts';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
@@ -15,46 +15,19 @@ import { principalOf } from '../auth/authenticate.ts';
 import { sessionUserId } from '../auth/routes.ts';
 import { API_KEY_PREFIX } from '../auth/principal.ts';
 import { issueToken } from '../auth/tokens.ts';
+import { insertApiKey, listApiKeys, revokeApiKey, toApiKey } from './repository.ts';
 
 export const API_KEY_NOT_FOUND = 'API key not found';
 
 /** How much of a key is kept readable to recognise it in lists. */
 const VISIBLE_PREFIX_LENGTH = API_KEY_PREFIX.length + 6;
 
-const API_KEY_COLUMNS = 'id, name, role, key_prefix, created_by, created_at, last_used_at, revoked_at, expires_at';
-
-interface ApiKeyRow {
-  id: number;
-  name: string;
-  role: string;
-  key_prefix: string;
-  created_by: number | null;
-  created_at: Date;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-  expires_at: Date | null;
-}
-
-function toApiKey(row: ApiKeyRow): ApiKey {
-  return {
-    ...row,
-    created_at: row.created_at.toISOString(),
-    last_used_at: row.last_used_at?.toISOString() ?? null,
-    revoked_at: row.revoked_at?.toISOString() ?? null,
-    expires_at: row.expires_at?.toISOString() ?? null,
-  };
-}
-
 export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get('/api/v1/api-keys', {
     config: { access: 'manage_users' },
     schema: { tags: ['api-keys'], summary: 'API keys of the current organisation, revoked ones included', response: { 200: z.array(apiKeySchema) } },
   }, async (request) => {
-    const { rows } = await deps.pg.query(
-      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE organization_id = $1 ORDER BY revoked_at IS NOT NULL, id DESC`,
-      [principalOf(request).organizationId],
-    );
-    return (rows as ApiKeyRow[]).map(toApiKey);
+    return (await listApiKeys(deps.pg, principalOf(request).organizationId)).map(toApiKey);
   });
 
   app.post('/api/v1/api-keys', {
@@ -65,12 +38,11 @@ export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
     const principal = principalOf(request);
     const { token, tokenHash } = issueToken(API_KEY_PREFIX);
     const created = await withTransaction(deps.pg, async (client) => {
-      const { rows } = await client.query(
-        `INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role, created_by, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${API_KEY_COLUMNS}`,
-        [principal.organizationId, request.body.name, tokenHash, token.slice(0, VISIBLE_PREFIX_LENGTH), request.body.role, creatorId, request.body.expires_at ?? null],
-      );
-      const apiKey = toApiKey(rows[0] as ApiKeyRow);
+      const apiKey = toApiKey(await insertApiKey(client, {
+        organizationId: principal.organizationId, name: request.body.name, keyHash: tokenHash,
+        keyPrefix: token.slice(0, VISIBLE_PREFIX_LENGTH), role: request.body.role, createdBy: creatorId,
+        expiresAt: request.body.expires_at ?? null,
+      }));
       await recordAudit(client, request, {
         event_type: 'api_key.created', action: 'create', resource_type: 'api_key', resource_id: apiKey.id,
         changes: { after: { name: apiKey.name, role: apiKey.role, key_prefix: apiKey.key_prefix, expires_at: apiKey.expires_at, created_by: apiKey.created_by } },
@@ -86,12 +58,7 @@ export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const principal = principalOf(request);
     await withTransaction(deps.pg, async (client) => {
-      const { rows } = await client.query(
-        `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-          WHERE id = $1 AND organization_id = $2 RETURNING ${API_KEY_COLUMNS}`,
-        [request.params.id, principal.organizationId],
-      );
-      const revoked = rows[0] as ApiKeyRow | undefined;
+      const revoked = await revokeApiKey(client, principal.organizationId, request.params.id);
       if (!revoked) throw notFound(API_KEY_NOT_FOUND);
       await recordAudit(client, request, {
         event_type: 'api_key.revoked', action: 'delete', resource_type: 'api_key', resource_id: revoked.id,

@@ -22,7 +22,7 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { conflict, forbidden, HttpError, notFound, unauthorized } from '../platform/http-error.ts';
 import { recordAudit } from '../audit/record.ts';
-import { auditUserFields, findUserByEmail, findUserById, toAuthUser, toUser } from '../users/user-record.ts';
+import { auditUserFields, findUserByEmail, findUserById, toAuthUser, toUser } from '../users/repository.ts';
 import { principalOf } from './authenticate.ts';
 import { assertPasswordPolicy, hashPassword, verifyPassword } from './passwords.ts';
 import { clearFailures, takeLoginAttempt, type ThrottleSettings } from './login-throttle.ts';

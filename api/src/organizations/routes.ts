@@ -1,45 +1,24 @@
 /**
- * Organisations (spec/02 §7): superusers list, create, update and delete them; any member may read
- * their own (the sidebar shows its name). Another organisation answers 404 to a non-superuser.
+ * Organisation routes: superusers list, create, update and delete them; any member may read their own
+ * (the sidebar shows its name). Another organisation answers 404 to a non-superuser.
  */
 import { z } from 'zod';
-import { idParamsSchema, organizationRequestSchema, organizationSchema, type Organization } from '@bioprocess/shared/auth-contracts';
-import { withTransaction, type PoolClient } from '@bioprocess/shared/server/postgres';
-import type { Pool } from 'pg';
+import { idParamsSchema, organizationRequestSchema, organizationSchema } from '@bioprocess/shared/auth-contracts';
+import { withTransaction } from '@bioprocess/shared/server/postgres';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { conflict, notFound } from '../platform/http-error.ts';
 import { recordAudit } from '../audit/record.ts';
 import { principalOf } from '../auth/authenticate.ts';
+import {
+  deleteOrganization, findOrganization, insertOrganization, listOrganizations, toOrganization, updateOrganization, type OrganizationRow,
+} from './repository.ts';
 
 export const ORGANIZATION_MESSAGES = {
   notFound: 'Organization not found',
   deleteCurrent: 'You cannot delete the organization you are currently working in: switch to another organization first',
   stillInUse: 'This organization still has data that prevents its deletion',
 } as const;
-
-const ORGANIZATION_SELECT = `
-  SELECT o.id, o.name, o.description, o.created_at, o.updated_at,
-         (SELECT count(*)::int FROM users u WHERE u.organization_id = o.id) AS user_count
-    FROM organizations o`;
-
-interface OrganizationRow {
-  id: number;
-  name: string;
-  description: string | null;
-  user_count: number;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function toOrganization(row: OrganizationRow): Organization {
-  return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
-}
-
-async function findOrganization(db: Pool | PoolClient, id: number, forUpdate = false): Promise<OrganizationRow | null> {
-  const { rows } = await db.query(`${ORGANIZATION_SELECT} WHERE o.id = $1${forUpdate ? ' FOR UPDATE OF o' : ''}`, [id]);
-  return (rows[0] as OrganizationRow | undefined) ?? null;
-}
 
 function auditFields(row: OrganizationRow): Record<string, unknown> {
   return { name: row.name, description: row.description };
@@ -50,8 +29,7 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
     config: { access: 'superuser' },
     schema: { tags: ['organizations'], summary: 'All organisations with their user counts', response: { 200: z.array(organizationSchema) } },
   }, async () => {
-    const { rows } = await deps.pg.query(`${ORGANIZATION_SELECT} ORDER BY lower(o.name), o.id`);
-    return (rows as OrganizationRow[]).map(toOrganization);
+    return (await listOrganizations(deps.pg)).map(toOrganization);
   });
 
   app.get('/api/v1/organizations/:id', {
@@ -70,11 +48,8 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
     schema: { tags: ['organizations'], summary: 'Create an organisation', body: organizationRequestSchema, response: { 201: organizationSchema } },
   }, async (request, reply) => {
     const created = await withTransaction(deps.pg, async (client) => {
-      const { rows } = await client.query(
-        'INSERT INTO organizations (name, description) VALUES ($1, $2) RETURNING id',
-        [request.body.name, request.body.description],
-      );
-      const organization = (await findOrganization(client, rows[0].id))!;
+      const id = await insertOrganization(client, { name: request.body.name, description: request.body.description ?? null });
+      const organization = (await findOrganization(client, id))!;
       await recordAudit(client, request, {
         event_type: 'organization.created', action: 'create', resource_type: 'organization', resource_id: organization.id,
         changes: { after: auditFields(organization) },
@@ -91,10 +66,7 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
     const after = await withTransaction(deps.pg, async (client) => {
       const before = await findOrganization(client, request.params.id, true);
       if (!before) throw notFound(ORGANIZATION_MESSAGES.notFound);
-      await client.query(
-        'UPDATE organizations SET name = $2, description = $3, updated_at = now() WHERE id = $1',
-        [before.id, request.body.name, request.body.description],
-      );
+      await updateOrganization(client, before.id, { name: request.body.name, description: request.body.description ?? null });
       const updated = (await findOrganization(client, before.id))!;
       await recordAudit(client, request, {
         event_type: 'organization.updated', action: 'update', resource_type: 'organization', resource_id: updated.id,
@@ -114,7 +86,7 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
     await withTransaction(deps.pg, async (client) => {
       const row = await findOrganization(client, request.params.id, true);
       if (!row) throw notFound(ORGANIZATION_MESSAGES.notFound);
-      await client.query('DELETE FROM organizations WHERE id = $1', [row.id]);
+      await deleteOrganization(client, row.id);
       await recordAudit(client, request, {
         event_type: 'organization.deleted', action: 'delete', resource_type: 'organization', resource_id: row.id,
         changes: { before: { ...auditFields(row), user_count: row.user_count } },

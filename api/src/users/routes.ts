@@ -1,5 +1,5 @@
 /**
- * User management (spec/02 §7): list, invite, change role, delete and the superuser flag. Admins
+ * User management: list, invite, change role, delete and the superuser flag. Admins
  * manage the users of their current organisation; superusers manage users across organisations.
  * A user outside the caller's reach answers 404, as if it did not exist.
  */
@@ -22,7 +22,11 @@ import { principalOf } from '../auth/authenticate.ts';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import { createLinkToken, INVITE_TOKEN_TTL_MINUTES, sendInviteMail } from '../auth/reset-tokens.ts';
 import { usesDevOutbox } from '../mail/mailer.ts';
-import { auditUserFields, findUserByEmail, findUserById, toUser, USER_SELECT, type UserRow } from './user-record.ts';
+import { lockOrganization, organizationExists } from '../organizations/repository.ts';
+import {
+  auditUserFields, countOtherAdmins, deleteUser, findUserByEmail, findUserById, insertInvitedUser, listUsers, lockSuperusers,
+  setUserRole, setUserSuperuser, toUser, type UserRow,
+} from './repository.ts';
 
 export const USER_MESSAGES = {
   notFound: 'User not found',
@@ -42,11 +46,6 @@ async function userInReach(client: PoolClient, principal: RequestPrincipal, id: 
   return user;
 }
 
-async function lockSuperusers(client: PoolClient): Promise<number[]> {
-  const { rows } = await client.query('SELECT id FROM users WHERE superuser ORDER BY id FOR UPDATE');
-  return rows.map((row) => row.id as number);
-}
-
 /**
  * The user with this id if the caller may manage it, with its organisation's row locked first: every
  * change that could remove an admin takes that lock, so two concurrent removals of the last two
@@ -55,7 +54,7 @@ async function lockSuperusers(client: PoolClient): Promise<number[]> {
 async function userInReachWithOrganizationLocked(client: PoolClient, principal: RequestPrincipal, id: number): Promise<UserRow> {
   const target = await findUserById(client, id);
   if (!target || (!principal.superuser && target.organization_id !== principal.organizationId)) throw notFound(USER_MESSAGES.notFound);
-  await client.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [target.organization_id]);
+  await lockOrganization(client, target.organization_id);
   const user = await userInReach(client, principal, id);
   // Moved to another organisation meanwhile (a superuser's switch): lock that one instead.
   if (user.organization_id !== target.organization_id) return userInReachWithOrganizationLocked(client, principal, id);
@@ -65,11 +64,7 @@ async function userInReachWithOrganizationLocked(client: PoolClient, principal: 
 /** Refuses a change that would leave the user's organisation without an admin. */
 async function assertAnotherAdminRemains(client: PoolClient, user: UserRow): Promise<void> {
   if (user.role !== 'admin') return;
-  const { rows } = await client.query(
-    `SELECT count(*)::int AS admins FROM users WHERE organization_id = $1 AND role = 'admin' AND id <> $2`,
-    [user.organization_id, user.id],
-  );
-  if ((rows[0].admins as number) === 0) throw conflict(USER_MESSAGES.lastAdmin);
+  if (await countOtherAdmins(client, user.organization_id, user.id) === 0) throw conflict(USER_MESSAGES.lastAdmin);
 }
 
 function inviterName(request: FastifyRequest): string {
@@ -84,11 +79,7 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request) => {
     const principal = principalOf(request);
     const organizationId = principal.superuser ? request.query.organization_id ?? null : principal.organizationId;
-    const { rows } = await deps.pg.query(
-      `${USER_SELECT} WHERE ($1::bigint IS NULL OR u.organization_id = $1) ORDER BY u.organization_id, lower(u.email)`,
-      [organizationId],
-    );
-    return (rows as UserRow[]).map(toUser);
+    return (await listUsers(deps.pg, organizationId)).map(toUser);
   });
 
   app.post('/api/v1/auth/users/invite', {
@@ -99,17 +90,13 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
     const { email, name, roleName } = request.body;
     const organizationId = principal.superuser && request.body.organization_id ? request.body.organization_id : principal.organizationId;
     const { user, token } = await withTransaction(deps.pg, async (client) => {
-      const org = await client.query('SELECT id FROM organizations WHERE id = $1', [organizationId]);
-      if (!org.rowCount) throw notFound(USER_MESSAGES.organizationNotFound);
+      if (!await organizationExists(client, organizationId)) throw notFound(USER_MESSAGES.organizationNotFound);
       const existing = await findUserByEmail(client, email);
       if (existing) {
         throw conflict(existing.organization_id === organizationId ? USER_MESSAGES.existsInOrganization : USER_MESSAGES.existsInOtherOrganization);
       }
-      const inserted = await client.query(
-        'INSERT INTO users (email, name, organization_id, role) VALUES ($1, $2, $3, $4) RETURNING id',
-        [email, name, organizationId, roleName],
-      );
-      const user = (await findUserById(client, inserted.rows[0].id))!;
+      const userId = await insertInvitedUser(client, { email, name, organizationId, role: roleName });
+      const user = (await findUserById(client, userId))!;
       const token = await createLinkToken(client, user.id, 'invite', INVITE_TOKEN_TTL_MINUTES);
       await recordAudit(client, request, {
         event_type: 'user.invited', action: 'create', resource_type: 'user', resource_id: user.id,
@@ -143,7 +130,7 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
       const before = await userInReachWithOrganizationLocked(client, principal, request.params.id);
       if (before.superuser && !principal.superuser) throw forbidden(USER_MESSAGES.superuserOnly);
       if (request.body.roleName !== 'admin') await assertAnotherAdminRemains(client, before);
-      await client.query('UPDATE users SET role = $2, updated_at = now() WHERE id = $1', [before.id, request.body.roleName]);
+      await setUserRole(client, before.id, request.body.roleName);
       const updated = (await findUserById(client, before.id))!;
       await recordAudit(client, request, {
         event_type: 'user.role_changed', action: 'update', resource_type: 'user', resource_id: updated.id,
@@ -169,7 +156,7 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
       }
       // Deleting an admin is removing one, by anyone, a superuser included.
       await assertAnotherAdminRemains(client, user);
-      await client.query('DELETE FROM users WHERE id = $1', [user.id]);
+      await deleteUser(client, user.id);
       await recordAudit(client, request, {
         event_type: 'user.deleted', action: 'delete', resource_type: 'user', resource_id: user.id,
         changes: { before: auditUserFields(user) },
@@ -189,7 +176,7 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
         const superusers = await lockSuperusers(client);
         if (superusers.length <= 1) throw conflict(USER_MESSAGES.lastSuperuser);
       }
-      await client.query('UPDATE users SET superuser = $2, updated_at = now() WHERE id = $1', [before.id, request.body.superuser]);
+      await setUserSuperuser(client, before.id, request.body.superuser);
       const updated = (await findUserById(client, before.id))!;
       await recordAudit(client, request, {
         event_type: 'user.superuser_changed', action: 'update', resource_type: 'user', resource_id: updated.id,
