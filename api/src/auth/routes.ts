@@ -22,7 +22,11 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { conflict, forbidden, HttpError, notFound, unauthorized } from '../platform/http-error.ts';
 import { recordAudit } from '../audit/record.ts';
-import { auditUserFields, findUserByEmail, findUserById, toAuthUser, toUser } from '../users/repository.ts';
+import { insertOrganization, organizationExists } from '../organizations/repository.ts';
+import {
+  auditUserFields, findUserByEmail, findUserById, insertSignedUpAdmin, readPasswordHash, setPasswordHash, setUserName,
+  setUserOrganization, toAuthUser, toUser,
+} from '../users/repository.ts';
 import { principalOf } from './authenticate.ts';
 import { assertPasswordPolicy, hashPassword, verifyPassword } from './passwords.ts';
 import { clearFailures, takeLoginAttempt, type ThrottleSettings } from './login-throttle.ts';
@@ -68,18 +72,11 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     const passwordHash = await hashPassword(password);
     const created = await withTransaction(deps.pg, async (client) => {
       if (await findUserByEmail(client, email)) throw conflict(EMAIL_TAKEN_MESSAGE);
-      const org = await client.query(
-        'INSERT INTO organizations (name) VALUES ($1) RETURNING id, name',
-        [organizationName ?? `${name}'s organization`],
-      );
-      const inserted = await client.query(
-        `INSERT INTO users (email, name, password_hash, organization_id, role)
-         VALUES ($1, $2, $3, $4, 'admin') RETURNING id`,
-        [email, name, passwordHash, org.rows[0].id],
-      );
-      const user = (await findUserById(client, inserted.rows[0].id))!;
+      const newOrganizationName = organizationName ?? `${name}'s organization`;
+      const organization = { id: await insertOrganization(client, { name: newOrganizationName, description: null }), name: newOrganizationName };
+      const userId = await insertSignedUpAdmin(client, { email, name, passwordHash, organizationId: organization.id });
+      const user = (await findUserById(client, userId))!;
       const token = await createSession(client, user.id, deps.env.SESSION_TTL_HOURS);
-      const organization = org.rows[0] as { id: number; name: string };
       await recordAudit(client, request, {
         event_type: 'auth.signup', action: 'create', resource_type: 'user', resource_id: user.id,
         user_id: user.id, user_email: user.email, organization_id: user.organization_id,
@@ -120,9 +117,7 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
       await failure('blocked', user);
       throw new HttpError(429, AUTH_MESSAGES.loginBlocked);
     }
-    const passwordHash = user
-      ? ((await deps.pg.query('SELECT password_hash FROM users WHERE id = $1', [user.id])).rows[0]?.password_hash as string | null)
-      : null;
+    const passwordHash = user ? await readPasswordHash(deps.pg, user.id) : null;
     const valid = await verifyPassword(passwordHash, password);
     if (!user || !valid) {
       const failures = attempt.attempts;
@@ -178,7 +173,7 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     const after = await withTransaction(deps.pg, async (client) => {
       const before = await findUserById(client, userId, { forUpdate: true });
       if (!before) throw unauthorized();
-      await client.query('UPDATE users SET name = $2, updated_at = now() WHERE id = $1', [userId, request.body.name]);
+      await setUserName(client, userId, request.body.name);
       const updated = (await findUserById(client, userId))!;
       await recordAudit(client, request, {
         event_type: 'user.profile_updated', action: 'update', resource_type: 'user', resource_id: userId,
@@ -237,7 +232,7 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     const result = passwordHash === null ? null : await withTransaction(deps.pg, async (client) => {
       const consumed = await consumeLinkToken(client, tokenHash);
       if (!consumed) return null;
-      await client.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [consumed.userId, passwordHash]);
+      await setPasswordHash(client, consumed.userId, passwordHash);
       const revokedSessions = await revokeAllSessions(client, consumed.userId);
       const user = (await findUserById(client, consumed.userId))!;
       await recordAudit(client, request, {
@@ -269,10 +264,9 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     const userId = sessionUserId(request);
     const organizationId = request.body.organizationId;
     const after = await withTransaction(deps.pg, async (client) => {
-      const org = await client.query('SELECT id FROM organizations WHERE id = $1', [organizationId]);
-      if (!org.rowCount) throw notFound('Organization not found');
+      if (!await organizationExists(client, organizationId)) throw notFound('Organization not found');
       const before = (await findUserById(client, userId, { forUpdate: true }))!;
-      await client.query('UPDATE users SET organization_id = $2, updated_at = now() WHERE id = $1', [userId, organizationId]);
+      await setUserOrganization(client, userId, organizationId);
       const switched = (await findUserById(client, userId))!;
       await recordAudit(client, request, {
         event_type: 'user.organization_switched', action: 'update', resource_type: 'user', resource_id: userId,

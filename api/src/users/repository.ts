@@ -43,6 +43,34 @@ export async function listUsers(db: Queryable, organizationId: number | null): P
   return rows;
 }
 
+/** A user who signed up: an admin of their new organisation, with a password. */
+export async function insertSignedUpAdmin(db: PoolClient, values: { email: string; name: string; passwordHash: string; organizationId: number }): Promise<number> {
+  const { rows } = await db.query<{ id: number }>(
+    `INSERT INTO users (email, name, password_hash, organization_id, role)
+     VALUES ($1, $2, $3, $4, 'admin') RETURNING id`,
+    [values.email, values.name, values.passwordHash, values.organizationId],
+  );
+  return rows[0]!.id;
+}
+
+/** The stored password hash, read only to verify a sign-in; null for a user without a password. */
+export async function readPasswordHash(db: Queryable, userId: number): Promise<string | null> {
+  const { rows } = await db.query<{ password_hash: string | null }>('SELECT password_hash FROM users WHERE id = $1', [userId]);
+  return rows[0]?.password_hash ?? null;
+}
+
+export async function setPasswordHash(db: PoolClient, userId: number, passwordHash: string): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [userId, passwordHash]);
+}
+
+export async function setUserName(db: PoolClient, userId: number, name: string): Promise<void> {
+  await db.query('UPDATE users SET name = $2, updated_at = now() WHERE id = $1', [userId, name]);
+}
+
+export async function setUserOrganization(db: PoolClient, userId: number, organizationId: number): Promise<void> {
+  await db.query('UPDATE users SET organization_id = $2, updated_at = now() WHERE id = $1', [userId, organizationId]);
+}
+
 export async function insertInvitedUser(db: PoolClient, values: { email: string; name: string; organizationId: number; role: string }): Promise<number> {
   const { rows } = await db.query<{ id: number }>(
     'INSERT INTO users (email, name, organization_id, role) VALUES ($1, $2, $3, $4) RETURNING id',
