@@ -11,6 +11,7 @@ import { commentRoutes } from './comments/routes.ts';
 import { identityRoutes } from './auth/identity-routes.ts';
 import { timeSeriesRoutes } from './timeseries/routes.ts';
 import { ingestJobRoutes } from './ingest-jobs/routes.ts';
+import { derivedParameterRoutes } from './derived/routes.ts';
 
 export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(healthRoutes, deps);
@@ -23,4 +24,5 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(identityRoutes, deps);
   await app.register(timeSeriesRoutes, deps);
   await app.register(ingestJobRoutes, deps);
+  await app.register(derivedParameterRoutes, deps);
 }

@@ -9,6 +9,7 @@
  * field's own rule answers '<field>: <message>' (the api's error handler prefixes the path).
  * Update bodies are partial: a field left out keeps its stored value, null clears an optional one.
  */
+import { unitOperationPropertiesSchema } from './derived/properties.ts';
 import { z } from 'zod';
 import { FACILITY_TYPES, INSTRUMENT_TYPES, RUN_STATUSES, UNITS, UNIT_OPERATION_TYPES } from './enums.ts';
 import { DATE_RANGE_MESSAGES, validateDateRange } from './date-range.ts';
@@ -232,6 +233,8 @@ const unitOperationFields = {
   equipment_id: requiredId('Equipment'),
   start_time: optionalDateInput,
   end_time: optionalDateInput,
+  /** Named numbers formulas use (working volume, feed concentration...); on update, merged with the stored ones, null clears one. */
+  properties: unitOperationPropertiesSchema.optional(),
 };
 export const unitOperationCreateSchema = withDateRange(z.object(unitOperationFields));
 export const unitOperationUpdateSchema = withDateRange(z.object(unitOperationFields).partial());
@@ -244,6 +247,7 @@ export const unitOperationSchema = z.object({
   start_time: nullableTimestampOutput,
   end_time: nullableTimestampOutput,
   status: statusSchema,
+  properties: z.record(z.string(), z.number()),
   created_at: timestampOutput,
   updated_at: timestampOutput,
 });

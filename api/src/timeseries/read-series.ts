@@ -127,6 +127,17 @@ function alignWidth(width: number): number {
   return width;
 }
 
+/**
+ * The bucket width a bucketed read of [start, end] uses: the smallest that gives at most `limit`
+ * buckets (at least `requestedMs`), rounded to whole minutes or hours when that still fits, so the
+ * rollups serve it.
+ */
+export function seriesBucketWidth(startMs: number, endMs: number, limit: number, requestedMs: number | null): number {
+  const width = bucketWidthFor(startMs, endMs, limit, requestedMs ?? 1);
+  const aligned = alignWidth(width);
+  return bucketWidthFor(startMs, endMs, limit, aligned) === aligned ? aligned : width;
+}
+
 function toReading(instrumentId: number | string, ts: number | string, value: number | null, min?: number | null, max?: number | null): Reading {
   const reading: Reading = { ts: new Date(Number(ts)).toISOString(), instrument_id: Number(instrumentId), value };
   if (min !== undefined) reading.min = min;
@@ -153,9 +164,7 @@ export async function readSeries(clickhouse: ClickHouseClient, request: SeriesRe
     return raw.map(([instrument, ts, value]) => toReading(instrument, ts, value));
   }
 
-  let width = bucketWidthFor(startMs, endMs, request.limit, request.bucketMs ?? 1);
-  const aligned = alignWidth(width);
-  if (bucketWidthFor(startMs, endMs, request.limit, aligned) === aligned) width = aligned;
+  const width = seriesBucketWidth(startMs, endMs, request.limit, request.bucketMs);
   if (width % MINUTE_MS !== 0) return readBucketsFromPoints(clickhouse, request, startMs, endMs, width);
   const parts = rangeParts(request, startMs, endMs, width % HOUR_MS === 0 ? 'hour' : 'minute');
   const result = await rows<[number, number, number | string, number | string, number, number | null, number | null]>(clickhouse, `

@@ -6,7 +6,7 @@ import type { EquipmentKind } from './allowed-equipment.ts';
 
 export const UNIT_OPERATION_NOT_FOUND = 'Unit operation not found';
 
-export const UNIT_OPERATION_COLUMNS = 'id, organization_id, run_id, type, equipment_id, start_time, end_time, created_at, updated_at';
+export const UNIT_OPERATION_COLUMNS = 'id, organization_id, run_id, type, equipment_id, start_time, end_time, properties, created_at, updated_at';
 
 /** The order of a run's unit operations: their sequence in the process, those without a start last. */
 export const UNIT_OPERATION_SEQUENCE_ORDER = 'start_time ASC NULLS LAST, id ASC';
@@ -19,6 +19,7 @@ export interface UnitOperationRow {
   equipment_id: number | null;
   start_time: Date | null;
   end_time: Date | null;
+  properties: Record<string, number>;
   created_at: Date;
   updated_at: Date;
 }
@@ -81,12 +82,16 @@ export async function updateUnitOperation(
   db: pg.PoolClient,
   organizationId: number,
   unitOperationId: number,
-  values: { run_id: number; type: string; equipment_id: number | null; start_time: string | null; end_time: string | null },
+  values: {
+    run_id: number; type: string; equipment_id: number | null; start_time: string | null; end_time: string | null;
+    properties: Record<string, number>;
+  },
 ): Promise<UnitOperationRow> {
   const { rows } = await db.query<UnitOperationRow>(
-    `UPDATE unit_operations SET run_id = $3, type = $4, equipment_id = $5, start_time = $6, end_time = $7, updated_at = now()
+    `UPDATE unit_operations SET run_id = $3, type = $4, equipment_id = $5, start_time = $6, end_time = $7, properties = $8,
+            updated_at = now()
       WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
-    [unitOperationId, organizationId, values.run_id, values.type, values.equipment_id, values.start_time, values.end_time],
+    [unitOperationId, organizationId, values.run_id, values.type, values.equipment_id, values.start_time, values.end_time, values.properties],
   );
   return rows[0]!;
 }
@@ -98,4 +103,14 @@ export async function deleteUnitOperation(db: pg.PoolClient, organizationId: num
     [unitOperationId, organizationId],
   );
   return rows[0] ?? null;
+}
+
+/** The stored properties with the given ones applied: a number sets one, null clears it, a missing one stays. */
+export function mergeProperties(stored: Record<string, number>, given: Record<string, number | null | undefined> | undefined): Record<string, number> {
+  const merged: Record<string, number> = { ...stored };
+  for (const [name, value] of Object.entries(given ?? {})) {
+    if (value === null) delete merged[name];
+    else if (value !== undefined) merged[name] = value;
+  }
+  return merged;
 }

@@ -29,6 +29,7 @@ import {
   listEquipmentKinds,
   listRunUnitOperations,
   listUnitOperations,
+  mergeProperties,
   requireUnitOperation,
   toUnitOperation,
   UNIT_OPERATION_NOT_FOUND,
@@ -164,6 +165,7 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
         equipment_id: equipmentId,
         start_time: startTime,
         end_time: endTime,
+        properties: mergeProperties(existing.properties, body.properties),
       }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'update', resource_type: 'unit_operation', resource_id: updated.id,
