@@ -4,7 +4,9 @@
  */
 import {
   Button, ButtonGroup, Callout, Card, Checkbox, Elevation, HTMLSelect, HTMLTable, Icon, InputGroup, Intent, NonIdealState, PopoverNext, Spinner,
+  Tab, Tabs,
 } from '@blueprintjs/core';
+import { useSearchParams } from 'react-router-dom';
 import { useEffect, useMemo, useState } from 'react';
 import { useAuth } from '../auth/useAuth.ts';
 import { AppTooltip } from '../components/AppTooltip.tsx';
@@ -13,6 +15,7 @@ import { ConfirmDialog } from '../components/dialogs/ConfirmDialog.tsx';
 import { showToast } from '../components/toaster.ts';
 import { apiRequest } from '../api/client.ts';
 import { EntityFormDialog } from '../entities/EntityFormDialog.tsx';
+import { DerivedParametersPanel } from '../derived/DerivedParametersPanel.tsx';
 import { nameLookup, useEquipmentList, useFacilities, useInstruments, useRevalidate } from '../entities/queries.ts';
 import { loadHiddenColumns, saveHiddenColumns } from './column-visibility.ts';
 import {
@@ -32,6 +35,9 @@ export function DataManagementPage() {
   const [deleting, setDeleting] = useState<DataRow | null>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
   const revalidate = useRevalidate();
+  // The open tab is part of the address (?view=derived), so a reload or a link keeps it.
+  const [searchParams, setSearchParams] = useSearchParams();
+  const view = searchParams.get('view') === 'derived' ? 'derived' : 'records';
 
   const facilities = useFacilities();
   const equipment = useEquipmentList();
@@ -103,8 +109,14 @@ export function DataManagementPage() {
       <PageHeader
         title="Data Management"
         subtitle="Facilities, equipment and instruments of your organisation."
-        actions={permissions.canCreate ? <Button intent={Intent.PRIMARY} text={`+ Create ${entity.singular}`} onClick={() => setCreating(true)} /> : null}
+        actions={permissions.canCreate && view === 'records' ? <Button intent={Intent.PRIMARY} text={`+ Create ${entity.singular}`} onClick={() => setCreating(true)} /> : null}
       />
+      <Tabs id="data-views" selectedTabId={view} onChange={(id) => setSearchParams(id === 'derived' ? { view: 'derived' } : {}, { replace: true })}
+        className="app-data-views">
+        <Tab id="records" title="Facilities, Equipment and Instruments" />
+        <Tab id="derived" title="Derived Parameters" />
+      </Tabs>
+      {view === 'derived' ? <Card elevation={Elevation.ONE} className="app-section-card"><DerivedParametersPanel /></Card> : (
       <Card elevation={Elevation.ONE} className="app-section-card">
         <div className="app-data-toolbar">
           <HTMLSelect aria-label="Entity" value={kind} onChange={(event) => chooseEntity(event.target.value as DataEntityKind)}>
@@ -156,6 +168,7 @@ export function DataManagementPage() {
           </div>
         ) : null}
       </Card>
+      )}
       <EntityFormDialog kind={kind} isOpen={creating} onClose={() => setCreating(false)}
         onSaved={() => showToast({ title: `${entity.singular} created successfully`, intent: 'success' })} />
       <EntityFormDialog kind={kind} isOpen={editing !== null} record={editing ?? undefined} onClose={() => setEditing(null)}

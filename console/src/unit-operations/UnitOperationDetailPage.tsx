@@ -24,6 +24,8 @@ import { CommentDialog } from './CommentDialog.tsx';
 import { DeleteCommentDialog } from './DeleteCommentDialog.tsx';
 import { toCommentView, type ApiComment, type CommentView } from './comments-model.ts';
 import { useInstrumentsWithData } from './use-instruments-with-data.ts';
+import { DerivedParameterChooser, useDerivedSeries } from '../derived/DerivedParameterChooser.tsx';
+import { derivedChartPoints, type DerivedParameterView } from '../derived/derived-model.ts';
 import './unit-operation-detail.css';
 
 export const DETAIL_MESSAGES = {
@@ -84,6 +86,27 @@ export function UnitOperationDetailPage() {
       opacity: 1,
       data: seriesWindow.pointsByInstrument.get(p.id) ?? [],
     })), [parameters, selected, colorOf, seriesWindow.pointsByInstrument]);
+
+  // Derived parameters drawn dashed, after the instruments' colours.
+  const [derivedChosen, setDerivedChosen] = useState<DerivedParameterView[]>([]);
+  const derivedIds = useMemo(() => derivedChosen.map((derived) => derived.id), [derivedChosen]);
+  const derivedResults = useDerivedSeries(uo?.id ?? null, derivedIds);
+  const derivedColorOf = useCallback((id: number) => paletteColor(parameters.length + Math.max(0, derivedIds.indexOf(id))), [parameters.length, derivedIds]);
+  const chartSeries = useMemo<ChartSeries[]>(() => [
+    ...series,
+    // One this unit operation cannot compute says why in the list, and takes no axis here.
+    ...derivedChosen.filter((derived) => !derivedResults.get(derived.id)?.error).map((derived) => ({
+      id: `derived-${derived.id}`,
+      name: derived.name,
+      detail: derived.unit ? `derived [${derived.unit}]` : 'derived',
+      unit: derived.unit,
+      color: derivedColorOf(derived.id),
+      symbol: 'circle' as const,
+      opacity: 1,
+      dashStyle: 'ShortDash' as const,
+      data: derivedChartPoints(derivedResults.get(derived.id)?.series, chartStart),
+    })),
+  ], [series, derivedChosen, derivedColorOf, derivedResults, chartStart]);
 
   const commentsPath = uo ? `/api/v1/unit-operations/${uo.id}/comments` : null;
   const comments = useApi<ApiComment[]>(commentsPath);
@@ -165,6 +188,7 @@ export function UnitOperationDetailPage() {
       </div>
 
       <div className="uo-main">
+        <div className="uo-side">
         <ParameterList instruments={parameters} selected={selected} colorOf={colorOf}
           loading={instruments.isLoading || withData.loading}
           error={instruments.error ? DETAIL_MESSAGES.parametersFailed : null}
@@ -174,15 +198,20 @@ export function UnitOperationDetailPage() {
             return next;
           })}
           onToggleAll={(checked) => setSelection(new Set(checked ? parameters.map((p) => p.id) : []))} />
+        <DerivedParameterChooser selected={new Set(derivedIds)} results={derivedResults} colorOf={derivedColorOf}
+          onToggle={(derived, checked) => setDerivedChosen((chosen) => (checked
+            ? [...chosen.filter((other) => other.id !== derived.id), derived]
+            : chosen.filter((other) => other.id !== derived.id)))} />
+        </div>
         <Card className="uo-card uo-chart-card">
           {startMs === null && (
             <p className="bp6-text-muted">This unit operation has no start time; minutes count from its first reading.</p>
           )}
-          <TimeSeriesChart testId="process-parameters-chart" title="Process Parameters" series={series} comments={commentViews} startMs={chartStart}
+          <TimeSeriesChart testId="process-parameters-chart" title="Process Parameters" series={chartSeries} comments={commentViews} startMs={chartStart}
             loading={seriesWindow.loading} error={seriesWindow.error} xRange={xRange} onXRangeChange={setXRange}
             refining={seriesWindow.refining}
             onPlotClick={canComment ? (minute) => setDialog({ mode: 'create', minute }) : undefined} />
-          {permissions.canEdit && series.some((s) => s.data.length > 0) && (
+          {permissions.canEdit && chartSeries.some((s) => s.data.length > 0) && (
             <p className="uo-chart-hint bp6-text-muted">Click the chart to add a comment at that time; drag to zoom.</p>
           )}
         </Card>
