@@ -8,7 +8,8 @@
  *   - CSV upload end to end, 1M rows x 10 columns: >= 0.6 x baseline;
  *   - peak RSS (VmHWM) of the api and the ingest-worker processes during a 1 GiB CSV upload: < 300 MB;
  *   - p95 of 50 downsampled reads (<= 2,000 points) of one instrument holding 10M points: < 100 ms.
- * BENCH_SCALE multiplies every size (default 1); BENCH_STEPS picks steps (default bulk,csv,read,memory);
+ *   - p95 of a derived parameter (OUR, three inputs) over 14 days of 1 Hz readings, 2,000 values: < 300 ms.
+ * BENCH_SCALE multiplies every size (default 1); BENCH_STEPS picks steps (default bulk,csv,read,derived,memory);
  * BENCH_PROFILE=<dir> writes V8 CPU profiles of the api and the ingest-worker there (open them in
  * Chrome DevTools) to see what limits a figure.
  */
@@ -29,6 +30,7 @@ import { migrateAll } from '../../api/src/db/migrate.ts';
 import { recomputeRollups } from '../../ingest-worker/src/points-store.ts';
 import { pointVersion } from '../../ingest-worker/src/versions.ts';
 import { seedPlant, type BenchPlant } from './fixtures.ts';
+import { benchDerived } from './derived-step.ts';
 import { apiProcessEnv } from '../local/allocator.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -46,7 +48,7 @@ const BIG_CSV_BYTES = scaled(1024 ** 3);
 const READ_POINTS = scaled(10_000_000);
 const READ_REQUESTS = 50;
 const PORT = Number(process.env.BENCH_PORT ?? 8390);
-const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,csv,read,memory').split(',').map((step) => step.trim()));
+const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,csv,read,derived,memory').split(',').map((step) => step.trim()));
 const T0 = Date.UTC(2024, 0, 1);
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -388,6 +390,12 @@ async function main(): Promise<void> {
       const downsampled = await timedReads(`${base}/api/v1/time-series-data?instrument_id=${readInstrument}&limit=2000`, plant.token);
       if (downsampled.points > 2000) throw new Error(`the downsampled read returned ${downsampled.points} points`);
       report({ name: 'downsampled_read_p95_10m_points', value: round(downsampled.p95, 1), unit: 'ms', baseline: round(rawBaseline.p95, 1), ratio: round(downsampled.p95 / rawBaseline.p95), target: '< 100 ms', pass: downsampled.p95 < 100 });
+    }
+    if (STEPS.has('derived')) {
+      // After the read step's 10 M points: its own 14 days start where nothing else is stored.
+      const derived = await benchDerived({ pool, clickhouse, base, plant, scale: SCALE, startMs: Date.UTC(2023, 0, 1), log });
+      log(`derived: OUR over 14 days of three 1 Hz inputs, ${derived.points} values`);
+      report({ name: 'derived_series_p95_14d_three_inputs', value: round(derived.p95, 1), unit: 'ms', baseline: round(derived.baselineP95, 1), ratio: round(derived.p95 / derived.baselineP95), target: '< 300 ms', pass: derived.p95 < 300 });
     }
     if (STEPS.has('memory')) {
       // Fresh processes, so the peak resident set reflects this upload alone.
