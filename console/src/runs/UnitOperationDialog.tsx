@@ -8,6 +8,7 @@ import { UNIT_OPERATION_TYPES } from '@bioprocess/shared/enums';
 import { validateDateRange } from '@bioprocess/shared/date-range';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { apiRequest } from '../api/client.ts';
+import { UNIT_OPERATION_PROPERTIES, UNIT_OPERATION_PROPERTY_NAMES } from '@bioprocess/shared/derived/properties';
 import { useApi } from '../api/hooks.ts';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
 import { showToast } from '../components/toaster.ts';
@@ -57,6 +58,30 @@ export interface UnitOperationCreateBody {
   equipment_id: number;
   start_time: string | null;
   end_time: string | null;
+  properties?: Record<string, number | null>;
+}
+
+/** The properties as the api names them; the client hands them back camel-cased (workingVolume). */
+const camelName = (name: string) => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+function propertyTexts(stored: Record<string, number> | undefined): Record<string, string> {
+  return Object.fromEntries(UNIT_OPERATION_PROPERTY_NAMES.map((name) => {
+    const value = stored?.[camelName(name)] ?? stored?.[name];
+    return [name, value === undefined ? '' : String(value)];
+  }));
+}
+
+/** Blank clears a property; anything else must be a finite number. */
+function parsePropertyTexts(texts: Record<string, string>): { values: Record<string, number | null>; invalid: string[] } {
+  const values: Record<string, number | null> = {};
+  const invalid: string[] = [];
+  for (const name of UNIT_OPERATION_PROPERTY_NAMES) {
+    const text = (texts[name] ?? '').trim();
+    if (text === '') { values[name] = null; continue; }
+    const value = Number(text);
+    if (Number.isFinite(value)) values[name] = value; else invalid.push(name);
+  }
+  return { values, invalid };
 }
 
 export interface UnitOperationDialogContext {
@@ -93,6 +118,7 @@ export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onS
   const [start, setStart] = useState('');
   const [end, setEnd] = useState('');
   const [busy, setBusy] = useState(false);
+  const [propertyInputs, setPropertyInputs] = useState<Record<string, string>>({});
   const [submitHook, setSubmitHookState] = useState<UnitOperationSubmitHook | null>(null);
   const hookRef = useRef<UnitOperationSubmitHook | null>(null);
   const revalidate = useRevalidate();
@@ -105,7 +131,9 @@ export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onS
     setEquipmentId(unitOperation?.equipmentId ? String(unitOperation.equipmentId) : '');
     setStart(toDateTimeLocal(unitOperation?.startTime));
     setEnd(toDateTimeLocal(unitOperation?.endTime));
+    setPropertyInputs(propertyTexts(unitOperation?.properties));
   }, [isOpen, unitOperation]);
+  const properties = parsePropertyTexts(propertyInputs);
 
   const setSubmitHook = useCallback((hook: UnitOperationSubmitHook | null) => {
     hookRef.current = hook;
@@ -142,11 +170,20 @@ export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onS
       showToast({ title: 'Validation Error', message: rangeError, intent: 'danger' });
       return;
     }
+    if (properties.invalid.length > 0) {
+      showToast({ title: 'Validation Error', message: `Not a number: ${properties.invalid.map((name) => UNIT_OPERATION_PROPERTIES[name as keyof typeof UNIT_OPERATION_PROPERTIES].label).join(', ')}`, intent: 'danger' });
+      return;
+    }
     const hook = hookRef.current;
     setBusy(true);
     try {
       if (hook?.beforeSave && !(await hook.beforeSave(state))) return;
-      const body: UnitOperationCreateBody = { run_id: runId, type, equipment_id: Number(equipmentId), start_time: state.startTime, end_time: state.endTime };
+      // A new unit operation sends only the properties given; an edit sends every one (blank clears it).
+      const givenProperties = mode === 'edit' ? properties.values
+        : Object.fromEntries(Object.entries(properties.values).filter(([, value]) => value !== null));
+      const body: UnitOperationCreateBody = {
+        run_id: runId, type, equipment_id: Number(equipmentId), start_time: state.startTime, end_time: state.endTime, properties: givenProperties,
+      };
       let saved: UnitOperation;
       if (mode === 'create' && hook?.createWith) {
         try {
@@ -227,6 +264,23 @@ export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onS
           <InputGroup id="unit-op-end" type="datetime-local" step={1} disabled={locked} value={end} onChange={(event) => setEnd(event.target.value)} />
         </FormGroup>
       </div>
+      <details className="app-unit-operation-properties" data-testid="unit-operation-properties">
+        <summary>Properties used by derived parameters (optional)</summary>
+        <div className="app-entity-form">
+          {UNIT_OPERATION_PROPERTY_NAMES.map((name) => {
+            const property = UNIT_OPERATION_PROPERTIES[name];
+            const invalid = properties.invalid.includes(name);
+            return (
+              <FormGroup key={name} label={`${property.label} (${property.unit})`} labelFor={`unit-op-property-${name}`}
+                intent={invalid ? Intent.DANGER : Intent.NONE}
+                helperText={invalid ? 'Must be a number' : property.default !== null ? `Default ${property.default}` : undefined}>
+                <InputGroup id={`unit-op-property-${name}`} inputMode="decimal" value={propertyInputs[name] ?? ''} intent={invalid ? Intent.DANGER : Intent.NONE}
+                  onChange={(event) => setPropertyInputs((inputs) => ({ ...inputs, [name]: event.target.value }))} />
+              </FormGroup>
+            );
+          })}
+        </div>
+      </details>
       {types.error ? <Callout intent={Intent.WARNING} compact>Could not load the equipment allowed per type; all equipment is listed.</Callout> : null}
       {csvSection ? csvSection({ state, setSubmitHook, busy }) : null}
       {children}
