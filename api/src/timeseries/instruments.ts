@@ -13,6 +13,12 @@ export async function ownedInstrumentIds(pool: Pool, organizationId: number, ids
   return new Set(rows.map((row) => row.id));
 }
 
+/** Every instrument id of the organisation. */
+export async function organizationInstrumentIds(pool: Pool, organizationId: number): Promise<number[]> {
+  const { rows } = await pool.query<{ id: number }>('SELECT id FROM instruments WHERE organization_id = $1 ORDER BY id', [organizationId]);
+  return rows.map((row) => row.id);
+}
+
 export async function instrumentsOfEquipment(pool: Pool, organizationId: number, equipmentId: number): Promise<number[]> {
   const equipment = await pool.query('SELECT 1 FROM equipment WHERE id = $1 AND organization_id = $2', [equipmentId, organizationId]);
   if (!equipment.rowCount) throw notFound('Equipment not found');

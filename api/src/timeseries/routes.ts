@@ -31,7 +31,7 @@ import { createBulkPool } from './bulk-pool.ts';
 import { admitBulkPostsBySize } from './bulk-admission.ts';
 import { bulkBytesPerOrganization } from '@bioprocess/shared/server/config';
 import { enqueueIngest } from './enqueue.ts';
-import { findUnitOperation, instrumentsOfEquipment, ownedInstrumentIds } from './instruments.ts';
+import { findUnitOperation, instrumentsOfEquipment, organizationInstrumentIds, ownedInstrumentIds } from './instruments.ts';
 import { readSeries } from './read-series.ts';
 import { csvUploadRoutes } from './csv-upload.ts';
 
@@ -147,8 +147,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       if (!owned.has(query.instrument_id)) throw notFound('Instrument not found');
       instrumentIds = [query.instrument_id];
     } else {
-      const { rows } = await deps.pg.query<{ id: number }>('SELECT id FROM instruments WHERE organization_id = $1 ORDER BY id', [principal.organizationId]);
-      instrumentIds = rows.map((row) => row.id);
+      instrumentIds = await organizationInstrumentIds(deps.pg, principal.organizationId);
     }
     const startMs = query.start_time === undefined ? null : parseTimestampInput(query.start_time);
     const endMs = query.end_time === undefined ? null : parseTimestampInput(query.end_time);
