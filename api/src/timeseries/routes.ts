@@ -97,7 +97,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       const principal = principalOf(request);
       const body = request.body as unknown;
       if (!(body instanceof Uint8Array)) throw badRequest('data: must be a list of points');
-      // The version is drawn before the post is read, so the thread writes the final TSV. Requests
+      // The version is drawn before the post is read, so the thread writes the final rows. Requests
       // are ordered by it: one sent after another was accepted always gets a higher version.
       const versionSeq = await nextVersionSeq(deps.pg);
       const prepared = await bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq });
