@@ -1,5 +1,5 @@
 /**
- * The CSV checks of the unit-operation dialog end to end (spec/02 §5 and §8): bad files answer the
+ * The CSV checks of the unit-operation dialog end to end: bad files answer the
  * spec's messages, and a column with non-numeric values or a missing timestamp column stops the submit.
  */
 import { writeFileSync } from 'node:fs';

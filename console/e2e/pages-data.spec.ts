@@ -1,5 +1,5 @@
 /**
- * Data management (issue 7): the entity dropdown, create/edit/delete dialogs, search, sorting, the
+ * Data management: the entity dropdown, create/edit/delete dialogs, search, sorting, the
  * id-to-name display with its fallbacks, and the column toggle remembered across a reload.
  */
 import { expect, refusedRequests, test } from './support/quiet-console.ts';

@@ -1,5 +1,5 @@
 /**
- * The audit log (spec/02 §7): recent events as JSON and a CSV export. Admins see their organisation's
+ * The audit log: recent events as JSON and a CSV export. Admins see their organisation's
  * events, superusers every organisation's. The export streams from a server-side cursor, so its
  * memory use does not grow with the size of the table. The application never updates or deletes it.
  */

@@ -1,5 +1,5 @@
 /**
- * Time-series endpoints (spec/01 §7, spec/02 §7, issue 5): bulk writes, downsampled reads, range
+ * Time-series endpoints: bulk writes, downsampled reads, range
  * deletions and a unit operation's series. Writes and deletions are queued (202 + ingest job);
  * `?wait=true` answers once the data is queryable.
  */

@@ -1,5 +1,5 @@
 /**
- * The CSV part of the unit-operation dialog (spec/02 §2, §5, §8): choose a file, see 10 preview rows
+ * The CSV part of the unit-operation dialog: choose a file, see 10 preview rows
  * read from the first part of the file, select and assign columns, create missing instruments in the
  * wizard, pick how the timestamp column reads (dates, or elapsed time since the operation's start),
  * then, once the dialog has saved the unit operation, upload the file to the server and follow the

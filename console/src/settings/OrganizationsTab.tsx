@@ -1,4 +1,4 @@
-/** Organisations (superusers): list, create, edit and delete (spec/02 §2, §5, §8). */
+/** Organisations (superusers): list, create, edit and delete. */
 import { Button, ButtonGroup, Callout, FormGroup, HTMLTable, InputGroup, Intent, NonIdealState, Spinner, TextArea } from '@blueprintjs/core';
 import { useState } from 'react';
 import { apiRequest } from '../api/client.ts';

@@ -1,6 +1,6 @@
 /**
  * User Management: list users, invite (email, name, role), change role, delete, and for superusers
- * make or demote superuser (spec/02 §2, §8).
+ * make or demote superuser.
  */
 import { Button, ButtonGroup, Callout, FormGroup, HTMLSelect, HTMLTable, InputGroup, Intent, NonIdealState, Spinner, Tag } from '@blueprintjs/core';
 import { ROLES } from '@bioprocess/shared/enums';
