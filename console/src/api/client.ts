@@ -13,6 +13,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export const NO_TOKEN_MESSAGE = 'No access token available';
 export const AUTHENTICATION_REQUIRED_MESSAGE = 'Authentication required';
 
+/** A failed call to the api, from the JSON client or the upload's XMLHttpRequest alike; status 0 when no answer came. */
 export class ApiError extends Error {
   readonly status: number;
 

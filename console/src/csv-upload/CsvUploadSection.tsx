@@ -28,7 +28,8 @@ import {
   setSelected, type ColumnAssignment, type ColumnState, type TimestampMode,
 } from './column-mapping.ts';
 import { readCsvPreview } from './read-preview.ts';
-import { postCsvUpload, postUnitOperationWithCsv, UploadError, watchIngestJob, type UploadProgressEvent } from './upload-client.ts';
+import { postCsvUpload, postUnitOperationWithCsv, watchIngestJob, type UploadProgressEvent } from './upload-client.ts';
+import { ApiError } from '../api/client.ts';
 import { InstrumentWizard } from './InstrumentWizard.tsx';
 import { ExistingDataPreview } from './ExistingDataPreview.tsx';
 import { describeProgress, type UploadState } from './upload-progress.ts';
@@ -249,7 +250,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       if (error instanceof UploadFailed) throw error;
       console.error('CSV upload failed', error);
       setUpload((u) => (u ? { ...u, phase: 'failed' } : u));
-      if (error instanceof UploadError && error.status === 429) {
+      if (error instanceof ApiError && error.status === 429) {
         showToast({ title: CSV_TOAST_TITLES.rateLimited, message: error.message, intent: 'danger' });
       } else {
         showToast({ title: CSV_TOAST_TITLES.uploadFailed, message: error instanceof Error && error.message ? error.message : CSV_MESSAGES.uploadFailedFallback, intent: 'danger' });
