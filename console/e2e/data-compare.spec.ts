@@ -1,5 +1,5 @@
 /**
- * Compare runs end to end (issue 8): a tab per unit-operation type, run search and selection, the
+ * Compare runs end to end: a tab per unit-operation type, run search and selection, the
  * parameter chooser, both runs overlaid in their own colours, their comments, keyboard resizing of
  * the panels, and selections remembered per tab.
  */

@@ -1,6 +1,6 @@
 /**
- * The CSV checks of the unit-operation dialog end to end (spec/02 §5 and §8): bad files answer the
- * spec's messages, and a column with non-numeric values or a missing timestamp column stops the submit.
+ * The CSV checks of the unit-operation dialog end to end: bad files answer the
+ * fixed CSV messages, and a column with non-numeric values or a missing timestamp column stops the submit.
  */
 import { writeFileSync } from 'node:fs';
 import { expect, refusedRequests, test } from './support/quiet-console.ts';
@@ -12,7 +12,7 @@ test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 } });
 
 test.use({ expectedConsoleMessages: refusedRequests(/error: (CSV upload failed|Failed to read the CSV file)/) });
 
-test('rejects bad CSV files with the spec messages', async ({ page, request }, testInfo) => {
+test('rejects bad CSV files with the fixed CSV messages', async ({ page, request }, testInfo) => {
   test.setTimeout(120_000);
   const session = await adminSession(request);
   const stamp = uniqueStamp();

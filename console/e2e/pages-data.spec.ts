@@ -1,5 +1,5 @@
 /**
- * Data management (issue 7): the entity dropdown, create/edit/delete dialogs, search, sorting, the
+ * Data management: the entity dropdown, create/edit/delete dialogs, search, sorting, the
  * id-to-name display with its fallbacks, and the column toggle remembered across a reload.
  */
 import { expect, refusedRequests, test } from './support/quiet-console.ts';
@@ -62,7 +62,7 @@ test('equipment, facilities and instruments: create, search, sort, edit, delete'
   await expect(page.getByText('Facility deleted successfully')).toBeVisible();
   await expect(page.getByText('No matches')).toBeVisible();
 
-  // A facility that still has equipment cannot go: the spec's failure toast.
+  // A facility that still has equipment cannot go: the failure toast.
   await page.getByPlaceholder('Search facilities...').fill(`Data Facility ${stamp}`);
   await page.getByRole('button', { name: `Delete Data Facility ${stamp}` }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();

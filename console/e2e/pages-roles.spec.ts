@@ -1,5 +1,5 @@
 /**
- * What each role sees on the pages of issue 7: a viewer no create, edit or delete anywhere; an editor
+ * What each role sees on the data pages: a viewer no create, edit or delete anywhere; an editor
  * all of them; only an admin User Management and Audit Logs; only a superuser Organisations.
  */
 import { expect, test, type Page } from './support/quiet-console.ts';

@@ -1,5 +1,5 @@
 /**
- * Dashboard, All runs and run detail (issue 7) as the demo organisation's admin: the cards, the recent
+ * Dashboard, All runs and run detail as the demo organisation's admin: the cards, the recent
  * runs, the filter operators, the narrow menu, Export Data, Create Run, the unit-operation flow with
  * its zoom limits, Key Insights, the unit-operation dialog and the failure message.
  */

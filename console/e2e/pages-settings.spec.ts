@@ -1,5 +1,5 @@
 /**
- * Settings (issue 7): the Account name rule, User Management (invite, role, delete), Audit Logs with
+ * Settings: the Account name rule, User Management (invite, role, delete), Audit Logs with
  * the CSV download holding the actions just taken, and the superuser's Organisations and switch.
  */
 import { readFile } from 'node:fs/promises';

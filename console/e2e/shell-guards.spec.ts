@@ -1,4 +1,4 @@
-/** Session restore, 401 handling and the guard screens (spec/01 §2 Guard screens, §4, §6). */
+/** Session restore, 401 handling and the guard screens. */
 import { expect, refusedRequests, test, type Page } from './support/quiet-console.ts';
 import { signInWithSession, signUp, type ApiSession } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';

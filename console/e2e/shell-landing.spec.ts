@@ -1,4 +1,4 @@
-/** Landing page, legal pages, not-found page and redirects (spec/01 §1-§2, spec/02 route table). */
+/** Landing page, legal pages, not-found page and redirects. */
 import { expect, test } from './support/quiet-console.ts';
 import { saveScreenshot } from './support/screens.ts';
 

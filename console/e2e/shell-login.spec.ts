@@ -1,4 +1,4 @@
-/** Sign-in, forgot password, lockout and password reset (spec/01 §2, §4, §5, §8). */
+/** Sign-in, forgot password, lockout and password reset. */
 import { expect, refusedRequests, test, type Locator, type Page } from './support/quiet-console.ts';
 import { DEMO_EMAIL, outboxMessages, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, signIn, signUp, uniqueEmail } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';

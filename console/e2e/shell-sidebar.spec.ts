@@ -1,4 +1,4 @@
-/** The application shell: sidebar entries, sub-links, coming-soon modals and the user panel (spec/01 §2). */
+/** The application shell: sidebar entries, sub-links, coming-soon modals and the user panel. */
 import { expect, refusedRequests, test } from './support/quiet-console.ts';
 import { signInWithSession, signUp } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';

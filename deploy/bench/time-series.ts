@@ -1,5 +1,5 @@
 /**
- * The time-series benchmark of issue 5, against the real services, with its own databases (dropped
+ * The time-series benchmark, against the real services, with its own databases (dropped
  * at the end). Every figure is printed as one JSON line { name, value, unit, baseline, ratio, target,
  * pass }, measured against a baseline taken in the same run:
  *   - baseline: the same kind of points inserted straight into ClickHouse as a TSV stream (median of 3 runs);

@@ -11,7 +11,7 @@ export interface WorkerContext {
   logger: Logger;
   pg: Pool;
   clickhouse: ClickHouseClient;
-  /** Data that jobs refer to by key (bulk chunks' TSV). */
+  /** Data that jobs refer to by key (bulk chunks' rows). */
   redis: Redis;
   /** ClickHouse writes shared by concurrent bulk jobs. */
   bulkWrites: BulkWrites;

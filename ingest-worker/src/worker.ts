@@ -42,7 +42,7 @@ const SHUTDOWN_DEADLINE_MS = 20_000;
 async function dispatch(context: WorkerContext, job: Job): Promise<void> {
   switch (job.name) {
     case INGEST_JOBS.bulkChunk: {
-      // The TSV it refers to was written by the api from validated points; ClickHouse checks every
+      // The rows it refers to were written by the api from validated points; ClickHouse checks every
       // field's type again on insert.
       const payload = bulkChunkPayloadSchema.parse(job.data);
       return processBulkChunk(context, payload, job);

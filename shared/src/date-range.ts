@@ -1,4 +1,4 @@
-/** The shared date-range check (spec/01 §5): used by forms in the console and by the api. */
+/** The shared date-range check: used by forms in the console and by the api. */
 export const DATE_RANGE_MESSAGES = {
   invalidFormat: 'Invalid date format.',
   endBeforeStart: 'End time must be after start time.',

@@ -1,11 +1,11 @@
 /**
- * Wire contracts of the metadata API (spec/02 §3, §5, §7): request bodies and responses of facilities,
+ * Wire contracts of the metadata API: request bodies and responses of facilities,
  * equipment, instruments, runs, unit operations and comments, in snake_case. The api validates and
  * documents its routes with these schemas and the console parses what it receives with them, so they
  * stay browser-safe (zod only).
  *
- * Rules whose message the specification fixes (the date range, a blank comment) are checked at the
- * object level without a path, so the error the client receives is exactly the spec's message; a
+ * Rules with a fixed message (the date range, a blank comment) are checked at the
+ * object level without a path, so the error the client receives is exactly that message; a
  * field's own rule answers '<field>: <message>' (the api's error handler prefixes the path).
  * Update bodies are partial: a field left out keeps its stored value, null clears an optional one.
  */
@@ -57,7 +57,7 @@ function requiredText(label: string, max = NAME_MAX_LENGTH) {
     .max(max, `${label} must be at most ${max} characters.`);
 }
 
-/** Optional free text: blank becomes null (spec/02 §5: an empty field is sent as null). */
+/** Optional free text: blank becomes null (an empty field is sent as null). */
 function optionalText(max = NAME_MAX_LENGTH) {
   return z
     .string()

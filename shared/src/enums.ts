@@ -1,4 +1,4 @@
-/** Enumerations fixed by the specification (spec/02 §3, spec/01 §6). */
+/** The product's fixed lists: instrument types, units, unit-operation and facility types, roles, run statuses. */
 
 export const INSTRUMENT_TYPES = [
   'atomization_pressure', 'column_pressure', 'conductivity', 'crossflow_rate', 'dissolved_co2',

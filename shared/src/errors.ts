@@ -1,4 +1,4 @@
-/** Server error texts that the specification fixes and the console shows as they are. */
+/** Fixed server error texts that the console shows as they are. */
 export const AUTH_MESSAGES = {
   authenticationRequired: 'Authentication required',
   loginBlocked: 'Account temporarily blocked due to too many failed login attempts. Please try again later.',

@@ -1,4 +1,4 @@
-/** The password policy (spec/01 §5), shared by the reset page checklist and the server. */
+/** The password policy, shared by the reset page checklist and the server. */
 import { z } from 'zod';
 
 export const PASSWORD_MIN_LENGTH = 8;

@@ -1,5 +1,5 @@
 /**
- * Role-derived permissions (spec/01 §6, spec/02 §6). The api enforces them and the console uses the
+ * Role-derived permissions. The api enforces them and the console uses the
  * same definition to decide what to show.
  */
 import type { Role } from './enums.ts';

@@ -1,4 +1,4 @@
-/** Run and unit-operation status, derived from times and never stored (spec/02 §4). */
+/** Run and unit-operation status, derived from times and never stored. */
 import type { RunStatus } from './enums.ts';
 
 export function deriveStatus(

@@ -1,5 +1,5 @@
 /**
- * Wire contracts of the time-series pipeline (spec/01 §3, spec/02 §3 and §7, issue 5): bulk points,
+ * Wire contracts of the time-series pipeline: bulk points,
  * readings, read parameters, range deletions, the CSV upload mapping and ingest job status. The api
  * validates with these, the console parses with them, the ingest-worker reads job payloads with them.
  */

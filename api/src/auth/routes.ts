@@ -1,5 +1,5 @@
 /**
- * Sign-in and account calls (spec/01 §7, spec/02 §7): signup, login, logout, profile, forgot and
+ * Sign-in and account calls: signup, login, logout, profile, forgot and
  * reset password, and the superuser's organisation switch. Every outcome is audited.
  */
 import type { FastifyRequest } from 'fastify';

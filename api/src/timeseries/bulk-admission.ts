@@ -1,6 +1,6 @@
 /**
  * Admission of bulk posts by size: a post takes its body's declared size from a shared budget before
- * its body is read and gives it back once its exchange is over. The body, answer and TSV a post holds
+ * its body is read and gives it back once its exchange is over. The body, answer and rows a post holds
  * are a few times its size, so the api's memory stays bounded however many feeds post at once; posts
  * beyond the budget wait their turn in arrival order, their bodies still unread.
  *

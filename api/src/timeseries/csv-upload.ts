@@ -62,7 +62,7 @@ function parseMapping(text: string): CsvMapping {
   const result = csvMappingSchema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    // The spec's own messages (timestamp column, no instrument columns) read best without a path.
+    // The fixed CSV messages (timestamp column, no instrument columns) read best without a path.
     const spec = Object.values(CSV_MESSAGES) as string[];
     throw badRequest(spec.includes(issue.message) || issue.path.length === 0 ? issue.message : `mapping.${issue.path.join('.')}: ${issue.message}`);
   }

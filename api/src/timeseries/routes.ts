@@ -1,5 +1,5 @@
 /**
- * Time-series endpoints (spec/01 §7, spec/02 §7, issue 5): bulk writes, downsampled reads, range
+ * Time-series endpoints: bulk writes, downsampled reads, range
  * deletions and a unit operation's series. Writes and deletions are queued (202 + ingest job);
  * `?wait=true` answers once the data is queryable.
  */
@@ -97,7 +97,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       const principal = principalOf(request);
       const body = request.body as unknown;
       if (!(body instanceof Uint8Array)) throw badRequest('data: must be a list of points');
-      // The version is drawn before the post is read, so the thread writes the final TSV. Requests
+      // The version is drawn before the post is read, so the thread writes the final rows. Requests
       // are ordered by it: one sent after another was accepted always gets a higher version.
       const versionSeq = await nextVersionSeq(deps.pg);
       const prepared = await bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq });

@@ -148,7 +148,7 @@ describe('CSV uploads', () => {
     expect(readings).toHaveLength(10);
   });
 
-  it('fails a column with non-numeric values with the spec listing, writing nothing', async () => {
+  it('fails a column with non-numeric values, listing its bad values, writing nothing', async () => {
     const ids = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 2);
     const unitOperation = await createUnitOperation(ctx, plant);
     const bad = ['a', 'b', 'c', 'd', 'e', 'f', 'a'];
@@ -178,7 +178,7 @@ describe('CSV uploads', () => {
     expect(Number((await tables.json<[string]>()).data[0]![0])).toBe(0);
   });
 
-  it('fails with the spec messages for no valid data, malicious content and unknown columns', async () => {
+  it('fails with the fixed messages for no valid data, malicious content and unknown columns', async () => {
     const [sensor] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     const unitOperation = await createUnitOperation(ctx, plant, { start: '2030-01-01T00:00:00Z' });
     const mapping = { timestamp_column: 'time', columns: [{ column: 'v', instrument_id: sensor }] };

@@ -1,6 +1,6 @@
 /**
  * The wire format is snake_case and the console's TypeScript is camelCase; server objects are
- * converted once, here, recursively through nested objects and arrays (spec/01 §3).
+ * converted once, here, recursively through nested objects and arrays.
  */
 
 export function snakeToCamel(key: string): string {

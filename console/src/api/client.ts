@@ -1,8 +1,8 @@
 /**
- * The authenticated request helper (spec/01 §7 and §8): bearer token from the stored session,
+ * The authenticated request helper: bearer token from the stored session,
  * relative paths on the console's own origin, JSON bodies sent as given (callers send snake_case),
- * 204/empty/non-JSON answers as null, response keys converted to camelCase, and the spec's error
- * texts. Any 401 signs the user out.
+ * 204/empty/non-JSON answers as null, response keys converted to camelCase, and the product's
+ * fixed error texts. Any 401 signs the user out.
  */
 import type { ZodType } from 'zod';
 import { clearSession, getToken } from '../auth/session-store.ts';
@@ -13,6 +13,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export const NO_TOKEN_MESSAGE = 'No access token available';
 export const AUTHENTICATION_REQUIRED_MESSAGE = 'Authentication required';
 
+/** A failed call to the api, from the JSON client or the upload's XMLHttpRequest alike; status 0 when no answer came. */
 export class ApiError extends Error {
   readonly status: number;
 
@@ -27,7 +28,7 @@ export interface ApiRequestOptions<T> {
   /**
    * Validates the body exactly as the server sent it (the snake_case wire shape, e.g. the zod schemas
    * in `@bioprocess/shared`), before the keys are converted to camelCase. A mismatch throws the
-   * ZodError, which is the spec's "parse failure".
+   * ZodError: the answer does not parse.
    */
   schema?: ZodType<T> | ZodType;
   signal?: AbortSignal;

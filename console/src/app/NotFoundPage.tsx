@@ -1,4 +1,4 @@
-/** Any path without a route (spec/02 Not-found page). */
+/** Any path without a route. */
 import { Classes, NonIdealState } from '@blueprintjs/core';
 import { Link } from 'react-router-dom';
 

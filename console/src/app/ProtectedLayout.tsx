@@ -1,4 +1,4 @@
-/** Guarded pages: the shell with the role guard around the page (spec/02 route table, spec/01 §6). */
+/** Guarded pages: the shell with the role guard around the page. */
 import { Outlet } from 'react-router-dom';
 import { RequireRoles } from '../components/RequireRoles.tsx';
 import { AppShell } from '../shell/AppShell.tsx';

@@ -1,4 +1,4 @@
-/** Legal pages open at the top (spec/02 route table), wherever the previous page was scrolled to. */
+/** Legal pages open at the top, wherever the previous page was scrolled to. */
 import { useEffect } from 'react';
 import { useLocation } from 'react-router-dom';
 

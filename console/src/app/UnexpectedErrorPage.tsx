@@ -1,4 +1,4 @@
-/** The screen for an unexpected render error (spec/01 §2 Guard screens), used as the router's error element. */
+/** The screen for an unexpected render error, used as the router's error element. */
 import { Button, Callout, Intent, NonIdealState } from '@blueprintjs/core';
 import { isRouteErrorResponse, useRouteError } from 'react-router-dom';
 

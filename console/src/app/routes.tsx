@@ -1,5 +1,5 @@
 /**
- * The route table of spec/02 §2: public pages, guarded pages inside the shell, redirects, not-found.
+ * The route table: public pages, guarded pages inside the shell, redirects, not-found.
  * Pages are loaded on first visit (route-level code splitting), so the sign-in page does not wait
  * for the charting code and the landing page does not wait for the data pages.
  */

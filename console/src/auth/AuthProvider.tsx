@@ -1,5 +1,5 @@
 /**
- * Session handling (spec/01 §4): restores the stored session by re-fetching the profile (with a
+ * Session handling: restores the stored session by re-fetching the profile (with a
  * loading state until it finishes), signs in and out, keeps local storage in step, and fetches the
  * organisation name for the sidebar.
  */
@@ -29,7 +29,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       const user = toSessionUser(serverUserSchema.parse(profile));
       if (getSession().token === token) saveUser(user);
     } catch {
-      // A failed profile fetch ends the session (spec/01 §4).
+      // A failed profile fetch ends the session.
       clearSession();
     }
   }, []);

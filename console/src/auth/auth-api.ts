@@ -1,5 +1,5 @@
 /**
- * The public identity calls (spec/01 §7) and their failure texts (spec/01 §8). They run without a
+ * The public identity calls and their failure texts. They run without a
  * token, so they use fetch directly rather than the authenticated helper.
  */
 import { AUTH_MESSAGES } from '@bioprocess/shared/errors';

@@ -1,4 +1,4 @@
-/** The auth context value (spec/01 §3, §4, §6); provided by AuthProvider, read with useAuth(). */
+/** The auth context value; provided by AuthProvider, read with useAuth(). */
 import { createContext } from 'react';
 import type { SessionUser } from './user.ts';
 

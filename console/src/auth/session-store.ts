@@ -1,5 +1,5 @@
 /**
- * The signed-in session as stored in the browser (spec/01 §3: `auth_token` and `auth_user`). A tiny
+ * The signed-in session as stored in the browser (`auth_token` and `auth_user` in local storage). A tiny
  * external store so the API client can sign out on a 401 without reaching into React, and the
  * AuthProvider re-renders when it does.
  */

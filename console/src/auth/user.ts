@@ -1,4 +1,4 @@
-/** The signed-in user as the console knows it (spec/01 §3) and its mapping from server payloads. */
+/** The signed-in user as the console knows it and its mapping from server payloads. */
 import { z } from 'zod';
 
 export const DEFAULT_ORGANIZATION_ID = 1;

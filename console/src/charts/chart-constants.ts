@@ -1,5 +1,5 @@
 /**
- * The chart constants of spec/02 §9, in one place so the unit-operation chart and the compare chart
+ * The chart constants, in one place so the unit-operation chart and the compare chart
  * look and behave the same.
  */
 import { Colors } from '@blueprintjs/core';
@@ -16,7 +16,7 @@ export const SERIES_PALETTE: readonly string[] = [
   Colors.TURQUOISE3, Colors.GOLD3, Colors.ROSE3, Colors.CERULEAN3, Colors.FOREST3,
 ];
 
-/** Point styles of the spec, cycled by index; the non-standard ones are registered as Highcharts symbols. */
+/** Point styles, cycled by index; the non-standard ones are registered as Highcharts symbols. */
 export const POINT_STYLES = [
   'circle', 'rect', 'triangle', 'diamond', 'cross', 'star', 'rectRounded', 'rectRot', 'line',
 ] as const;
@@ -46,7 +46,7 @@ export const COMMENT_HOVER_RADIUS_PX = 20;
 
 /** Points asked of the server per instrument and visible range: enough for a sharp line, small enough to stay fast. */
 export const POINTS_PER_SERIES = 1500;
-/** The compare screen's series fetch limit (spec/02 §9). */
+/** The compare screen's series fetch limit. */
 export const COMPARE_SERIES_LIMIT = 1000;
 
 /** Height of one unit's panel when the chart is stacked. */

@@ -1,4 +1,4 @@
-/** Comment markers on a chart: which one the pointer is on (spec/02 §9: within 20 px). */
+/** Comment markers on a chart: which one the pointer is on (within 20 px). */
 import { COMMENT_HOVER_RADIUS_PX } from './chart-constants.ts';
 
 export interface ChartComment {

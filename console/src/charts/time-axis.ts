@@ -1,10 +1,10 @@
 /**
  * Conversions between wall-clock time and the charts' x axis: minutes since the unit operation's
- * start (spec/02 §9: 1 minute = 60000 ms).
+ * start (1 minute = 60000 ms).
  */
 import { MINUTE_MS } from './chart-constants.ts';
 
-/** Numbers above this are epoch milliseconds; smaller numbers are already minutes (spec/02 §3). */
+/** Numbers above this are epoch milliseconds; smaller numbers are already minutes. */
 export const EPOCH_MS_THRESHOLD = 1e12;
 
 export type TimeInput = string | number | Date;

@@ -1,5 +1,5 @@
 /**
- * Compare runs (/runs/compare, spec/02 §2 and §4): one tab per unit-operation type, a resizable run
+ * Compare runs (/runs/compare): one tab per unit-operation type, a resizable run
  * picker on the left (28 % by default, 16-40 %, keyboard arrows/Home/End/F6), the parameter chooser and
  * the 'Overlayed Time Series' chart on the right (one colour per run, one dash style per parameter,
  * the first parameter the runs share shown until the user picks, minutes from each run's own start), and the comments of the selected runs below. Selections are remembered per tab.
@@ -90,7 +90,7 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     .map((run) => ({ run, operation: operationOfRun(operations, run.id, type) }))
     .filter((entry): entry is { run: Run; operation: CompareUnitOperation } => entry.operation !== null), [selectedRuns, operations, type]);
 
-  // Instruments of the selected runs' equipment: an instrument fetch failure leaves the list empty (spec/02 §8).
+  // Instruments of the selected runs' equipment: an instrument fetch failure leaves the list empty.
   const equipmentIds = [...new Set(selectedOperations.map((e) => e.operation.equipmentId).filter((id): id is number => id !== null))].sort((a, b) => a - b);
   const instruments = useSWR(equipmentIds.length ? ['compare-instruments', equipmentIds.join(',')] : null, async () => {
     const lists = await Promise.all(equipmentIds.map((id) => apiRequest<Instrument[]>('GET', `/api/v1/equipment/${id}/instruments`, undefined, { schema: instrumentListSchema })
@@ -143,7 +143,7 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
 
   const compact = useCompactShell();
 
-  // Arrows resize by 10 % (spec/02 §9) instead of the library's 5 %; Home, End and F6 stay the library's.
+  // Arrows resize by 10 % instead of the library's 5 %; Home, End and F6 stay the library's.
   const onSeparatorKey = useCallback((event: KeyboardEvent<HTMLDivElement>) => {
     const target = event.target as HTMLElement;
     if (!target.hasAttribute('data-separator') || !groupRef.current) return;

@@ -22,7 +22,7 @@ const operations: CompareUnitOperation[] = [
 ];
 
 describe('compare runs model', () => {
-  it('lists unit-operation types across runs in the spec order, shown with spaces', () => {
+  it('lists unit-operation types across runs in the order of the type list, shown with spaces', () => {
     expect(unitOperationTypesOf(operations)).toEqual(['fermentation', 'centrifugation', 'spray_drying']);
     expect(typeLabel('spray_drying')).toBe('spray drying');
   });
@@ -40,7 +40,7 @@ describe('compare runs model', () => {
     expect(searchRuns(runs, '')).toHaveLength(3);
   });
 
-  it('labels runs and the counter and comment texts as the spec writes them', () => {
+  it('labels runs and writes the counter and comment texts', () => {
     expect(runLabel(runs[1]!)).toBe('Run 2');
     expect(selectedCountLabel(2)).toBe('2 run(s) selected');
     expect(commentsHeading('spray_drying')).toBe('Comments and annotations for the selected runs and spray drying unit operation');

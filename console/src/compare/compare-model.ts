@@ -1,5 +1,5 @@
 /**
- * The pure logic of Compare runs (spec/02 §2, §4, §5): unit-operation types as tabs, run search, the
+ * The pure logic of Compare runs: unit-operation types as tabs, run search, the
  * parameters of the selected runs grouped by type and unit, one series per run and parameter in the
  * run's colour, and the comments of the selected runs on the same minute axis.
  */
@@ -70,7 +70,7 @@ export function runLabel(run: Pick<CompareRun, 'id' | 'name'>): string {
   return run.name && run.name.trim() ? run.name : `Run ${run.id}`;
 }
 
-/** The types found across all runs, in the order of the spec's type list (unknown types last, by name). */
+/** The types found across all runs, in the order of UNIT_OPERATION_TYPES (unknown types last, by name). */
 export function unitOperationTypesOf(operations: readonly Pick<CompareUnitOperation, 'type'>[]): string[] {
   const found = new Set(operations.map((o) => o.type));
   const known = UNIT_OPERATION_TYPES.filter((type) => found.has(type));

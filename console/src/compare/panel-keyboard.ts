@@ -1,4 +1,4 @@
-/** Keyboard resizing of the compare panels: arrows move the divider by 10 % within 16-40 % (spec/02 §9). */
+/** Keyboard resizing of the compare panels: arrows move the divider by 10 % within 16-40 %. */
 export const PANEL_LIMITS = { defaultPercent: 28, minPercent: 16, maxPercent: 40, rightMinPercent: 40, keyboardStepPercent: 10 } as const;
 
 /** The next layout for an arrow key on the divider, or null for keys the library handles itself. */

@@ -1,5 +1,5 @@
 /**
- * Blueprint's Tooltip with the product's timing (spec/01 §9): opens after 700 ms, but within 300 ms
+ * Blueprint's Tooltip with the product's timing: opens after 700 ms, but within 300 ms
  * of another tooltip closing the next one opens at once, so scanning along a row of icons is quick.
  */
 import { Tooltip, type TooltipProps } from '@blueprintjs/core';

@@ -1,4 +1,4 @@
-/** Shown while the stored session is re-validated on start-up (spec/01 §4). */
+/** Shown while the stored session is re-validated on start-up. */
 import { Spinner } from '@blueprintjs/core';
 
 export function LoadingScreen({ label = 'Loading...' }: { label?: string }) {

@@ -1,5 +1,5 @@
 /**
- * The protected-page guard (spec/01 §2 Guard screens, §6): unauthenticated users see Authentication
+ * The protected-page guard: unauthenticated users see Authentication
  * Required (or the page's own fallback); signed-in users without one of the required roles see Access
  * Denied with both role lists. The server enforces the same rules; this only decides what to show.
  */

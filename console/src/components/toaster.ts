@@ -1,5 +1,5 @@
 /**
- * App-wide toasts (spec/01 §2 Notifications): one at a time, shown for 5000 ms, dismissed by a
+ * App-wide toasts: one at a time, shown for 5000 ms, dismissed by a
  * 50 px horizontal swipe, and F8 moves focus to the toast viewport (keyboard users reach it without
  * hunting for it).
  */

@@ -1,5 +1,5 @@
 /**
- * Which environment the console runs in, decided by the host name (spec/01 §2 and §4), and what that
+ * Which environment the console runs in, decided by the host name, and what that
  * means for the landing page: where Sign In goes and whether signed-in visitors are sent on to the
  * dashboard.
  */

@@ -1,5 +1,5 @@
 /**
- * The CSV part of the unit-operation dialog (spec/02 §2, §5, §8): choose a file, see 10 preview rows
+ * The CSV part of the unit-operation dialog: choose a file, see 10 preview rows
  * read from the first part of the file, select and assign columns, create missing instruments in the
  * wizard, pick how the timestamp column reads (dates, or elapsed time since the operation's start),
  * then, once the dialog has saved the unit operation, upload the file to the server and follow the
@@ -9,26 +9,28 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import {
-  Button, Callout, Checkbox, FileInput, FormGroup, HTMLSelect, HTMLTable, Intent, ProgressBar, Radio, RadioGroup, Tag,
+  Button, Callout, Checkbox, FileInput, FormGroup, HTMLSelect, Intent, ProgressBar, Radio, RadioGroup, Tag,
 } from '@blueprintjs/core';
 import {
   CSV_MESSAGES, CSV_TOAST_TITLES, decimalCommaAllowed, detectTimestampFormat, distinctKeys, findNonNumericValues, isLowConfidence,
-  localePrefersDayFirst, longFormatAlias as longFormatAliasOf, lowDateConfidenceMessage, nonNumericMessage, skippedRowsMessage, truncatePreviewCell, uploadSuccessMessage, type CsvPreview,
+  localePrefersDayFirst, longFormatAlias as longFormatAliasOf, lowDateConfidenceMessage, nonNumericMessage, type CsvPreview,
   type FileTimeBase, type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
-import { ELAPSED_UNITS, type CsvMapping, type ElapsedUnit, type IngestJobStatus } from '@bioprocess/shared/timeseries';
+import { ELAPSED_UNITS, type CsvMapping, type ElapsedUnit } from '@bioprocess/shared/timeseries';
 import { DEFAULT_ORGANIZATION_TIME_ZONE, organizationSettingsSchema, type OrganizationSettings } from '@bioprocess/shared/organization-settings';
 import { useApi } from '../api/hooks.ts';
-import { showToast, type ToastInput } from '../components/toaster.ts';
+import { showToast } from '../components/toaster.ts';
 import { formatDate } from '../entities/format.ts';
 import { instrumentListSchema, type Instrument } from '../entities/types.ts';
 import type { UnitOperationDialogContext, UnitOperationFormState } from '../runs/UnitOperationDialog.tsx';
 import {
   assignColumn, blockedSubmitLabel, buildMapping, guessTimestampColumn, initialColumns, newInstrumentColumns, reconcileWithInstruments,
-  setSelected, type ColumnAssignment, type ColumnState, type TimestampMode,
+  type ColumnState, type TimestampMode,
 } from './column-mapping.ts';
 import { readCsvPreview } from './read-preview.ts';
-import { postCsvUpload, postUnitOperationWithCsv, UploadError, watchIngestJob, type UploadProgressEvent } from './upload-client.ts';
+import { postCsvUpload, postUnitOperationWithCsv } from './upload-client.ts';
+import { useUploadJob, type SendUpload } from './use-upload-job.ts';
+import { ColumnMappingTable, PREVIEW_TABLE_ROWS } from './ColumnMappingTable.tsx';
 import { InstrumentWizard } from './InstrumentWizard.tsx';
 import { ExistingDataPreview } from './ExistingDataPreview.tsx';
 import { describeProgress, type UploadState } from './upload-progress.ts';
@@ -36,33 +38,11 @@ import { ReplaceOption } from '../runs/ReplaceOption.tsx';
 import type { UnitOperationCreateBody } from '../runs/UnitOperationDialog.tsx';
 import { unitOperationSchema, type UnitOperation } from '../entities/types.ts';
 import { toCamelCase } from '../api/case.ts';
-
-/** An upload the server rejected; its message was shown already. */
-class UploadFailed extends Error {}
 import {
   buildLongFormatMapping, chooseZone, longFormatSeries, previewTimestamps, recallFillForward, rememberFillForward,
 } from './reading-options.ts';
 import { LongFormatPanel, TimeZonePanel } from './ReadingOptions.tsx';
 import './csv-upload.css';
-
-const PREVIEW_TABLE_ROWS = 10;
-/** How long the finished progress bar stays visible before the dialog closes. */
-const DONE_LINGER_MS = 900;
-
-function assignmentValue(assignment: ColumnAssignment): string {
-  return assignment.kind === 'existing' ? `existing:${assignment.instrumentId}` : assignment.kind;
-}
-
-function parseAssignment(value: string): ColumnAssignment {
-  if (value.startsWith('existing:')) return { kind: 'existing', instrumentId: Number(value.slice('existing:'.length)) };
-  if (value === 'timestamp' || value === 'new') return { kind: value };
-  return { kind: 'empty' };
-}
-
-/** Shown after the dialog's own success toast (one toast at a time: the upload's outcome is the one to read). */
-function toastAfterDialog(toast: ToastInput): void {
-  setTimeout(() => showToast(toast), 0);
-}
 
 export function CsvUploadSection({ context }: { context: UnitOperationDialogContext }) {
   const { state, setSubmitHook } = context;
@@ -82,7 +62,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const [keyColumn, setKeyColumn] = useState('');
   const [pickedKeys, setPickedKeys] = useState<Set<string>>(new Set());
   const [wizardOpen, setWizardOpen] = useState(false);
-  const [upload, setUpload] = useState<UploadState | null>(null);
+  const { upload, run: runUpload, clear: clearUpload } = useUploadJob();
   const [reading, setReading] = useState(false);
   const inputRef = useRef<HTMLInputElement | null>(null);
 
@@ -142,13 +122,13 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
     setFile(null);
     setPreview(null);
     setColumns(null);
-    setUpload(null);
+    clearUpload();
     setSampleRows([]);
     setTimeBase(null);
     setLongFormat(false);
     setKeyColumn('');
     if (inputRef.current) inputRef.current.value = '';
-  }, []);
+  }, [clearUpload]);
 
   const chooseFile = async (chosen: File | null) => {
     if (!chosen) {
@@ -173,7 +153,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       setFillForward(new Set(outcome.preview.headers.filter((header) => recallFillForward([header]))));
       const timestampIndex = guessTimestampColumn(outcome.preview.headers, outcome.preview.rows, preferDayFirst);
       setColumns(initialColumns(outcome.preview.headers, timestampIndex, instrumentList));
-      setUpload(null);
+      clearUpload();
     } finally {
       setReading(false);
     }
@@ -214,49 +194,17 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   }, []);
 
   /**
-   * Sends the file (`send` posts it and answers the ingest job) and follows the job to its end. Throws
-   * after showing the error when the upload fails, so the dialog keeps the user with it.
+   * Sends the file with the section's mapping (`send` posts it and answers the ingest job) and follows
+   * the job to its end. Throws after showing the error when the upload fails, so the dialog keeps the user with it.
    */
-  const followUpload = useCallback(async (send: (file: File, mapping: CsvMapping, onProgress: (event: UploadProgressEvent) => void) => Promise<string>) => {
+  const followUpload = useCallback(async (send: SendUpload) => {
     const current = latest.current;
     if (!current.file || !current.columns) return;
     const result = mappingOf(current);
     if (!result.ok) return;
-    const columnCount = result.mapping.columns.length;
     rememberFillForwardOf(result.mapping);
-    setUpload({ phase: 'uploading', sent: 0, total: current.file.size, job: null });
-    try {
-      const jobId = await send(current.file, result.mapping,
-        (event) => setUpload({ phase: 'uploading', sent: event.loaded, total: event.total, job: null }));
-      setUpload((u) => ({ phase: 'processing', sent: u?.total ?? 0, total: u?.total ?? 0, job: null }));
-      const finished = await watchIngestJob(jobId, (job: IngestJobStatus) => setUpload((u) => ({
-        phase: job.state === 'completed' ? 'done' : job.state === 'failed' ? 'failed' : 'processing',
-        sent: u?.total ?? 0, total: u?.total ?? 0, job,
-      })));
-      if (finished.state === 'failed') {
-        showToast({ title: CSV_TOAST_TITLES.uploadFailed, message: finished.error || CSV_MESSAGES.uploadFailedFallback, intent: 'danger' });
-        throw new UploadFailed(finished.error ?? CSV_MESSAGES.uploadFailedFallback);
-      }
-      const summary = typeof finished.result?.message === 'string'
-        ? finished.result.message
-        : uploadSuccessMessage(columnCount, finished.progress.points_written);
-      const notice = typeof finished.result?.notice === 'string' ? ` ${finished.result.notice}` : '';
-      const skipped = finished.progress.rows_skipped > 0 ? ` ${skippedRowsText(finished)}` : '';
-      // The finished bar stays visible a moment; the toast is queued last so it follows the dialog's own.
-      await new Promise((resolve) => setTimeout(resolve, DONE_LINGER_MS));
-      toastAfterDialog({ title: CSV_TOAST_TITLES.uploadSucceeded, message: `${summary}${skipped}${notice}`, intent: 'success' });
-    } catch (error) {
-      if (error instanceof UploadFailed) throw error;
-      console.error('CSV upload failed', error);
-      setUpload((u) => (u ? { ...u, phase: 'failed' } : u));
-      if (error instanceof UploadError && error.status === 429) {
-        showToast({ title: CSV_TOAST_TITLES.rateLimited, message: error.message, intent: 'danger' });
-      } else {
-        showToast({ title: CSV_TOAST_TITLES.uploadFailed, message: error instanceof Error && error.message ? error.message : CSV_MESSAGES.uploadFailedFallback, intent: 'danger' });
-      }
-      throw error;
-    }
-  }, []);
+    await runUpload(current.file, result.mapping, send);
+  }, [runUpload]);
 
   const afterSave = useCallback(async (saved: { id: number }) => {
     await followUpload((chosen, mapping, onProgress) => postCsvUpload(saved.id, chosen, mapping, onProgress));
@@ -309,59 +257,15 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
               Preview of the first {Math.min(PREVIEW_TABLE_ROWS, preview.rows.length)} rows{partial ? ' (read from the start of the file)' : ''}.
             </span>
           </div>
-          <div className="csv-preview-scroll">
-            <HTMLTable compact bordered striped className="csv-preview-table" data-testid="csv-preview">
-              <thead>
-                <tr>
-                  {columns.map((column) => (
-                    <th key={column.name} className={column.selected ? 'csv-col-selected' : undefined}>
-                      <Checkbox className="csv-col-check" checked={column.selected} label={column.name} title={column.name}
-                        onChange={(event) => {
-                          const checked = event.currentTarget.checked;
-                          setColumns((cols) => cols && setSelected(cols, column.name, checked));
-                        }} />
-                      <HTMLSelect className="csv-col-assign" aria-label={`Assignment of ${column.name}`} disabled={!column.selected}
-                        value={assignmentValue(column.assignment)} fill
-                        onChange={(event) => {
-                          const assignment = parseAssignment(event.target.value);
-                          setColumns((cols) => cols && assignColumn(cols, column.name, assignment));
-                        }}>
-                        <option value="empty">Choose...</option>
-                        <option value="timestamp">Timestamp</option>
-                        <option value="new">New instrument</option>
-                        {instrumentList.length > 0 && (
-                          <optgroup label="Existing instruments">
-                            {instrumentList.map((i) => <option key={i.id} value={`existing:${i.id}`}>{i.name}{i.unit ? ` [${i.unit}]` : ''}</option>)}
-                          </optgroup>
-                        )}
-                      </HTMLSelect>
-                      <AssignmentTag column={column} />
-                      {column.selected && column.assignment.kind !== 'timestamp' && column.name !== keyColumn && (
-                        <Checkbox className="csv-col-fill" checked={fillForward.has(column.name)} label="Fill gaps"
-                          title="Deadband exports: an empty cell repeats the column's last value"
-                          onChange={(event) => {
-                            const checked = event.currentTarget.checked;
-                            setFillForward((current) => {
-                              const next = new Set(current);
-                              if (checked) next.add(column.name);
-                              else next.delete(column.name);
-                              return next;
-                            });
-                          }} />
-                      )}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {preview.rows.slice(0, PREVIEW_TABLE_ROWS).map((row, rowIndex) => (
-                  <tr key={rowIndex}>
-                    {row.map((cell, cellIndex) => <td key={cellIndex} title={cell}>{truncatePreviewCell(cell)}</td>)}
-                  </tr>
-                ))}
-              </tbody>
-            </HTMLTable>
-          </div>
+          <ColumnMappingTable columns={columns} rows={preview.rows} instruments={instrumentList} keyColumn={keyColumn}
+            fillForward={fillForward}
+            onColumnsChange={(update) => setColumns((cols) => cols && update(cols))}
+            onFillForwardChange={(column, fill) => setFillForward((current) => {
+              const next = new Set(current);
+              if (fill) next.add(column);
+              else next.delete(column);
+              return next;
+            })} />
 
           {!longFormat && wizardColumns.length > 0 && (
             <div ref={scrollIntoViewOnMount}>
@@ -468,27 +372,6 @@ function rememberFillForwardOf(mapping: CsvMapping): void {
   for (const entry of mapping.columns) {
     const alias = entry.key !== undefined && mapping.key_column ? longFormatAliasOf(entry.column, mapping.key_column, entry.key) : entry.column;
     rememberFillForward([alias, entry.column], entry.fill_forward);
-  }
-}
-
-/** The toast's account of skipped rows, with their reasons. */
-function skippedRowsText(job: IngestJobStatus): string {
-  const result = job.result ?? {};
-  if (typeof result.skipped_message === 'string') return result.skipped_message;
-  const count = (key: string) => (typeof result[key] === 'number' ? result[key] : 0);
-  return skippedRowsMessage({
-    badTimestamp: count('rows_skipped_bad_timestamp'), outsideWindow: count('rows_skipped_out_of_range'),
-    empty: count('rows_skipped_empty'), unselectedKey: count('rows_skipped_unselected_key'),
-  }) ?? `${job.progress.rows_skipped.toLocaleString('en-US')} row(s) skipped.`;
-}
-
-function AssignmentTag({ column }: { column: ColumnState }) {
-  if (!column.selected) return <Tag minimal className="csv-col-tag">not imported</Tag>;
-  switch (column.assignment.kind) {
-    case 'timestamp': return <Tag minimal intent="primary" icon="time" className="csv-col-tag">timestamp</Tag>;
-    case 'existing': return <Tag minimal intent="success" icon="tick" className="csv-col-tag">instrument</Tag>;
-    case 'new': return <Tag minimal intent="warning" icon="wrench" className="csv-col-tag">set up</Tag>;
-    default: return <Tag minimal intent="danger" className="csv-col-tag">unassigned</Tag>;
   }
 }
 

@@ -1,4 +1,4 @@
-/** The edit preview (spec/02 §2): the first 20 time points already stored, from at most 100 points fetched. */
+/** The edit preview: the first 20 time points already stored, from at most 100 points fetched. */
 import { useMemo } from 'react';
 import { Callout, HTMLTable, Spinner } from '@blueprintjs/core';
 import { readingListSchema } from '@bioprocess/shared/timeseries';

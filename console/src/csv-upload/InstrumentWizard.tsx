@@ -1,5 +1,5 @@
 /**
- * The instrument wizard (spec/02 §2 and §5): steps through the CSV columns marked 'new instrument' one
+ * The instrument wizard: steps through the CSV columns marked 'new instrument' one
  * by one ('Save & Next', then 'Save' on the last), creating each instrument on the unit operation's
  * equipment. Names are unique within the equipment, case-insensitively, counting names made earlier in
  * this wizard; the alias is locked to the column name. Cancelling aborts with 'Wizard cancelled by user'.

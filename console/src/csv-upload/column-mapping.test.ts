@@ -53,7 +53,7 @@ describe('column assignment', () => {
     expect(elapsed.ok && elapsed.mapping).toMatchObject({ timestamp_mode: 'elapsed', elapsed_unit: 'hours', replace_existing: false });
   });
 
-  it('answers the spec messages when the mapping is incomplete', () => {
+  it('answers the fixed messages when the mapping is incomplete', () => {
     expect(buildMapping(initialColumns(headers, -1, instruments), options)).toMatchObject({
       ok: false, message: 'Please select a timestamp column from your CSV data. This is required to create the unit operation.',
     });
@@ -127,7 +127,7 @@ describe('preview from the first part of the file', () => {
     expect(outcome.ok && outcome.preview.headers).toEqual(['time', 'value']);
   });
 
-  it('answers the spec messages for bad files', async () => {
+  it('answers the fixed messages for bad files', async () => {
     expect(await readCsvPreview(fakeFile('a,b\n1,2', 'data.txt'))).toMatchObject({ ok: false, title: 'Invalid file', message: 'File must have a .csv extension' });
     expect(await readCsvPreview(fakeFile('', 'empty.csv'))).toMatchObject({ ok: false, title: 'Invalid file', message: 'File is empty' });
     expect(await readCsvPreview(fakeFile('a,b', 'x.csv', 'image/png'))).toMatchObject({ ok: false, message: 'Invalid file type. Please select a CSV file.' });

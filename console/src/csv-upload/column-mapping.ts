@@ -1,5 +1,5 @@
 /**
- * The column assignment of the CSV section (spec/02 §2 and §5): each column is selected or not and,
+ * The column assignment of the CSV section: each column is selected or not and,
  * when selected, assigned to the timestamp, left empty, a new instrument (unset until the wizard
  * creates it) or an existing instrument. From that state come the blocked submit label, the upload
  * mapping and the submit-time messages.
@@ -112,7 +112,7 @@ export interface MappingOptions {
 export type MappingResult = { ok: true; mapping: CsvMapping } | { ok: false; title: string; message: string };
 
 /**
- * The upload mapping, or the submit-time message of spec/02 §5 and §8 that stops it: a timestamp
+ * The upload mapping, or the submit-time message that stops it: a timestamp
  * column is required, at least one instrument column, and every selected column needs its instrument.
  */
 export function buildMapping(columns: readonly ColumnState[], options: MappingOptions): MappingResult {
@@ -137,7 +137,7 @@ export function buildMapping(columns: readonly ColumnState[], options: MappingOp
 
 /**
  * The instrument-name rule: unique within the equipment, case-insensitively, counting the names made
- * earlier in the same wizard. Returns the spec's message or null.
+ * earlier in the same wizard. Returns the message or null.
  */
 export function instrumentNameError(name: string, existingNames: readonly string[], createdInWizard: readonly string[]): string | null {
   const key = name.trim().toLowerCase();

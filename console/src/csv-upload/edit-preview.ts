@@ -1,5 +1,5 @@
 /**
- * The edit preview of spec/02 §2 and §9: the data already stored for a unit operation, at most 100
+ * The edit preview: the data already stored for a unit operation, at most 100
  * points fetched and the first 20 time points shown, one column per instrument.
  */
 import { CSV_LIMITS } from '@bioprocess/shared/csv/messages';

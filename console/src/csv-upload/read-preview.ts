@@ -10,7 +10,7 @@ import {
 
 /** Bytes read for the preview and the timestamp detection. */
 export const PREVIEW_BYTES = 256 * 1024;
-/** Rows read for detection: the spec's 20 date samples (the table shows the first 10). */
+/** Rows read for detection: the 20 date samples format detection uses (the table shows the first 10). */
 export const DETECTION_ROWS = CSV_LIMITS.dateDetectionSampleSize;
 
 export type PreviewOutcome =

@@ -6,17 +6,7 @@
  */
 import { ingestJobStatusSchema, type CsvMapping, type IngestJobStatus } from '@bioprocess/shared/timeseries';
 import { getToken } from '../auth/session-store.ts';
-import { serverErrorOf } from '../api/client.ts';
-
-export class UploadError extends Error {
-  readonly status: number;
-
-  constructor(message: string, status: number) {
-    super(message);
-    this.name = 'UploadError';
-    this.status = status;
-  }
-}
+import { ApiError, serverErrorOf } from '../api/client.ts';
 
 export interface UploadProgressEvent {
   loaded: number;
@@ -61,7 +51,7 @@ function postMultipart(
     if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
     xhr.setRequestHeader('Accept', 'application/json');
     xhr.upload.onprogress = (event) => onProgress?.({ loaded: event.loaded, total: event.lengthComputable ? event.total : size });
-    xhr.onerror = () => reject(new UploadError('Network error while uploading the file', 0));
+    xhr.onerror = () => reject(new ApiError('Network error while uploading the file', 0));
     xhr.onabort = () => reject(new DOMException('Upload aborted', 'AbortError'));
     xhr.onload = () => {
       let body: unknown;
@@ -71,13 +61,13 @@ function postMultipart(
         body = null;
       }
       if (xhr.status < 200 || xhr.status >= 300) {
-        reject(new UploadError(serverErrorOf(body) ?? `Upload failed (${xhr.status})`, xhr.status));
+        reject(new ApiError(serverErrorOf(body) ?? `Upload failed (${xhr.status})`, xhr.status));
         return;
       }
       const record = (body ?? {}) as { id?: unknown; job_id?: unknown };
       const id = xhr.getResponseHeader('x-ingest-job-id') ?? record.job_id ?? record.id;
       if (typeof id !== 'string' && typeof id !== 'number') {
-        reject(new UploadError('The server did not return an ingest job', xhr.status));
+        reject(new ApiError('The server did not return an ingest job', xhr.status));
         return;
       }
       resolve({ jobId: String(id), body: (body ?? {}) as Record<string, unknown> });
@@ -118,7 +108,7 @@ async function fetchJob(jobId: string, signal?: AbortSignal): Promise<IngestJobS
     headers: { Authorization: `Bearer ${getToken() ?? ''}`, Accept: 'application/json' }, signal,
   });
   const body = (await response.json().catch(() => null)) as unknown;
-  if (!response.ok) throw new UploadError(serverErrorOf(body) ?? `Failed to read the upload job (${response.status})`, response.status);
+  if (!response.ok) throw new ApiError(serverErrorOf(body) ?? `Failed to read the upload job (${response.status})`, response.status);
   return ingestJobStatusSchema.parse(body);
 }
 

@@ -1,4 +1,4 @@
-/** The dashboard (spec/02 §2): the four run cards and the Recent Runs table. */
+/** The dashboard: the four run cards and the Recent Runs table. */
 import { Button, Callout, Card, Elevation, H4, Intent, Spinner } from '@blueprintjs/core';
 import { useEffect, useMemo } from 'react';
 import { useNavigate } from 'react-router-dom';

@@ -1,5 +1,5 @@
 /**
- * The four run cards of the dashboard and the All runs page (spec/02 §2, §9): Total Runs, Active Runs,
+ * The four run cards of the dashboard and the All runs page: Total Runs, Active Runs,
  * Average Titer and Average Run Time.
  */
 import { Card, Classes, Elevation, Icon, type IconName, Intent } from '@blueprintjs/core';

@@ -1,5 +1,5 @@
 /**
- * Data management (/data, spec/02 §2): equipment, facilities and instruments in one searchable,
+ * Data management (/data): equipment, facilities and instruments in one searchable,
  * sortable table with a per-entity column toggle, and their create, edit and delete dialogs.
  */
 import {

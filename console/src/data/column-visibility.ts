@@ -1,6 +1,6 @@
 /**
- * The data-management column toggle, remembered per entity in the browser's local storage (spec/02
- * §2). Stored as the list of hidden columns so a column added later shows up by default.
+ * The data-management column toggle, remembered per entity in the browser's local storage.
+ * Stored as the list of hidden columns so a column added later shows up by default.
  */
 export const COLUMN_STORAGE_PREFIX = 'data-management.hidden-columns.';
 

@@ -1,7 +1,7 @@
 /**
- * The tables of the data-management page (spec/02 §2): which columns each entity shows (id,
- * organisation id and equipment status stay hidden), how a cell is displayed (ids as names with the
- * spec's fallbacks, formatted dates), search over the displayed text, and sorting.
+ * The tables of the data-management page: which columns each entity shows (id,
+ * organisation id and equipment status stay hidden), how a cell is displayed (ids as names with their
+ * fallbacks, formatted dates), search over the displayed text, and sorting.
  */
 import { formatDate } from '../entities/format.ts';
 import type { EntityKind } from '../entities/entity-forms.ts';

@@ -1,5 +1,5 @@
 /**
- * The generic entity form (spec/02 §2, §5) for runs, equipment, facilities and instruments: create
+ * The generic entity form for runs, equipment, facilities and instruments: create
  * when no record is given, edit otherwise. Every invalid field is marked at once, beside the field;
  * the banner is kept for what the server answers. Renders nothing for users who may neither create nor edit.
  */

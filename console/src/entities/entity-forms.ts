@@ -1,7 +1,7 @@
 /**
- * The generic entity form (spec/02 §2, §3, §5) for runs, equipment, facilities and instruments: the
+ * The generic entity form for runs, equipment, facilities and instruments: the
  * fields of each, the initial values for editing, and the conversion of the form into the snake_case
- * body the API takes, with the spec's required-field and date-range messages.
+ * body the API takes, with the required-field and date-range messages.
  */
 import { FACILITY_TYPES, INSTRUMENT_TYPES, UNITS } from '@bioprocess/shared/enums';
 import { validateDateRange } from '@bioprocess/shared/date-range';
@@ -9,7 +9,7 @@ import { toDateTimeLocal } from './format.ts';
 
 export type EntityKind = 'run' | 'equipment' | 'facility' | 'instrument';
 
-/** Lists whose options come from the organisation's data rather than from the spec. */
+/** Lists whose options come from the organisation's data rather than from a fixed list. */
 export type OptionSource = 'facilities' | 'equipment';
 
 export interface FieldDefinition {
@@ -30,7 +30,7 @@ export interface EntityDefinition {
   kind: EntityKind;
   /** Singular label for titles and buttons ('Create Facility'). */
   label: string;
-  /** The word of the spec's messages: 'Failed to create {entity}.' */
+  /** The word used in the failure messages: 'Failed to create {entity}.' */
   messageName: string;
   collectionPath: string;
   fields: readonly FieldDefinition[];
@@ -95,7 +95,7 @@ export const ENTITY_DEFINITIONS: Record<EntityKind, EntityDefinition> = {
 
 export type FormValues = Record<string, string>;
 
-/** Fields the form never edits (spec/02 §3). */
+/** Fields the form never edits. */
 const EXCLUDED_KEYS = new Set(['id', 'created_at', 'updated_at', 'organization_id']);
 
 function camelCase(key: string): string {

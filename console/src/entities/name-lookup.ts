@@ -1,4 +1,4 @@
-/** id -> name lookups with the spec's fallbacks ('Facility {id}', 'Equipment {id}', 'N/A'). */
+/** id -> name lookups with fallbacks ('Facility {id}', 'Equipment {id}', 'N/A'). */
 export function nameLookup(rows: readonly { id: number; name: string }[] | undefined, fallbackLabel: string) {
   const names = new Map((rows ?? []).map((row) => [row.id, row.name]));
   return (id: number | null | undefined): string => {

@@ -33,7 +33,7 @@ export async function fetchAllPages<T>(path: string, schema: ZodType, pageSize =
   }
 }
 
-/** A list fetched only once signed in (spec/02 §6: lists are fetched only when authenticated). */
+/** A list fetched only once signed in: a signed-out visitor never asks the API for data. */
 function useList<T>(path: string, schema: ZodType) {
   const { user } = useAuth();
   // The organisation is part of the key: switching organisation must never show the previous one's rows.

@@ -1,5 +1,5 @@
 /**
- * The add-filter control of the All runs page (spec/02 §2): which columns can be filtered, with which
+ * The add-filter control of the All runs page: which columns can be filtered, with which
  * operators, how the value is converted, and how a filter matches a run.
  */
 import { RUN_STATUSES } from '@bioprocess/shared/enums';

@@ -1,5 +1,5 @@
 /**
- * The numbers of the dashboard cards and the run Key Insights (spec/02 §9), as pure functions so
+ * The numbers of the dashboard cards and the run Key Insights, as pure functions so
  * they are tested apart from the screens that fetch their inputs.
  */
 import { deriveStatus } from '@bioprocess/shared/status';

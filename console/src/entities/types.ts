@@ -1,5 +1,5 @@
 /**
- * The console's camelCase view of the server objects of spec/02 §3. Responses are validated with the
+ * The console's camelCase view of the server objects. Responses are validated with the
  * snake_case wire schemas of `@bioprocess/shared` (the API client parses before converting keys), and
  * the types here are those schemas with their keys camel-cased, so nothing is defined twice.
  */

@@ -1,5 +1,5 @@
 /**
- * The public landing page at / (spec/01 §1, §2): hero with a live process chart, features, the three
+ * The public landing page at /: hero with a live process chart, features, the three
  * metrics, Contact Us and the footer. Signed-in visitors go to /dashboard and signed-out visitors of
  * the app or staging host go to /login; on the landing host nobody is redirected.
  */

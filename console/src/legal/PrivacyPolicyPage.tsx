@@ -1,4 +1,4 @@
-/** /privacy-policy, written for this product from the legal facts of spec/02. */
+/** /privacy-policy, written for this product from its legal facts (minimum age 16, retention, breach notice). */
 import { H2 } from '@blueprintjs/core';
 import { Link } from 'react-router-dom';
 import { publicConfig } from '../config/public-config.ts';

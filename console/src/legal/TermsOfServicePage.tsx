@@ -1,4 +1,4 @@
-/** /terms-of-service, written for this product from the legal facts of spec/02. */
+/** /terms-of-service, written for this product from its legal facts (minimum age 18, notice periods, liability, Dutch law). */
 import { H2 } from '@blueprintjs/core';
 import { Link } from 'react-router-dom';
 import { publicConfig } from '../config/public-config.ts';

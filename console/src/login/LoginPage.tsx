@@ -1,5 +1,5 @@
 /**
- * /login (spec/01 §2, §5, §8): the sign-in form and the inline forgot-password form. Signed-in
+ * /login: the sign-in form and the inline forgot-password form. Signed-in
  * visitors are sent to /, a successful sign-in goes to /dashboard.
  */
 import { Button, Card, Classes, FormGroup, H3, InputGroup, Intent } from '@blueprintjs/core';
@@ -60,7 +60,7 @@ function LoginForm({ onForgotPassword, onSigningIn }: { onForgotPassword: () => 
   };
 
   return (
-    // noValidate: the spec's own messages replace the browser's bubbles; the inputs stay typed and required.
+    // noValidate: the product's own messages replace the browser's bubbles; the inputs stay typed and required.
     <form onSubmit={(event) => void submit(event)} noValidate aria-labelledby="login-title">
       <H3 className="app-auth-title" id="login-title">Welcome to {PRODUCT_NAME}</H3>
       <p className={`${Classes.TEXT_MUTED} app-auth-subtitle`}>Sign in to your account to continue.</p>

@@ -1,5 +1,5 @@
 /**
- * /reset-password?token=... (spec/01 §2, §5): new password with a live checklist of the shared
+ * /reset-password?token=...: new password with a live checklist of the shared
  * password rule, a confirm field with a match indicator, then a success view and a redirect to
  * /login after 3 seconds.
  */

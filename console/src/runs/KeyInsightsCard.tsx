@@ -1,4 +1,4 @@
-/** The Key Insights card of the run detail (spec/02 §2, §9): Max Titer, Run Time, Yield and Status. */
+/** The Key Insights card of the run detail: Max Titer, Run Time, Yield and Status. */
 import { Card, Elevation, H4, Icon, type IconName } from '@blueprintjs/core';
 import type { ReactNode } from 'react';
 import { StatusPill } from '../components/StatusPill.tsx';

@@ -1,5 +1,5 @@
 /**
- * The run detail (/runs/{runId}, spec/02 §2): back button, header, the unit-operation flow with its
+ * The run detail (/runs/{runId}): back button, header, the unit-operation flow with its
  * zoom toolbar, Key Insights, and the unit-operation and run dialogs for editors.
  */
 import { Button, ButtonGroup, Callout, Card, Elevation, H2, H4, Intent, NonIdealState, Spinner } from '@blueprintjs/core';

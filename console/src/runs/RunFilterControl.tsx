@@ -1,5 +1,5 @@
 /**
- * The add-filter control of the All runs page (spec/02 §2): pick a column, an operator and a value.
+ * The add-filter control of the All runs page: pick a column, an operator and a value.
  * Select columns offer the existing values, date columns a date, the scale a number.
  */
 import { Button, FormGroup, HTMLSelect, InputGroup, Intent, PopoverNext } from '@blueprintjs/core';

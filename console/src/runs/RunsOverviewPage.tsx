@@ -1,5 +1,5 @@
 /**
- * The All runs page (/runs/overview, spec/02 §2): the run cards, Export Data (coming soon), Create Run,
+ * The All runs page (/runs/overview): the run cards, Export Data (coming soon), Create Run,
  * and the filterable runs table. Under 1200 px the page buttons collapse into a menu.
  */
 import { Button, Callout, Card, Elevation, H4, Intent, Menu, MenuItem, PopoverNext, Spinner, Tag } from '@blueprintjs/core';

@@ -1,5 +1,5 @@
 /**
- * Create or edit a unit operation (spec/02 §2, §5, §8). In edit mode type, equipment, start and end
+ * Create or edit a unit operation. In edit mode type, equipment, start and end
  * are locked. The CSV upload of the time-series issue plugs in through `csvSection`: it sees the form
  * state and registers a submit hook to block the submit, check before saving and upload after it.
  */

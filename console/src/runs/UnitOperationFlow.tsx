@@ -1,5 +1,5 @@
 /**
- * The run's unit operations as a left-to-right flow of cards joined by arrows (spec/02 §2, §9): the
+ * The run's unit operations as a left-to-right flow of cards joined by arrows: the
  * viewport scrolls horizontally and can be dragged with the pointer; ctrl/meta + wheel zooms.
  */
 import { Button, ButtonGroup, Card, Elevation, Icon, Intent } from '@blueprintjs/core';

@@ -1,5 +1,5 @@
 /**
- * The readings behind the Key Insights card (spec/02 §9): the titer and yield instruments on the
+ * The readings behind the Key Insights card: the titer and yield instruments on the
  * equipment of the run's unit operations, read over the run's time span.
  */
 import useSWR from 'swr';

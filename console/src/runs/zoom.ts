@@ -1,4 +1,4 @@
-/** The run-detail flow zoom (spec/02 §2, §9): 30 % to 200 % in steps of 10 %, starting at 100 %. */
+/** The run-detail flow zoom: 30 % to 200 % in steps of 10 %, starting at 100 %. */
 export const ZOOM_MIN = 0.3;
 export const ZOOM_MAX = 2;
 export const ZOOM_STEP = 0.1;

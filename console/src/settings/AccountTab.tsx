@@ -5,16 +5,16 @@ import { useSWRConfig } from 'swr';
 import { apiRequest } from '../api/client.ts';
 import { useApi } from '../api/hooks.ts';
 import { useAuth } from '../auth/useAuth.ts';
-import { showToast } from '../components/toaster.ts';
 import { organizationListSchema, type Organization } from '../entities/types.ts';
 import { OrganizationTimeZoneSection } from './OrganizationTimeZoneSection.tsx';
+import { useSettingsAction } from './use-settings-action.ts';
 
 export function AccountTab() {
   const { user, permissions, organizationName, refreshProfile, setOrganizationId } = useAuth();
   const [name, setName] = useState(user?.name ?? '');
-  const [savingName, setSavingName] = useState(false);
+  const { busy: savingName, run: runNameUpdate } = useSettingsAction();
   const [targetOrganization, setTargetOrganization] = useState('');
-  const [switching, setSwitching] = useState(false);
+  const { busy: switching, run: runSwitch } = useSettingsAction();
   const { mutate } = useSWRConfig();
   const organizations = useApi<Organization[]>(permissions.isSuperuser ? '/api/v1/organizations' : null, organizationListSchema);
 
@@ -25,36 +25,18 @@ export function AccountTab() {
   const trimmed = name.trim();
   const nameUnchanged = trimmed === '' || trimmed === user.name;
 
-  const updateName = async () => {
-    setSavingName(true);
-    try {
-      await apiRequest('PUT', '/api/v1/auth/profile', { name: trimmed });
-      await refreshProfile();
-      showToast({ title: 'Name updated successfully', intent: 'success' });
-    } catch (cause) {
-      console.error('Failed to update name', cause);
-      showToast({ title: 'Failed to update name', message: cause instanceof Error ? cause.message : undefined, intent: 'danger' });
-    } finally {
-      setSavingName(false);
-    }
-  };
+  const updateName = () => runNameUpdate(async () => {
+    await apiRequest('PUT', '/api/v1/auth/profile', { name: trimmed });
+    await refreshProfile();
+  }, { success: 'Name updated successfully', failure: 'Failed to update name' });
 
-  const switchOrganization = async () => {
-    setSwitching(true);
-    try {
-      await apiRequest('POST', '/api/v1/auth/switch-organization', { organizationId: targetOrganization });
-      setOrganizationId(Number(targetOrganization));
-      await refreshProfile();
-      // Everything cached belongs to the previous organisation.
-      await mutate(() => true);
-      showToast({ title: 'Organization switched successfully', intent: 'success' });
-    } catch (cause) {
-      console.error('Failed to switch organization', cause);
-      showToast({ title: 'Failed to switch organization', message: cause instanceof Error ? cause.message : undefined, intent: 'danger' });
-    } finally {
-      setSwitching(false);
-    }
-  };
+  const switchOrganization = () => runSwitch(async () => {
+    await apiRequest('POST', '/api/v1/auth/switch-organization', { organizationId: targetOrganization });
+    setOrganizationId(Number(targetOrganization));
+    await refreshProfile();
+    // Everything cached belongs to the previous organisation.
+    await mutate(() => true);
+  }, { success: 'Organization switched successfully', failure: 'Failed to switch organization' });
 
   return (
     <div className="app-settings-panel">

@@ -3,7 +3,7 @@
  * editor, optional expiry), see it once, and revoke keys. Keys never get the admin role: they post and
  * read data, administration needs a signed-in person.
  */
-import { Button, Callout, FormGroup, HTMLSelect, HTMLTable, InputGroup, Intent, NonIdealState, Spinner, Tag } from '@blueprintjs/core';
+import { Button, Callout, FormGroup, HTMLSelect, HTMLTable, InputGroup, Intent, Tag } from '@blueprintjs/core';
 import { API_KEY_ROLES, apiKeySchema } from '@bioprocess/shared/auth-contracts';
 import { useState } from 'react';
 import { z } from 'zod';
@@ -12,17 +12,16 @@ import { useApi } from '../api/hooks.ts';
 import { AppTooltip } from '../components/AppTooltip.tsx';
 import { ConfirmDialog } from '../components/dialogs/ConfirmDialog.tsx';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
-import { showToast } from '../components/toaster.ts';
 import { formatDate } from '../entities/format.ts';
 import type { Camelize } from '../entities/types.ts';
+import { useSettingsAction } from './use-settings-action.ts';
+import { SettingsList, SettingsPanel } from './SettingsPanel.tsx';
 
 const API_KEYS_PATH = '/api/v1/api-keys';
 const apiKeyListSchema = z.array(apiKeySchema);
 type ApiKey = Camelize<z.infer<typeof apiKeySchema>>;
 
 const EMPTY_KEY = { name: '', role: 'editor', expiresOn: '' };
-
-const errorText = (cause: unknown) => (cause instanceof Error ? cause.message : undefined);
 
 /** The end of the chosen day in the browser's time zone, as the server expects it (ISO 8601 with offset). */
 function endOfDay(date: string): string {
@@ -47,7 +46,7 @@ export function ApiKeysTab() {
   const [createError, setCreateError] = useState<string | null>(null);
   const [createdKey, setCreatedKey] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useSettingsAction();
 
   const reload = () => keys.mutate();
 
@@ -56,64 +55,49 @@ export function ApiKeysTab() {
       setCreateError('Key name is required.');
       return;
     }
-    setBusy(true);
     setCreateError(null);
-    try {
-      const created = await apiRequest<{ key: string }>('POST', API_KEYS_PATH, {
-        name: draft.name.trim(), role: draft.role, expires_at: draft.expiresOn ? endOfDay(draft.expiresOn) : null,
-      });
-      setCreateOpen(false);
-      setDraft(EMPTY_KEY);
-      setCreatedKey(created.key);
-      await reload();
-    } catch (cause) {
-      setCreateError(errorText(cause) ?? 'Failed to create the key.');
-    } finally {
-      setBusy(false);
-    }
+    await run(() => apiRequest<{ key: string }>('POST', API_KEYS_PATH, {
+      name: draft.name.trim(), role: draft.role, expires_at: draft.expiresOn ? endOfDay(draft.expiresOn) : null,
+    }), {
+      failure: (message) => setCreateError(message ?? 'Failed to create the key.'),
+      then: async (created) => {
+        setCreateOpen(false);
+        setDraft(EMPTY_KEY);
+        setCreatedKey(created.key);
+        await reload();
+      },
+    });
   };
 
   const revoke = async () => {
     if (!revoking) return;
-    setBusy(true);
-    try {
-      await apiRequest('DELETE', `${API_KEYS_PATH}/${revoking.id}`);
-      showToast({ title: 'API key revoked', intent: 'success' });
-      setRevoking(null);
-      await reload();
-    } catch (cause) {
-      showToast({ title: 'Failed to revoke API key', message: errorText(cause), intent: 'danger' });
-    } finally {
-      setBusy(false);
-    }
+    await run(() => apiRequest('DELETE', `${API_KEYS_PATH}/${revoking.id}`), {
+      success: 'API key revoked',
+      failure: 'Failed to revoke API key',
+      then: async () => {
+        setRevoking(null);
+        await reload();
+      },
+    });
   };
 
   return (
-    <div className="app-settings-panel">
-      <div className="app-settings-panel-head">
-        <div>
-          <h3 className="app-settings-panel-title">API Keys</h3>
-          <p className="bp6-text-muted">Keys let instrument feeds post and read data. They cannot manage users, keys or the audit log.</p>
-        </div>
-        <Button icon="key" intent={Intent.PRIMARY} text="Create API Key" onClick={() => { setCreateError(null); setCreateOpen(true); }} />
-      </div>
+    <SettingsPanel title="API Keys" description="Keys let instrument feeds post and read data. They cannot manage users, keys or the audit log."
+      actions={<Button icon="key" intent={Intent.PRIMARY} text="Create API Key" onClick={() => { setCreateError(null); setCreateOpen(true); }} />}>
       {createdKey ? (
         <Callout intent={Intent.SUCCESS} icon="key" title="Copy the new key now: it is not shown again" data-testid="created-api-key">
           <code className="app-api-key-value">{createdKey}</code>
           <Button variant="minimal" size="small" icon="cross" aria-label="Hide the key" onClick={() => setCreatedKey(null)} />
         </Callout>
       ) : null}
-      {keys.error ? <Callout intent={Intent.DANGER} icon="error">Failed to load API keys: {keys.error.message}</Callout> : null}
-      {keys.isLoading ? <Spinner size={28} /> : null}
-      {keys.data && keys.data.length === 0 ? <NonIdealState icon="key" title="No API keys" /> : null}
-      {keys.data && keys.data.length > 0 ? (
-        <div className="app-settings-table-scroll">
+      <SettingsList list={keys} noun="API keys" emptyIcon="key" emptyTitle="No API keys">
+        {(rows) => (
           <HTMLTable striped className="app-settings-table" data-testid="api-keys-table">
             <thead>
               <tr><th>Name</th><th>Key</th><th>Role</th><th>Expires</th><th>Last used</th><th className="app-actions-cell">Actions</th></tr>
             </thead>
             <tbody>
-              {keys.data.map((key) => {
+              {rows.map((key) => {
                 const state = keyState(key);
                 return (
                   <tr key={key.id} data-testid={`api-key-row-${key.name}`}>
@@ -137,8 +121,8 @@ export function ApiKeysTab() {
               })}
             </tbody>
           </HTMLTable>
-        </div>
-      ) : null}
+        )}
+      </SettingsList>
       <FormDialog title="Create API Key" description="The key is shown once, right after it is created." isOpen={createOpen}
         onClose={() => setCreateOpen(false)} onSubmit={create} busy={busy} submitLabel="Create Key" icon="key">
         <FormGroup label="Name" labelFor="api-key-name" labelInfo="(required)">
@@ -156,6 +140,6 @@ export function ApiKeysTab() {
       </FormDialog>
       <ConfirmDialog isOpen={revoking !== null} title="Revoke API key" destructive busy={busy} confirmLabel="Revoke" onClose={() => setRevoking(null)}
         onConfirm={revoke} description={revoking ? `Revoke ${revoking.name}? Feeds using it are refused at once. This cannot be undone.` : undefined} />
-    </div>
+    </SettingsPanel>
   );
 }

@@ -8,31 +8,22 @@ import { organizationSettingsSchema, type OrganizationSettings } from '@bioproce
 import { apiRequest } from '../api/client.ts';
 import { useApi } from '../api/hooks.ts';
 import { useAuth } from '../auth/useAuth.ts';
-import { showToast } from '../components/toaster.ts';
 import { timeZoneOptions } from '../csv-upload/reading-options.ts';
+import { useSettingsAction } from './use-settings-action.ts';
 
 export function OrganizationTimeZoneSection() {
   const { permissions } = useAuth();
   const settings = useApi<OrganizationSettings>('/api/v1/organization-settings', organizationSettingsSchema);
   const stored = settings.data?.time_zone ?? '';
   const [zone, setZone] = useState(stored);
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, run } = useSettingsAction();
   useEffect(() => setZone(stored), [stored]);
   const options = useMemo(() => timeZoneOptions([stored]), [stored]);
 
-  const save = async () => {
-    setSaving(true);
-    try {
-      const saved = await apiRequest<OrganizationSettings>('PUT', '/api/v1/organization-settings', { time_zone: zone }, { schema: organizationSettingsSchema });
-      await settings.mutate(saved, { revalidate: false });
-      showToast({ title: 'Time zone updated successfully', intent: 'success' });
-    } catch (cause) {
-      console.error('Failed to update the time zone', cause);
-      showToast({ title: 'Failed to update time zone', message: cause instanceof Error ? cause.message : undefined, intent: 'danger' });
-    } finally {
-      setSaving(false);
-    }
-  };
+  const save = () => run(async () => {
+    const saved = await apiRequest<OrganizationSettings>('PUT', '/api/v1/organization-settings', { time_zone: zone }, { schema: organizationSettingsSchema });
+    await settings.mutate(saved, { revalidate: false });
+  }, { success: 'Time zone updated successfully', failure: 'Failed to update time zone' });
 
   return (
     <section className="app-settings-section" data-testid="organization-time-zone">

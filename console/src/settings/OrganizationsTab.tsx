@@ -1,5 +1,5 @@
-/** Organisations (superusers): list, create, edit and delete (spec/02 §2, §5, §8). */
-import { Button, ButtonGroup, Callout, FormGroup, HTMLTable, InputGroup, Intent, NonIdealState, Spinner, TextArea } from '@blueprintjs/core';
+/** Organisations (superusers): list, create, edit and delete. */
+import { Button, ButtonGroup, Callout, FormGroup, HTMLTable, InputGroup, Intent, TextArea } from '@blueprintjs/core';
 import { useState } from 'react';
 import { apiRequest } from '../api/client.ts';
 import { useApi } from '../api/hooks.ts';
@@ -7,12 +7,12 @@ import { useAuth } from '../auth/useAuth.ts';
 import { AppTooltip } from '../components/AppTooltip.tsx';
 import { ConfirmDialog } from '../components/dialogs/ConfirmDialog.tsx';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
-import { showToast } from '../components/toaster.ts';
 import { formatDate } from '../entities/format.ts';
 import { organizationListSchema, type Organization } from '../entities/types.ts';
+import { useSettingsAction } from './use-settings-action.ts';
+import { SettingsList, SettingsPanel } from './SettingsPanel.tsx';
 
 const ORGANIZATIONS_PATH = '/api/v1/organizations';
-const errorText = (cause: unknown) => (cause instanceof Error ? cause.message : undefined);
 
 export function OrganizationsTab() {
   const { user } = useAuth();
@@ -21,7 +21,7 @@ export function OrganizationsTab() {
   const [form, setForm] = useState({ name: '', description: '' });
   const [formError, setFormError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Organization | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useSettingsAction();
 
   const open = (organization: Organization | 'new') => {
     setEditing(organization);
@@ -36,56 +36,40 @@ export function OrganizationsTab() {
     }
     const body = { name: form.name.trim(), description: form.description.trim() || null };
     const creating = editing === 'new';
-    setBusy(true);
-    try {
+    await run(async () => {
       if (creating) await apiRequest('POST', ORGANIZATIONS_PATH, body);
       else if (editing) await apiRequest('PUT', `${ORGANIZATIONS_PATH}/${editing.id}`, body);
-      showToast({ title: creating ? 'Organization created successfully' : 'Organization updated successfully', intent: 'success' });
-      setEditing(null);
-      await organizations.mutate();
-    } catch (cause) {
-      const title = creating ? 'Failed to create organization' : 'Failed to update organization';
-      console.error(title, cause);
-      showToast({ title, message: errorText(cause), intent: 'danger' });
-    } finally {
-      setBusy(false);
-    }
+    }, {
+      success: creating ? 'Organization created successfully' : 'Organization updated successfully',
+      failure: creating ? 'Failed to create organization' : 'Failed to update organization',
+      then: async () => {
+        setEditing(null);
+        await organizations.mutate();
+      },
+    });
   };
 
   const confirmDelete = async () => {
     if (!deleting) return;
-    setBusy(true);
-    try {
-      await apiRequest('DELETE', `${ORGANIZATIONS_PATH}/${deleting.id}`);
-      showToast({ title: 'Organization deleted successfully', intent: 'success' });
-      setDeleting(null);
-      await organizations.mutate();
-    } catch (cause) {
-      console.error('Failed to delete organization', cause);
-      showToast({ title: 'Failed to delete organization', message: errorText(cause), intent: 'danger' });
-    } finally {
-      setBusy(false);
-    }
+    await run(() => apiRequest('DELETE', `${ORGANIZATIONS_PATH}/${deleting.id}`), {
+      success: 'Organization deleted successfully',
+      failure: 'Failed to delete organization',
+      then: async () => {
+        setDeleting(null);
+        await organizations.mutate();
+      },
+    });
   };
 
   return (
-    <div className="app-settings-panel">
-      <div className="app-settings-panel-head">
-        <div>
-          <h3 className="app-settings-panel-title">Organisations</h3>
-          <p className="bp6-text-muted">Every customer organisation on this installation. Only superusers see this tab.</p>
-        </div>
-        <Button icon="add" intent={Intent.PRIMARY} text="Create Organization" onClick={() => open('new')} />
-      </div>
-      {organizations.error ? <Callout intent={Intent.DANGER} icon="error">Failed to load organisations: {organizations.error.message}</Callout> : null}
-      {organizations.isLoading ? <Spinner size={28} /> : null}
-      {organizations.data && organizations.data.length === 0 ? <NonIdealState icon="office" title="No organisations" /> : null}
-      {organizations.data && organizations.data.length > 0 ? (
-        <div className="app-settings-table-scroll">
+    <SettingsPanel title="Organisations" description="Every customer organisation on this installation. Only superusers see this tab."
+      actions={<Button icon="add" intent={Intent.PRIMARY} text="Create Organization" onClick={() => open('new')} />}>
+      <SettingsList list={organizations} noun="organisations" emptyIcon="office" emptyTitle="No organisations">
+        {(rows) => (
           <HTMLTable striped className="app-settings-table" data-testid="organizations-table">
             <thead><tr><th>Name</th><th>Description</th><th>Users</th><th>Created</th><th className="app-actions-cell">Actions</th></tr></thead>
             <tbody>
-              {organizations.data.map((organization) => {
+              {rows.map((organization) => {
                 const isCurrent = organization.id === user?.organizationId;
                 return (
                   <tr key={organization.id}>
@@ -106,8 +90,8 @@ export function OrganizationsTab() {
               })}
             </tbody>
           </HTMLTable>
-        </div>
-      ) : null}
+        )}
+      </SettingsList>
       <FormDialog title={editing === 'new' ? 'Create Organization' : 'Edit Organization'} isOpen={editing !== null} onClose={() => setEditing(null)}
         onSubmit={save} busy={busy} submitLabel={editing === 'new' ? 'Create' : 'Save'} icon="office">
         <FormGroup label="Name" labelFor="organization-name" labelInfo="(required)">
@@ -121,6 +105,6 @@ export function OrganizationsTab() {
       <ConfirmDialog isOpen={deleting !== null} title="Delete organisation" destructive busy={busy} confirmLabel="Delete" onClose={() => setDeleting(null)}
         onConfirm={confirmDelete}
         description={deleting ? `Delete '${deleting.name}' with all its users, runs and data? This action cannot be undone.` : undefined} />
-    </div>
+    </SettingsPanel>
   );
 }

@@ -1,8 +1,8 @@
 /**
  * User Management: list users, invite (email, name, role), change role, delete, and for superusers
- * make or demote superuser (spec/02 §2, §8).
+ * make or demote superuser.
  */
-import { Button, ButtonGroup, Callout, FormGroup, HTMLSelect, HTMLTable, InputGroup, Intent, NonIdealState, Spinner, Tag } from '@blueprintjs/core';
+import { Button, ButtonGroup, Callout, FormGroup, HTMLSelect, HTMLTable, InputGroup, Intent, Tag } from '@blueprintjs/core';
 import { ROLES } from '@bioprocess/shared/enums';
 import { useState } from 'react';
 import { apiRequest } from '../api/client.ts';
@@ -11,14 +11,13 @@ import { useAuth } from '../auth/useAuth.ts';
 import { AppTooltip } from '../components/AppTooltip.tsx';
 import { ConfirmDialog } from '../components/dialogs/ConfirmDialog.tsx';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
-import { showToast } from '../components/toaster.ts';
 import { formatDate } from '../entities/format.ts';
 import { userListSchema, type User } from '../entities/types.ts';
+import { useSettingsAction } from './use-settings-action.ts';
+import { SettingsList, SettingsPanel } from './SettingsPanel.tsx';
 
 const USERS_PATH = '/api/v1/auth/users';
 const EMPTY_INVITE = { email: '', name: '', role: 'viewer' };
-
-const errorText = (cause: unknown) => (cause instanceof Error ? cause.message : undefined);
 
 export function UserManagementTab() {
   const { user: me, permissions } = useAuth();
@@ -26,7 +25,7 @@ export function UserManagementTab() {
   const [inviteOpen, setInviteOpen] = useState(false);
   const [invite, setInvite] = useState(EMPTY_INVITE);
   const [inviteError, setInviteError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useSettingsAction();
   const [deleting, setDeleting] = useState<User | null>(null);
 
   const reload = () => users.mutate();
@@ -36,75 +35,52 @@ export function UserManagementTab() {
       setInviteError('Email, name and role are required.');
       return;
     }
-    setBusy(true);
     setInviteError(null);
-    try {
-      await apiRequest('POST', `${USERS_PATH}/invite`, { email: invite.email.trim(), name: invite.name.trim(), roleName: invite.role });
-      showToast({ title: 'User invited successfully', message: `An invitation was sent to ${invite.email.trim()}.`, intent: 'success' });
-      setInviteOpen(false);
-      setInvite(EMPTY_INVITE);
-      await reload();
-    } catch (cause) {
-      console.error('Failed to invite user', cause);
-      showToast({ title: 'Failed to invite user', message: errorText(cause), intent: 'danger' });
-    } finally {
-      setBusy(false);
-    }
+    await run(() => apiRequest('POST', `${USERS_PATH}/invite`, { email: invite.email.trim(), name: invite.name.trim(), roleName: invite.role }), {
+      success: { title: 'User invited successfully', message: `An invitation was sent to ${invite.email.trim()}.` },
+      failure: 'Failed to invite user',
+      then: async () => {
+        setInviteOpen(false);
+        setInvite(EMPTY_INVITE);
+        await reload();
+      },
+    });
   };
 
   const changeRole = async (user: User, role: string) => {
-    try {
-      await apiRequest('POST', `${USERS_PATH}/${user.id}/roles`, { roleName: role });
-      showToast({ title: 'Role updated successfully', intent: 'success' });
-    } catch (cause) {
-      console.error('Failed to update role', cause);
-      showToast({ title: 'Failed to update role', message: errorText(cause), intent: 'danger' });
-    }
+    await run(() => apiRequest('POST', `${USERS_PATH}/${user.id}/roles`, { roleName: role }), {
+      success: 'Role updated successfully',
+      failure: 'Failed to update role',
+    });
     await reload();
   };
 
   const toggleSuperuser = async (user: User) => {
     const promote = !user.superuser;
-    try {
-      await apiRequest('PUT', `${USERS_PATH}/${user.id}/superuser`, { superuser: promote });
-      showToast({ title: promote ? 'User promoted to superuser' : 'User demoted from superuser', intent: 'success' });
-    } catch (cause) {
-      console.error('Failed to promoting or demoting user', cause);
-      showToast({ title: 'Failed to promoting or demoting user', message: errorText(cause), intent: 'danger' });
-    }
+    await run(() => apiRequest('PUT', `${USERS_PATH}/${user.id}/superuser`, { superuser: promote }), {
+      success: promote ? 'User promoted to superuser' : 'User demoted from superuser',
+      failure: 'Failed to promoting or demoting user',
+    });
     await reload();
   };
 
   const confirmDelete = async () => {
     if (!deleting) return;
-    setBusy(true);
-    try {
-      await apiRequest('DELETE', `${USERS_PATH}/${deleting.id}`);
-      showToast({ title: 'User deleted successfully', intent: 'success' });
-      setDeleting(null);
-      await reload();
-    } catch (cause) {
-      console.error('Failed to delete user', cause);
-      showToast({ title: 'Failed to delete user', message: errorText(cause), intent: 'danger' });
-    } finally {
-      setBusy(false);
-    }
+    await run(() => apiRequest('DELETE', `${USERS_PATH}/${deleting.id}`), {
+      success: 'User deleted successfully',
+      failure: 'Failed to delete user',
+      then: async () => {
+        setDeleting(null);
+        await reload();
+      },
+    });
   };
 
   return (
-    <div className="app-settings-panel">
-      <div className="app-settings-panel-head">
-        <div>
-          <h3 className="app-settings-panel-title">Users</h3>
-          <p className="bp6-text-muted">Invite colleagues and decide what they may do: viewers look, editors add and change data, admins also manage users.</p>
-        </div>
-        <Button icon="new-person" intent={Intent.PRIMARY} text="Invite User" onClick={() => { setInviteError(null); setInviteOpen(true); }} />
-      </div>
-      {users.error ? <Callout intent={Intent.DANGER} icon="error">Failed to load users: {users.error.message}</Callout> : null}
-      {users.isLoading ? <Spinner size={28} /> : null}
-      {users.data && users.data.length === 0 ? <NonIdealState icon="people" title="No users" /> : null}
-      {users.data && users.data.length > 0 ? (
-        <div className="app-settings-table-scroll">
+    <SettingsPanel title="Users" description="Invite colleagues and decide what they may do: viewers look, editors add and change data, admins also manage users."
+      actions={<Button icon="new-person" intent={Intent.PRIMARY} text="Invite User" onClick={() => { setInviteError(null); setInviteOpen(true); }} />}>
+      <SettingsList list={users} noun="users" emptyIcon="people" emptyTitle="No users">
+        {(rows) => (
           <HTMLTable striped className="app-settings-table" data-testid="users-table">
             <thead>
               <tr>
@@ -112,7 +88,7 @@ export function UserManagementTab() {
               </tr>
             </thead>
             <tbody>
-              {users.data.map((user) => {
+              {rows.map((user) => {
                 const isMe = String(user.id) === String(me?.id);
                 return (
                   <tr key={user.id} data-testid={`user-row-${user.email}`}>
@@ -150,8 +126,8 @@ export function UserManagementTab() {
               })}
             </tbody>
           </HTMLTable>
-        </div>
-      ) : null}
+        )}
+      </SettingsList>
       <FormDialog title="Invite User" description="The new user receives an email with a link to set their password." isOpen={inviteOpen}
         onClose={() => setInviteOpen(false)} onSubmit={sendInvite} busy={busy} submitLabel="Send Invite" icon="new-person">
         <FormGroup label="Email" labelFor="invite-email" labelInfo="(required)">
@@ -169,6 +145,6 @@ export function UserManagementTab() {
       </FormDialog>
       <ConfirmDialog isOpen={deleting !== null} title="Delete user" destructive busy={busy} confirmLabel="Delete" onClose={() => setDeleting(null)}
         onConfirm={confirmDelete} description={deleting ? `Delete ${deleting.name || deleting.email} (${deleting.email})? They can no longer sign in. This action cannot be undone.` : undefined} />
-    </div>
+    </SettingsPanel>
   );
 }

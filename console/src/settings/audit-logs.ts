@@ -1,4 +1,4 @@
-/** The audit-log calls of the settings page (spec/02 §7, §9): last 7 days, 50 events; CSV export. */
+/** The audit-log calls of the settings page: last 7 days, 50 events; CSV export. */
 export const AUDIT_LOG_VIEW_LIMIT = 50;
 export const AUDIT_EXPORT_PATH = '/api/v1/audit/logs/export?format=csv';
 

@@ -17,7 +17,7 @@ describe('sidebar active entry', () => {
     expect(isEntryActive(entry('data'), '/dashboard')).toBe(false);
   });
 
-  it('has the coming-soon texts of the spec', () => {
+  it('has the coming-soon texts of Analyze and Integrations', () => {
     expect(entry('analyze').comingSoon?.description).toBe('Advanced data analysis and visualization tools');
     expect(entry('integrations').comingSoon?.description).toBe('Connect with external systems and data sources');
   });

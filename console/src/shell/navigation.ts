@@ -1,4 +1,4 @@
-/** Sidebar entries (spec/01 §2 Application shell) and the rule that picks the active one. */
+/** Sidebar entries and the rule that picks the active one. */
 import type { IconName } from '@blueprintjs/core';
 
 export type SidebarEntryId = 'dashboard' | 'runs' | 'analyze' | 'data' | 'integrations';

@@ -1,5 +1,5 @@
 /**
- * Create/Edit Comment dialog (spec/02 §2): a required Comment textarea, a Timestamp (datetime-local)
+ * Create/Edit Comment dialog: a required Comment textarea, a Timestamp (datetime-local)
  * and, after 'or', Minutes since the operation's start; the two time fields stay in sync. On failure
  * the dialog stays open (the caller shows the toast).
  */
@@ -38,7 +38,7 @@ export function CommentDialog({ mode, isOpen, startMs, initialMinute, initialCon
   const submit = async () => {
     const contentError = commentContentError(content);
     if (contentError) {
-      // The spec: save does nothing with an empty comment; the field says why.
+      // Save does nothing with an empty comment; the field says why.
       setError(contentError);
       return;
     }

@@ -1,5 +1,5 @@
 /**
- * The Comments card of the unit-operation detail (spec/02 §2): a search box, the comments sorted by
+ * The Comments card of the unit-operation detail: a search box, the comments sorted by
  * minute with author, dd-mm-yyyy hh:mm date and minute, and an Edit/Delete menu for editors.
  */
 import { useMemo, useState } from 'react';

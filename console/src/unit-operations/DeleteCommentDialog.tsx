@@ -1,4 +1,4 @@
-/** The Delete Comment confirmation (spec/02 §2): the minute, the comment and its author, and the warning. */
+/** The Delete Comment confirmation: the minute, the comment and its author, and the warning. */
 import { useState } from 'react';
 import { ConfirmDialog } from '../components/dialogs/ConfirmDialog.tsx';
 import { formatMinute } from '../charts/time-axis.ts';

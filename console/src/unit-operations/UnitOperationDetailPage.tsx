@@ -1,7 +1,7 @@
 /**
- * Unit operation detail (/runs/{runId}/unit-operations/{unitOpId}, spec/02 §2): header, parameter
+ * Unit operation detail (/runs/{runId}/unit-operations/{unitOpId}): header, parameter
  * checkbox list, the 'Process Parameters' chart (downsampled by the server for the visible range) with
- * comment lines, and the Comments card with its dialogs and toasts (spec/02 §8).
+ * comment lines, and the Comments card with its dialogs and toasts.
  */
 import { useCallback, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -65,7 +65,7 @@ export function UnitOperationDetailPage() {
   const selected = useMemo(() => selection ?? new Set(parameters.slice(0, 1).map((p) => p.id)), [selection, parameters]);
   const selectedIds = useMemo(() => parameters.filter((p) => selected.has(p.id)).map((p) => p.id), [parameters, selected]);
   const [xRange, setXRange] = useState<XRange | null>(null);
-  // Without a start time the earliest reading anchors the axis (spec/02 §4).
+  // Without a start time the earliest reading anchors the axis.
   const chartStart = startMs ?? withData.earliestMs;
   const seriesWindow = useSeriesWindow(selectedIds, chartStart, endMs, xRange, DETAIL_MESSAGES.seriesFailed);
 

@@ -1,5 +1,5 @@
 /**
- * Comments as the unit-operation screens show them (spec/02 §2 and §3): the minute on the chart, the
+ * Comments as the unit-operation screens show them: the minute on the chart, the
  * author with its 'User {id}' fallback, the dd-mm-yyyy hh:mm date, sorting by minute, the search box,
  * and the timestamp/minutes pair of the create and edit dialogs.
  */
@@ -74,7 +74,7 @@ export function searchComments<T extends Pick<CommentView, 'content' | 'author'>
   return comments.filter((c) => c.content.toLowerCase().includes(needle) || c.author.toLowerCase().includes(needle));
 }
 
-/** The comment text rule (spec/02 §5): required once trimmed. Returns the message or null. */
+/** The comment text rule: required once trimmed. Returns the message or null. */
 export function commentContentError(content: string): string | null {
   return content.trim() === '' ? COMMENT_MESSAGES.contentRequired : null;
 }

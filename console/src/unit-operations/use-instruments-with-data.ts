@@ -1,7 +1,7 @@
 /**
  * Which instruments logged data during the unit operation, from one cheap downsampled read of the
  * operation's series (limit 1 per instrument), plus the earliest reading, the time axis' anchor when
- * the operation has no start time (spec/02 §4).
+ * the operation has no start time.
  */
 import { useApi } from '../api/hooks.ts';
 import { readingListSchema } from '@bioprocess/shared/timeseries';

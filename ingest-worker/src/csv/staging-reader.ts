@@ -1,5 +1,5 @@
 /**
- * Reads an uploaded CSV file once, as a stream: checks every spec/02 §5 rule (malicious content,
+ * Reads an uploaded CSV file once, as a stream: checks every CSV rule (malicious content,
  * header, timestamp format, non-numeric columns, row limit) and turns the points into TSV batches for
  * the job's staging table (`instrument\tts\tvalue[\tversion]`), each with the resume point after it.
  *
@@ -122,7 +122,7 @@ export interface StagingSink {
   progress(bytesRead: number, rowsRead: number): void;
 }
 
-/** The file breaks a rule: the upload fails with this message (the spec's where it gives one). */
+/** The file breaks a rule: the upload fails with this message (the fixed CSV message where one exists). */
 export class CsvRejected extends Error {}
 
 /** The file repeats or reorders timestamps and the pass ran without row versions: run it again with them. */
@@ -325,7 +325,7 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
     });
   };
   if (plan) indexEntries(plan);
-  /** Rows are held back until 20 timestamp samples (spec/02 §9) decided the format. */
+  /** Rows are held back until 20 timestamp samples decided the format. */
   let detected = from !== null;
   const pending: string[][] = [];
   let samples = 0;

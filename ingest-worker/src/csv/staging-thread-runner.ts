@@ -23,7 +23,7 @@ const THREAD_ENTRY = new URL('./staging-thread-boot.mjs', import.meta.url);
 /**
  * The thread's heap holds a batch being filled and a little state. The young generation is sized so a
  * read chunk's rows die young (at 16 MB they were promoted, and the pass spent a quarter of its time in
- * GC) while the worker's resident memory stays flat on huge files (issue 5: under 300 MB for a 1 GiB
+ * GC) while the worker's resident memory stays flat on huge files (the target: under 300 MB for a 1 GiB
  * upload; `npm run bench` measures both). 24 MB stages as fast as 32 MB (1.86 M points/s either way)
  * with a peak of about 255 MB instead of 267-289 MB.
  */

@@ -1,5 +1,5 @@
 /**
- * A server-side CSV upload (spec/02 §5 rules from shared/csv, issue 5 guarantees).
+ * A server-side CSV upload, checked by the shared CSV rules (shared/csv).
  *
  * One pass reads the file as a stream: every row is checked (malicious content, header, timestamp
  * format, non-numeric columns, row limit) and its points are written to the job's private staging

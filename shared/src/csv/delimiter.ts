@@ -1,5 +1,5 @@
 /**
- * Delimiter detection among comma, semicolon, tab and pipe (spec/02 §5). Quote-aware: each candidate
+ * Delimiter detection among comma, semicolon, tab and pipe. Quote-aware: each candidate
  * parses the sample, and the winner is the one whose header has at least two fields and the most rows
  * with the same field count as the header. A multi-section file (DASware) is judged on its data table
  * when the sample reaches it, else on its non-marker lines.

@@ -1,4 +1,4 @@
-/** The file and content checks of spec/02 §5, with the byte and row limits as settings. */
+/** The file and content checks of an upload, with the byte and row limits as settings. */
 import { CSV_LIMITS, CSV_MESSAGES, fileTooLargeMessage, tooManyRowsMessage } from './messages.ts';
 import { containsMaliciousContent } from './malicious-content.ts';
 
@@ -29,7 +29,7 @@ function isAcceptedType(type: string): boolean {
   );
 }
 
-/** Returns the first failing rule's message (in the spec's order), or null when the file may be read. */
+/** The first failing check's message (extension, size, type, emptiness), or null when the file may be read. */
 export function checkCsvFile(file: CsvFileInfo, limits: CsvFileLimits = {}): string | null {
   const maxBytes = limits.maxBytes ?? CSV_LIMITS.defaultMaxBytes;
   if (!file.name.toLowerCase().endsWith('.csv')) return CSV_MESSAGES.invalidExtension;

@@ -1,9 +1,9 @@
-/** Header sanitising (spec/02 §5): strip <>"'& and cut to 100 characters; names made unique. */
+/** Header sanitising: strip <>"'& and cut to 100 characters; names made unique. */
 import { CSV_LIMITS } from './messages.ts';
 
 const STRIPPED_CHARACTERS = /[<>"'&]/g;
 
-/** One header cell: the spec's stripping and cut, plus trimming surrounding whitespace. */
+/** One header cell: the stripping and cut, plus trimming surrounding whitespace. */
 export function sanitizeHeader(name: string): string {
   return name.replace(STRIPPED_CHARACTERS, '').trim().slice(0, CSV_LIMITS.headerMaxLength);
 }

@@ -1,5 +1,5 @@
 /**
- * The shared CSV rules (spec/02 §5), one module per job; import from '@bioprocess/shared/csv/index'
+ * The shared CSV rules, one module per job; import from '@bioprocess/shared/csv/index'
  * or from the module itself. Browser-safe: no Node imports.
  *
  * Console preview: checkCsvFile -> decodeCsvBytes(first bytes, { partial }) -> checkCsvContent ->
@@ -7,7 +7,7 @@
  * `elapsed` suggests elapsed time; isLowConfidence/lowDateConfidenceMessage for the notice).
  *
  * Worker: CsvStreamReader (decode, malicious scan, delimiter, multi-section data table, header,
- * width, row limit; throws CsvContentError with the spec's message), or the parts it is built from
+ * width, row limit; throws CsvContentError with the fixed message), or the parts it is built from
  * (CsvTextDecoder, MaliciousContentScanner, detectDelimiter, CsvRowParser, DataSectionFilter), then
  * createTimestampParser / elapsedToEpochMs per row and parseNumericCell + NonNumericCollector per cell.
  */

@@ -1,5 +1,5 @@
 /**
- * The malicious-content check of spec/02 §5: script, javascript:, vbscript:, onload= and onerror=,
+ * The malicious-content check: script, javascript:, vbscript:, onload= and onerror=,
  * case-insensitive. 'script' counts only at the start of a word: real instrument exports contain
  * 'Description' and 'VesselScript=' (the DASware file in shared/datasets), which are not scripts,
  * while '<script', '</script>' and 'script:' still are.

@@ -16,7 +16,7 @@ import {
 } from './messages.ts';
 
 describe('CSV messages', () => {
-  it('states the spec texts exactly', () => {
+  it('states the user-facing texts exactly', () => {
     expect(CSV_MESSAGES).toMatchObject({
       invalidExtension: 'File must have a .csv extension',
       invalidType: 'Invalid file type. Please select a CSV file.',
@@ -75,7 +75,7 @@ describe('CSV messages', () => {
     ).toBe("Column 'pH' has non-numeric values: x; Column 'DO' has non-numeric values: n/a, -");
   });
 
-  it('has the business constants of spec/02 §9', () => {
+  it('has the CSV limits and constants the product promises', () => {
     expect(DATE_CONFIDENCE_THRESHOLD).toBe(0.7);
     expect(CSV_LIMITS).toMatchObject({
       uploadsPerMinute: 5,

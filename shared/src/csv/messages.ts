@@ -1,11 +1,11 @@
 /**
- * Every CSV message and constant of spec/02 §5, §8 and §9, shared by the console (preview, toasts)
+ * Every CSV message and constant, shared by the console (preview, toasts)
  * and the ingest-worker (upload errors), so both say exactly the same thing.
  */
 
-/** Limits and constants of spec/02 §9; the byte and row limits are settings (CSV_MAX_BYTES, CSV_MAX_ROWS). */
+/** CSV limits and constants; the byte and row limits are settings (CSV_MAX_BYTES, CSV_MAX_ROWS). */
 export const CSV_LIMITS = {
-  /** The spec's 5 MB / 100,000 rows existed because the old console parsed in the browser. */
+  /** The old 5 MB / 100,000-row limits existed because the old console parsed in the browser. */
   defaultMaxBytes: 2 * 1024 * 1024 * 1024,
   defaultMaxRows: 50_000_000,
   uploadsPerMinute: 5,
@@ -22,34 +22,34 @@ export const CSV_LIMITS = {
   editPreviewFetchLimit: 100,
 } as const;
 
-/** The confidence threshold of spec/02 §5 ("Below 70% confidence the user gets a notice"). */
+/** Below this date-format confidence (70 %) the user gets a notice. */
 export const DATE_CONFIDENCE_THRESHOLD = CSV_LIMITS.dateConfidenceThreshold;
 
 export const CSV_MESSAGES = {
-  // File checks (spec/02 §5 "CSV file").
+  // File checks.
   invalidExtension: 'File must have a .csv extension',
   invalidType: 'Invalid file type. Please select a CSV file.',
   fileEmpty: 'File is empty',
-  // Content checks (spec/02 §5 "CSV content").
+  // Content checks.
   contentEmpty: 'File content is empty',
   headerRequired: 'CSV file must contain a header row',
   maliciousContent: 'File contains potentially malicious content',
   uploadRateLimited: 'Too many upload attempts. Please wait before trying again. (Max 5 uploads per minute)',
-  // Unit operation submit (spec/02 §5).
+  // Unit operation submit.
   requiredFields: 'Please fill in all required fields.',
   timestampColumnRequired:
     'Please select a timestamp column from your CSV data. This is required to create the unit operation.',
   noInstrumentColumns: 'No instrument columns selected. Please select at least one instrument column.',
   noValidData:
     'No valid data found in CSV within the specified time range. Please check your data format and time range.',
-  // Error catalogue (spec/02 §8).
+  // Failure texts of the dialog.
   parseFailed: 'Failed to parse CSV file. Please check the format and ensure it contains valid CSV data.',
   uploadFailedFallback: 'Failed to upload CSV file. You can try uploading it manually.',
   completeInstrumentSetupFirst: 'Complete Instrument Setup First',
   wizardCancelled: 'Wizard cancelled by user',
 } as const;
 
-/** Toast titles of spec/02 §8 for the unit-operation dialog's CSV flow. */
+/** Toast titles for the unit-operation dialog's CSV flow. */
 export const CSV_TOAST_TITLES = {
   validationError: 'Validation Error',
   csvValidationError: 'CSV Validation Error',
@@ -65,7 +65,7 @@ export const CSV_TOAST_TITLES = {
 
 const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
 
-/** 5242880 -> '5MB', 2147483648 -> '2GB', 1572864 -> '1.5MB' (binary multiples, as the spec's 5MB). */
+/** 5242880 -> '5MB', 2147483648 -> '2GB', 1572864 -> '1.5MB' (binary multiples, as in the old 5MB limit). */
 export function formatByteSize(bytes: number): string {
   let value = bytes;
   let unit = 0;
@@ -91,7 +91,7 @@ export function missingInstrumentsMessage(columns: readonly string[]): string {
   return `Cannot upload CSV: Please create instruments for these columns first: ${columns.join(', ')}`;
 }
 
-/** One column's part of the non-numeric listing (spec/02 §5: up to 5 distinct bad values and 'and N more'). */
+/** One column's part of the non-numeric listing (up to 5 distinct bad values and 'and N more'). */
 export function nonNumericColumnMessage(column: string, badValues: readonly string[], moreCount: number): string {
   const listed = badValues.map((value) => (value.length > 50 ? `${value.slice(0, 50)}...` : value)).join(', ');
   return `Column '${column}' has non-numeric values: ${listed}${moreCount > 0 ? ` and ${moreCount} more` : ''}`;
@@ -109,7 +109,7 @@ export function lowDateConfidenceMessage(confidence: number): string {
   return `Date format detected with low confidence (${Math.round(confidence * 100)}%). Please check that the timestamps are read correctly.`;
 }
 
-/** The 'CSV Upload Success' toast text (spec/02 §8: replaced N instruments with M points and saved aliases). */
+/** The 'CSV Upload Success' toast text (replaced N instruments with M points and saved aliases). */
 export function uploadSuccessMessage(instrumentCount: number, pointCount: number): string {
   return `Replaced ${instrumentCount.toLocaleString('en-US')} instrument(s) with ${pointCount.toLocaleString('en-US')} points and saved aliases.`;
 }

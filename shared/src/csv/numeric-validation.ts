@@ -1,5 +1,5 @@
 /**
- * The non-numeric listing of spec/02 §5: a selected instrument column with non-numeric values fails
+ * The non-numeric listing: a selected instrument column with non-numeric values fails
  * the upload, naming up to 5 distinct bad values per column and 'and N more'.
  */
 import { CSV_LIMITS, nonNumericValuesMessage } from './messages.ts';

@@ -1,5 +1,5 @@
 /**
- * Numeric cells (spec/02 §5): integers, decimals, scientific notation and, when the delimiter is not a
+ * Numeric cells: integers, decimals, scientific notation and, when the delimiter is not a
  * comma, a decimal comma ('3,14'); surrounding spaces are ignored. An empty cell (or an empty quoted
  * "" as DASware writes for values that did not change) is a missing value, not an error.
  *

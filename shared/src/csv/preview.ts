@@ -11,7 +11,7 @@ import { sanitizeHeaders } from './headers.ts';
 import { findDataSection } from './sections.ts';
 
 export interface CsvPreviewOptions {
-  /** Data rows to return (default 10, the spec's preview size). */
+  /** Data rows to return (default 10, the dialog's preview size). */
   maxRows?: number;
   /** The text is a cut prefix of a larger file: its last, possibly cut, record is ignored. */
   partial?: boolean;

@@ -1,4 +1,4 @@
-/** Rows padded or truncated to the header width (spec/02 §5). */
+/** Rows padded or truncated to the header width. */
 
 /** Pads with '' (a missing value) or truncates, in place for speed; returns the same array. */
 export function fitRowToWidth(row: string[], width: number): string[] {

@@ -49,7 +49,7 @@ describe('CsvStreamReader', () => {
     expect(rows).toEqual([['1,5', '2']]);
   });
 
-  it('fails with the spec messages for empty content, a missing header, malicious content and too many rows', () => {
+  it('fails with the fixed messages for empty content, a missing header, malicious content and too many rows', () => {
     expect(failureOf(() => readAll(encode(''), 10))).toBe('File content is empty');
     expect(failureOf(() => readAll(encode('\r\n  \n'), 10))).toBe('File content is empty');
     expect(failureOf(() => readAll(encode(';;;\n1;2;3;4'), 10))).toBe('CSV file must contain a header row');

@@ -2,7 +2,7 @@
  * The whole streaming read of an uploaded file for the ingest-worker, built from the single-job
  * modules: bytes -> text (UTF-8/Latin-1), malicious-content scan, delimiter detection on the first
  * part, rows, the data table of a multi-section file, the header (sanitised, unique), rows fitted to
- * the header width, and the row limit. Content rule failures throw CsvContentError with the spec's
+ * the header width, and the row limit. Content rule failures throw CsvContentError with the fixed
  * message, so the job can fail with it as it is.
  */
 import { CSV_LIMITS, CSV_MESSAGES, tooManyRowsMessage } from './messages.ts';
@@ -14,7 +14,7 @@ import { DataSectionFilter, DEFAULT_DATA_SECTION_PATTERN, isMultiSectionCsv } fr
 import { sanitizeHeaders } from './headers.ts';
 import { fitRowToWidth } from './row-shape.ts';
 
-/** A CSV content rule failed; `message` is the spec's text for it. */
+/** A CSV content rule failed; `message` is the user-facing text for it. */
 export class CsvContentError extends Error {
   constructor(message: string) {
     super(message);

@@ -1,8 +1,8 @@
 /**
- * Timestamp columns (spec/02 §5): pure numbers are spreadsheet serial dates (Excel's 1900 system,
+ * Timestamp columns: pure numbers are spreadsheet serial dates (Excel's 1900 system,
  * valid 1900-2100); other values go through format detection over up to 20 samples (ISO with T or a
  * space, the L-prefixed ISO form, and slash/dash/dot day-month forms with the order inferred), with a
- * confidence figure. Beyond the spec: elapsed time since the start (Chi.Bio `exp_time` in seconds,
+ * confidence figure. Also: elapsed time since the start (Chi.Bio `exp_time` in seconds,
  * DASware `Duration` in days) is recognised as a suggestion, and zone-less timestamps can be read in
  * the instrument's time zone.
  */

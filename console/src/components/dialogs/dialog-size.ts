@@ -1,4 +1,4 @@
-/** Dialog sizes sm..7xl (spec/01 §2 Generic modal dialogs), never wider than 720px nor taller than 90vh. */
+/** Dialog sizes sm..7xl, never wider than 720px nor taller than 90vh. */
 export const DIALOG_MAX_WIDTH_PX = 720;
 export const DIALOG_MAX_HEIGHT = '90vh';
 

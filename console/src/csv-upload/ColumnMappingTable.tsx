@@ -1,0 +1,95 @@
+/**
+ * The preview table of the CSV section, where the columns are mapped: each header selects its column,
+ * assigns it (timestamp, a new instrument or an existing one) and, for value columns, turns on filling
+ * gaps; the body shows the first rows with long cells cut.
+ */
+import { Checkbox, HTMLSelect, HTMLTable, Tag } from '@blueprintjs/core';
+import { truncatePreviewCell } from '@bioprocess/shared/csv/index';
+import type { Instrument } from '../entities/types.ts';
+import { assignColumn, setSelected, type ColumnAssignment, type ColumnState } from './column-mapping.ts';
+
+export const PREVIEW_TABLE_ROWS = 10;
+
+export interface ColumnMappingTableProps {
+  columns: readonly ColumnState[];
+  rows: readonly (readonly string[])[];
+  /** The equipment's instruments a column may be assigned to. */
+  instruments: readonly Instrument[];
+  /** The long-format key column, which never fills gaps. */
+  keyColumn: string;
+  fillForward: ReadonlySet<string>;
+  onColumnsChange: (update: (columns: ColumnState[]) => ColumnState[]) => void;
+  onFillForwardChange: (column: string, fill: boolean) => void;
+}
+
+export function ColumnMappingTable({
+  columns, rows, instruments, keyColumn, fillForward, onColumnsChange, onFillForwardChange,
+}: ColumnMappingTableProps) {
+  return (
+    <div className="csv-preview-scroll">
+      <HTMLTable compact bordered striped className="csv-preview-table" data-testid="csv-preview">
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column.name} className={column.selected ? 'csv-col-selected' : undefined}>
+                <Checkbox className="csv-col-check" checked={column.selected} label={column.name} title={column.name}
+                  onChange={(event) => {
+                    const checked = event.currentTarget.checked;
+                    onColumnsChange((cols) => setSelected(cols, column.name, checked));
+                  }} />
+                <HTMLSelect className="csv-col-assign" aria-label={`Assignment of ${column.name}`} disabled={!column.selected}
+                  value={assignmentValue(column.assignment)} fill
+                  onChange={(event) => {
+                    const assignment = parseAssignment(event.target.value);
+                    onColumnsChange((cols) => assignColumn(cols, column.name, assignment));
+                  }}>
+                  <option value="empty">Choose...</option>
+                  <option value="timestamp">Timestamp</option>
+                  <option value="new">New instrument</option>
+                  {instruments.length > 0 && (
+                    <optgroup label="Existing instruments">
+                      {instruments.map((i) => <option key={i.id} value={`existing:${i.id}`}>{i.name}{i.unit ? ` [${i.unit}]` : ''}</option>)}
+                    </optgroup>
+                  )}
+                </HTMLSelect>
+                <AssignmentTag column={column} />
+                {column.selected && column.assignment.kind !== 'timestamp' && column.name !== keyColumn && (
+                  <Checkbox className="csv-col-fill" checked={fillForward.has(column.name)} label="Fill gaps"
+                    title="Deadband exports: an empty cell repeats the column's last value"
+                    onChange={(event) => onFillForwardChange(column.name, event.currentTarget.checked)} />
+                )}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.slice(0, PREVIEW_TABLE_ROWS).map((row, rowIndex) => (
+            <tr key={rowIndex}>
+              {row.map((cell, cellIndex) => <td key={cellIndex} title={cell}>{truncatePreviewCell(cell)}</td>)}
+            </tr>
+          ))}
+        </tbody>
+      </HTMLTable>
+    </div>
+  );
+}
+
+function assignmentValue(assignment: ColumnAssignment): string {
+  return assignment.kind === 'existing' ? `existing:${assignment.instrumentId}` : assignment.kind;
+}
+
+function parseAssignment(value: string): ColumnAssignment {
+  if (value.startsWith('existing:')) return { kind: 'existing', instrumentId: Number(value.slice('existing:'.length)) };
+  if (value === 'timestamp' || value === 'new') return { kind: value };
+  return { kind: 'empty' };
+}
+
+function AssignmentTag({ column }: { column: ColumnState }) {
+  if (!column.selected) return <Tag minimal className="csv-col-tag">not imported</Tag>;
+  switch (column.assignment.kind) {
+    case 'timestamp': return <Tag minimal intent="primary" icon="time" className="csv-col-tag">timestamp</Tag>;
+    case 'existing': return <Tag minimal intent="success" icon="tick" className="csv-col-tag">instrument</Tag>;
+    case 'new': return <Tag minimal intent="warning" icon="wrench" className="csv-col-tag">set up</Tag>;
+    default: return <Tag minimal intent="danger" className="csv-col-tag">unassigned</Tag>;
+  }
+}
