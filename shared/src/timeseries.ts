@@ -63,7 +63,7 @@ export function parseBucket(expression: string): number | null {
 }
 
 /** A time the store can hold: a huge epoch number is as invalid as a malformed date. */
-const isoOrEpoch = z
+export const isoOrEpoch = z
   .string()
   .min(1)
   .max(100, 'Invalid date format.')
