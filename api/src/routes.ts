@@ -12,6 +12,7 @@ import { identityRoutes } from './auth/identity-routes.ts';
 import { timeSeriesRoutes } from './timeseries/routes.ts';
 import { ingestJobRoutes } from './ingest-jobs/routes.ts';
 import { derivedParameterRoutes } from './derived/routes.ts';
+import { exportRoutes } from './exports/routes.ts';
 
 export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(healthRoutes, deps);
@@ -25,4 +26,5 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(timeSeriesRoutes, deps);
   await app.register(ingestJobRoutes, deps);
   await app.register(derivedParameterRoutes, deps);
+  await app.register(exportRoutes, deps);
 }

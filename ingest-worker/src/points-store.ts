@@ -1,6 +1,6 @@
 /**
  * ClickHouse writes of the ingest-worker: point inserts as streams (RowBinary from bulk posts, TSV from
- * CSV staging and older apis), range tombstones, and per-minute rollup recomputation.
+ * jobs of older apis), range tombstones, and per-minute rollup recomputation.
  */
 import { Readable } from 'node:stream';
 import type { MinuteFigure } from '@bioprocess/shared/minute-figures';

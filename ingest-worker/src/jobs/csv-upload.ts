@@ -3,7 +3,7 @@
  *
  * One pass reads the file as a stream: every row is checked (malicious content, header, timestamp
  * format, non-numeric columns, row limit) and its points are written to the job's private staging
- * table (staging-table.ts) in bounded TSV batches, with a resume point (byte offset, row index and the
+ * table (staging-table.ts) in bounded RowBinary batches, with a resume point (byte offset, row index and the
  * counters so far) committed after each durable insert. Once the whole file passed, a replacing upload
  * writes its tombstones (a version just below its own points) and the staged partitions are attached
  * to `points` in one step; a rejected file only drops its staging table, so it changes nothing.

@@ -107,6 +107,9 @@ export const apiEnvSchema = baseEnvSchema.extend({
   BULK_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
   // At most this much of that budget held by one organisation (default: half of it).
   BULK_BYTES_PER_ORGANIZATION: positiveInt.optional(),
+  // Points a time-series export streams in one answer; a larger request is refused with the count, so a
+  // download never runs for hours holding a connection (narrow the range or downsample instead).
+  EXPORT_STREAM_MAX_POINTS: positiveInt.default(5_000_000),
   // The audit relay's sleep between passes when no notification wakes it (a safety net: commits notify).
   AUDIT_RELAY_POLL_MS: z.coerce.number().int().min(10).default(1_000),
   // Longest wait before an audit event still in the outbox is handed to the queue again (the queue

@@ -1,0 +1,104 @@
+/**
+ * The CSV formats of a time-series export, as generators of text chunks (pulled by the response
+ * stream, so they run only as fast as the client reads). Every text cell goes through the product's
+ * neutralising CSV writer; numbers stay numbers.
+ *
+ * - long: one row per reading: timestamp, elapsed_s, instrument, instrument_id, unit, value (or avg,
+ *   min, max when downsampled);
+ * - wide: one row per timestamp, one column per instrument titled `name [unit]` (three when
+ *   downsampled), empty where an instrument has no reading at that time; elapsed_s optional.
+ */
+import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import { CSV_LONG_BUCKET_COLUMNS, CSV_LONG_COLUMNS } from '@bioprocess/shared/exports';
+import { csvCell, csvRow } from '@bioprocess/shared/csv/write';
+import { elapsedText, IsoTimestamps, valueText } from './cells.ts';
+import { sectionLines } from './point-source.ts';
+import type { ExportScope } from './scope.ts';
+
+/** Text handed to the response at once: large enough to amortise the stream, small enough to bound memory. */
+const CHUNK_CHARS = 256 * 1024;
+
+export interface ExportTally {
+  rows: number;
+}
+
+export interface SeriesExportInput {
+  clickhouse: ClickHouseClient;
+  organizationId: number;
+  scope: ExportScope;
+  bucketMs: number | null;
+  tally: ExportTally;
+}
+
+export async function* csvLong(input: SeriesExportInput): AsyncGenerator<string> {
+  const bucketed = input.bucketMs !== null;
+  yield csvRow(bucketed ? CSV_LONG_BUCKET_COLUMNS : CSV_LONG_COLUMNS);
+  const stamps = new IsoTimestamps();
+  for (const section of input.scope.sections) {
+    const middles = new Map(section.instruments.map((instrument) =>
+      [String(instrument.id), `,${csvCell(instrument.name)},${instrument.id},${csvCell(instrument.unit)},`]));
+    let out = '';
+    for await (const lines of sectionLines(input.clickhouse, input.organizationId, section, input.bucketMs)) {
+      for (const line of lines) {
+        const fields = line.split('\t');
+        const ms = Number(fields[0]);
+        out += `${stamps.format(ms)},${elapsedText(ms, section.originMs)}${middles.get(fields[1]!)}${valueText(fields[2]!)}`;
+        out += bucketed ? `,${valueText(fields[3]!)},${valueText(fields[4]!)}\r\n` : '\r\n';
+      }
+      input.tally.rows += lines.length;
+      if (out.length >= CHUNK_CHARS) {
+        yield out;
+        out = '';
+      }
+    }
+    if (out.length > 0) yield out;
+  }
+}
+
+/** Column titles of the wide layout (CSV wide and the XLSX sheets). */
+export function wideTitles(titles: readonly string[], bucketed: boolean): string[] {
+  return bucketed ? titles.flatMap((title) => [`${title} avg`, `${title} min`, `${title} max`]) : [...titles];
+}
+
+export async function* csvWide(input: SeriesExportInput, withElapsed: boolean): AsyncGenerator<string> {
+  const bucketed = input.bucketMs !== null;
+  const perInstrument = bucketed ? 3 : 1;
+  const instruments = input.scope.instruments;
+  yield csvRow(['timestamp', ...(withElapsed ? ['elapsed_s'] : []), ...wideTitles(instruments.map((instrument) => instrument.title), bucketed)]);
+  const columnOf = new Map(instruments.map((instrument, index) => [String(instrument.id), index * perInstrument]));
+  const width = instruments.length * perInstrument;
+  const stamps = new IsoTimestamps();
+  for (const section of input.scope.sections) {
+    let out = '';
+    let current: string | null = null;
+    let cells: string[] = [];
+    const flush = () => {
+      if (current === null) return;
+      const ms = Number(current);
+      out += `${stamps.format(ms)}${withElapsed ? `,${elapsedText(ms, section.originMs)}` : ''},${cells.join(',')}\r\n`;
+      input.tally.rows += 1;
+    };
+    for await (const lines of sectionLines(input.clickhouse, input.organizationId, section, input.bucketMs)) {
+      for (const line of lines) {
+        const fields = line.split('\t');
+        if (fields[0] !== current) {
+          flush();
+          current = fields[0]!;
+          cells = new Array<string>(width).fill('');
+        }
+        const column = columnOf.get(fields[1]!)!;
+        cells[column] = valueText(fields[2]!);
+        if (bucketed) {
+          cells[column + 1] = valueText(fields[3]!);
+          cells[column + 2] = valueText(fields[4]!);
+        }
+      }
+      if (out.length >= CHUNK_CHARS) {
+        yield out;
+        out = '';
+      }
+    }
+    flush();
+    if (out.length > 0) yield out;
+  }
+}

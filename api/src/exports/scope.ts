@@ -1,0 +1,124 @@
+/**
+ * What a time-series export covers, resolved in PostgreSQL and always scoped by organisation: one
+ * section per unit operation (its equipment's instruments within its window, clamped to the requested
+ * range), or one section for a selection of instruments over a range. A foreign or unknown id is 404.
+ */
+import type { Pool } from '@bioprocess/shared/server/postgres';
+import { instrumentColumnTitle, type TimeSeriesExportQuery } from '@bioprocess/shared/exports';
+import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@bioprocess/shared/timeseries';
+import { notFound } from '../platform/http-error.ts';
+
+export interface ExportInstrument {
+  id: number;
+  name: string;
+  unit: string | null;
+  /** `name [unit]`, made unique within the export as the CSV upload names repeated headers. */
+  title: string;
+}
+
+export interface ExportSection {
+  unitOperation: { id: number; type: string; runId: number; runName: string } | null;
+  instruments: ExportInstrument[];
+  startMs: number;
+  endMs: number;
+  /** What `elapsed_s` counts from: the unit operation's start, else the start of the range. */
+  originMs: number;
+}
+
+export interface ExportScope {
+  resourceType: 'unit_operation' | 'run' | 'instrument';
+  resourceId: number | null;
+  sections: ExportSection[];
+  instruments: ExportInstrument[];
+}
+
+interface UnitOperationRow {
+  id: number;
+  type: string;
+  equipment_id: number | null;
+  start_time: Date | null;
+  end_time: Date | null;
+  run_id: number;
+  run_name: string;
+}
+
+const UNIT_OPERATION_SELECT = `SELECT uo.id, uo.type, uo.equipment_id, uo.start_time, uo.end_time, r.id AS run_id, r.name AS run_name
+  FROM unit_operations uo JOIN runs r ON r.id = uo.run_id`;
+
+function withUniqueTitles(instruments: Array<Omit<ExportInstrument, 'title'>>): ExportInstrument[] {
+  const seen = new Map<string, number>();
+  return instruments.map((instrument) => {
+    const base = instrumentColumnTitle(instrument.name, instrument.unit);
+    const count = (seen.get(base.toLowerCase()) ?? 0) + 1;
+    seen.set(base.toLowerCase(), count);
+    return { ...instrument, title: count === 1 ? base : `${base} (${count})` };
+  });
+}
+
+export async function resolveExportScope(pool: Pool, organizationId: number, query: TimeSeriesExportQuery, nowMs: number): Promise<ExportScope> {
+  const requestedStart = query.start_time === undefined ? null : parseTimestampInput(query.start_time);
+  const requestedEnd = query.end_time === undefined ? null : parseTimestampInput(query.end_time);
+  let filter: Set<number> | null = null;
+  if (query.instrument_ids !== undefined) {
+    const { rows } = await pool.query<{ id: number }>(
+      'SELECT id FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[])', [organizationId, query.instrument_ids]);
+    if (rows.length !== query.instrument_ids.length) throw notFound('Instrument not found');
+    filter = new Set(rows.map((row) => Number(row.id)));
+  }
+
+  if (query.unit_operation_id === undefined && query.run_id === undefined) {
+    const { rows } = await pool.query<{ id: number; name: string; unit: string | null }>(
+      'SELECT id, name, unit FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[]) ORDER BY id', [organizationId, [...filter!]]);
+    const instruments = withUniqueTitles(rows.map((row) => ({ id: Number(row.id), name: row.name, unit: row.unit })));
+    const startMs = requestedStart ?? MIN_TIMESTAMP_MS;
+    const section: ExportSection = { unitOperation: null, instruments, startMs, endMs: requestedEnd ?? MAX_TIMESTAMP_MS, originMs: startMs };
+    return { resourceType: 'instrument', resourceId: null, sections: [section], instruments };
+  }
+
+  let unitOperations: UnitOperationRow[];
+  if (query.unit_operation_id !== undefined) {
+    const { rows } = await pool.query<UnitOperationRow>(`${UNIT_OPERATION_SELECT} WHERE uo.id = $1 AND uo.organization_id = $2`, [query.unit_operation_id, organizationId]);
+    if (rows.length === 0) throw notFound('Unit operation not found');
+    unitOperations = rows;
+  } else {
+    const run = await pool.query('SELECT 1 FROM runs WHERE id = $1 AND organization_id = $2', [query.run_id, organizationId]);
+    if (!run.rowCount) throw notFound('Run not found');
+    ({ rows: unitOperations } = await pool.query<UnitOperationRow>(
+      `${UNIT_OPERATION_SELECT} WHERE uo.run_id = $1 AND uo.organization_id = $2 ORDER BY uo.start_time NULLS LAST, uo.id`, [query.run_id, organizationId]));
+  }
+
+  const equipmentIds = [...new Set(unitOperations.flatMap((row) => (row.equipment_id === null ? [] : [Number(row.equipment_id)])))];
+  const { rows: instrumentRows } = await pool.query<{ id: number; name: string; unit: string | null; equipment_id: number }>(
+    'SELECT id, name, unit, equipment_id FROM instruments WHERE organization_id = $1 AND equipment_id = ANY($2::bigint[]) ORDER BY id',
+    [organizationId, equipmentIds]);
+  const instruments = withUniqueTitles(instrumentRows
+    .filter((row) => filter === null || filter.has(Number(row.id)))
+    .map((row) => ({ id: Number(row.id), name: row.name, unit: row.unit })));
+  const byId = new Map(instruments.map((instrument) => [instrument.id, instrument]));
+
+  const sections: ExportSection[] = [];
+  for (const row of unitOperations) {
+    // Without a start a unit operation owns no readings.
+    if (row.start_time === null) continue;
+    const windowStart = row.start_time.getTime();
+    const windowEnd = row.end_time?.getTime() ?? nowMs;
+    const startMs = Math.max(windowStart, requestedStart ?? windowStart);
+    const endMs = Math.min(windowEnd, requestedEnd ?? windowEnd);
+    const own = instrumentRows
+      .filter((instrument) => Number(instrument.equipment_id) === Number(row.equipment_id) && byId.has(Number(instrument.id)))
+      .map((instrument) => byId.get(Number(instrument.id))!);
+    sections.push({
+      unitOperation: { id: Number(row.id), type: row.type, runId: Number(row.run_id), runName: row.run_name },
+      instruments: own,
+      startMs,
+      endMs,
+      originMs: windowStart,
+    });
+  }
+  return {
+    resourceType: query.unit_operation_id !== undefined ? 'unit_operation' : 'run',
+    resourceId: query.unit_operation_id ?? query.run_id ?? null,
+    sections,
+    instruments,
+  };
+}
