@@ -7,9 +7,11 @@
  *     also, for information, many clients posting small batches (the worker writes them together);
  *   - CSV upload end to end, 1M rows x 10 columns: >= 0.6 x baseline;
  *   - peak RSS (VmHWM) of the api and the ingest-worker processes during a 1 GiB CSV upload: < 300 MB;
- *   - p95 of 50 downsampled reads (<= 2,000 points) of one instrument holding 10M points: < 100 ms.
- *   - p95 of a derived parameter (OUR, three inputs) over 14 days of 1 Hz readings, 2,000 values: < 300 ms.
- * BENCH_SCALE multiplies every size (default 1); BENCH_STEPS picks steps (default bulk,csv,read,derived,memory);
+ *   - p95 of 50 downsampled reads (<= 2,000 points) of one instrument holding 10M points: < 100 ms;
+ *   - p95 of a derived parameter (OUR, three inputs) over 14 days of 1 Hz readings, 2,000 values: < 300 ms;
+ *   - a time-series export of 10M points (10 instruments) as CSV long in one streamed request:
+ *     >= 1M points/s, and the api's peak RSS (fresh process) < 300 MB.
+ * BENCH_SCALE multiplies every size (default 1); BENCH_STEPS picks steps (default bulk,csv,read,derived,memory,export);
  * BENCH_PROFILE=<dir> writes V8 CPU profiles of the api and the ingest-worker there (open them in
  * Chrome DevTools) to see what limits a figure.
  */
@@ -47,8 +49,10 @@ const CSV_COLUMNS = 10;
 const BIG_CSV_BYTES = scaled(1024 ** 3);
 const READ_POINTS = scaled(10_000_000);
 const READ_REQUESTS = 50;
+const EXPORT_POINTS = scaled(10_000_000);
+const EXPORT_INSTRUMENTS = 10;
 const PORT = Number(process.env.BENCH_PORT ?? 8390);
-const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,csv,read,derived,memory').split(',').map((step) => step.trim()));
+const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,csv,read,derived,memory,export').split(',').map((step) => step.trim()));
 const T0 = Date.UTC(2024, 0, 1);
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -80,6 +84,8 @@ const env: NodeJS.ProcessEnv = {
   UPLOAD_RATE_LIMIT_PER_MINUTE: '1000',
   CONSOLE_DIST: path.join(workDir, 'no-console'),
   WORKER_CONCURRENCY: '2',
+  // The export step streams more than the default limit of one download in a single request.
+  EXPORT_STREAM_MAX_POINTS: String(2 * EXPORT_POINTS),
 };
 const config = parseEnv(baseEnvSchema, env);
 const base = `http://127.0.0.1:${PORT}`;
@@ -299,6 +305,40 @@ function uploadCsv(plant: BenchPlant, file: string, instrumentIds: number[]): Pr
   });
 }
 
+/** EXPORT_POINTS points spread over instruments, one per second each, with their rollups. */
+async function seedExportSeries(clickhouse: ReturnType<typeof createClickHouse>, pool: pg.Pool, plant: BenchPlant, instrumentIds: number[]): Promise<number> {
+  const { rows } = await pool.query<{ v: string }>("SELECT nextval('time_series_version_seq')::text AS v");
+  const versionSeq = Number(rows[0]!.v);
+  const perInstrument = Math.ceil(EXPORT_POINTS / instrumentIds.length);
+  await clickhouse.command({
+    query: `INSERT INTO points (organization_id, instrument_id, ts, value, version, is_deleted)
+      SELECT ${plant.organizationId}, [${instrumentIds.join(',')}][(number % ${instrumentIds.length}) + 1],
+             ${T0} + toInt64(intDiv(number, ${instrumentIds.length})) * 1000, sin(number / 3600) * 10 + 37,
+             toUInt64('${versionSeq}0000000000') + number + 1, 0
+        FROM system.numbers LIMIT ${EXPORT_POINTS}`,
+  });
+  const endMs = T0 + (perInstrument - 1) * 1000;
+  await recomputeRollups(clickhouse, pool, { organizationId: plant.organizationId, instrumentIds, startMs: T0, endMs },
+    { fromVersion: pointVersion(versionSeq, 0), toVersion: `${versionSeq + 1}0000000000` });
+  return endMs;
+}
+
+/** One streamed export request: bytes and CSV lines received, read as fast as the client can. */
+async function streamedExport(url: string, token: string): Promise<{ status: number; bytes: number; lines: number }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers: { authorization: `Bearer ${token}` } }, (response) => {
+      let bytes = 0;
+      let lines = 0;
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, index + 1)) lines += 1;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, bytes, lines }));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
 async function seedReadSeries(clickhouse: ReturnType<typeof createClickHouse>, pool: pg.Pool, plant: BenchPlant, instrumentId: number): Promise<void> {
   const { rows } = await pool.query<{ v: string }>("SELECT nextval('time_series_version_seq')::text AS v");
   const versionSeq = Number(rows[0]!.v);
@@ -348,7 +388,7 @@ async function main(): Promise<void> {
   const clickhouse = createClickHouse(config.CLICKHOUSE_URL, config.CLICKHOUSE_DATABASE);
   let stack: Stack | null = null;
   try {
-    const plant = await seedPlant(pool, 32);
+    const plant = await seedPlant(pool, 32 + EXPORT_INSTRUMENTS);
     // The baseline runs before the api and worker start, so nothing else competes for the 2 cores.
     log(`baseline: ${BULK_POINTS} points as a TSV stream straight into ClickHouse`);
     const baseline = await baselineInsert(clickhouse);
@@ -414,6 +454,29 @@ async function main(): Promise<void> {
       rmSync(bigFile, { force: true });
       report({ name: 'peak_rss_api_1gib_csv', value: Math.round(peakApi), unit: 'MB', baseline: Math.round(idleApi.rssMb), ratio: round(peakApi / idleApi.rssMb), target: '< 300 MB', pass: peakApi < 300 });
       report({ name: 'peak_rss_ingest_worker_1gib_csv', value: Math.round(peakWorker), unit: 'MB', baseline: Math.round(idleWorker.rssMb), ratio: round(peakWorker / idleWorker.rssMb), target: '< 300 MB', pass: peakWorker < 300 });
+    }
+    if (STEPS.has('export')) {
+      const instruments = plant.instrumentIds.slice(32, 32 + EXPORT_INSTRUMENTS);
+      log(`export: ${EXPORT_POINTS} points of ${instruments.length} instruments as CSV long in one streamed request`);
+      const endMs = await seedExportSeries(clickhouse, pool, plant, instruments);
+      await waitForMerges(clickhouse);
+      // A fresh api, so its peak resident set is this export's.
+      await stopStack(stack);
+      stack = startStack();
+      await waitHealthy();
+      const idleApi = memoryOf(stack.api.pid!);
+      const cpu = cpuMeter(stack);
+      const started = performance.now();
+      const result = await streamedExport(
+        `${base}/api/v1/exports/time-series?instrument_ids=${instruments.join(',')}&start_time=${T0}&end_time=${endMs}&format=csv-long`, plant.token);
+      const seconds = (performance.now() - started) / 1000;
+      log(`export: ${result.lines - 1} rows, ${Math.round(result.bytes / 2 ** 20)} MiB in ${seconds.toFixed(1)} s; CPU time ${cpu()}`);
+      if (result.status !== 200) throw new Error(`export answered ${result.status}`);
+      if (result.lines - 1 !== EXPORT_POINTS) throw new Error(`export held ${result.lines - 1} rows, not ${EXPORT_POINTS}`);
+      const rate = EXPORT_POINTS / seconds;
+      const peakApi = memoryOf(stack.api.pid!).peakMb;
+      report({ name: 'export_csv_long_10m_points', value: Math.round(rate), unit: 'points/s', baseline: null, ratio: null, target: '>= 1000000 points/s', pass: rate >= 1_000_000 });
+      report({ name: 'peak_rss_api_export_10m_points', value: Math.round(peakApi), unit: 'MB', baseline: Math.round(idleApi.rssMb), ratio: round(peakApi / idleApi.rssMb), target: '< 300 MB', pass: peakApi < 300 });
     }
   } finally {
     if (stack) await stopStack(stack);

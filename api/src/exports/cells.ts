@@ -20,18 +20,14 @@ export class IsoTimestamps {
   }
 }
 
-/** A ClickHouse TabSeparated Float64 (`\N` for NULL) as the shortest round-trip text; empty when missing. */
-export function valueText(text: string): string {
-  if (text === '\\N') return '';
-  const value = Number(text);
-  return Number.isFinite(value) ? String(value) : '';
+/** A value as its shortest round-trip text; empty when missing (NaN). */
+export function valueText(value: number): string {
+  return value === value ? String(value) : '';
 }
 
-/** A ClickHouse TabSeparated Float64 as a number, or null. */
-export function valueNumber(text: string): number | null {
-  if (text === '\\N') return null;
-  const value = Number(text);
-  return Number.isFinite(value) ? value : null;
+/** A value for a spreadsheet cell: null when missing (NaN). */
+export function valueOrNull(value: number): number | null {
+  return value === value ? value : null;
 }
 
 /** Seconds between two instants, as a number text. */

@@ -12,7 +12,7 @@ import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { CSV_LONG_BUCKET_COLUMNS, CSV_LONG_COLUMNS } from '@bioprocess/shared/exports';
 import { csvCell, csvRow } from '@bioprocess/shared/csv/write';
 import { elapsedText, IsoTimestamps, valueText } from './cells.ts';
-import { sectionLines } from './point-source.ts';
+import { sectionBatches } from './point-source.ts';
 import type { ExportScope } from './scope.ts';
 
 /** Text handed to the response at once: large enough to amortise the stream, small enough to bound memory. */
@@ -36,16 +36,16 @@ export async function* csvLong(input: SeriesExportInput): AsyncGenerator<string>
   const stamps = new IsoTimestamps();
   for (const section of input.scope.sections) {
     const middles = new Map(section.instruments.map((instrument) =>
-      [String(instrument.id), `,${csvCell(instrument.name)},${instrument.id},${csvCell(instrument.unit)},`]));
+      [instrument.id, `,${csvCell(instrument.name)},${instrument.id},${csvCell(instrument.unit)},`]));
     let out = '';
-    for await (const lines of sectionLines(input.clickhouse, input.organizationId, section, input.bucketMs)) {
-      for (const line of lines) {
-        const fields = line.split('\t');
-        const ms = Number(fields[0]);
-        out += `${stamps.format(ms)},${elapsedText(ms, section.originMs)}${middles.get(fields[1]!)}${valueText(fields[2]!)}`;
-        out += bucketed ? `,${valueText(fields[3]!)},${valueText(fields[4]!)}\r\n` : '\r\n';
+    for await (const batch of sectionBatches(input.clickhouse, input.organizationId, section, input.bucketMs)) {
+      const { ts, instrument, value, min, max } = batch;
+      for (let index = 0; index < batch.count; index += 1) {
+        const ms = ts[index]!;
+        out += `${stamps.format(ms)},${elapsedText(ms, section.originMs)}${middles.get(instrument[index]!)}${valueText(value[index]!)}`;
+        out += bucketed ? `,${valueText(min![index]!)},${valueText(max![index]!)}\r\n` : '\r\n';
       }
-      input.tally.rows += lines.length;
+      input.tally.rows += batch.count;
       if (out.length >= CHUNK_CHARS) {
         yield out;
         out = '';
@@ -65,32 +65,31 @@ export async function* csvWide(input: SeriesExportInput, withElapsed: boolean): 
   const perInstrument = bucketed ? 3 : 1;
   const instruments = input.scope.instruments;
   yield csvRow(['timestamp', ...(withElapsed ? ['elapsed_s'] : []), ...wideTitles(instruments.map((instrument) => instrument.title), bucketed)]);
-  const columnOf = new Map(instruments.map((instrument, index) => [String(instrument.id), index * perInstrument]));
+  const columnOf = new Map(instruments.map((instrument, index) => [instrument.id, index * perInstrument]));
   const width = instruments.length * perInstrument;
   const stamps = new IsoTimestamps();
   for (const section of input.scope.sections) {
     let out = '';
-    let current: string | null = null;
+    let current = Number.NaN;
     let cells: string[] = [];
     const flush = () => {
-      if (current === null) return;
-      const ms = Number(current);
-      out += `${stamps.format(ms)}${withElapsed ? `,${elapsedText(ms, section.originMs)}` : ''},${cells.join(',')}\r\n`;
+      if (current !== current) return;
+      out += `${stamps.format(current)}${withElapsed ? `,${elapsedText(current, section.originMs)}` : ''},${cells.join(',')}\r\n`;
       input.tally.rows += 1;
     };
-    for await (const lines of sectionLines(input.clickhouse, input.organizationId, section, input.bucketMs)) {
-      for (const line of lines) {
-        const fields = line.split('\t');
-        if (fields[0] !== current) {
+    for await (const batch of sectionBatches(input.clickhouse, input.organizationId, section, input.bucketMs)) {
+      const { ts, instrument, value, min, max } = batch;
+      for (let index = 0; index < batch.count; index += 1) {
+        if (ts[index] !== current) {
           flush();
-          current = fields[0]!;
+          current = ts[index]!;
           cells = new Array<string>(width).fill('');
         }
-        const column = columnOf.get(fields[1]!)!;
-        cells[column] = valueText(fields[2]!);
+        const column = columnOf.get(instrument[index]!)!;
+        cells[column] = valueText(value[index]!);
         if (bucketed) {
-          cells[column + 1] = valueText(fields[3]!);
-          cells[column + 2] = valueText(fields[4]!);
+          cells[column + 1] = valueText(min![index]!);
+          cells[column + 2] = valueText(max![index]!);
         }
       }
       if (out.length >= CHUNK_CHARS) {

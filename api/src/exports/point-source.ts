@@ -1,17 +1,37 @@
 /**
- * Reads an export section's points from ClickHouse as the read endpoints see them: per key the row of
- * the highest version (argMax, never FINAL), tombstones dropped. The range is read in time windows of
- * about WINDOW_POINTS points (planned from the hourly rollups), each one query ordered by time, so
- * ClickHouse never deduplicates or sorts the whole export at once and the first bytes leave early.
- * Rows arrive as TabSeparated text and are handed on as lines; the consumer pulls, so a slow client
+ * Reads an export section's points from ClickHouse as the read endpoints mean them: per key
+ * (instrument, time) the row of the highest version, tombstones dropped. The range is read in time
+ * windows of about WINDOW_POINTS points (planned from the hourly rollups), one query each, ordered by
+ * time, instrument and version, so the newest version of a key is the last of its adjacent rows and the
+ * deduplication is a streaming pass here: ClickHouse only sorts (a GROUP BY with argMax over millions
+ * of keys costs it several times more), and never holds the whole export. Rows arrive as RowBinary
+ * (no float text to format in ClickHouse and parse again here). The consumer pulls, so a slow client
  * slows the ClickHouse read (backpressure) instead of filling memory. SQL holds validated integers only.
  */
+import type { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { countReadings } from '../timeseries/read-series.ts';
 import type { ExportSection } from './scope.ts';
 
 const HOUR_MS = 3_600_000;
 const WINDOW_POINTS = 1_000_000;
+/** Rows per batch handed to a format. */
+const BATCH_ROWS = 8_192;
+const TWO_32 = 4_294_967_296;
+
+/**
+ * Rows in time order (then instrument). `ts` is the reading's time, or the bucket's start when
+ * downsampled; `value` the reading or the bucket's average; `min`/`max` only when downsampled. NaN is
+ * a missing value (stored values are always finite).
+ */
+export interface PointBatch {
+  count: number;
+  ts: Float64Array;
+  instrument: Float64Array;
+  value: Float64Array;
+  min: Float64Array | null;
+  max: Float64Array | null;
+}
 
 function int(value: number): string {
   if (!Number.isSafeInteger(value)) throw new Error(`not a safe integer: ${value}`);
@@ -61,36 +81,147 @@ async function planWindows(clickhouse: ClickHouseClient, organizationId: number,
   return windows;
 }
 
-function dedupedPoints(organizationId: number, section: ExportSection, from: number, to: number): string {
-  return `SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
-            FROM points WHERE ${scopeFilter(organizationId, section)} AND ts >= ${int(from)} AND ts <= ${int(to)}
-           GROUP BY instrument_id, ts`;
+async function* rowBinary(clickhouse: ClickHouseClient, query: string): AsyncGenerator<Buffer> {
+  // exec, not query: the client's query answers text formats only.
+  const { stream } = await clickhouse.exec({ query: `${query} FORMAT RowBinary` });
+  yield* stream as Readable as AsyncIterable<Buffer>;
+}
+
+function newBatch(bucketed: boolean): PointBatch {
+  return {
+    count: 0,
+    ts: new Float64Array(BATCH_ROWS),
+    instrument: new Float64Array(BATCH_ROWS),
+    value: new Float64Array(BATCH_ROWS),
+    min: bucketed ? new Float64Array(BATCH_ROWS) : null,
+    max: bucketed ? new Float64Array(BATCH_ROWS) : null,
+  };
+}
+
+/** Bytes of a Nullable(Float64) at `offset`, or -1 when the buffer ends first. */
+function nullableFloatLength(buffer: Buffer, offset: number): number {
+  if (offset >= buffer.length) return -1;
+  return buffer[offset] === 1 ? 1 : 9;
+}
+
+function readNullableFloat(buffer: Buffer, offset: number): number {
+  return buffer[offset] === 1 ? Number.NaN : buffer.readDoubleLE(offset + 1);
+}
+
+function readInt64(buffer: Buffer, offset: number): number {
+  return buffer.readInt32LE(offset + 4) * TWO_32 + buffer.readUInt32LE(offset);
 }
 
 /**
- * The section's rows in time order, as TabSeparated lines: raw `ts, instrument_id, value`, or with a
- * bucket width `bucket_start, instrument_id, avg, min, max` (buckets aligned to multiples of the width,
- * as the read endpoints align them). A missing value is `\N`.
+ * Raw rows `ts Int64, instrument_id UInt64, value Nullable(Float64), is_deleted UInt8`, sorted by
+ * time, instrument and version: keeps the last row of each key, drops it when it is a tombstone.
  */
-export async function* sectionLines(
+async function* rawBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<PointBatch> {
+  let batch = newBatch(false);
+  let rest: Buffer | null = null;
+  let haveKey = false;
+  let keyTs = 0;
+  let keyInstrument = 0;
+  let keyValue = 0;
+  let keyDeleted = false;
+  const emit = () => {
+    if (!haveKey || keyDeleted) return;
+    const index = batch.count;
+    batch.ts[index] = keyTs;
+    batch.instrument[index] = keyInstrument;
+    batch.value[index] = keyValue;
+    batch.count = index + 1;
+  };
+  for await (const chunk of chunks) {
+    const buffer: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
+    let offset = 0;
+    for (;;) {
+      if (offset + 17 > buffer.length) break;
+      const valueLength = nullableFloatLength(buffer, offset + 16);
+      if (valueLength < 0 || offset + 16 + valueLength + 1 > buffer.length) break;
+      const ts = readInt64(buffer, offset);
+      const instrument = readInt64(buffer, offset + 8);
+      const value = readNullableFloat(buffer, offset + 16);
+      const deleted = buffer[offset + 16 + valueLength] === 1;
+      offset += 16 + valueLength + 1;
+      if (haveKey && (ts !== keyTs || instrument !== keyInstrument)) {
+        emit();
+        if (batch.count === BATCH_ROWS) {
+          yield batch;
+          batch = newBatch(false);
+        }
+      }
+      haveKey = true;
+      keyTs = ts;
+      keyInstrument = instrument;
+      keyValue = value;
+      keyDeleted = deleted;
+    }
+    rest = offset < buffer.length ? buffer.subarray(offset) : null;
+  }
+  if (rest) throw new Error('ClickHouse ended a RowBinary answer in the middle of a row');
+  emit();
+  if (batch.count > 0) yield batch;
+}
+
+/** Bucketed rows `bucket Int64, instrument_id UInt64, avg, min, max Nullable(Float64)`. */
+async function* bucketBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<PointBatch> {
+  let batch = newBatch(true);
+  let rest: Buffer | null = null;
+  for await (const chunk of chunks) {
+    const buffer: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
+    let offset = 0;
+    for (;;) {
+      const avgLength = nullableFloatLength(buffer, offset + 16);
+      if (avgLength < 0) break;
+      const minLength = nullableFloatLength(buffer, offset + 16 + avgLength);
+      if (minLength < 0) break;
+      const maxLength = nullableFloatLength(buffer, offset + 16 + avgLength + minLength);
+      if (maxLength < 0 || offset + 16 + avgLength + minLength + maxLength > buffer.length) break;
+      const index = batch.count;
+      batch.ts[index] = readInt64(buffer, offset);
+      batch.instrument[index] = readInt64(buffer, offset + 8);
+      batch.value[index] = readNullableFloat(buffer, offset + 16);
+      batch.min![index] = readNullableFloat(buffer, offset + 16 + avgLength);
+      batch.max![index] = readNullableFloat(buffer, offset + 16 + avgLength + minLength);
+      batch.count = index + 1;
+      offset += 16 + avgLength + minLength + maxLength;
+      if (batch.count === BATCH_ROWS) {
+        yield batch;
+        batch = newBatch(true);
+      }
+    }
+    rest = offset < buffer.length ? buffer.subarray(offset) : null;
+  }
+  if (rest) throw new Error('ClickHouse ended a RowBinary answer in the middle of a row');
+  if (batch.count > 0) yield batch;
+}
+
+/**
+ * The section's readings in time order (then instrument), or with a bucket width one row per bucket
+ * and instrument (buckets aligned to multiples of the width, as the read endpoints align them).
+ */
+export async function* sectionBatches(
   clickhouse: ClickHouseClient,
   organizationId: number,
   section: ExportSection,
   bucketMs: number | null,
-): AsyncGenerator<string[]> {
+): AsyncGenerator<PointBatch> {
   if (section.instruments.length === 0 || section.endMs < section.startMs) return;
   for (const [from, to] of await planWindows(clickhouse, organizationId, section, bucketMs ?? 1)) {
-    const query = bucketMs === null
-      ? `SELECT ts, instrument_id, v FROM (${dedupedPoints(organizationId, section, from, to)}) WHERE d = 0 ORDER BY ts, instrument_id`
-      : `SELECT (ts - modulo(modulo(ts, toInt64(${int(bucketMs)})) + toInt64(${int(bucketMs)}), toInt64(${int(bucketMs)}))) AS bucket,
-                instrument_id, avg(v), min(v), max(v)
-           FROM (${dedupedPoints(organizationId, section, from, to)}) WHERE d = 0
-          GROUP BY bucket, instrument_id ORDER BY bucket, instrument_id`;
-    const result = await clickhouse.query({ query, format: 'TabSeparated' });
-    for await (const rows of result.stream()) {
-      const lines = new Array<string>(rows.length);
-      for (let index = 0; index < rows.length; index += 1) lines[index] = rows[index]!.text;
-      yield lines;
+    const range = `${scopeFilter(organizationId, section)} AND ts >= ${int(from)} AND ts <= ${int(to)}`;
+    if (bucketMs === null) {
+      yield* rawBatches(rowBinary(clickhouse, `
+        SELECT ts, instrument_id, value, is_deleted FROM points WHERE ${range} ORDER BY ts, instrument_id, version`));
+    } else {
+      const width = `toInt64(${int(bucketMs)})`;
+      yield* bucketBatches(rowBinary(clickhouse, `
+        SELECT toInt64(ts - modulo(modulo(ts, ${width}) + ${width}, ${width})) AS bucket, toUInt64(instrument_id),
+               CAST(avg(v) AS Nullable(Float64)), CAST(min(v) AS Nullable(Float64)), CAST(max(v) AS Nullable(Float64))
+          FROM (SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
+                  FROM points WHERE ${range} GROUP BY instrument_id, ts)
+         WHERE d = 0
+         GROUP BY bucket, instrument_id ORDER BY bucket, instrument_id`));
     }
   }
 }

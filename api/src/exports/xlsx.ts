@@ -9,8 +9,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import ExcelJS from 'exceljs';
 import { wideTitles, type SeriesExportInput } from './csv-formats.ts';
-import { valueNumber } from './cells.ts';
-import { sectionLines } from './point-source.ts';
+import { valueOrNull } from './cells.ts';
+import { sectionBatches } from './point-source.ts';
 import type { ExportSection } from './scope.ts';
 
 /** Excel's rows per sheet, header included. */
@@ -64,7 +64,7 @@ async function writeWorkbook(output: PassThrough, input: SeriesExportInput, desc
   const perInstrument = bucketed ? 3 : 1;
   for (const [index, section] of input.scope.sections.entries()) {
     const header = ['timestamp', 'elapsed_s', ...wideTitles(section.instruments.map((instrument) => instrument.title), bucketed)];
-    const columnOf = new Map(section.instruments.map((instrument, position) => [String(instrument.id), 2 + position * perInstrument]));
+    const columnOf = new Map(section.instruments.map((instrument, position) => [instrument.id, 2 + position * perInstrument]));
     let part = 1;
     let sheet: ExcelJS.Worksheet;
     let sheetRows = 0;
@@ -76,10 +76,10 @@ async function writeWorkbook(output: PassThrough, input: SeriesExportInput, desc
       sheetRows = 1;
     };
     openSheet();
-    let current: string | null = null;
+    let current = Number.NaN;
     let cells: Array<number | Date | null> = [];
     const flush = () => {
-      if (current === null) return;
+      if (current !== current) return;
       if (sheetRows >= SHEET_MAX_ROWS) {
         sheet.commit();
         part += 1;
@@ -89,23 +89,22 @@ async function writeWorkbook(output: PassThrough, input: SeriesExportInput, desc
       sheetRows += 1;
       input.tally.rows += 1;
     };
-    for await (const lines of sectionLines(input.clickhouse, input.organizationId, section, input.bucketMs)) {
+    for await (const batch of sectionBatches(input.clickhouse, input.organizationId, section, input.bucketMs)) {
       if (output.destroyed) return;
-      for (const line of lines) {
-        const fields = line.split('\t');
-        if (fields[0] !== current) {
+      const { ts, instrument, value, min, max } = batch;
+      for (let index = 0; index < batch.count; index += 1) {
+        if (ts[index] !== current) {
           flush();
-          current = fields[0]!;
-          const ms = Number(current);
+          current = ts[index]!;
           cells = new Array<number | Date | null>(header.length).fill(null);
-          cells[0] = new Date(ms);
-          cells[1] = (ms - section.originMs) / 1000;
+          cells[0] = new Date(current);
+          cells[1] = (current - section.originMs) / 1000;
         }
-        const column = columnOf.get(fields[1]!)!;
-        cells[column] = valueNumber(fields[2]!);
+        const column = columnOf.get(instrument[index]!)!;
+        cells[column] = valueOrNull(value[index]!);
         if (bucketed) {
-          cells[column + 1] = valueNumber(fields[3]!);
-          cells[column + 2] = valueNumber(fields[4]!);
+          cells[column + 1] = valueOrNull(min![index]!);
+          cells[column + 2] = valueOrNull(max![index]!);
         }
       }
       await waitForReader();

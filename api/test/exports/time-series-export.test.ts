@@ -267,7 +267,7 @@ describe('time-series exports', () => {
 
   it('refuses bad input with 400, viewers with 403, foreign ids with 404, and too large an export with 413', async () => {
     const { plant, unitOperationId, runId } = seeded;
-    const bad = [
+    const bad: Array<Record<string, string | number>> = [
       { unit_operation_id: unitOperationId },
       { unit_operation_id: unitOperationId, format: 'parquet' },
       { format: 'csv-long' },
@@ -285,7 +285,8 @@ describe('time-series exports', () => {
     expect(viewer.status).toBe(403);
 
     const other = await createPlant(ctx, 1);
-    for (const query of [{ unit_operation_id: unitOperationId }, { run_id: runId }, { instrument_ids: String(plant.instrumentIds[0]) }]) {
+    const foreign: Array<Record<string, string | number>> = [{ unit_operation_id: unitOperationId }, { run_id: runId }, { instrument_ids: String(plant.instrumentIds[0]) }];
+    for (const query of foreign) {
       const response = await exportText(ctx, other.editor.token, { ...query, format: 'csv-long' });
       expect(response.status, JSON.stringify(query)).toBe(404);
       expect(JSON.parse(response.body)).toEqual({ error: expect.any(String) });
