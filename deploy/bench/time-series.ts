@@ -310,13 +310,16 @@ async function seedExportSeries(clickhouse: ReturnType<typeof createClickHouse>,
   const { rows } = await pool.query<{ v: string }>("SELECT nextval('time_series_version_seq')::text AS v");
   const versionSeq = Number(rows[0]!.v);
   const perInstrument = Math.ceil(EXPORT_POINTS / instrumentIds.length);
-  await clickhouse.command({
-    query: `INSERT INTO points (organization_id, instrument_id, ts, value, version, is_deleted)
-      SELECT ${plant.organizationId}, [${instrumentIds.join(',')}][(number % ${instrumentIds.length}) + 1],
-             ${T0} + toInt64(intDiv(number, ${instrumentIds.length})) * 1000, sin(number / 3600) * 10 + 37,
-             toUInt64('${versionSeq}0000000000') + number + 1, 0
-        FROM system.numbers LIMIT ${EXPORT_POINTS}`,
-  });
+  // In slices of a million rows: one statement of ten million can outlast the client's timeout on a busy machine.
+  for (let first = 0; first < EXPORT_POINTS; first += 1_000_000) {
+    await clickhouse.command({
+      query: `INSERT INTO points (organization_id, instrument_id, ts, value, version, is_deleted)
+        SELECT ${plant.organizationId}, [${instrumentIds.join(',')}][(number % ${instrumentIds.length}) + 1],
+               ${T0} + toInt64(intDiv(number, ${instrumentIds.length})) * 1000, sin(number / 3600) * 10 + 37,
+               toUInt64('${versionSeq}0000000000') + number + 1, 0
+          FROM system.numbers WHERE number >= ${first} LIMIT ${Math.min(1_000_000, EXPORT_POINTS - first)}`,
+    });
+  }
   const endMs = T0 + (perInstrument - 1) * 1000;
   await recomputeRollups(clickhouse, pool, { organizationId: plant.organizationId, instrumentIds, startMs: T0, endMs },
     { fromVersion: pointVersion(versionSeq, 0), toVersion: `${versionSeq + 1}0000000000` });

@@ -7,7 +7,7 @@
 import { useCallback, useMemo, useState, type KeyboardEvent } from 'react';
 import useSWR from 'swr';
 import { Group, Panel, Separator, useDefaultLayout, useGroupRef } from 'react-resizable-panels';
-import { Callout, Card, Checkbox, Colors, H4, InputGroup, NonIdealState, Spinner, Tab, Tabs, Tag } from '@blueprintjs/core';
+import { Button, Callout, Card, Checkbox, Colors, H4, InputGroup, NonIdealState, Spinner, Tab, Tabs, Tag } from '@blueprintjs/core';
 import { useApi } from '../api/hooks.ts';
 import { apiRequest } from '../api/client.ts';
 import { PageHeader } from '../components/PageHeader.tsx';
@@ -25,6 +25,9 @@ import {
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
 import { useCompactShell } from '../shell/useCompactShell.ts';
+import { useAuth } from '../auth/useAuth.ts';
+import { ExportDialog } from '../exports/ExportDialog.tsx';
+import { unitOperationScope } from '../exports/export-request.ts';
 import './compare-runs.css';
 
 interface TabSelection {
@@ -81,6 +84,8 @@ interface CompareTypePanelProps {
 
 function CompareTypePanel({ type, runs, operations, selection, onSelectionChange }: CompareTypePanelProps) {
   const groupRef = useGroupRef();
+  const { permissions } = useAuth();
+  const [exporting, setExporting] = useState(false);
   const layout = useDefaultLayout({ id: 'compare-runs-panels', storage: localStorage });
   const candidates = useMemo(() => runsWithType(runs, operations, type), [runs, operations, type]);
   const visibleRuns = useMemo(() => searchRuns(candidates, selection.search), [candidates, selection.search]);
@@ -181,7 +186,16 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
           );
         })}
       </div>
-      <div className="compare-counter"><Tag minimal round intent={selectedRuns.length ? 'primary' : 'none'}>{selectedCountLabel(selectedRuns.length)}</Tag></div>
+      <div className="compare-counter">
+        <Tag minimal round intent={selectedRuns.length ? 'primary' : 'none'}>{selectedCountLabel(selectedRuns.length)}</Tag>
+        {permissions.canExport && selectedOperations.length > 0 ? (
+          <Button icon="export" size="small" text="Export" onClick={() => setExporting(true)} />
+        ) : null}
+        {permissions.canExport ? (
+          <ExportDialog isOpen={exporting} onClose={() => setExporting(false)} scopes={selectedOperations.map(({ run, operation }) =>
+            unitOperationScope(operation, `${runLabel(run)}: ${titleCaseType(type)}`, instruments.data ?? []))} />
+        ) : null}
+      </div>
     </Card>
   );
   const chartCard = (

@@ -18,6 +18,8 @@ import { nameLookup, useEquipmentList, useFacilities, useInstruments, useRevalid
 import { statusOf } from '../entities/run-metrics.ts';
 import { runSchema, unitOperationListSchema, type Run, type UnitOperation } from '../entities/types.ts';
 import { renderCsvUploadSection } from '../csv-upload/CsvUploadSection.tsx';
+import { ExportDialog } from '../exports/ExportDialog.tsx';
+import { runScope, unitOperationScope } from '../exports/export-request.ts';
 import { KeyInsightsCard } from './KeyInsightsCard.tsx';
 import { ReadingsToRemove } from './ReadingsToRemove.tsx';
 import { UnitOperationDialog, type UnitOperationDialogProps } from './UnitOperationDialog.tsx';
@@ -59,6 +61,7 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
   const [deleting, setDeleting] = useState<UnitOperation | null>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
   const [editingRun, setEditingRun] = useState(false);
+  const [exporting, setExporting] = useState(false);
 
   const facilityName = useMemo(() => nameLookup(facilities.data, 'Facility'), [facilities.data]);
   const equipmentName = useMemo(() => nameLookup(equipment.data, 'Equipment'), [equipment.data]);
@@ -115,10 +118,11 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
             <H2>{current.name}</H2>
             <StatusPill status={statusOf(current)} />
           </div>
-          {permissions.canEdit ? (
+          {permissions.canEdit || permissions.canExport ? (
             <ButtonGroup>
-              <Button icon="edit" text="Edit Run" onClick={() => setEditingRun(true)} />
-              <Button icon="trash" intent={Intent.DANGER} variant="outlined" text="Delete" onClick={() => runActions.remove(current)} />
+              {permissions.canExport ? <Button icon="export" text="Export" onClick={() => setExporting(true)} /> : null}
+              {permissions.canEdit ? <Button icon="edit" text="Edit Run" onClick={() => setEditingRun(true)} /> : null}
+              {permissions.canEdit ? <Button icon="trash" intent={Intent.DANGER} variant="outlined" text="Delete" onClick={() => runActions.remove(current)} /> : null}
             </ButtonGroup>
           ) : null}
         </div>
@@ -175,6 +179,12 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
       >
         {deleting ? <ReadingsToRemove unitOperationId={deleting.id} verb="Deleting it" /> : null}
       </ConfirmDialog>
+      {permissions.canExport ? (
+        <ExportDialog isOpen={exporting} onClose={() => setExporting(false)} scopes={[
+          runScope(current, ordered, instruments.data ?? []),
+          ...ordered.map((operation) => unitOperationScope(operation, `${titleCaseType(operation.type)} (unit operation ${operation.id})`, instruments.data ?? [])),
+        ]} />
+      ) : null}
       <EntityFormDialog kind="run" isOpen={editingRun} record={current} onClose={() => setEditingRun(false)}
         onSaved={() => showToast({ title: 'Run updated successfully', intent: 'success' })} />
       {runActions.dialogs}

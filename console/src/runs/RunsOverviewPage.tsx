@@ -1,16 +1,16 @@
 /**
- * The All runs page (/runs/overview): the run cards, Export Data (coming soon), Create Run,
+ * The All runs page (/runs/overview): the run cards, Export Data (records), Create Run,
  * and the filterable runs table. Under 1200 px the page buttons collapse into a menu.
  */
 import { Button, Callout, Card, Elevation, H4, Intent, Menu, MenuItem, PopoverNext, Spinner, Tag } from '@blueprintjs/core';
 import { useEffect, useMemo, useState } from 'react';
 import { useAuth } from '../auth/useAuth.ts';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { InfoDialog } from '../components/dialogs/InfoDialog.tsx';
 import { showToast } from '../components/toaster.ts';
 import { RunSummaryCards } from '../dashboard/RunSummaryCards.tsx';
 import { applyFilters, describeFilter, type RunFilter } from '../entities/run-filters.ts';
 import { nameLookup, useFacilities, useRuns } from '../entities/queries.ts';
+import { RecordsExportDialog } from '../exports/RecordsExportDialog.tsx';
 import { RunFilterControl } from './RunFilterControl.tsx';
 import { RunsTable } from './RunsTable.tsx';
 import { useNarrowLayout } from './useNarrowLayout.ts';
@@ -80,8 +80,7 @@ export function RunsOverviewPage() {
             emptyDescription={filters.length > 0 ? 'Remove a filter to see more runs.' : undefined} />
         )}
       </Card>
-      <InfoDialog isOpen={exportOpen} onClose={() => setExportOpen(false)} title="Export Data" subtitle="Coming Soon" icon="export"
-        description="Exporting runs and their time series is coming soon." />
+      {permissions.canExport ? <RecordsExportDialog isOpen={exportOpen} onClose={() => setExportOpen(false)} /> : null}
       {actions.dialogs}
     </div>
   );

@@ -26,6 +26,8 @@ import { toCommentView, type ApiComment, type CommentView } from './comments-mod
 import { useInstrumentsWithData } from './use-instruments-with-data.ts';
 import { DerivedParameterChooser, useDerivedSeries } from '../derived/DerivedParameterChooser.tsx';
 import { derivedChartPoints, type DerivedParameterView } from '../derived/derived-model.ts';
+import { ExportDialog } from '../exports/ExportDialog.tsx';
+import { unitOperationScope } from '../exports/export-request.ts';
 import './unit-operation-detail.css';
 
 export const DETAIL_MESSAGES = {
@@ -40,6 +42,7 @@ export function UnitOperationDetailPage() {
   const { runId, unitOpId } = useParams();
   const navigate = useNavigate();
   const { permissions } = useAuth();
+  const [exporting, setExporting] = useState(false);
   const unitOperationId = /^\d+$/.test(unitOpId ?? '') ? Number(unitOpId) : null;
 
   const operation = useApi<UnitOperation>(unitOperationId ? `/api/v1/unit-operations/${unitOperationId}` : null, unitOperationSchema);
@@ -178,6 +181,7 @@ export function UnitOperationDetailPage() {
           <div className="uo-header-title">
             <H3>Name: {titleCaseType(uo.type)}</H3>
             <StatusPill status={uo.status} />
+            {permissions.canExport ? <Button icon="export" text="Export" className="uo-export-button" onClick={() => setExporting(true)} /> : null}
           </div>
           <dl className="uo-header-fields">
             <div><dt>Start</dt><dd>{formatDate(uo.startTime)}</dd></div>
@@ -186,6 +190,10 @@ export function UnitOperationDetailPage() {
           </dl>
         </Card>
       </div>
+      {permissions.canExport ? (
+        <ExportDialog isOpen={exporting} onClose={() => setExporting(false)}
+          scopes={[unitOperationScope(uo, `${titleCaseType(uo.type)} of ${runName}`, instruments.data ?? [])]} />
+      ) : null}
 
       <div className="uo-main">
         <div className="uo-side">

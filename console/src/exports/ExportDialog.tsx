@@ -1,0 +1,113 @@
+/**
+ * The Export dialog of the run detail, unit-operation and compare pages: scope, instruments, range
+ * (the whole unit operation unless narrowed), format, raw or downsampled; the file is downloaded by the
+ * browser. Shown only to users who may export (the api refuses the others anyway).
+ */
+import { Callout, Checkbox, FormGroup, HTMLSelect, InputGroup, Intent, Radio, RadioGroup } from '@blueprintjs/core';
+import { useEffect, useMemo, useState } from 'react';
+import { TIME_SERIES_EXPORT_FORMATS, type TimeSeriesExportFormat } from '@bioprocess/shared/exports';
+import { FormDialog } from '../components/dialogs/FormDialog.tsx';
+import { showToast } from '../components/toaster.ts';
+import {
+  EXPORT_FORMAT_LABELS, downloadExport, exportChoiceProblem, timeSeriesExportPath, type ExportChoice, type ExportScopeOption,
+} from './export-request.ts';
+
+export interface ExportDialogProps {
+  isOpen: boolean;
+  onClose: () => void;
+  /** The first is chosen when the dialog opens. */
+  scopes: ExportScopeOption[];
+}
+
+export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
+  const [scopeKey, setScopeKey] = useState('');
+  const scope = useMemo(() => scopes.find((option) => option.key === scopeKey) ?? scopes[0], [scopes, scopeKey]);
+  const [unchecked, setUnchecked] = useState<Set<number>>(new Set());
+  const [start, setStart] = useState('');
+  const [end, setEnd] = useState('');
+  const [format, setFormat] = useState<TimeSeriesExportFormat>('csv-wide');
+  const [downsampled, setDownsampled] = useState(false);
+  const [bucket, setBucket] = useState('1m');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!isOpen) return;
+    setScopeKey(scopes[0]?.key ?? '');
+    setUnchecked(new Set());
+    setStart('');
+    setEnd('');
+    setError(null);
+    // Reset only when the dialog opens: the scopes list is rebuilt on every render of the page.
+  }, [isOpen]);
+
+  if (!scope) return null;
+  const choice: ExportChoice = {
+    scope,
+    instrumentIds: scope.instruments.filter((instrument) => !unchecked.has(instrument.id)).map((instrument) => instrument.id),
+    start, end, format, bucket: downsampled ? bucket : '',
+  };
+  const problem = exportChoiceProblem(choice);
+
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await downloadExport(timeSeriesExportPath(choice), `export.${format === 'xlsx' ? 'xlsx' : 'csv'}`);
+      showToast({ title: 'Export downloaded', intent: 'success' });
+      onClose();
+    } catch (cause) {
+      setError(cause instanceof Error ? cause.message : 'The export failed.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <FormDialog title="Export Data" icon="export" isOpen={isOpen} onClose={onClose} onSubmit={submit} submitLabel="Export" busy={busy}
+      submitDisabled={problem !== null} description="Time series as a file for spreadsheets and scripts.">
+      {scopes.length > 1 ? (
+        <FormGroup label="Scope" labelFor="export-scope">
+          <HTMLSelect id="export-scope" fill value={scope.key} onChange={(event) => { setScopeKey(event.target.value); setUnchecked(new Set()); }}>
+            {scopes.map((option) => <option key={option.key} value={option.key}>{option.label}</option>)}
+          </HTMLSelect>
+        </FormGroup>
+      ) : <p><strong>{scope.label}</strong></p>}
+      <FormGroup label="Instruments">
+        {scope.instruments.length === 0 ? <p className="bp6-text-muted">No instruments on this equipment.</p> : scope.instruments.map((instrument) => (
+          <Checkbox key={instrument.id} label={instrument.unit ? `${instrument.name} [${instrument.unit}]` : instrument.name}
+            checked={!unchecked.has(instrument.id)}
+            onChange={(event) => {
+              const checked = event.currentTarget.checked;
+              setUnchecked((current) => {
+                const next = new Set(current);
+                if (checked) next.delete(instrument.id);
+                else next.add(instrument.id);
+                return next;
+              });
+            }} />
+        ))}
+      </FormGroup>
+      <FormGroup label="Range" helperText="Empty: the whole unit operation.">
+        <div className="app-export-range">
+          <InputGroup type="datetime-local" step={1} aria-label="Start" value={start} onChange={(event) => setStart(event.target.value)} />
+          <InputGroup type="datetime-local" step={1} aria-label="End" value={end} onChange={(event) => setEnd(event.target.value)} />
+        </div>
+      </FormGroup>
+      <RadioGroup label="Format" selectedValue={format} onChange={(event) => setFormat(event.currentTarget.value as TimeSeriesExportFormat)}>
+        {TIME_SERIES_EXPORT_FORMATS.map((value) => <Radio key={value} value={value} label={EXPORT_FORMAT_LABELS[value]} />)}
+      </RadioGroup>
+      <RadioGroup label="Readings" selectedValue={downsampled ? 'downsampled' : 'raw'} onChange={(event) => setDownsampled(event.currentTarget.value === 'downsampled')}>
+        <Radio value="raw" label="Raw readings" />
+        <Radio value="downsampled" label="Downsampled: average, minimum and maximum per bucket" />
+      </RadioGroup>
+      {downsampled ? (
+        <FormGroup label="Bucket width" labelFor="export-bucket" helperText="For example 10s, 5m or 1h.">
+          <InputGroup id="export-bucket" value={bucket} onChange={(event) => setBucket(event.target.value)} />
+        </FormGroup>
+      ) : null}
+      {problem && scope.instruments.length > 0 ? <Callout intent={Intent.WARNING}>{problem}</Callout> : null}
+      {error ? <Callout intent={Intent.DANGER} title="Export failed">{error}</Callout> : null}
+    </FormDialog>
+  );
+}

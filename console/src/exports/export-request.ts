@@ -1,0 +1,97 @@
+/**
+ * The console's side of exports: the request a choice in the Export dialog makes, and the download of
+ * its answer as a file (with the session's bearer token, so a plain link cannot do it).
+ */
+import { parseBucket } from '@bioprocess/shared/timeseries';
+import type { TimeSeriesExportFormat } from '@bioprocess/shared/exports';
+import { getToken } from '../auth/session-store.ts';
+import { readJsonBody, serverErrorOf } from '../api/client.ts';
+
+/** What an export can cover: a run (every unit operation) or one unit operation. */
+export interface ExportScopeOption {
+  key: string;
+  label: string;
+  runId?: number;
+  unitOperationId?: number;
+  instruments: Array<{ id: number; name: string; unit: string | null }>;
+}
+
+interface InstrumentLike { id: number; name: string; unit: string | null; equipmentId: number }
+
+function instrumentsOn(equipmentIds: ReadonlyArray<number | null>, instruments: readonly InstrumentLike[]): ExportScopeOption['instruments'] {
+  return instruments.filter((instrument) => equipmentIds.includes(instrument.equipmentId))
+    .map(({ id, name, unit }) => ({ id, name, unit }));
+}
+
+/** One unit operation: its equipment's instruments. */
+export function unitOperationScope(operation: { id: number; equipmentId: number | null }, label: string, instruments: readonly InstrumentLike[]): ExportScopeOption {
+  return { key: `unit-operation-${operation.id}`, label, unitOperationId: operation.id, instruments: instrumentsOn([operation.equipmentId], instruments) };
+}
+
+/** A whole run: the instruments of every unit operation's equipment. */
+export function runScope(run: { id: number; name: string }, operations: ReadonlyArray<{ equipmentId: number | null }>, instruments: readonly InstrumentLike[]): ExportScopeOption {
+  return { key: `run-${run.id}`, label: `Run ${run.name} (every unit operation)`, runId: run.id, instruments: instrumentsOn(operations.map((operation) => operation.equipmentId), instruments) };
+}
+
+export interface ExportChoice {
+  scope: ExportScopeOption;
+  /** Ids of the chosen instruments; all of the scope's when every one is chosen. */
+  instrumentIds: number[];
+  /** `datetime-local` values in the browser's zone; empty: the whole unit operation. */
+  start: string;
+  end: string;
+  format: TimeSeriesExportFormat;
+  /** Empty: raw readings; else a bucket width such as `1m`. */
+  bucket: string;
+}
+
+export const EXPORT_FORMAT_LABELS: Record<TimeSeriesExportFormat, string> = {
+  'csv-long': 'CSV long (one row per reading)',
+  'csv-wide': 'CSV wide (one column per instrument)',
+  xlsx: 'Excel workbook (a sheet per unit operation)',
+};
+
+/** The problem with a choice, or null when it can be sent. */
+export function exportChoiceProblem(choice: ExportChoice): string | null {
+  if (choice.instrumentIds.length === 0) return 'Choose at least one instrument.';
+  if (choice.bucket.trim() !== '' && parseBucket(choice.bucket) === null) return 'The bucket width must look like 10s, 5m or 1h.';
+  if (choice.start && choice.end && new Date(choice.end) < new Date(choice.start)) return 'End time must be after start time.';
+  return null;
+}
+
+/** The export endpoint's path and query for a choice. */
+export function timeSeriesExportPath(choice: ExportChoice): string {
+  const query = new URLSearchParams();
+  if (choice.scope.unitOperationId !== undefined) query.set('unit_operation_id', String(choice.scope.unitOperationId));
+  else if (choice.scope.runId !== undefined) query.set('run_id', String(choice.scope.runId));
+  if (choice.instrumentIds.length < choice.scope.instruments.length) query.set('instrument_ids', choice.instrumentIds.join(','));
+  if (choice.start) query.set('start_time', new Date(choice.start).toISOString());
+  if (choice.end) query.set('end_time', new Date(choice.end).toISOString());
+  query.set('format', choice.format);
+  if (choice.bucket.trim()) query.set('bucket', choice.bucket.trim());
+  return `/api/v1/exports/time-series?${query.toString()}`;
+}
+
+/** The file name the server chose (Content-Disposition), else `fallback`. */
+function fileNameOf(response: Response, fallback: string): string {
+  const match = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '');
+  return match?.[1] ?? fallback;
+}
+
+/** Fetches an export and saves it through the browser; throws with the server's message when refused. */
+export async function downloadExport(path: string, fallbackName: string): Promise<void> {
+  const response = await fetch(path, { headers: { Authorization: `Bearer ${getToken() ?? ''}` } });
+  if (!response.ok) {
+    throw new Error(serverErrorOf(await readJsonBody(response)) ?? `The export answered ${response.status}`);
+  }
+  const blob = await response.blob();
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileNameOf(response, fallbackName);
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  // Revoked later: some browsers read the blob after the click handler returns.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
