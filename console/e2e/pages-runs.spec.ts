@@ -73,8 +73,8 @@ test('all runs: filters with every operator kind, export dialog, create run, nar
   await page.keyboard.press('Escape');
 
   await page.getByRole('button', { name: 'Export Data' }).click();
-  await expect(page.getByRole('dialog')).toContainText('Coming Soon');
-  await page.getByRole('dialog').getByText('Close', { exact: true }).click();
+  await expect(page.getByRole('dialog')).toContainText("Your organisation's records as a file.");
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
 
   await page.getByRole('button', { name: 'Create Run' }).click();
   const dialog = page.getByRole('dialog');

@@ -55,7 +55,7 @@ export async function countSectionPoints(clickhouse: ClickHouseClient, organizat
 }
 
 /** Inclusive [from, to] windows covering the section, cut at hours (multiples of `alignMs`). */
-async function planWindows(clickhouse: ClickHouseClient, organizationId: number, section: ExportSection, alignMs: number): Promise<Array<[number, number]>> {
+async function planWindows(clickhouse: ClickHouseClient, organizationId: number, section: ExportSection, alignMs: number, windowPoints: number): Promise<Array<[number, number]>> {
   const result = await clickhouse.query({
     query: `SELECT hour, sum(p) FROM (
               SELECT instrument_id, hour, argMax(points, version) AS p FROM points_rollup_1h
@@ -70,7 +70,7 @@ async function planWindows(clickhouse: ClickHouseClient, organizationId: number,
   let held = 0;
   for (const [hourText, pointsText] of hours) {
     const cut = floorTo(Number(hourText), Math.max(alignMs, 1));
-    if (held >= WINDOW_POINTS && cut > from && cut <= section.endMs) {
+    if (held >= windowPoints && cut > from && cut <= section.endMs) {
       windows.push([from, cut - 1]);
       from = cut;
       held = 0;
@@ -206,9 +206,10 @@ export async function* sectionBatches(
   organizationId: number,
   section: ExportSection,
   bucketMs: number | null,
+  windowPoints = WINDOW_POINTS,
 ): AsyncGenerator<PointBatch> {
   if (section.instruments.length === 0 || section.endMs < section.startMs) return;
-  for (const [from, to] of await planWindows(clickhouse, organizationId, section, bucketMs ?? 1)) {
+  for (const [from, to] of await planWindows(clickhouse, organizationId, section, bucketMs ?? 1, windowPoints)) {
     const range = `${scopeFilter(organizationId, section)} AND ts >= ${int(from)} AND ts <= ${int(to)}`;
     if (bucketMs === null) {
       yield* rawBatches(rowBinary(clickhouse, `

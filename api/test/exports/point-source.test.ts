@@ -1,0 +1,90 @@
+/**
+ * The export's point reader against real ClickHouse: many time windows, RowBinary rows split across
+ * network chunks and batches, rewritten and deleted keys. What it yields must equal what the read
+ * endpoint answers, row for row and bit for bit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/test-context.ts';
+import { createPlant, readSeries, startWorker, type Plant } from '../timeseries/support.ts';
+import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import { sectionBatches } from '../../src/exports/point-source.ts';
+import type { ExportSection } from '../../src/exports/scope.ts';
+
+const T0 = Date.UTC(2024, 5, 1);
+const HOUR = 3_600_000;
+const POINTS_PER_INSTRUMENT = 20_000;
+const STEP_MS = 700;
+
+describe('export point reader', () => {
+  let ctx: TestContext;
+  let worker: IngestWorker;
+  let plant: Plant;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    worker = startWorker(ctx);
+    plant = await createPlant(ctx, 2);
+    const post = async (data: unknown[]) => {
+      const response = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token, payload: { data } });
+      expect(response.statusCode, response.body).toBe(200);
+    };
+    const data = plant.instrumentIds.flatMap((instrument, column) => Array.from({ length: POINTS_PER_INSTRUMENT }, (_, index) => ({
+      ts: T0 + index * STEP_MS, instrument_id: instrument, value: index % 97 === 0 ? null : Math.sin(index + column) * 10 ** ((index % 40) - 20),
+    })));
+    await post(data);
+    // Rewrites (the newest version wins) and a deletion (its keys disappear).
+    await post(Array.from({ length: 1_000 }, (_, index) => ({ ts: T0 + index * 7 * STEP_MS, instrument_id: plant.instrumentIds[0], value: -index - 0.1 })));
+    const deletion = await ctx.request({ method: 'DELETE', url: '/api/v1/time-series-data?wait=true', token: plant.editor.token,
+      payload: { instrument_ids: [plant.instrumentIds[1]], start_time: new Date(T0 + HOUR).toISOString(), end_time: new Date(T0 + HOUR + 600_000).toISOString() } });
+    expect(deletion.statusCode).toBe(200);
+  }, 120_000);
+  afterAll(async () => {
+    await worker.close();
+    await ctx.close();
+  });
+
+  it('yields, over many windows and chunk boundaries, exactly the readings the read endpoint answers', async () => {
+    const endMs = T0 + POINTS_PER_INSTRUMENT * STEP_MS;
+    const section: ExportSection = {
+      unitOperation: null, startMs: T0, endMs, originMs: T0,
+      instruments: plant.instrumentIds.map((id) => ({ id, name: `i${id}`, unit: null, title: `i${id}` })),
+    };
+    const rows: Array<[number, number, number | null]> = [];
+    let batches = 0;
+    for await (const batch of sectionBatches(ctx.deps.clickhouse, plant.organizationId, section, null, 5_000)) {
+      batches += 1;
+      for (let index = 0; index < batch.count; index += 1) {
+        const value = batch.value[index]!;
+        rows.push([batch.ts[index]!, batch.instrument[index]!, value === value ? value : null]);
+      }
+    }
+    expect(batches).toBeGreaterThan(4);
+    const expected: Array<[number, number, number | null]> = [];
+    for (const instrument of plant.instrumentIds) {
+      const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: instrument, start_time: new Date(T0).toISOString(), end_time: new Date(endMs).toISOString(), limit: 100_000 });
+      for (const reading of readings) expected.push([Date.parse(reading.ts), instrument, reading.value]);
+    }
+    expected.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    expect(rows.length).toBe(expected.length);
+    expect(rows.length).toBe(2 * POINTS_PER_INSTRUMENT - Math.floor(600_000 / STEP_MS) - 1);
+    rows.forEach((row, index) => {
+      const wanted = expected[index]!;
+      if (row[0] !== wanted[0] || row[1] !== wanted[1] || !Object.is(row[2], wanted[2])) {
+        throw new Error(`row ${index}: ${JSON.stringify(row)} instead of ${JSON.stringify(wanted)}`);
+      }
+    });
+  });
+
+  it('downsamples over windows cut at multiples of the bucket width', async () => {
+    const section: ExportSection = {
+      unitOperation: null, startMs: T0, endMs: T0 + POINTS_PER_INSTRUMENT * STEP_MS, originMs: T0,
+      instruments: [{ id: plant.instrumentIds[0]!, name: 'a', unit: null, title: 'a' }],
+    };
+    const buckets: number[] = [];
+    for await (const batch of sectionBatches(ctx.deps.clickhouse, plant.organizationId, section, 600_000, 2_000)) {
+      for (let index = 0; index < batch.count; index += 1) buckets.push(batch.ts[index]!);
+    }
+    // Every bucket once: no window split one.
+    expect(buckets).toEqual([...new Set(buckets)].sort((x, y) => x - y));
+    expect(buckets).toHaveLength(Math.ceil((POINTS_PER_INSTRUMENT * STEP_MS) / 600_000));
+  });
+});
