@@ -18,7 +18,8 @@ async function downloaded(page: Page, click: () => Promise<void>): Promise<{ nam
 }
 
 test('exports a unit operation and a run from their pages; viewers see no Export', async ({ page, request, browser }, testInfo) => {
-  test.setTimeout(120_000);
+  // A long walk (three downloads, a second user): minutes on a busy two-core machine.
+  test.setTimeout(300_000);
   const session = await adminSession(request);
   const stamp = uniqueStamp();
   const a = await createRunWithSeries(request, session, stamp, 'A', '2025-03-03T08:00:00.000Z');
@@ -75,6 +76,7 @@ test('exports a unit operation and a run from their pages; viewers see no Export
 });
 
 test('exports records from the runs overview', async ({ page, request }) => {
+  test.setTimeout(120_000);
   const session = await adminSession(request);
   const stamp = uniqueStamp();
   const a = await createRunWithSeries(request, session, stamp, 'A', '2025-03-03T08:00:00.000Z');
