@@ -66,7 +66,7 @@ describe('records export', () => {
     }
     await get(plant.editor.token, 'entity=runs&format=json');
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const events = (await pendingAuditEvents(ctx)) as Array<Record<string, any>>;
+    const events = (await pendingAuditEvents(ctx)) as Array<Record<string, unknown>>;
     expect(events.filter((event) => event.event_type === 'records.exported').at(-1)).toMatchObject({
       action: 'export', resource_type: 'runs', user_id: plant.editor.id, success: true,
       changes: { after: { entity: 'runs', format: 'json', rows: 2, complete: true } },

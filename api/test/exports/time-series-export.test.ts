@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { addInstruments, createPlant, multipartBody, readSeries, startWorker, waitForJobState, type Plant } from '../timeseries/support.ts';
+import { addInstruments, createPlant, multipartBody, readSeries, startWorker, type Plant } from '../timeseries/support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { sanitizeHeaders } from '@bioprocess/shared/csv/headers';
@@ -305,7 +305,7 @@ describe('time-series exports', () => {
     const { plant, unitOperationId } = seeded;
     await exportText(ctx, plant.editor.token, { unit_operation_id: unitOperationId, format: 'csv-wide', bucket: '1h' });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const events = (await pendingAuditEvents(ctx)) as Array<Record<string, any>>;
+    const events = (await pendingAuditEvents(ctx)) as Array<Record<string, unknown>>;
     const last = events.filter((event) => event.event_type === 'time_series.exported').at(-1)!;
     expect(last).toMatchObject({
       action: 'export', resource_type: 'unit_operation', resource_id: String(unitOperationId), user_id: plant.editor.id, success: true,
