@@ -17,6 +17,7 @@ import { countSectionPoints } from './point-source.ts';
 import { csvLong, csvWide, type ExportTally } from './csv-formats.ts';
 import { xlsxStream } from './xlsx.ts';
 import { recordChunks } from './records.ts';
+import { organizationArchive } from './archive.ts';
 
 const CONTENT_TYPES: Record<TimeSeriesExportFormat, string> = {
   'csv-long': 'text/csv; charset=utf-8',
@@ -102,6 +103,22 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
     }
     const chunks = query.format === 'csv-long' ? csvLong(input) : csvWide(input, query.elapsed === 'true');
     return download(reply, CONTENT_TYPES[query.format], `${name}-${query.format.slice(4)}.csv`).send(Readable.from(reportingEnd(chunks, onEnd)));
+  });
+
+  app.get('/api/v1/exports/organization-archive', {
+    config: { access: 'manage_users' },
+    schema: { tags: ['exports'], summary: "Admins: the whole organisation as one ZIP (records as CSV, each unit operation's time series as CSV long, manifest.json), streamed" },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const archive = organizationArchive(
+      { pg: deps.pg, clickhouse: deps.clickhouse, organizationId: principal.organizationId, exportedBy: principal.email ?? principal.name },
+      (manifest, error) => auditAfter(request, deps, () => ({
+        event_type: 'organization.exported', action: 'export', resource_type: 'organization', resource_id: principal.organizationId, success: error === null,
+        changes: { after: { files: manifest.files.length, rows: manifest.files.reduce((sum, file) => sum + file.rows, 0), complete: error === null } },
+      }))(error),
+    );
+    const day = new Date().toISOString().slice(0, 10);
+    return download(reply, 'application/zip', `organization-${principal.organizationId}-${day}.zip`).send(archive);
   });
 
   app.get('/api/v1/exports/records', {

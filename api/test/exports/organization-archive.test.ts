@@ -1,0 +1,71 @@
+/**
+ * The whole-organisation archive: a ZIP of every record kind as CSV, each unit operation's readings as
+ * CSV long and a manifest whose counts, sizes and checksums match the files; admins only; another
+ * organisation's data never inside.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import JSZip from 'jszip';
+import { parse } from 'csv-parse/sync';
+import { RECORD_EXPORT_ENTITIES } from '@bioprocess/shared/exports';
+import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
+import { createPlant, createUnitOperation, startWorker, type Plant } from '../timeseries/support.ts';
+import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { ArchiveManifest } from '../../src/exports/archive.ts';
+
+const T0 = Date.UTC(2024, 8, 1);
+
+describe('organisation archive', () => {
+  let ctx: TestContext;
+  let worker: IngestWorker;
+  let plant: Plant;
+  let admin: TestUser;
+  let unitOperationId: number;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    worker = startWorker(ctx);
+    plant = await createPlant(ctx, 2);
+    admin = await ctx.createUser({ organizationId: plant.organizationId, role: 'admin' });
+    unitOperationId = await createUnitOperation(ctx, plant, { start: new Date(T0).toISOString(), end: new Date(T0 + 3_600_000).toISOString() });
+    const data = plant.instrumentIds.flatMap((instrument) => Array.from({ length: 500 }, (_, index) => ({ ts: T0 + index * 1000, instrument_id: instrument, value: index / 3 })));
+    const response = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token, payload: { data } });
+    expect(response.statusCode).toBe(200);
+    const other = await createPlant(ctx, 1);
+    await createUnitOperation(ctx, other, { start: new Date(T0).toISOString() });
+  }, 60_000);
+  afterAll(async () => {
+    await worker.close();
+    await ctx.close();
+  });
+
+  it('holds every record kind, each unit operation as CSV long, and a manifest that matches them', async () => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/exports/organization-archive', token: admin.token });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/zip');
+    const zip = await JSZip.loadAsync(response.rawPayload);
+    const manifest = JSON.parse(await zip.file('manifest.json')!.async('string')) as ArchiveManifest;
+    expect(manifest).toMatchObject({ product: 'bioprocess-platform', product_version: expect.any(String), organization_id: plant.organizationId, exported_by: admin.email });
+    expect(manifest.files.map((file) => file.path)).toEqual([
+      ...RECORD_EXPORT_ENTITIES.map((entity) => `records/${entity}.csv`), `time-series/unit-operation-${unitOperationId}.csv`,
+    ]);
+    for (const file of manifest.files) {
+      const bytes = await zip.file(file.path)!.async('nodebuffer');
+      expect(bytes.length, file.path).toBe(file.bytes);
+      expect(createHash('sha256').update(bytes).digest('hex'), file.path).toBe(file.sha256);
+      const [header, ...rows] = parse(bytes) as string[][];
+      expect(header, file.path).toEqual(file.schema.columns.map((column) => column.name));
+      expect(rows.length, file.path).toBe(file.rows);
+    }
+    expect(manifest.files.at(-1)!.rows).toBe(1000);
+    const runs = parse(await zip.file('records/runs.csv')!.async('nodebuffer')) as string[][];
+    expect(runs).toHaveLength(2); // the header and this organisation's one run
+  });
+
+  it('is for admins only', async () => {
+    for (const token of [plant.editor.token, plant.viewer.token]) {
+      const response = await ctx.request({ method: 'GET', url: '/api/v1/exports/organization-archive', token });
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toEqual({ error: expect.any(String) });
+    }
+  });
+});
