@@ -8,6 +8,7 @@ import { useAuth } from '../auth/useAuth.ts';
 import { organizationListSchema, type Organization } from '../entities/types.ts';
 import { OrganizationTimeZoneSection } from './OrganizationTimeZoneSection.tsx';
 import { useSettingsAction } from './use-settings-action.ts';
+import { OrganizationArchiveSection } from './OrganizationArchiveSection.tsx';
 
 export function AccountTab() {
   const { user, permissions, organizationName, refreshProfile, setOrganizationId } = useAuth();
@@ -56,6 +57,7 @@ export function AccountTab() {
         </form>
       </section>
       <OrganizationTimeZoneSection />
+      <OrganizationArchiveSection />
       {permissions.isSuperuser ? (
         <section className="app-settings-section">
           <H5>Switch organisation</H5>
