@@ -67,10 +67,10 @@ test('exports a unit operation and a run from their pages; viewers see no Export
   const viewerContext = await browser.newContext({ timezoneId: 'UTC' });
   const viewerPage = await viewerContext.newPage();
   await signInWithSession(viewerPage, viewer, `/runs/${a.run.id}/unit-operations/${a.unitOperationId}`);
-  await expect(viewerPage.getByTestId('unit-operation-detail')).toBeVisible();
+  await expect(viewerPage.getByTestId('unit-operation-detail')).toBeVisible({ timeout: 30_000 });
   await expect(viewerPage.getByRole('button', { name: 'Export' })).toHaveCount(0);
   await viewerPage.goto(`/runs/${a.run.id}`);
-  await expect(viewerPage.getByRole('heading', { name: a.run.name })).toBeVisible();
+  await expect(viewerPage.getByRole('heading', { name: a.run.name })).toBeVisible({ timeout: 30_000 });
   await expect(viewerPage.getByRole('button', { name: 'Export' })).toHaveCount(0);
   await viewerContext.close();
 });
