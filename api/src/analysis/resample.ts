@@ -86,7 +86,9 @@ export async function envelopeStatistics(
   if (cells === '') return [];
   const levels = band.kind === 'percentiles' ? `${finite(band.lower / 100)}, 0.5, ${finite(band.upper / 100)}` : '0.5';
   const result = await rows<[number, string, string, number[], number | null, number | null, number | null, number | null, string[]]>(clickhouse, `
-    SELECT k, g, count() AS c, quantiles(${levels})(m), avg(m), stddevSamp(m), min(m), max(m), groupArray(u)
+    SELECT k, g, count() AS c, quantiles(${levels})(m), avg(m),
+           -- Rounding can leave identical values a slightly negative variance, whose root would be NaN.
+           if(count() < 2, nan, sqrt(greatest(varSamp(m), 0))), min(m), max(m), groupArray(u)
       FROM (${cells})
      WHERE k >= 0
      GROUP BY k, g
