@@ -168,6 +168,7 @@ export function AnalyzePage() {
     if (!envelope) return null;
     return {
       chart: { height: 420, zooming: { type: 'x' } },
+      accessibility: { enabled: false },
       title: { text: `${parameterLabel(envelope.parameter)} — ${bandLabel(envelope.band as GoldenBatch['band'])} over ${envelope.references.length} references` },
       credits: { enabled: false },
       xAxis: { title: { text: 'Hours since time zero' } },
