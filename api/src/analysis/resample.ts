@@ -9,7 +9,7 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Band } from '@bioprocess/shared/analysis';
-import { dedupedPoints, floorExpr, floorTo, int, rangeParts, rows, type SeriesRequest } from '../timeseries/read-series.ts';
+import { dedupedPoints, floorExpr, floorTo, int, rows, type SeriesRequest } from '../timeseries/read-series.ts';
 
 const MINUTE_MS = 60_000;
 
@@ -33,6 +33,28 @@ function finite(value: number): string {
   return String(value);
 }
 
+/**
+ * Rows (instrument_id, t, n, s) covering [startMs, endMs]: whole minutes from the minute rollups (only
+ * the count and sum the averages need, which halves the deduplication work of a full rollup read),
+ * the partial minutes at both ends from the points.
+ */
+function minuteParts(request: SeriesRequest, startMs: number, endMs: number): string[] {
+  const firstMinute = floorTo(startMs + MINUTE_MS - 1, MINUTE_MS);
+  const endMinutes = floorTo(endMs + 1, MINUTE_MS);
+  const scope = `organization_id = ${int(request.organizationId)} AND instrument_id IN (${request.instrumentIds.map(int).join(',')})`;
+  const raw = (ranges: Array<[number, number]>) => `SELECT instrument_id, ts AS t, toUInt64(isNotNull(v)) AS n, ifNull(v, 0) AS s
+      FROM (${dedupedPoints(request, ranges)}) WHERE d = 0`;
+  if (firstMinute >= endMinutes) return [raw([[startMs, endMs]])];
+  const parts = [`SELECT instrument_id, minute AS t, argMax(value_count, version) AS n, argMax(value_sum, version) AS s
+      FROM points_rollup_1m WHERE ${scope} AND minute >= ${int(firstMinute)} AND minute < ${int(endMinutes)}
+     GROUP BY instrument_id, minute`];
+  const edges: Array<[number, number]> = [];
+  if (startMs < firstMinute) edges.push([startMs, firstMinute - 1]);
+  if (endMinutes <= endMs) edges.push([endMinutes, endMs]);
+  if (edges.length > 0) parts.push(raw(edges));
+  return parts;
+}
+
 /** Rows (u, k, g, m): unit operation, parameter index, grid index, the cell's average. */
 function memberCells(organizationId: number, member: GridMember, stepMs: number): string {
   const request: SeriesRequest = {
@@ -42,9 +64,8 @@ function memberCells(organizationId: number, member: GridMember, stepMs: number)
   const parameterOf = `transform(instrument_id, [${member.instruments.map(([instrument]) => `toUInt64(${int(instrument)})`).join(',')}], [${member.instruments.map(([, index]) => int(index)).join(',')}], -1)`;
   const cell = (column: string) => `intDiv(${floorExpr(`(${column} - toInt64(${int(origin)}))`, stepMs)}, toInt64(${int(stepMs)}))`;
   if (usesMinuteRollups(stepMs)) {
-    const parts = rangeParts(request, member.startMs, member.endMs, 'minute');
     return `SELECT toUInt64(${int(member.unitOperationId)}) AS u, ${parameterOf} AS k, ${cell('t')} AS g, sum(s) / sum(n) AS m
-              FROM (${parts.join(' UNION ALL ')})
+              FROM (${minuteParts(request, member.startMs, member.endMs).join(' UNION ALL ')})
              GROUP BY k, g HAVING sum(n) > 0`;
   }
   return `SELECT toUInt64(${int(member.unitOperationId)}) AS u, ${parameterOf} AS k, ${cell('ts')} AS g, avg(assumeNotNull(v)) AS m

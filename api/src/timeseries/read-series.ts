@@ -66,7 +66,7 @@ function rollupPart(request: SeriesRequest, table: 'points_rollup_1m' | 'points_
  * The parts (UNION ALL members) covering [startMs, endMs] with the coarsest level `level` allows:
  * 'hour' uses hours, minutes and points; 'minute' minutes and points.
  */
-export function rangeParts(request: SeriesRequest, startMs: number, endMs: number, level: 'hour' | 'minute'): string[] {
+function rangeParts(request: SeriesRequest, startMs: number, endMs: number, level: 'hour' | 'minute'): string[] {
   const parts: string[] = [];
   const rawEdges: Array<[number, number]> = [];
   const minuteSpan = (from: number, to: number) => { // inclusive bounds
