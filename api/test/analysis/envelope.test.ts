@@ -55,7 +55,7 @@ async function placeReference(options: { index: number; startMs: number; everyMs
   const readings: Record<string, Readings> = {};
   for (const type of types) {
     const shape = shapes[type](options.index);
-    let series = sampled(options.startMs, endMs + 1, options.everyMs, (e) => {
+    const series = sampled(options.startMs, endMs + 1, options.everyMs, (e) => {
       if (options.gap && e >= options.gap[0] && e < options.gap[1]) return undefined as unknown as null;
       if (options.nullEvery && Math.round(e / options.everyMs) % options.nullEvery === 0) return null;
       return shape(e);
