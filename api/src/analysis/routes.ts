@@ -5,7 +5,7 @@ import { errorResponseSchema } from '@bioprocess/shared/entities';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
-import { requireGoldenBatch, toGoldenBatch } from '../golden-batches/store.ts';
+import { requireGoldenBatch, toGoldenBatch } from '../golden-batches/repository.ts';
 import { deviationOf, envelopeOf, type EnvelopeDefinition } from './envelope.ts';
 
 const tags = ['Analysis'];

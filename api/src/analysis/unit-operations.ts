@@ -7,8 +7,8 @@ import type pg from 'pg';
 import { ANALYSIS_MESSAGES, type InstrumentOverride } from '@bioprocess/shared/analysis';
 import type { InstrumentType } from '@bioprocess/shared/enums';
 import { badRequest, notFound } from '../platform/http-error.ts';
-import { UNIT_OPERATION_NOT_FOUND } from '../unit-operations/store.ts';
-import { INSTRUMENT_NOT_FOUND } from '../instruments/store.ts';
+import { UNIT_OPERATION_NOT_FOUND } from '../unit-operations/repository.ts';
+import { INSTRUMENT_NOT_FOUND } from '../instruments/repository.ts';
 
 export interface AnalysedUnitOperation {
   id: number;

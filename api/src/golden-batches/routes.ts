@@ -11,7 +11,7 @@ import { badRequest } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { chooseInstruments, loadUnitOperations } from '../analysis/unit-operations.ts';
-import { deleteGoldenBatch, insertGoldenBatch, listGoldenBatches, requireGoldenBatch, toGoldenBatch, updateGoldenBatch } from './store.ts';
+import { deleteGoldenBatch, insertGoldenBatch, listGoldenBatches, requireGoldenBatch, toGoldenBatch, updateGoldenBatch } from './repository.ts';
 
 const tags = ['Golden batches'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema };

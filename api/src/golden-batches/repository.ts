@@ -1,4 +1,4 @@
-/** Golden-batch rows: organisation-scoped reads and the wire form. */
+/** Golden-batch rows: the organisation-scoped queries and the wire form. */
 import type pg from 'pg';
 import { toIsoTimestamp } from '@bioprocess/shared/entities';
 import { ANALYSIS_MESSAGES, type Alignment, type Band, type GoldenBatch, type InstrumentOverride } from '@bioprocess/shared/analysis';
