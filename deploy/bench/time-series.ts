@@ -97,7 +97,8 @@ interface Stack { api: ChildProcess; worker: ChildProcess }
 function startStack(): Stack {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
   const start = (entry: string, processEnv: NodeJS.ProcessEnv) =>
-    spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 2, 'inherit'] });
+  // Their log lines (warnings and errors at the bench's level) go to stderr, beside the bench's own.
   return { api: start('api/src/main.ts', apiProcessEnv(env)), worker: start('ingest-worker/src/main.ts', env) };
 }
 async function stopStack(stack: Stack): Promise<void> {
