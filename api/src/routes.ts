@@ -13,6 +13,8 @@ import { timeSeriesRoutes } from './timeseries/routes.ts';
 import { ingestJobRoutes } from './ingest-jobs/routes.ts';
 import { derivedParameterRoutes } from './derived/routes.ts';
 import { exportRoutes } from './exports/routes.ts';
+import { analysisRoutes } from './analysis/routes.ts';
+import { goldenBatchRoutes } from './golden-batches/routes.ts';
 
 export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(healthRoutes, deps);
@@ -27,4 +29,6 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(ingestJobRoutes, deps);
   await app.register(derivedParameterRoutes, deps);
   await app.register(exportRoutes, deps);
+  await app.register(analysisRoutes, deps);
+  await app.register(goldenBatchRoutes, deps);
 }

@@ -37,6 +37,11 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
   const comment = await one(`INSERT INTO comments (organization_id, unit_operations_id, author, timestamp, content) VALUES ($1, $2, $3, now(), 'Matrix') RETURNING id`, [organizationId, unitOperation, member.id]);
   const apiKey = await one(`INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role) VALUES ($1, 'Matrix key', $2, 'bpk_x', 'viewer') RETURNING id`, [organizationId, randomBytes(16).toString('hex')]);
   const derivedParameter = await one(`INSERT INTO derived_parameters (organization_id, name, expression) VALUES ($1, 'Matrix formula', '[temperature] * 2') RETURNING id`, [organizationId]);
+  const goldenBatch = await one(
+    `INSERT INTO golden_batches (organization_id, name, unit_operation_type, reference_unit_operation_ids, parameters, alignment, band)
+     VALUES ($1, 'Matrix golden batch', 'fermentation', ARRAY[$2::bigint], ARRAY['temperature'], '{"kind":"start"}', '{"kind":"sigma","k":2}') RETURNING id`,
+    [organizationId, unitOperation],
+  );
   // A finished job, so that a progress stream (if one were wrongly served) ends at once.
   const ingestJob = randomUUID();
   await ctx.deps.pg.query(
@@ -55,6 +60,7 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     '/api/v1/organizations': String(organizationId),
     '/api/v1/ingest-jobs': ingestJob,
     '/api/v1/derived-parameters': derivedParameter,
+    '/api/v1/golden-batches': goldenBatch,
   };
 }
 

@@ -45,11 +45,14 @@ test.describe('application shell', () => {
     await expect(page.getByTestId('sidebar-runs-overview')).toBeVisible();
   });
 
-  test('Analyze and Integrations open coming-soon modals and do not navigate', async ({ page, request }) => {
+  test('Analyze opens its page; Integrations opens a coming-soon modal and does not navigate', async ({ page, request }) => {
     const session = await signUp(request, { name: 'Modal Tester' });
     await signInWithSession(page, session, '/dashboard');
+    await page.getByTestId('sidebar-analyze').click();
+    await expect(page).toHaveURL(/\/analyze$/);
+    await expect(page.getByTestId('analyze-page')).toBeVisible();
+    await page.goto('/dashboard');
     for (const [id, title, description] of [
-      ['analyze', 'Analyze', 'Advanced data analysis and visualization tools'],
       ['integrations', 'Integrations', 'Connect with external systems and data sources'],
     ] as const) {
       await page.getByTestId(`sidebar-${id}`).click();

@@ -11,7 +11,11 @@
  *   - p95 of a derived parameter (OUR, three inputs) over 14 days of 1 Hz readings, 2,000 values: < 300 ms;
  *   - a time-series export of 10M points (10 instruments) as CSV long in one streamed request:
  *     >= 1M points/s, and the api's peak RSS (fresh process) < 300 MB.
- * BENCH_SCALE multiplies every size (default 1); BENCH_STEPS picks steps (default bulk,csv,read,derived,memory,export);
+ *   - Analyze (deploy/bench/analysis.ts): p95 of an envelope over 20 unit operations x 14 days of 1 Hz
+ *     readings (24M points), < 1 s; p95 of the deviation of one target over 30 parameters against a
+ *     saved golden batch of those 20, < 2 s.
+ * BENCH_SCALE multiplies every size (default 1; for Analyze, the days); BENCH_STEPS picks steps
+ * (default bulk,csv,read,derived,memory,export,analysis);
  * BENCH_PROFILE=<dir> writes V8 CPU profiles of the api and the ingest-worker there (open them in
  * Chrome DevTools) to see what limits a figure.
  */
@@ -28,11 +32,13 @@ import { baseEnvSchema, parseEnv } from '@bioprocess/shared/server/config';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import { createPool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse, createClickHouseAdmin } from '@bioprocess/shared/server/clickhouse';
+import { INSTRUMENT_TYPES } from '@bioprocess/shared/enums';
 import { migrateAll } from '../../api/src/db/migrate.ts';
 import { recomputeRollups } from '../../ingest-worker/src/points-store.ts';
 import { pointVersion } from '../../ingest-worker/src/versions.ts';
 import { seedPlant, type BenchPlant } from './fixtures.ts';
 import { benchDerived } from './derived-step.ts';
+import { seedAnalysisPlant, timedPosts } from './analysis.ts';
 import { apiProcessEnv } from '../local/allocator.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -51,8 +57,11 @@ const READ_POINTS = scaled(10_000_000);
 const READ_REQUESTS = 50;
 const EXPORT_POINTS = scaled(10_000_000);
 const EXPORT_INSTRUMENTS = 10;
+const ANALYSIS_REFERENCES = 20;
+const ANALYSIS_DAYS = 14 * SCALE;
+const ANALYSIS_REQUESTS = 20;
 const PORT = Number(process.env.BENCH_PORT ?? 8390);
-const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,csv,read,derived,memory,export').split(',').map((step) => step.trim()));
+const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,csv,read,derived,memory,export,analysis').split(',').map((step) => step.trim()));
 const T0 = Date.UTC(2024, 0, 1);
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -94,7 +103,8 @@ interface Stack { api: ChildProcess; worker: ChildProcess }
 function startStack(): Stack {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
   const start = (entry: string, processEnv: NodeJS.ProcessEnv) =>
-    spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 2, 'inherit'] });
+  // Their log lines (warnings and errors at the bench's level) go to stderr, beside the bench's own.
   return { api: start('api/src/main.ts', apiProcessEnv(env)), worker: start('ingest-worker/src/main.ts', env) };
 }
 async function stopStack(stack: Stack): Promise<void> {
@@ -439,6 +449,24 @@ async function main(): Promise<void> {
       const derived = await benchDerived({ pool, clickhouse, base, plant, scale: SCALE, startMs: Date.UTC(2023, 0, 1), log });
       log(`derived: OUR over 14 days of three 1 Hz inputs, ${derived.points} values`);
       report({ name: 'derived_series_p95_14d_three_inputs', value: round(derived.p95, 1), unit: 'ms', baseline: round(derived.baselineP95, 1), ratio: round(derived.p95 / derived.baselineP95), target: '< 300 ms', pass: derived.p95 < 300 });
+    }
+    if (STEPS.has('analysis')) {
+      log(`analysis: ${ANALYSIS_REFERENCES} references + 1 target x ${round(ANALYSIS_DAYS, 2)} days, 30 parameters`);
+      const analysis = await seedAnalysisPlant(pool, clickhouse, { references: ANALYSIS_REFERENCES, days: ANALYSIS_DAYS }, T0 + 400 * 86_400_000, log);
+      await waitForMerges(clickhouse);
+      const envelope = await timedPosts(`${base}/api/v1/analysis/envelope`, analysis.token,
+        { reference_unit_operation_ids: analysis.referenceIds, parameter: INSTRUMENT_TYPES[0] }, ANALYSIS_REQUESTS);
+      const envelopePoints = (envelope.last as { points: unknown[] }).points.length;
+      log(`analysis: envelope of ${envelopePoints} grid times`);
+      report({ name: 'envelope_p95_20_runs_14_days_1hz', value: round(envelope.p95, 1), unit: 'ms', baseline: null, ratio: null, target: '< 1000 ms', pass: envelope.p95 < 1000 });
+      const batch = await timedPosts(`${base}/api/v1/golden-batches`, analysis.token, {
+        name: 'Bench golden batch', unit_operation_type: 'fermentation', reference_unit_operation_ids: analysis.referenceIds, parameters: [...INSTRUMENT_TYPES],
+      }, 1);
+      const deviation = await timedPosts(`${base}/api/v1/analysis/deviation`, analysis.token,
+        { golden_batch_id: (batch.last as { id: number }).id, target_unit_operation_ids: [analysis.targetId] }, ANALYSIS_REQUESTS);
+      const ranked = (deviation.last as { ranking: unknown[] }).ranking.length;
+      if (ranked !== INSTRUMENT_TYPES.length) throw new Error(`the deviation ranked ${ranked} parameters`);
+      report({ name: 'deviation_p95_30_parameters', value: round(deviation.p95, 1), unit: 'ms', baseline: null, ratio: null, target: '< 2000 ms', pass: deviation.p95 < 2000 });
     }
     if (STEPS.has('memory')) {
       // Fresh processes, so the peak resident set reflects this upload alone.

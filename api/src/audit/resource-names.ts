@@ -16,6 +16,7 @@ const NAME_QUERIES: Record<string, string> = {
                     WHERE u.id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR u.organization_id = $2)`,
   user: 'SELECT id, email AS name FROM users WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
   api_key: 'SELECT id, name FROM api_keys WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
+  golden_batch: 'SELECT id, name FROM golden_batches WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
   organization: 'SELECT id, name FROM organizations WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR id = $2)',
 };
 

@@ -91,6 +91,8 @@ export interface DemoUnitOperation {
   startHour: number;
   endHour: number | null;
   simulate?: 'fed-batch' | 'centrifugation' | 'chromatography';
+  /** A feed valve that stays open from this hour (fed-batch only), so the run drifts from the good ones. */
+  feedFault?: { fromHour: number; leakMlPerMin: number };
   comments?: Array<{ hour: number; content: string; author: 'admin' | 'editor' }>;
 }
 
@@ -117,9 +119,18 @@ const fermentationComments: DemoUnitOperation['comments'] = [
   { hour: 22, content: 'Foam event, 2 mL antifoam added', author: 'editor' },
 ];
 
-function processTrain(fermentationHours: number, running = false): DemoUnitOperation[] {
+const feedFaultComments: DemoUnitOperation['comments'] = [
+  ...fermentationComments!.slice(0, 1),
+  { hour: 3.5, content: 'Feed line wet before feed start, valve FV-105 checked, no fault found', author: 'editor' },
+  ...fermentationComments!.slice(1),
+];
+
+function processTrain(fermentationHours: number, running = false, feedFault?: DemoUnitOperation['feedFault']): DemoUnitOperation[] {
   const train: DemoUnitOperation[] = [
-    { type: 'fermentation', equipment: 'br1', startHour: 0, endHour: running ? null : fermentationHours, simulate: 'fed-batch', comments: fermentationComments },
+    {
+      type: 'fermentation', equipment: 'br1', startHour: 0, endHour: running ? null : fermentationHours, simulate: 'fed-batch',
+      comments: feedFault ? feedFaultComments : fermentationComments, ...(feedFault ? { feedFault } : {}),
+    },
   ];
   if (running) return train;
   return [
@@ -138,6 +149,7 @@ export function demoRuns(): DemoRun[] {
     { name: 'FB-2026-034 GFP high feed', strain: 'E. coli BL21(DE3) pET-GFP', target: 'GFP', description: 'Feed ceiling raised 20 % to test oxygen limitation.', facility: 'lab', scaleLiters: 5, scaleGrams: 16.2, startOffsetHours: -23 * day, durationHours: 48, unitOperations: processTrain(40) },
     { name: 'FB-2026-037 Lipase induction 25 °C', strain: 'E. coli BL21(DE3) pET-LipA', target: 'Lipase A', description: 'Lower induction temperature for soluble expression.', facility: 'lab', scaleLiters: 5, scaleGrams: 9.6, startOffsetHours: -16 * day, durationHours: 48, unitOperations: processTrain(38) },
     { name: 'FB-2026-040 Lipase scale-down', strain: 'E. coli BL21(DE3) pET-LipA', target: 'Lipase A', description: 'Scale-down model of the pilot process.', facility: 'lab', scaleLiters: 2, scaleGrams: 4.1, startOffsetHours: -9 * day, durationHours: 48, unitOperations: processTrain(36) },
+    { name: 'FB-2026-041 GFP feed valve fault', strain: 'E. coli BL21(DE3) pET-GFP', target: 'GFP', description: 'Feed valve FV-105 did not close fully: glucose leaked in from 3 h, growth and oxygen demand ran ahead of the good runs.', facility: 'lab', scaleLiters: 5, scaleGrams: 17.4, startOffsetHours: -7 * day, durationHours: 48, unitOperations: processTrain(40, false, { fromHour: 3, leakMlPerMin: 0.1 }) },
     { name: 'FB-2026-043 GFP reproducibility', strain: 'E. coli BL21(DE3) pET-GFP', target: 'GFP', description: 'Repeat of FB-2026-031 for reproducibility.', facility: 'lab', scaleLiters: 5, scaleGrams: 15.1, startOffsetHours: -4 * day, durationHours: 48, unitOperations: processTrain(40) },
     { name: 'FB-2026-045 GFP running', strain: 'E. coli BL21(DE3) pET-GFP', target: 'GFP', description: 'Ongoing fed-batch, induction planned at 14 h.', facility: 'lab', scaleLiters: 5, scaleGrams: null, startOffsetHours: -20, durationHours: null, unitOperations: processTrain(0, true) },
     { name: 'PP-2026-002 Pilot lipase 150 L', strain: 'E. coli BL21(DE3) pET-LipA', target: 'Lipase A', description: 'First pilot-scale run, planned.', facility: 'pilot', scaleLiters: 150, scaleGrams: null, startOffsetHours: 5 * day, durationHours: 60, unitOperations: [{ type: 'fermentation', equipment: 'br3', startHour: 0, endHour: 48 }, { type: 'centrifugation', equipment: 'cf2', startHour: 50, endHour: 54 }] },
@@ -164,3 +176,16 @@ export function demoRuns(): DemoRun[] {
 }
 
 export const DEMO_HOUR_MS = HOUR;
+
+/** The saved golden batch of the demo: the completed fed-batch fermentations without a fault. */
+export const DEMO_GOLDEN_BATCH = {
+  name: 'Fed-batch golden batch',
+  parameters: ['temperature', 'pH', 'dissolved_o2', 'stir_rate', 'feed_rate', 'optical_density', 'exhaust_co2'] as InstrumentType[],
+  alignment: { kind: 'start' as const },
+  // Three standard deviations: with five references a narrower band flags ordinary probe noise.
+  band: { kind: 'sigma' as const, k: 3 },
+};
+
+export function isGoldenBatchReference(spec: DemoUnitOperation): boolean {
+  return spec.simulate === 'fed-batch' && spec.endHour !== null && !spec.feedFault;
+}

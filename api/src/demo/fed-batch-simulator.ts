@@ -17,6 +17,8 @@ export interface FedBatchOptions {
   /** Hours after inoculation when IPTG induction happens (temperature shift, product formation). */
   inductionHour?: number;
   initialVolumeL?: number;
+  /** A feed valve that no longer closes: from this hour on this much feed flows on top of what the pump is asked for. */
+  feedFault?: { fromHour: number; leakMlPerMin: number };
 }
 
 export interface FedBatchSeries {
@@ -75,7 +77,8 @@ export function simulateFedBatch(options: FedBatchOptions): FedBatchSeries {
       feedStartRate = (muSet * biomass * volume) / (yieldXS * feedGlucose);
     }
     // Exponential feed from the biomass at feed start, up to the pump's ceiling.
-    const feedLh = feedStartHour === null ? 0 : Math.min(maxFeedLh, feedStartRate * Math.exp(muSet * (hour - feedStartHour)));
+    const plannedFeedLh = feedStartHour === null ? 0 : Math.min(maxFeedLh, feedStartRate * Math.exp(muSet * (hour - feedStartHour)));
+    const feedLh = options.feedFault && hour >= options.feedFault.fromHour ? plannedFeedLh + (options.feedFault.leakMlPerMin * 60) / 1000 : plannedFeedLh;
 
     // Oxygen limitation slows growth when DO is very low; induction burdens the cells.
     const oxygenFactor = dissolvedO2 / (dissolvedO2 + 2);

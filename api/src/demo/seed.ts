@@ -14,7 +14,7 @@ import { hashPassword } from '../auth/passwords.ts';
 import { createSession } from '../auth/sessions.ts';
 import { simulateFedBatch } from './fed-batch-simulator.ts';
 import {
-  DEMO_EQUIPMENT, DEMO_FACILITIES, DEMO_HOUR_MS, DEMO_ORGANISATION_NAME, DEMO_USERS, demoRuns, type DemoRun, type DemoUnitOperation,
+  DEMO_EQUIPMENT, DEMO_FACILITIES, DEMO_GOLDEN_BATCH, DEMO_HOUR_MS, isGoldenBatchReference, DEMO_ORGANISATION_NAME, DEMO_USERS, demoRuns, type DemoRun, type DemoUnitOperation,
 } from './demo-organisation.ts';
 
 /** The public instrument exports of the demo runs, kept in the repository (sources and licences in its SOURCES.md). */
@@ -125,6 +125,12 @@ export async function seedDemoMetadata(deps: AppDeps, now = Date.now()): Promise
         unitOperations.push({ id, run, spec, startMs, endMs });
       }
     }
+    const references = unitOperations.filter((operation) => isGoldenBatchReference(operation.spec));
+    await client.query(
+      `INSERT INTO golden_batches (organization_id, name, unit_operation_type, reference_unit_operation_ids, parameters, alignment, band)
+       VALUES ($1, $2, 'fermentation', $3, $4, $5, $6)`,
+      [organizationId, DEMO_GOLDEN_BATCH.name, references.map((operation) => operation.id), DEMO_GOLDEN_BATCH.parameters,
+        JSON.stringify(DEMO_GOLDEN_BATCH.alignment), JSON.stringify(DEMO_GOLDEN_BATCH.band)]);
     return { organizationId, adminUserId, instruments, unitOperations };
   });
 }
@@ -146,7 +152,7 @@ export function simulatedSeries(operation: SeededUnitOperation, now: number): Ma
   const seed = operation.id * 7919;
   const jitter = (hour: number, amplitude: number) => Math.sin(hour * 37.1 + seed) * amplitude;
   if (operation.spec.simulate === 'fed-batch') {
-    const fedBatch = simulateFedBatch({ startMs: operation.startMs, durationHours: hours, seed });
+    const fedBatch = simulateFedBatch({ startMs: operation.startMs, durationHours: hours, seed, ...(operation.spec.feedFault ? { feedFault: operation.spec.feedFault } : {}) });
     for (const [key, points] of Object.entries(fedBatch)) series.set(key, points);
   } else if (operation.spec.simulate === 'centrifugation') {
     const rpm = (h: number) => (h < 0.1 ? 12000 * (h / 0.1) : h > 0.9 ? Math.max(0, 12000 * (1 - (h - 0.9) / 0.1)) : 12000);

@@ -22,22 +22,22 @@ export interface SeriesRequest {
   limit: number;
 }
 
-function int(value: number): string {
+export function int(value: number): string {
   if (!Number.isSafeInteger(value)) throw new Error(`not a safe integer: ${value}`);
   return String(value);
 }
 
 /** `column` rounded down to a multiple of width, also for negative timestamps. */
-function floorExpr(column: string, width: number): string {
+export function floorExpr(column: string, width: number): string {
   // toInt64: ClickHouse 18.16 types modulo(Int64, UInt16) as Int16 and overflows.
   const w = `toInt64(${int(width)})`;
   return `(${column} - modulo(modulo(${column}, ${w}) + ${w}, ${w}))`;
 }
 
-const floorTo = (value: number, width: number) => value - (((value % width) + width) % width);
+export const floorTo = (value: number, width: number) => value - (((value % width) + width) % width);
 const ceilTo = (value: number, width: number) => floorTo(value + width - 1, width);
 
-async function rows<T>(clickhouse: ClickHouseClient, query: string): Promise<T[]> {
+export async function rows<T>(clickhouse: ClickHouseClient, query: string): Promise<T[]> {
   // JSONCompact (not JSONCompactEachRow, which 18.16 lacks); 64-bit integers arrive as strings.
   const result = await clickhouse.query({ query, format: 'JSONCompact' });
   return (await result.json<T>()).data;
@@ -47,7 +47,7 @@ function scope(request: SeriesRequest): string {
   return `organization_id = ${int(request.organizationId)} AND instrument_id IN (${request.instrumentIds.map(int).join(',')})`;
 }
 
-function dedupedPoints(request: SeriesRequest, ranges: Array<[number, number]>): string {
+export function dedupedPoints(request: SeriesRequest, ranges: Array<[number, number]>): string {
   const rangeFilter = ranges.map(([from, to]) => `(ts >= ${int(from)} AND ts <= ${int(to)})`).join(' OR ');
   return `SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
       FROM points WHERE ${scope(request)} AND (${rangeFilter})

@@ -45,7 +45,7 @@ describe('demo organisation seed', () => {
     }
     const login = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'scientist@demo.bioprocess.local', password: 'Demo-Bioprocess1!' } });
     const runs = (await ctx.request({ method: 'GET', url: '/api/v1/runs', token: login.json().token })).json() as Array<{ status: string }>;
-    expect(runs).toHaveLength(11);
+    expect(runs).toHaveLength(12);
     expect(new Set(runs.map((run) => run.status))).toEqual(new Set(['Pending', 'Active', 'Completed']));
   });
 
@@ -63,8 +63,24 @@ describe('demo organisation seed', () => {
     expect(await countFor('pio', 'od')).toBe(10_944);
     expect(await countFor('chibio', 'od')).toBe(15_473);
     expect(await countFor('dasware', 'temperature')).toBeGreaterThan(100);
-    // Five completed fed-batches of 40/40/38/36/40 h at one reading a minute, plus the running one.
-    expect(await countFor('br1', 'temperature')).toBeGreaterThan((40 + 40 + 38 + 36 + 40) * 60);
+    // Six completed fed-batches of 40/40/38/36/40/40 h at one reading a minute, plus the running one.
+    expect(await countFor('br1', 'temperature')).toBeGreaterThan((40 + 40 + 38 + 36 + 40 + 40) * 60);
+  });
+
+  it('has a golden batch over the good fed-batches that ranks the feed-fault run\'s feed rate worst', async () => {
+    await waitForIngestJobs(ctx, plan.organizationId);
+    const login = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'viewer@demo.bioprocess.local', password: 'Demo-Bioprocess1!' } });
+    const token = login.json().token as string;
+    const [batch] = (await ctx.request({ method: 'GET', url: '/api/v1/golden-batches', token })).json() as Array<{ id: number; reference_unit_operation_ids: number[] }>;
+    expect(batch!.reference_unit_operation_ids).toHaveLength(5);
+    const faulty = plan.unitOperations.find((operation) => operation.spec.feedFault)!;
+    const response = await ctx.request({
+      method: 'POST', url: '/api/v1/analysis/deviation', token, payload: { golden_batch_id: batch!.id, target_unit_operation_ids: [faulty.id] },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const ranking = response.json().ranking as Array<{ parameter: string; share_outside: number }>;
+    expect(ranking[0]!.parameter, JSON.stringify(ranking)).toBe('feed_rate');
+    expect(ranking[0]!.share_outside).toBeGreaterThan(0.8);
   });
 
   it('reads its datasets from the repository, each with its source and licence, so a fresh clone seeds them', () => {

@@ -40,6 +40,7 @@ export const routes: RouteObject[] = [
             path: '/runs/:runId/unit-operations/:unitOpId',
             lazy: page(() => import('../unit-operations/UnitOperationDetailPage.tsx'), (m) => m.UnitOperationDetailPage),
           },
+          { path: '/analyze', lazy: page(() => import('../analyze/AnalyzePage.tsx'), (m) => m.AnalyzePage) },
           { path: '/data', lazy: page(() => import('../data/DataManagementPage.tsx'), (m) => m.DataManagementPage) },
           { path: '/settings', lazy: page(() => import('../settings/SettingsPage.tsx'), (m) => m.SettingsPage) },
         ],

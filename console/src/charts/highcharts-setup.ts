@@ -3,6 +3,8 @@
  * does not ship (cross, star, line) registered as marker symbols.
  */
 import Highcharts from 'highcharts';
+// Area ranges (the envelope bands of Analyze).
+import 'highcharts/highcharts-more';
 // Chart downloads (PNG, SVG, CSV) made in the browser, without Highcharts' export server.
 import 'highcharts/modules/exporting';
 import 'highcharts/modules/export-data';

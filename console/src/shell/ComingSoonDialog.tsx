@@ -1,4 +1,4 @@
-/** The modal behind a coming-soon sidebar entry (Analyze, Integrations). */
+/** The modal behind a coming-soon sidebar entry (Integrations). */
 import { InfoDialog } from '../components/dialogs/InfoDialog.tsx';
 import type { IconName } from '@blueprintjs/core';
 

@@ -17,8 +17,9 @@ describe('sidebar active entry', () => {
     expect(isEntryActive(entry('data'), '/dashboard')).toBe(false);
   });
 
-  it('has the coming-soon texts of Analyze and Integrations', () => {
-    expect(entry('analyze').comingSoon?.description).toBe('Advanced data analysis and visualization tools');
+  it('links Analyze to its page and keeps the coming-soon text of Integrations', () => {
+    expect(entry('analyze').comingSoon).toBeUndefined();
+    expect(isEntryActive(entry('analyze'), '/analyze')).toBe(true);
     expect(entry('integrations').comingSoon?.description).toBe('Connect with external systems and data sources');
   });
 });

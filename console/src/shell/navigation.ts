@@ -22,7 +22,7 @@ export const SIDEBAR_ENTRIES: readonly SidebarEntry[] = [
       { label: 'Compare', path: '/runs/compare', icon: 'comparison' },
     ],
   },
-  { id: 'analyze', label: 'Analyze', path: '/analyze', icon: 'chart', comingSoon: { description: 'Advanced data analysis and visualization tools' } },
+  { id: 'analyze', label: 'Analyze', path: '/analyze', icon: 'chart' },
   { id: 'data', label: 'Data', path: '/data', icon: 'database' },
   { id: 'integrations', label: 'Integrations', path: '/integrations', icon: 'data-connection', comingSoon: { description: 'Connect with external systems and data sources' } },
 ];

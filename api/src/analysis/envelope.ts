@@ -1,0 +1,227 @@
+/**
+ * Golden-batch envelopes and the deviation of targets from them. References and targets are aligned
+ * and resampled on one grid; the envelope statistics come from ClickHouse, the comparison of a
+ * target's few thousand grid values with its envelope happens here.
+ */
+import {
+  ANALYSIS_MESSAGES,
+  DEFAULT_GRID_POINTS,
+  MAX_GRID_POINTS,
+  MIN_CONTRIBUTING_RUNS,
+  type Alignment,
+  type Band,
+  type Deviation,
+  type Envelope,
+  type EnvelopePoint,
+  type Excursion,
+  type InstrumentOverride,
+  type LeftOut,
+  type ParameterDeviation,
+} from '@bioprocess/shared/analysis';
+import type { InstrumentType } from '@bioprocess/shared/enums';
+import type { AppDeps } from '../platform/deps.ts';
+import { badRequest } from '../platform/http-error.ts';
+import { alignUnitOperations } from './alignment.ts';
+import { envelopeStatistics, gridOrigin, resampledValues, type GridMember } from './resample.ts';
+import {
+  chooseInstruments, loadUnitOperations, requireOneType, typesSharedBy, type AnalysedUnitOperation, type InstrumentChoice,
+} from './unit-operations.ts';
+
+type Deps = Pick<AppDeps, 'pg' | 'clickhouse'>;
+
+export interface EnvelopeDefinition {
+  referenceIds: readonly number[];
+  alignment: Alignment;
+  gridStepSeconds: number | null;
+  band: Band;
+  showMinMax: boolean;
+  overrides: readonly InstrumentOverride[];
+  /** A saved golden batch tolerates references deleted since it was saved. */
+  skipMissingReferences?: boolean;
+}
+
+const MINUTE_S = 60;
+
+/** About DEFAULT_GRID_POINTS steps over the longest window, in whole minutes once a step exceeds one. */
+export function defaultGridStepSeconds(longestSpanMs: number): number {
+  const seconds = Math.max(1, Math.ceil(longestSpanMs / 1000 / DEFAULT_GRID_POINTS));
+  return seconds > MINUTE_S ? Math.ceil(seconds / MINUTE_S) * MINUTE_S : seconds;
+}
+
+interface Prepared {
+  type: string;
+  members: Map<number, AnalysedUnitOperation>;
+  choice: InstrumentChoice;
+  timeZeroMs: Map<number, number>;
+  leftOut: Map<number, LeftOut>;
+  stepMs: number;
+}
+
+/** Loads, aligns and picks the grid step of references (and targets, aligned the same way). */
+async function prepare(deps: Deps, organizationId: number, definition: EnvelopeDefinition, targetIds: readonly number[]): Promise<Prepared & { references: AnalysedUnitOperation[]; targets: AnalysedUnitOperation[] }> {
+  const nowMs = Date.now();
+  const references = await loadUnitOperations(deps.pg, organizationId, definition.referenceIds, { nowMs, skipMissing: definition.skipMissingReferences });
+  const targets = await loadUnitOperations(deps.pg, organizationId, targetIds, { nowMs });
+  const type = requireOneType(references);
+  if (targets.some((target) => target.type !== type)) throw badRequest(ANALYSIS_MESSAGES.targetType);
+  const everyone = [...references, ...targets];
+  const choice = await chooseInstruments(deps.pg, organizationId, everyone, definition.overrides);
+  const aligned = await alignUnitOperations(deps, organizationId, everyone, choice, definition.alignment);
+  const alignedReferences = references.filter((reference) => aligned.timeZeroMs.has(reference.id));
+  if (alignedReferences.length === 0 && references.every((reference) => reference.startMs === null)) throw badRequest(ANALYSIS_MESSAGES.noReferenceData);
+  const longest = Math.max(0, ...alignedReferences.map((reference) => reference.endMs - reference.startMs!));
+  const stepMs = (definition.gridStepSeconds ?? defaultGridStepSeconds(longest)) * 1000;
+  for (const unitOperation of everyone) {
+    const zero = aligned.timeZeroMs.get(unitOperation.id);
+    if (zero === undefined) continue;
+    const origin = gridOrigin(zero, stepMs);
+    const cells = Math.floor((unitOperation.endMs - origin) / stepMs) - Math.floor((unitOperation.startMs! - origin) / stepMs) + 1;
+    if (cells > MAX_GRID_POINTS) throw badRequest(ANALYSIS_MESSAGES.tooManyGridPoints);
+  }
+  return {
+    type,
+    references,
+    targets,
+    members: new Map(everyone.map((unitOperation) => [unitOperation.id, unitOperation])),
+    choice,
+    timeZeroMs: aligned.timeZeroMs,
+    leftOut: new Map(aligned.leftOut.map((entry) => [entry.unit_operation_id, entry])),
+    stepMs,
+  };
+}
+
+function gridMembers(prepared: Prepared, unitOperations: readonly AnalysedUnitOperation[], parameters: readonly InstrumentType[]): GridMember[] {
+  return unitOperations.flatMap((unitOperation) => {
+    const timeZeroMs = prepared.timeZeroMs.get(unitOperation.id);
+    if (timeZeroMs === undefined) return [];
+    const instruments = parameters.flatMap((parameter, index): Array<[number, number]> => {
+      const instrumentId = prepared.choice.get(unitOperation.id)?.get(parameter);
+      return instrumentId === undefined ? [] : [[instrumentId, index]];
+    });
+    return [{ unitOperationId: unitOperation.id, startMs: unitOperation.startMs!, endMs: unitOperation.endMs, timeZeroMs, instruments }];
+  });
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function buildEnvelopes(
+  deps: Deps,
+  organizationId: number,
+  definition: EnvelopeDefinition,
+  prepared: Prepared & { references: AnalysedUnitOperation[] },
+  parameters: readonly InstrumentType[],
+): Promise<Envelope[]> {
+  const members = gridMembers(prepared, prepared.references, parameters);
+  const statistics = await envelopeStatistics(deps.clickhouse, organizationId, members, prepared.stepMs, definition.band);
+  const contributed = new Set(statistics.flatMap((cell) => cell.unitOperationIds.map((id) => `${id}:${cell.parameterIndex}`)));
+  return parameters.map((parameter, index) => {
+    const leftOut: LeftOut[] = [];
+    const references: Envelope['references'] = [];
+    for (const reference of prepared.references) {
+      const missing = prepared.leftOut.get(reference.id);
+      const instrumentId = prepared.choice.get(reference.id)?.get(parameter);
+      if (missing) leftOut.push(missing);
+      else if (instrumentId === undefined) leftOut.push({ unit_operation_id: reference.id, reason: 'no_instrument' });
+      else if (!contributed.has(`${reference.id}:${index}`)) leftOut.push({ unit_operation_id: reference.id, reason: 'no_data' });
+      else references.push({ unit_operation_id: reference.id, run_id: reference.runId, run_name: reference.runName, instrument_id: instrumentId, time_zero: iso(prepared.timeZeroMs.get(reference.id)!) });
+    }
+    const points: EnvelopePoint[] = statistics.filter((cell) => cell.parameterIndex === index).map((cell) => ({
+      t: (cell.gridIndex * prepared.stepMs) / 1000,
+      median: cell.median,
+      mean: cell.mean,
+      lower: cell.lower,
+      upper: cell.upper,
+      min: definition.showMinMax ? cell.min : null,
+      max: definition.showMinMax ? cell.max : null,
+      count: cell.count,
+    }));
+    return {
+      parameter, unit_operation_type: prepared.type, grid_step_seconds: prepared.stepMs / 1000,
+      band: definition.band, alignment: definition.alignment, references, left_out: leftOut, points,
+    };
+  });
+}
+
+export async function envelopeOf(deps: Deps, organizationId: number, definition: EnvelopeDefinition, parameter: InstrumentType): Promise<Envelope> {
+  const prepared = await prepare(deps, organizationId, definition, []);
+  const [envelope] = await buildEnvelopes(deps, organizationId, definition, prepared, [parameter]);
+  return envelope!;
+}
+
+function compare(series: ReadonlyArray<[number, number]>, points: readonly EnvelopePoint[], stepMs: number): Omit<ParameterDeviation, 'parameter' | 'instrument_id' | 'series'> {
+  const envelopeAt = new Map(points.filter((point) => point.count >= MIN_CONTRIBUTING_RUNS && point.lower !== null && point.upper !== null)
+    .map((point) => [Math.round((point.t * 1000) / stepMs), point]));
+  let compared = 0;
+  let outside = 0;
+  let first: Excursion | null = null;
+  let largest: Excursion | null = null;
+  for (const [gridIndex, value] of series) {
+    const point = envelopeAt.get(gridIndex);
+    if (!point) continue;
+    compared += 1;
+    const below = value < point.lower!;
+    const above = value > point.upper!;
+    if (!below && !above) continue;
+    outside += 1;
+    const excursion: Excursion = below
+      ? { t: point.t, value, bound: 'lower', bound_value: point.lower!, distance: point.lower! - value }
+      : { t: point.t, value, bound: 'upper', bound_value: point.upper!, distance: value - point.upper! };
+    first ??= excursion;
+    if (!largest || excursion.distance > largest.distance) largest = excursion;
+  }
+  return { compared, outside, share_outside: compared === 0 ? null : outside / compared, first_excursion: first, largest_excursion: largest };
+}
+
+export async function deviationOf(
+  deps: Deps,
+  organizationId: number,
+  definition: EnvelopeDefinition,
+  wanted: readonly InstrumentType[] | 'all',
+  targetIds: readonly number[],
+): Promise<Deviation> {
+  const prepared = await prepare(deps, organizationId, definition, targetIds);
+  const alignedTargets = prepared.targets.filter((target) => prepared.timeZeroMs.has(target.id));
+  const parameters = wanted === 'all'
+    ? [...typesSharedBy(prepared.choice, prepared.references.filter((reference) => prepared.timeZeroMs.has(reference.id)).map((reference) => reference.id), MIN_CONTRIBUTING_RUNS)]
+      .filter((type) => alignedTargets.some((target) => prepared.choice.get(target.id)?.has(type))).sort()
+    : [...wanted];
+  const [envelopes, targetValues] = await Promise.all([
+    buildEnvelopes(deps, organizationId, definition, prepared, parameters),
+    resampledValues(deps.clickhouse, organizationId, gridMembers(prepared, alignedTargets, parameters), prepared.stepMs),
+  ]);
+  const targets: Deviation['targets'] = alignedTargets.map((target) => ({
+    unit_operation_id: target.id,
+    run_id: target.runId,
+    run_name: target.runName,
+    time_zero: iso(prepared.timeZeroMs.get(target.id)!),
+    parameters: parameters.flatMap((parameter, index) => {
+      const instrumentId = prepared.choice.get(target.id)?.get(parameter);
+      if (instrumentId === undefined) return [];
+      const series = targetValues.get(target.id)?.get(index) ?? [];
+      return [{
+        parameter, instrument_id: instrumentId,
+        ...compare(series, envelopes[index]!.points, prepared.stepMs),
+        series: series.map(([gridIndex, value]): [number, number] => [(gridIndex * prepared.stepMs) / 1000, value]),
+      }];
+    }),
+  }));
+  const bandWidth = new Map(envelopes.map((envelope) => {
+    const widths = envelope.points.flatMap((point) => (point.lower !== null && point.upper !== null ? [point.upper - point.lower] : []));
+    return [envelope.parameter, widths.length === 0 ? 0 : widths.reduce((sum, width) => sum + width, 0) / widths.length];
+  }));
+  const relativeExcursion = (deviation: ParameterDeviation) =>
+    (deviation.largest_excursion?.distance ?? 0) / (bandWidth.get(deviation.parameter) || 1);
+  const ranking = targets.flatMap((target) => target.parameters.map((deviation) => ({ target, deviation })))
+    .sort((a, b) => (b.deviation.share_outside ?? -1) - (a.deviation.share_outside ?? -1) || relativeExcursion(b.deviation) - relativeExcursion(a.deviation))
+    .map(({ target, deviation }) => ({ parameter: deviation.parameter, unit_operation_id: target.unit_operation_id, share_outside: deviation.share_outside }));
+  return {
+    unit_operation_type: prepared.type,
+    grid_step_seconds: prepared.stepMs / 1000,
+    band: definition.band,
+    alignment: definition.alignment,
+    envelopes,
+    targets,
+    targets_left_out: prepared.targets.flatMap((target) => { const entry = prepared.leftOut.get(target.id); return entry ? [entry] : []; }),
+    ranking,
+  };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { bandChoiceOf, bandOf, deviationRows, envelopeChartSeries, envelopeCsv, formatElapsed, type CamelDeviation, type CamelEnvelope } from './analyze-model.ts';
+
+const envelope: CamelEnvelope = {
+  parameter: 'temperature', unitOperationType: 'fermentation', gridStepSeconds: 60, band: { kind: 'percentiles', lower: 5, upper: 95 }, alignment: { kind: 'start' },
+  references: [], leftOut: [],
+  points: [
+    { t: 0, median: 30, mean: 30, lower: 29, upper: 31, min: 28, max: 32, count: 3 },
+    { t: 3600, median: 31, mean: 31, lower: null, upper: null, min: 31, max: 31, count: 1 },
+  ],
+};
+
+describe('analyze model', () => {
+  it('turns band choices into bands and back', () => {
+    for (const band of [{ kind: 'percentiles', lower: 5, upper: 95 }, { kind: 'percentiles', lower: 16, upper: 84 }, { kind: 'percentiles', lower: 10, upper: 70 }, { kind: 'sigma', k: 2.5 }] as const) {
+      expect(bandOf(bandChoiceOf(band))).toEqual(band);
+    }
+  });
+
+  it('draws the band where it exists, the median, and targets in hours', () => {
+    const series = envelopeChartSeries(envelope, [{ name: 'Run A', color: '#f00', series: [[1800, 30.5]] }], true);
+    expect(series.map((entry) => entry.name)).toEqual(['Min–max', 'Band P5–P95', 'Median', 'Run A']);
+    expect(series[1]!.data).toEqual([[0, 29, 31]]);
+    expect(series[3]!.data).toEqual([[0.5, 30.5]]);
+  });
+
+  it('writes the envelope CSV with numbers as numbers and empty cells for missing bounds', () => {
+    expect(envelopeCsv([envelope]).split('\r\n')).toEqual([
+      'parameter,seconds_since_time_zero,median,mean,lower,upper,min,max,runs',
+      'temperature,0,30,30,29,31,28,32,3',
+      'temperature,3600,31,31,,,31,31,1',
+      '',
+    ]);
+  });
+
+  it('lists deviation rows in the ranking order', () => {
+    const excursion = { t: 60, value: 5, bound: 'upper' as const, boundValue: 4, distance: 1 };
+    const deviation = {
+      ranking: [{ parameter: 'pH', unitOperationId: 7, shareOutside: 0.5 }, { parameter: 'temperature', unitOperationId: 7, shareOutside: 0 }],
+      targets: [{ unitOperationId: 7, runId: 1, runName: 'Run A', timeZero: '', parameters: [
+        { parameter: 'temperature', instrumentId: 1, compared: 2, outside: 0, shareOutside: 0, firstExcursion: null, largestExcursion: null, series: [] },
+        { parameter: 'pH', instrumentId: 2, compared: 2, outside: 1, shareOutside: 0.5, firstExcursion: excursion, largestExcursion: excursion, series: [] },
+      ] }],
+    } as unknown as CamelDeviation;
+    expect(deviationRows(deviation).map((row) => row.parameter)).toEqual(['pH', 'temperature']);
+  });
+
+  it('formats elapsed time around time zero', () => {
+    expect(formatElapsed(5400)).toBe('1 h 30 min');
+    expect(formatElapsed(-600)).toBe('−0 h 10 min');
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * The Analyze page's pure parts: the request it sends for a form state, the chart series of an
+ * envelope with its targets, the deviation rows worst first, and the envelope as CSV.
+ */
+import type { Alignment, Band, Deviation, Envelope } from '@bioprocess/shared/analysis';
+import type { InstrumentType } from '@bioprocess/shared/enums';
+import { csvRow } from '@bioprocess/shared/csv/write';
+import type { Camelize } from '../entities/types.ts';
+
+export type CamelEnvelope = Camelize<Envelope>;
+export type CamelDeviation = Camelize<Deviation>;
+
+export type BandChoice = 'p5-p95' | 'p16-p84' | 'custom' | 'sigma';
+
+export interface AnalyzeForm {
+  unitOperationType: string;
+  referenceIds: number[];
+  targetIds: number[];
+  parameters: InstrumentType[];
+  alignment: Alignment;
+  bandChoice: BandChoice;
+  customLower: number;
+  customUpper: number;
+  sigmaK: number;
+  showMinMax: boolean;
+}
+
+export function bandOf(form: Pick<AnalyzeForm, 'bandChoice' | 'customLower' | 'customUpper' | 'sigmaK'>): Band {
+  switch (form.bandChoice) {
+    case 'p5-p95': return { kind: 'percentiles', lower: 5, upper: 95 };
+    case 'p16-p84': return { kind: 'percentiles', lower: 16, upper: 84 };
+    case 'custom': return { kind: 'percentiles', lower: form.customLower, upper: form.customUpper };
+    case 'sigma': return { kind: 'sigma', k: form.sigmaK };
+  }
+}
+
+/** The form fields a saved band gives back. */
+export function bandChoiceOf(band: Band): Pick<AnalyzeForm, 'bandChoice' | 'customLower' | 'customUpper' | 'sigmaK'> {
+  if (band.kind === 'sigma') return { bandChoice: 'sigma', customLower: 5, customUpper: 95, sigmaK: band.k };
+  if (band.lower === 5 && band.upper === 95) return { bandChoice: 'p5-p95', customLower: 5, customUpper: 95, sigmaK: 2 };
+  if (band.lower === 16 && band.upper === 84) return { bandChoice: 'p16-p84', customLower: 16, customUpper: 84, sigmaK: 2 };
+  return { bandChoice: 'custom', customLower: band.lower, customUpper: band.upper, sigmaK: 2 };
+}
+
+export function bandLabel(band: Band): string {
+  return band.kind === 'sigma' ? `Mean ± ${band.k}σ` : `P${band.lower}–P${band.upper}`;
+}
+
+/** The snake_case body of a deviation request for the form (targets required). */
+export function deviationBody(form: AnalyzeForm) {
+  return {
+    reference_unit_operation_ids: form.referenceIds,
+    target_unit_operation_ids: form.targetIds,
+    parameters: form.parameters,
+    alignment: form.alignment,
+    band: bandOf(form),
+    show_min_max: form.showMinMax,
+  };
+}
+
+export function envelopeBody(form: AnalyzeForm, parameter: InstrumentType) {
+  return { reference_unit_operation_ids: form.referenceIds, parameter, alignment: form.alignment, band: bandOf(form), show_min_max: form.showMinMax };
+}
+
+export const HOUR_S = 3600;
+
+/** Grid seconds shown in hours since time zero. */
+export const toHours = (seconds: number) => seconds / HOUR_S;
+
+export interface ChartTarget {
+  name: string;
+  color: string;
+  /** [seconds since time zero, value]; camel-casing turns the wire's pairs into plain arrays. */
+  series: ReadonlyArray<readonly number[]>;
+}
+
+/** Highcharts series options (plain objects): band, optional min/max hull, median, then the targets. */
+export function envelopeChartSeries(envelope: CamelEnvelope, targets: readonly ChartTarget[], showMinMax: boolean) {
+  const band = envelope.points.flatMap((point) => (point.lower === null || point.upper === null ? [] : [[toHours(point.t), point.lower, point.upper]]));
+  const hull = envelope.points.flatMap((point) => (point.min === null || point.max === null ? [] : [[toHours(point.t), point.min, point.max]]));
+  const median = envelope.points.flatMap((point) => (point.median === null ? [] : [[toHours(point.t), point.median]]));
+  return [
+    ...(showMinMax && hull.length > 0 ? [{ type: 'arearange' as const, name: 'Min–max', data: hull, color: '#8F99A8', fillOpacity: 0.12, lineWidth: 0, enableMouseTracking: false }] : []),
+    { type: 'arearange' as const, name: `Band ${bandLabel(envelope.band as Band)}`, data: band, color: '#2D72D2', fillOpacity: 0.25, lineWidth: 0 },
+    { type: 'line' as const, name: 'Median', data: median, color: '#184A90', lineWidth: 2, dashStyle: 'ShortDash' as const },
+    ...targets.map((target) => ({
+      type: 'line' as const, name: target.name, color: target.color, lineWidth: 1.5,
+      data: target.series.map(([t, value]) => [toHours(t!), value!]),
+    })),
+  ];
+}
+
+export interface DeviationRow {
+  key: string;
+  parameter: string;
+  unitOperationId: number;
+  runName: string;
+  shareOutside: number | null;
+  firstExcursion: CamelDeviation['targets'][number]['parameters'][number]['firstExcursion'];
+  largestExcursion: CamelDeviation['targets'][number]['parameters'][number]['largestExcursion'];
+}
+
+/** One row per target and parameter, in the api's ranking (worst first). */
+export function deviationRows(deviation: CamelDeviation): DeviationRow[] {
+  const byTarget = new Map(deviation.targets.map((target) => [target.unitOperationId, target]));
+  return deviation.ranking.flatMap((entry) => {
+    const target = byTarget.get(entry.unitOperationId);
+    const result = target?.parameters.find((parameter) => parameter.parameter === entry.parameter);
+    if (!target || !result) return [];
+    return [{
+      key: `${target.unitOperationId}:${entry.parameter}`,
+      parameter: entry.parameter,
+      unitOperationId: target.unitOperationId,
+      runName: target.runName,
+      shareOutside: result.shareOutside,
+      firstExcursion: result.firstExcursion,
+      largestExcursion: result.largestExcursion,
+    }];
+  });
+}
+
+export function formatShare(share: number | null): string {
+  return share === null ? '–' : `${(share * 100).toFixed(1)} %`;
+}
+
+export function formatElapsed(seconds: number): string {
+  const sign = seconds < 0 ? '−' : '';
+  const total = Math.abs(seconds);
+  const hours = Math.floor(total / HOUR_S);
+  const minutes = Math.floor((total % HOUR_S) / 60);
+  return `${sign}${hours} h ${String(minutes).padStart(2, '0')} min`;
+}
+
+export function formatExcursion(excursion: DeviationRow['firstExcursion']): string {
+  if (!excursion) return '–';
+  const side = excursion.bound === 'upper' ? 'above' : 'below';
+  return `${formatElapsed(excursion.t)}: ${excursion.value.toPrecision(4)} (${excursion.distance.toPrecision(3)} ${side})`;
+}
+
+export const ENVELOPE_CSV_HEADER = ['parameter', 'seconds_since_time_zero', 'median', 'mean', 'lower', 'upper', 'min', 'max', 'runs'];
+
+/** The envelopes as one CSV document (shared writer: numbers stay numbers, text is neutralised). */
+export function envelopeCsv(envelopes: readonly CamelEnvelope[]): string {
+  let text = csvRow(ENVELOPE_CSV_HEADER);
+  for (const envelope of envelopes) {
+    for (const point of envelope.points) {
+      text += csvRow([envelope.parameter, point.t, point.median, point.mean, point.lower, point.upper, point.min, point.max, point.count]);
+    }
+  }
+  return text;
+}
+
+export const ALIGNMENT_LABELS = { start: 'Start of the unit operation', event: 'First comment naming a word', threshold: 'Threshold crossing' } as const;
+
+export const LEFT_OUT_LABELS: Record<string, string> = {
+  no_start: 'no start time',
+  event_not_found: 'event not found',
+  no_instrument: 'no instrument of this type',
+  no_data: 'no readings',
+};
