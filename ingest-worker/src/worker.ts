@@ -21,7 +21,6 @@ import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { createBulkWrites } from './bulk-writes.ts';
 import { processDeletion } from './jobs/deletion.ts';
 import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
-import { createJobAudit } from './job-audit.ts';
 
 /** The settings of ingestWorkerEnvSchema (shared/src/server/config.ts); any left out take its defaults. */
 const workerSettingsSchema = ingestWorkerEnvSchema.pick({
@@ -75,14 +74,15 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     shutdown: shutdown.signal,
   };
   const connection = createRedis(env.REDIS_URL);
-  const jobAudit = createJobAudit(pg, logger);
   let lastOutageLog = 0;
-  const audited = (job: Job) => job.name === INGEST_JOBS.csv || job.name === INGEST_JOBS.deletion;
 
   const failForGood = async (job: Job, jobId: string | undefined, error: unknown, message: string): Promise<never> => {
     logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
-    if (jobId) await markFailed(context.pg, jobId, message).catch(() => undefined);
-    if (jobId && audited(job)) await jobAudit.recordFinished(jobId);
+    // Failing the job writes its audit event in the same transaction. Should PostgreSQL be unreachable
+    // now, the reconciler finds the BullMQ entry failed and fails the row later.
+    if (jobId) {
+      await markFailed(context.pg, jobId, message).catch((markError: unknown) => logger.warn({ err: markError, jobId }, 'failed job could not be marked failed yet'));
+    }
     if (job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
       // Failed for another reason after its retries: nothing else will clean up after it.
       const payload = csvUploadPayloadSchema.safeParse(job.data);
@@ -94,7 +94,6 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   const processJob = async (job: Job) => {
     try {
       await dispatch(context, job);
-      if (audited(job)) await jobAudit.recordFinished((job.data as { job_id: string }).job_id);
     } catch (error) {
       const jobId = (job.data as { job_id?: string }).job_id;
       const permanent = error instanceof UnrecoverableError
@@ -153,7 +152,6 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
       await reconciler.stop();
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
       await Promise.race([Promise.all(workers.map((worker) => worker.close())), deadline]);
-      await jobAudit.close();
       await Promise.allSettled([context.pg.end(), context.clickhouse.close()]);
       await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       connection.disconnect();
