@@ -17,6 +17,7 @@ import type { WorkerContext } from './context.ts';
 import { cappedBackoff, isTransient, PermanentJobError, retriesExhaustedMessage } from './errors.ts';
 import { markFailed, noteTransientFailure } from './job-store.ts';
 import { startReconciler } from './reconciler.ts';
+import { startSweeper } from './sweeper.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { createBulkWrites } from './bulk-writes.ts';
 import { processDeletion } from './jobs/deletion.ts';
@@ -25,6 +26,7 @@ import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
 /** The settings of ingestWorkerEnvSchema (shared/src/server/config.ts); any left out take its defaults. */
 const workerSettingsSchema = ingestWorkerEnvSchema.pick({
   WORKER_CONCURRENCY: true, INGEST_BULK_CONCURRENCY: true, INGEST_LOCK_MS: true, INGEST_RETRY_MINUTES: true, INGEST_BACKOFF_MAX_MS: true, INGEST_RECONCILE_MS: true,
+  INGEST_SWEEP_MS: true,
 });
 export type IngestWorkerEnv = BaseEnv & Partial<Pick<IngestWorkerConfig, keyof typeof workerSettingsSchema.shape>>;
 
@@ -63,7 +65,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   const settings = workerSettingsSchema.parse(env);
   const shutdown = new AbortController();
   const pg = createPool(env.DATABASE_URL, 10);
-  const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE);
+  const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger);
   const context: WorkerContext = {
     env,
     logger,
@@ -145,11 +147,16 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   };
   for (const queue of Object.values(queues)) queue.on('error', (err) => logger.debug({ err, queue: queue.name }, 'queue connection error'));
   const reconciler = startReconciler({ pg, queues, redis: queueConnection, logger, intervalMs: settings.INGEST_RECONCILE_MS });
+  const sweeper = startSweeper({
+    pg, queues, redis: queueConnection, logger, uploadDir: env.UPLOAD_DIR, intervalMs: settings.INGEST_SWEEP_MS,
+    // A live worker renews its lock twice per lock duration: a job quiet for two is worth a look.
+    quietMs: 2 * settings.INGEST_LOCK_MS, retryMinutes: settings.INGEST_RETRY_MINUTES,
+  });
 
   return {
     async close() {
       shutdown.abort();
-      await reconciler.stop();
+      await Promise.all([reconciler.stop(), sweeper.stop()]);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
       await Promise.race([Promise.all(workers.map((worker) => worker.close())), deadline]);
       await Promise.allSettled([context.pg.end(), context.clickhouse.close()]);

@@ -193,7 +193,8 @@ describe('durability of accepted requests', () => {
           expect(response.statusCode).toBe(202);
           expected += data.length;
         }
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        // A feed posts about once a second.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
       expect(await unfinishedJobs(ctx, plant.organizationId)).toBeGreaterThan(0);
       await proxy.start();
