@@ -131,10 +131,14 @@ export function startSweeper(options: SweeperOptions): Sweeper {
       const verdicts = await Promise.all(deliveries.map(deliveryAlive));
       if (verdicts.some((verdict) => verdict !== 'stuck')) continue;
       // Nothing will run this job again by itself: its entries are done with, or held by a dead worker.
+      // One taken up meanwhile (a stall check moved it back and a worker locked it) refuses removal:
+      // the job is alive after all. An entry removed here and not added back is the reconciler's.
+      let removed = true;
       for (const delivery of deliveries) {
         const entry = await queueOf(delivery).getJob(delivery.jobId);
-        await entry?.remove();
+        await entry?.remove().catch(() => { removed = false; });
       }
+      if (!removed) continue;
       if (job.given_up) {
         await markFailed(pg, job.id, stuckJobMessage(retryMinutes));
         failed += 1;
