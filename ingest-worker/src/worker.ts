@@ -81,11 +81,13 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   const failForGood = async (job: Job, jobId: string | undefined, error: unknown, message: string): Promise<never> => {
     logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
     // Failing the job writes its audit event in the same transaction. Should PostgreSQL be unreachable
-    // now, the reconciler finds the BullMQ entry failed and fails the row later.
-    if (jobId) {
-      await markFailed(context.pg, jobId, message).catch((markError: unknown) => logger.warn({ err: markError, jobId }, 'failed job could not be marked failed yet'));
-    }
-    if (job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
+    // now, the reconciler finds the BullMQ entry failed and fails the row later (and the sweeper then
+    // removes the upload's file).
+    const recorded = jobId === undefined ? false : await markFailed(context.pg, jobId, message).then(() => true, (markError: unknown) => {
+      logger.warn({ err: markError, jobId }, 'failed job could not be marked failed yet');
+      return false;
+    });
+    if (recorded && job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
       // Failed for another reason after its retries: nothing else will clean up after it.
       const payload = csvUploadPayloadSchema.safeParse(job.data);
       if (payload.success) await discardCsvUpload(context, payload.data).catch(() => undefined);
