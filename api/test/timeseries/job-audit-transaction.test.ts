@@ -97,9 +97,12 @@ describe('audit events of ingest jobs', () => {
     expect(events.get(imported)).toMatchObject({ action: 'import', success: true });
     expect(events.get(rejected)).toMatchObject({ action: 'import', success: false });
     expect(events.get(deleted)).toMatchObject({ action: 'delete_readings', success: true });
-    // The rejected file was removed once its failure had committed.
+    // The rejected file is removed once its failure has committed.
     const { rows: request } = await ctx.deps.pg.query("SELECT request->>'file_path' AS file FROM ingest_jobs WHERE id = $1", [rejected]);
     expect(request[0].file).toBeTruthy();
-    expect(existsSync(request[0].file as string)).toBe(false);
+    for (const removedBy = Date.now() + 20_000; existsSync(request[0].file as string);) {
+      if (Date.now() > removedBy) throw new Error('the rejected file was not removed');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }, 150_000);
 });
