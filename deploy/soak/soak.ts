@@ -15,7 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,7 @@ const env: NodeJS.ProcessEnv = {
   INGEST_LOCK_MS: '5000',
   INGEST_RECONCILE_MS: '2000',
   INGEST_BACKOFF_MAX_MS: '2000',
+  INGEST_SWEEP_MS: '10000',
 };
 const config = parseEnv(baseEnvSchema, env);
 const base = `http://127.0.0.1:${API_PORT}`;
@@ -308,6 +309,12 @@ async function checkInvariants(plant: BenchPlant, pool: Pool, clickhouse: Return
   }
   const { rows: leftovers } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM ingest_job_data');
   ok = report('stored_request_data_removed', Number(leftovers[0]!.n) === 0, 0, Number(leftovers[0]!.n)) && ok;
+  // Spooled uploads: none of a finished job is left (an upload the api was killed receiving, which no
+  // job names, is removed by the sweeper once it has been left alone for a while).
+  const spooled = readdirSync(env.UPLOAD_DIR!).filter((name) => name.endsWith('.csv')).map((name) => path.resolve(env.UPLOAD_DIR!, name));
+  const { rows: named } = await pool.query<{ file: string }>(
+    `SELECT request->>'file_path' AS file FROM ingest_jobs WHERE kind = 'csv' AND request->>'file_path' = ANY($1::text[])`, [spooled]);
+  ok = report('spooled_files_of_finished_jobs_removed', named.length === 0, 0, { of_jobs: named.length, named_by_no_job: spooled.length - named.length }) && ok;
   return checkAuditInvariants(plant, pool) && ok;
 }
 
@@ -328,6 +335,18 @@ async function checkAuditInvariants(plant: BenchPlant, pool: Pool): Promise<bool
   const names = new Set(facilities.map((row) => row.name));
   const lost = [...acknowledgedFacilities].filter((name) => !names.has(name));
   ok = report('acknowledged_changes_kept', lost.length === 0, acknowledgedFacilities.size, { missing: lost.slice(0, 10) }) && ok;
+  // Uploads and deletions: each finished one has exactly one audit event (its id is the job's), and no
+  // import or deletion event names a job that did not finish.
+  const { rows: jobAudit } = await pool.query<{ finished: number; not_once: number; orphan_events: number }>(
+    `SELECT (SELECT count(*)::int FROM ingest_jobs WHERE kind IN ('csv', 'deletion') AND state IN ('completed', 'failed')) AS finished,
+            (SELECT count(*)::int FROM ingest_jobs j WHERE j.kind IN ('csv', 'deletion') AND j.state IN ('completed', 'failed')
+                AND (SELECT count(*) FROM audit_logs a WHERE a.event_id = j.id) <> 1) AS not_once,
+            (SELECT count(*)::int FROM audit_logs a WHERE a.action IN ('import', 'delete_readings')
+                AND NOT EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = a.event_id AND j.state IN ('completed', 'failed'))) AS orphan_events`);
+  const audited = jobAudit[0]!;
+  ok = report('each_finished_ingest_job_audited_once', audited.not_once === 0 && audited.orphan_events === 0,
+    { jobs: audited.finished, not_once: 0, events_without_finished_job: 0 },
+    { jobs: audited.finished, not_once: audited.not_once, events_without_finished_job: audited.orphan_events }) && ok;
   const { rows: outbox } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_outbox');
   ok = report('audit_outbox_drained', outbox[0]!.n === 0, 0, outbox[0]!.n) && ok;
   return ok;

@@ -5,6 +5,7 @@
  */
 import { UnrecoverableError } from 'bullmq';
 import { INGEST_JOBS } from '@bioprocess/shared/queues';
+import { isPostgresUnreachable } from '@bioprocess/shared/server/postgres';
 
 /** A failure the user must fix; its message is shown on the job. */
 export class PermanentJobError extends UnrecoverableError {
@@ -19,7 +20,7 @@ const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPI
 export function isTransient(error: unknown): boolean {
   if (error instanceof PermanentJobError) return false;
   const code = (error as { code?: string })?.code;
-  if (code && TRANSIENT_CODES.has(code)) return true;
+  if ((code && TRANSIENT_CODES.has(code)) || isPostgresUnreachable(error)) return true;
   const message = error instanceof Error ? error.message : String(error);
   // ClickHouse under memory pressure or too many parts: worth retrying later.
   return /timeout|socket hang up|ECONNREFUSED|Too many parts|MEMORY_LIMIT|Connection terminated|connect/i.test(message);

@@ -2,12 +2,12 @@
  * The audit trail of imports and data deletions. Only the worker knows what a CSV upload wrote or a
  * deletion removed, so the event is built here from the finished job's row (who asked, the file,
  * the instruments by name, points written, the range replaced, points removed) and written into the
- * audit outbox, which the api relays to the audit-worker. The event id is the job id: a job finishing
- * twice (a retry) is stored once.
+ * audit outbox in the transaction that finishes the job (job-store.ts), so no upload or deletion ends
+ * without its event and no event exists for one that did not end. The api relays the outbox to the
+ * audit-worker. The event id is the job id: an event handed over twice is stored once.
  */
 import type { AuditOutboxEvent } from '@bioprocess/shared/queues';
-import type { Pool } from '@bioprocess/shared/server/postgres';
-import type { Logger } from '@bioprocess/shared/server/logger';
+import type { PoolClient, Queryable } from '@bioprocess/shared/server/postgres';
 import { writeAuditOutbox } from '@bioprocess/shared/server/audit-outbox';
 
 interface FinishedJobRow {
@@ -26,14 +26,14 @@ interface FinishedJobRow {
 
 const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
 
-async function instrumentNames(pool: Pool, organizationId: number, ids: number[]): Promise<Map<number, string>> {
+async function instrumentNames(pool: Queryable, organizationId: number, ids: number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();
   const { rows } = await pool.query<{ id: number; name: string }>(
     'SELECT id, name FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[])', [organizationId, ids]);
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-async function unitOperationLabel(pool: Pool, organizationId: number, id: number): Promise<string> {
+async function unitOperationLabel(pool: Queryable, organizationId: number, id: number): Promise<string> {
   const { rows } = await pool.query<{ type: string; run_name: string }>(
     `SELECT u.type, r.name AS run_name FROM unit_operations u JOIN runs r ON r.id = u.run_id WHERE u.id = $1 AND u.organization_id = $2`,
     [id, organizationId]);
@@ -42,7 +42,7 @@ async function unitOperationLabel(pool: Pool, organizationId: number, id: number
 }
 
 /** The audit event of a finished CSV upload or range deletion; null for other jobs or unfinished ones. */
-export async function buildJobAuditEvent(pool: Pool, jobId: string): Promise<AuditOutboxEvent | null> {
+export async function buildJobAuditEvent(pool: Queryable, jobId: string): Promise<AuditOutboxEvent | null> {
   const { rows } = await pool.query<FinishedJobRow>(
     `SELECT j.id, j.organization_id, j.kind, j.state, j.request, j.result, j.error, j.created_by AS user_id, u.email AS user_email,
             k.name AS api_key_name, j.finished_at
@@ -111,22 +111,11 @@ export async function buildJobAuditEvent(pool: Pool, jobId: string): Promise<Aud
   };
 }
 
-export interface JobAudit {
-  /** Records the audit event of the job if it is a finished upload or deletion; failures are logged. */
-  recordFinished(jobId: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-export function createJobAudit(pool: Pool, logger: Logger): JobAudit {
-  return {
-    async recordFinished(jobId) {
-      try {
-        const event = await buildJobAuditEvent(pool, jobId);
-        if (event) await writeAuditOutbox(pool, event);
-      } catch (error) {
-        logger.error({ err: error, jobId }, 'audit event of an ingest job could not be recorded');
-      }
-    },
-    async close() {},
-  };
+/**
+ * In the transaction that just finished the job: writes its audit event when it is an upload or a
+ * deletion (other jobs are not audited). Reads the job row as this transaction sees it.
+ */
+export async function writeJobAuditEvent(client: PoolClient, jobId: string): Promise<void> {
+  const event = await buildJobAuditEvent(client, jobId);
+  if (event) await writeAuditOutbox(client, event);
 }

@@ -1,24 +1,56 @@
-/** Updates of the ingest job rows (PostgreSQL `ingest_jobs`) made by the worker. */
-import type { Pool, PoolClient } from '@bioprocess/shared/server/postgres';
+/**
+ * Updates of the ingest job rows (PostgreSQL `ingest_jobs`) made by the worker. An upload or deletion
+ * finishes (completed or failed) in one transaction with its audit event (job-audit.ts).
+ */
+import { withTransaction, type Pool, type PoolClient } from '@bioprocess/shared/server/postgres';
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import { failIngestJob } from '@bioprocess/shared/server/ingest-job-failure';
+import { writeJobAuditEvent } from './job-audit.ts';
 
-/** A finished job's stored data (bulk rows and figures) goes in the same statement: it is never needed again. */
-export async function markCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
-  await pool.query(
+/**
+ * Completes an unfinished job; answers whether it did (false: it had already finished). A finished
+ * job's stored data (bulk rows and figures) goes in the same statement: it is never needed again.
+ */
+async function completeJob(db: Pool | PoolClient, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<boolean> {
+  const { rows } = await db.query(
     `WITH finished AS (
        UPDATE ingest_jobs SET state = 'completed', result = $2, progress = progress || $3::jsonb, error = NULL,
               updated_at = now(), finished_at = now()
-        WHERE id = $1 RETURNING id
+        WHERE id = $1 AND state IN ('queued', 'running') RETURNING id
+     ), dropped AS (
+       DELETE FROM ingest_job_data WHERE job_id IN (SELECT id FROM finished)
      )
-     DELETE FROM ingest_job_data WHERE job_id IN (SELECT id FROM finished)`,
+     SELECT id FROM finished`,
     [jobId, JSON.stringify(result), JSON.stringify(progress ?? {})],
   );
+  return rows.length > 0;
 }
 
-/** Fails the job (and removes a unit operation created for it): see shared/src/server/ingest-job-failure.ts. */
+/** Completes a bulk post's job: one statement (bulk posts are not audited one by one). */
+export async function markBulkCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
+  await completeJob(pool, jobId, result, progress);
+}
+
+/** Completes an upload or a deletion and writes its audit event, in one transaction. */
+export async function markCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
+  await withTransaction(pool, async (client) => {
+    if (await completeJob(client, jobId, result, progress)) await writeJobAuditEvent(client, jobId);
+  });
+}
+
+/**
+ * Fails the job (and removes a unit operation created for it: see shared/src/server/ingest-job-failure.ts)
+ * and, when this ends an upload or a deletion, writes its audit event in the same transaction. Failing
+ * a job already failed only updates its message.
+ */
 export async function markFailed(pool: Pool, jobId: string, message: string, result?: Record<string, unknown>): Promise<void> {
-  await failIngestJob(pool, jobId, message, result);
+  await withTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ state: string }>('SELECT state FROM ingest_jobs WHERE id = $1 FOR UPDATE', [jobId]);
+    const state = rows[0]?.state;
+    if (state === undefined || state === 'completed') return;
+    await failIngestJob(client, jobId, message, result);
+    if (state !== 'failed') await writeJobAuditEvent(client, jobId);
+  });
 }
 
 /**

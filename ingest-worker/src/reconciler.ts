@@ -22,7 +22,7 @@ const UNDELIVERABLE_MESSAGE = 'This job was lost before it ran and cannot be run
 /** Jobs looked at per pass, oldest first: a backlog larger than this is worked through pass by pass. */
 const JOBS_PER_PASS = 2_000;
 
-interface UnfinishedJob extends IngestJobRecord {
+export interface UnfinishedJob extends IngestJobRecord {
   state: 'queued' | 'running';
   chunks_done: number[];
 }
@@ -39,7 +39,7 @@ export interface Reconciler {
 }
 
 /** The deliveries an unfinished job still needs: a bulk job's unwritten chunks, or its last one to complete it. */
-function pendingDeliveries(job: UnfinishedJob): IngestDelivery[] {
+export function pendingDeliveries(job: UnfinishedJob): IngestDelivery[] {
   if (job.kind !== 'bulk') return ingestDeliveries(job);
   const done = new Set(job.chunks_done);
   const missing = Array.from({ length: job.chunk_count }, (_, index) => index).filter((index) => !done.has(index));

@@ -17,15 +17,16 @@ import type { WorkerContext } from './context.ts';
 import { cappedBackoff, isTransient, PermanentJobError, retriesExhaustedMessage } from './errors.ts';
 import { markFailed, noteTransientFailure } from './job-store.ts';
 import { startReconciler } from './reconciler.ts';
+import { startSweeper } from './sweeper.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { createBulkWrites } from './bulk-writes.ts';
 import { processDeletion } from './jobs/deletion.ts';
 import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
-import { createJobAudit } from './job-audit.ts';
 
 /** The settings of ingestWorkerEnvSchema (shared/src/server/config.ts); any left out take its defaults. */
 const workerSettingsSchema = ingestWorkerEnvSchema.pick({
   WORKER_CONCURRENCY: true, INGEST_BULK_CONCURRENCY: true, INGEST_LOCK_MS: true, INGEST_RETRY_MINUTES: true, INGEST_BACKOFF_MAX_MS: true, INGEST_RECONCILE_MS: true,
+  INGEST_SWEEP_MS: true,
 });
 export type IngestWorkerEnv = BaseEnv & Partial<Pick<IngestWorkerConfig, keyof typeof workerSettingsSchema.shape>>;
 
@@ -64,7 +65,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   const settings = workerSettingsSchema.parse(env);
   const shutdown = new AbortController();
   const pg = createPool(env.DATABASE_URL, 10);
-  const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE);
+  const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger);
   const context: WorkerContext = {
     env,
     logger,
@@ -75,15 +76,18 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     shutdown: shutdown.signal,
   };
   const connection = createRedis(env.REDIS_URL);
-  const jobAudit = createJobAudit(pg, logger);
   let lastOutageLog = 0;
-  const audited = (job: Job) => job.name === INGEST_JOBS.csv || job.name === INGEST_JOBS.deletion;
 
   const failForGood = async (job: Job, jobId: string | undefined, error: unknown, message: string): Promise<never> => {
     logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
-    if (jobId) await markFailed(context.pg, jobId, message).catch(() => undefined);
-    if (jobId && audited(job)) await jobAudit.recordFinished(jobId);
-    if (job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
+    // Failing the job writes its audit event in the same transaction. Should PostgreSQL be unreachable
+    // now, the reconciler finds the BullMQ entry failed and fails the row later (and the sweeper then
+    // removes the upload's file).
+    const recorded = jobId === undefined ? false : await markFailed(context.pg, jobId, message).then(() => true, (markError: unknown) => {
+      logger.warn({ err: markError, jobId }, 'failed job could not be marked failed yet');
+      return false;
+    });
+    if (recorded && job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
       // Failed for another reason after its retries: nothing else will clean up after it.
       const payload = csvUploadPayloadSchema.safeParse(job.data);
       if (payload.success) await discardCsvUpload(context, payload.data).catch(() => undefined);
@@ -94,7 +98,6 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   const processJob = async (job: Job) => {
     try {
       await dispatch(context, job);
-      if (audited(job)) await jobAudit.recordFinished((job.data as { job_id: string }).job_id);
     } catch (error) {
       const jobId = (job.data as { job_id?: string }).job_id;
       const permanent = error instanceof UnrecoverableError
@@ -146,14 +149,18 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   };
   for (const queue of Object.values(queues)) queue.on('error', (err) => logger.debug({ err, queue: queue.name }, 'queue connection error'));
   const reconciler = startReconciler({ pg, queues, redis: queueConnection, logger, intervalMs: settings.INGEST_RECONCILE_MS });
+  const sweeper = startSweeper({
+    pg, queues, redis: queueConnection, logger, uploadDir: env.UPLOAD_DIR, intervalMs: settings.INGEST_SWEEP_MS,
+    // A live worker renews its lock twice per lock duration: a job quiet for two is worth a look.
+    quietMs: 2 * settings.INGEST_LOCK_MS, retryMinutes: settings.INGEST_RETRY_MINUTES,
+  });
 
   return {
     async close() {
       shutdown.abort();
-      await reconciler.stop();
+      await Promise.all([reconciler.stop(), sweeper.stop()]);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
       await Promise.race([Promise.all(workers.map((worker) => worker.close())), deadline]);
-      await jobAudit.close();
       await Promise.allSettled([context.pg.end(), context.clickhouse.close()]);
       await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       connection.disconnect();

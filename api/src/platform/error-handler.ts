@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isPostgresUnreachable } from '@bioprocess/shared/server/postgres';
 import { HttpError } from './http-error.ts';
 
 interface ValidationIssue {
@@ -29,6 +30,9 @@ function postgresDataException(error: unknown): string | null {
   return 'Invalid value';
 }
 
+/** What a client reads while the database is unreachable (or restarting): the request may be sent again shortly. */
+export const SERVICE_UNAVAILABLE_MESSAGE = 'The service is unavailable for a moment (its database cannot be reached); please try again shortly';
+
 /** One mapping from thrown errors to `{ error }`: 4xx logged as warn, 5xx as error, internals hidden. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -45,6 +49,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (dataException) {
       request.log.warn({ status: 400, msg: dataException, code: (error as { code?: string }).code }, 'request rejected');
       return reply.status(400).send({ error: dataException });
+    }
+    if (isPostgresUnreachable(error)) {
+      request.log.warn({ status: 503, err: error }, 'database unreachable');
+      return reply.status(503).header('retry-after', '5').send({ error: SERVICE_UNAVAILABLE_MESSAGE });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

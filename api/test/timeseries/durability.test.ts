@@ -4,103 +4,22 @@
  * ClickHouse (cut off); and every job ends, failing with a message when an outage outlasts its
  * retries. Real processes and a Redis of the test's own, which it flushes and kills.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutageProxy } from '../support/outage-proxy.ts';
 import { OwnRedis } from '../support/own-redis.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, createUnitOperation, multipartBody, readSeries, REPO_ROOT, startWorker, waitForJobState } from './support.ts';
-
-const T0 = Date.UTC(2024, 8, 1);
+import { createPlant, createUnitOperation, multipartBody, readSeries, startWorker, waitForJobState } from './support.ts';
+import {
+  feedPoints, jobStates, killChildren, killHard, spawnProcess, stopGently, storedCounts, T0, unfinishedJobs, waitAllFinished, waitForApi, writeCsv,
+} from './durability-support.ts';
 /** Ports of this file's own services (never the shared Redis on 6379). */
 const REDIS_PORT = Number(process.env.DURABILITY_REDIS_PORT ?? 6406);
 const API_PORT = Number(process.env.DURABILITY_API_PORT ?? 8205);
-
-const children: ChildProcess[] = [];
-
-function spawnProcess(ctx: TestContext, entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      DATABASE_URL: ctx.env.DATABASE_URL, REDIS_URL: ctx.env.REDIS_URL, CLICKHOUSE_URL: ctx.env.CLICKHOUSE_URL,
-      CLICKHOUSE_DATABASE: ctx.env.CLICKHOUSE_DATABASE, QUEUE_PREFIX: ctx.env.QUEUE_PREFIX, UPLOAD_DIR: ctx.env.UPLOAD_DIR,
-      LOG_LEVEL: 'error', NODE_ENV: 'test', INGEST_LOCK_MS: '2000', INGEST_RECONCILE_MS: '500', INGEST_BACKOFF_MAX_MS: '1000',
-      ...env,
-    },
-  });
-  children.push(child);
-  return child;
-}
-
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) resolve();
-  else child.once('exit', () => resolve());
-});
-
-async function killHard(child: ChildProcess): Promise<void> {
-  child.kill('SIGKILL');
-  await exited(child);
-}
-
-async function stopGently(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await exited(child);
-}
-
-/** Distinct keys per post (instrument, second), values that sum to a known total. */
-function feedPoints(instrumentId: number, firstSecond: number, count: number): Array<{ measured_at: number; instrument_id: number; float_value: number }> {
-  return Array.from({ length: count }, (_, index) => ({ measured_at: T0 + (firstSecond + index) * 1000, instrument_id: instrumentId, float_value: (firstSecond + index) % 97 }));
-}
-
-/** Keys visible after deduplication, and rows stored (a row stored twice shows in `rows`). */
-async function storedCounts(ctx: TestContext, organizationId: number): Promise<{ keys: number; rows: number }> {
-  const result = await ctx.deps.clickhouse.query({
-    query: `SELECT count(), (SELECT count() FROM points WHERE organization_id = ${organizationId} AND is_deleted = 0) FROM (
-              SELECT instrument_id, ts, argMax(is_deleted, version) AS d
-                FROM points WHERE organization_id = ${organizationId} GROUP BY instrument_id, ts) WHERE d = 0`,
-    format: 'JSONCompact',
-  });
-  const [row] = (await result.json<[string, string]>()).data;
-  return { keys: Number(row![0]), rows: Number(row![1]) };
-}
-
-async function unfinishedJobs(ctx: TestContext, organizationId: number): Promise<number> {
-  const { rows } = await ctx.deps.pg.query<{ n: string }>(`SELECT count(*) AS n FROM ingest_jobs WHERE organization_id = $1 AND state IN ('queued', 'running')`, [organizationId]);
-  return Number(rows[0]!.n);
-}
-
-async function waitAllFinished(ctx: TestContext, organizationId: number, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await unfinishedJobs(ctx, organizationId)) > 0) {
-    if (Date.now() > deadline) throw new Error('ingest jobs still unfinished');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-async function jobStates(ctx: TestContext, organizationId: number): Promise<Record<string, number>> {
-  const { rows } = await ctx.deps.pg.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM ingest_jobs WHERE organization_id = $1 GROUP BY state', [organizationId]);
-  return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]));
-}
-
-async function writeCsv(file: string, rows: number, columns: number, firstMs: number): Promise<void> {
-  const out = createWriteStream(file);
-  out.write(`time,${Array.from({ length: columns }, (_, c) => `c${c}`).join(',')}\n`);
-  let buffer = '';
-  for (let row = 0; row < rows; row += 1) {
-    buffer += `${new Date(firstMs + row * 1000).toISOString()},${Array.from({ length: columns }, (_, c) => row + c).join(',')}\n`;
-    if (buffer.length > 1 << 20) {
-      if (!out.write(buffer)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-      buffer = '';
-    }
-  }
-  out.end(buffer);
-  await new Promise<void>((resolve) => out.once('finish', () => resolve()));
-}
+/** How long ClickHouse stays cut off while feeds post: a minute, as a real outage would last. */
+const CLICKHOUSE_OUTAGE_MS = Number(process.env.DURABILITY_OUTAGE_MS ?? 60_000);
 
 describe('durability of accepted requests', () => {
   const redis = new OwnRedis(REDIS_PORT);
@@ -112,7 +31,7 @@ describe('durability of accepted requests', () => {
     ctx = await createTestContext({ REDIS_URL: redis.url, UPLOAD_RATE_LIMIT_PER_MINUTE: '100' });
   });
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) await killHard(child);
+    await killChildren();
     rmSync(csvFile, { force: true });
     await ctx?.close();
     await redis.close();
@@ -123,14 +42,7 @@ describe('durability of accepted requests', () => {
     const [a, b] = plant.instrumentIds as [number, number];
     const api = spawnProcess(ctx, 'api/src/main.ts', { PORT: String(API_PORT), HOST: '127.0.0.1', CONSOLE_DIST: path.join(os.tmpdir(), 'bp-no-console') });
     const base = `http://127.0.0.1:${API_PORT}`;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/api/v1/health`)).status > 0) break;
-      } catch { /* not listening yet */ }
-      if (Date.now() > deadline) throw new Error('api did not start');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitForApi(base);
     const post = (data: unknown) => fetch(`${base}/api/v1/time-series-data/bulk`, {
       method: 'POST', headers: { authorization: `Bearer ${plant.editor.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ data }),
     });
@@ -264,7 +176,7 @@ describe('durability of accepted requests', () => {
     expect((await storedCounts(ctx, plant.organizationId)).keys).toBe(ROWS * 3);
   }, 240_000);
 
-  it('feeds posting while ClickHouse is cut off lose nothing; their jobs complete once it is back', async () => {
+  it('feeds posting while ClickHouse is cut off for a minute lose nothing; their jobs complete once it is back', async () => {
     const plant = await createPlant(ctx, 2);
     const clickhouseUrl = new URL(ctx.env.CLICKHOUSE_URL);
     const proxy = new OutageProxy({ host: clickhouseUrl.hostname, port: Number(clickhouseUrl.port || 8123) });
@@ -273,7 +185,7 @@ describe('durability of accepted requests', () => {
     try {
       await proxy.stop();
       let expected = 0;
-      const outageEnds = Date.now() + Number(process.env.DURABILITY_OUTAGE_MS ?? 8_000);
+      const outageEnds = Date.now() + CLICKHOUSE_OUTAGE_MS;
       for (let round = 0; Date.now() < outageEnds; round += 1) {
         for (const instrumentId of plant.instrumentIds) {
           const data = feedPoints(instrumentId, round * 500, 500);
@@ -281,7 +193,8 @@ describe('durability of accepted requests', () => {
           expect(response.statusCode).toBe(202);
           expected += data.length;
         }
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        // A feed posts about once a second.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
       expect(await unfinishedJobs(ctx, plant.organizationId)).toBeGreaterThan(0);
       await proxy.start();
@@ -293,7 +206,7 @@ describe('durability of accepted requests', () => {
       await stopGently(worker);
       await proxy.stop();
     }
-  }, 120_000);
+  }, CLICKHOUSE_OUTAGE_MS + 120_000);
 
   it('a job whose outage outlasts its retries ends failed with a message saying what to do', async () => {
     const plant = await createPlant(ctx, 1);

@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { startWorkerFor, waitForAuditRows } from '../auth/audit-drain.ts';
+import { startWorkerFor, waitFor, waitForAuditRows } from '../auth/audit-drain.ts';
 import type { AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 import { DATASETS_DIR } from '../../src/demo/seed.ts';
@@ -303,7 +303,9 @@ describe('unit operations own their readings', () => {
       const { job } = accepted.json() as { job: JobStatus };
       expect((await waitForJobState(ctx, plant.editor.token, job.id)).state).toBe('failed');
       expect(await unitOperationsOf(plant)).toEqual(before);
-      expect(await readdir(ctx.env.UPLOAD_DIR).catch(() => [] as string[])).toEqual(files);
+      // The spooled file goes once the failure has committed.
+      const spoolIs = async (expected: string[]) => JSON.stringify(await readdir(ctx.env.UPLOAD_DIR).catch(() => [] as string[])) === JSON.stringify(expected);
+      await waitFor(() => spoolIs(files), 'the rejected file removed');
       // The failed import is audited, saying the unit operation went with it.
       const [event] = await waitForAuditRows(ctx, "organization_id = $1 AND action = 'import' AND success = false AND changes->'after'->>'file_name' = 'bad.csv'", [plant.organizationId]);
       expect((event!.changes as { after: Record<string, unknown> }).after).toMatchObject({ unit_operation_removed: true, points_written: 0 });

@@ -9,7 +9,7 @@ import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minut
 import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
 import { applyLaterDeletions } from '../points-store.ts';
-import { startJob, markCompleted, recordChunkDone } from '../job-store.ts';
+import { startJob, markBulkCompleted, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
 import { nextRequestVersion, pointVersion } from '../versions.ts';
 
@@ -44,7 +44,7 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
     ownRows: ownRowsOnly ? { fromVersion: pointVersion(payload.version_seq, 0), toVersion: nextRequestVersion(payload.version_seq) } : undefined,
     minuteFigures: ownRowsOnly ? await minuteFiguresOf(context, payload.job_id) : undefined,
   });
-  await markCompleted(context.pg, payload.job_id, { points_written: request.points, instruments: request.instrument_ids.length }, { points_written: request.points });
+  await markBulkCompleted(context.pg, payload.job_id, { points_written: request.points, instruments: request.instrument_ids.length }, { points_written: request.points });
 }
 
 /** The post's minute figures; undefined (the rollups are then aggregated in ClickHouse) when they are gone or unreadable. */

@@ -290,8 +290,10 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
   } catch (caught) {
     const error = caught instanceof CsvRejected ? new PermanentJobError(caught.message) : caught;
     if (error instanceof PermanentJobError) {
-      await discardCsvUpload(context, payload);
+      // The file goes only once the failure (and its audit event) committed: should that commit fail,
+      // the retry reads the file again and reaches the same verdict.
       await markFailed(context.pg, payload.job_id, error.message, error instanceof WindowTakenError ? { conflict: true } : undefined);
+      await discardCsvUpload(context, payload);
     }
     throw error;
   }

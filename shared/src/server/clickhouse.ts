@@ -5,7 +5,9 @@ export type { ClickHouseClient };
 
 /**
  * The client's own messages (failed pings and requests while ClickHouse is down) go through the
- * process's pino logger when one is given, instead of the client's console output.
+ * process's pino logger when one is given, instead of the client's console output. Its errors are
+ * debug lines: each also reaches the caller, which logs it as it sees fit (the ingest-worker once per
+ * few seconds during an outage rather than once per attempt).
  */
 function clickHouseLog(logger: Logger | undefined): { LoggerClass: new () => ClickHouseLogger } | undefined {
   if (!logger) return undefined;
@@ -16,7 +18,7 @@ function clickHouseLog(logger: Logger | undefined): { LoggerClass: new () => Cli
       debug({ message, args }: { message: string; args?: Record<string, unknown> }) { child.debug({ args }, message); }
       info({ message, args }: { message: string; args?: Record<string, unknown> }) { child.info({ args }, message); }
       warn({ message, args, err }: { message: string; args?: Record<string, unknown>; err?: Error }) { child.warn({ args, err }, message); }
-      error({ message, args, err }: { message: string; args?: Record<string, unknown>; err: Error }) { child.error({ args, err }, message); }
+      error({ message, args, err }: { message: string; args?: Record<string, unknown>; err: Error }) { child.debug({ args, err }, message); }
     },
   };
 }

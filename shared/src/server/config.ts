@@ -141,6 +141,9 @@ export const ingestWorkerEnvSchema = workerEnvSchema.extend({
   INGEST_BACKOFF_MAX_MS: z.coerce.number().int().min(100).default(30_000),
   // How often the reconciler queues again, from PostgreSQL, the unfinished jobs whose queue entry is gone.
   INGEST_RECONCILE_MS: z.coerce.number().int().min(100).default(5_000),
+  // How often the sweeper removes what finished jobs left (spooled files, stored bulk data) and
+  // delivers again, or fails, the jobs no live worker drives.
+  INGEST_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
 });
 
 export type BaseEnv = z.infer<typeof baseEnvSchema>;

@@ -1,0 +1,199 @@
+/**
+ * The sweeper: what finished, failed or crashed jobs leave behind, and jobs that nothing drives any
+ * more. Each ingest-worker runs one at start-up and every INGEST_SWEEP_MS; several at once are safe.
+ *
+ * - Spooled CSV files (UPLOAD_DIR) whose job finished, or that no job names (the api refused the upload
+ *   or died before committing its row) once untouched for SPOOL_GRACE_MS, are removed. A file an
+ *   unfinished job names is kept.
+ * - Stored bulk data (`ingest_job_data`) of finished jobs is deleted (finishing a job deletes it in
+ *   the same statement; this catches rows an older worker left).
+ * - An unfinished job that made no progress for a while and that no live worker holds or will take
+ *   (its deliveries are neither waiting nor active under a held lock: a worker died with them and no
+ *   stall check of that queue brought them back) is delivered again; one that stayed so for
+ *   INGEST_RETRY_MINUTES is failed with a message. Deliveries missing from Redis or failed there are
+ *   the reconciler's business (reconciler.ts).
+ */
+import { readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Queue } from 'bullmq';
+import { ingestQueueOf, INGEST_JOB_OPTIONS, QUEUE_NAMES, type IngestDelivery } from '@bioprocess/shared/queues';
+import type { Logger } from '@bioprocess/shared/server/logger';
+import type { Pool } from '@bioprocess/shared/server/postgres';
+import type { Redis } from '@bioprocess/shared/server/redis';
+import { markFailed } from './job-store.ts';
+import { pendingDeliveries, type UnfinishedJob } from './reconciler.ts';
+
+/** A spooled file that no job names is an upload still being received until it was left alone this long. */
+export const SPOOL_GRACE_MS = 10 * 60_000;
+/** The names the api gives spooled uploads; nothing else in the folder is touched. */
+const SPOOL_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.csv$/i;
+/** Jobs looked at per pass. */
+const JOBS_PER_PASS = 500;
+
+export function stuckJobMessage(minutes: number): string {
+  return `This job stopped before it finished and no worker could take it up again for ${Math.round(minutes)} minutes, `
+    + 'so part of it may be missing. Please send it again (data sent twice is stored once).';
+}
+
+export interface SweepOutcome {
+  filesRemoved: number;
+  dataRowsRemoved: number;
+  redriven: number;
+  failed: number;
+}
+
+export interface Sweeper {
+  /** One pass now (also what the timer runs). */
+  pass(): Promise<SweepOutcome>;
+  stop(): Promise<void>;
+}
+
+export interface SweeperOptions {
+  pg: Pool;
+  queues: Record<'ingest' | 'ingestBulk', Queue>;
+  /** A connection to the queues' Redis, to look their locks up. */
+  redis: Redis;
+  logger: Logger;
+  uploadDir: string;
+  intervalMs: number;
+  /** A job quiet for less than this is left alone (its worker may be between two updates). */
+  quietMs: number;
+  /** How long a job may stay undriven before it is failed. */
+  retryMinutes: number;
+}
+
+export function startSweeper(options: SweeperOptions): Sweeper {
+  const { pg, queues, redis, logger, uploadDir, intervalMs, quietMs, retryMinutes } = options;
+  const queueOf = (delivery: IngestDelivery) => (ingestQueueOf(delivery.name) === QUEUE_NAMES.ingestBulk ? queues.ingestBulk : queues.ingest);
+
+  async function sweepSpool(): Promise<number> {
+    let names: string[];
+    try {
+      names = (await readdir(uploadDir)).filter((name) => SPOOL_FILE.test(name));
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') return 0;
+      throw error;
+    }
+    if (names.length === 0) return 0;
+    const files = names.map((name) => path.resolve(uploadDir, name));
+    const { rows } = await pg.query<{ file: string; unfinished: boolean }>(
+      `SELECT request->>'file_path' AS file, bool_or(state IN ('queued', 'running')) AS unfinished
+         FROM ingest_jobs WHERE kind = 'csv' AND request->>'file_path' = ANY($1::text[]) GROUP BY 1`,
+      [files],
+    );
+    const named = new Map(rows.map((row) => [row.file, row.unfinished]));
+    let removed = 0;
+    for (const file of files) {
+      const unfinished = named.get(file);
+      if (unfinished === true) continue;
+      if (unfinished === undefined) {
+        const info = await stat(file).catch(() => null);
+        if (!info || Date.now() - info.mtimeMs < SPOOL_GRACE_MS) continue;
+      }
+      await rm(file, { force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
+  async function sweepJobData(): Promise<number> {
+    const { rowCount } = await pg.query(
+      `DELETE FROM ingest_job_data d USING ingest_jobs j WHERE d.job_id = j.id AND j.state IN ('completed', 'failed')`);
+    return rowCount ?? 0;
+  }
+
+  /** Whether the delivery will run or is running: waiting, delayed, or active under a lock some worker renews. */
+  async function deliveryAlive(delivery: IngestDelivery): Promise<'alive' | 'stuck' | 'reconciler'> {
+    const queue = queueOf(delivery);
+    const entry = await queue.getJob(delivery.jobId);
+    if (!entry) return 'reconciler';
+    const state = await entry.getState();
+    if (state === 'unknown' || state === 'failed') return 'reconciler';
+    if (state === 'completed') return 'stuck';
+    if (state === 'active') return (await redis.exists(`${queue.toKey(delivery.jobId)}:lock`)) ? 'alive' : 'stuck';
+    return 'alive';
+  }
+
+  async function sweepStuckJobs(): Promise<{ redriven: number; failed: number }> {
+    const { rows: jobs } = await pg.query<UnfinishedJob & { given_up: boolean }>(
+      `SELECT id, organization_id, kind, state, version_seq, request, chunk_count, chunks_done,
+              updated_at < now() - $2 * interval '1 minute' AS given_up
+         FROM ingest_jobs
+        WHERE state IN ('queued', 'running') AND updated_at < now() - $1 * interval '1 millisecond'
+        ORDER BY updated_at LIMIT ${JOBS_PER_PASS}`,
+      [quietMs, retryMinutes],
+    );
+    let redriven = 0;
+    let failed = 0;
+    for (const job of jobs) {
+      const deliveries = pendingDeliveries(job);
+      if (deliveries.length === 0) continue;
+      const verdicts = await Promise.all(deliveries.map(deliveryAlive));
+      if (verdicts.some((verdict) => verdict !== 'stuck')) continue;
+      // Nothing will run this job again by itself: its entries are done with, or held by a dead worker.
+      // One taken up meanwhile (a stall check moved it back and a worker locked it) refuses removal:
+      // the job is alive after all. An entry removed here and not added back is the reconciler's.
+      let removed = true;
+      for (const delivery of deliveries) {
+        const entry = await queueOf(delivery).getJob(delivery.jobId);
+        await entry?.remove().catch(() => { removed = false; });
+      }
+      if (!removed) continue;
+      if (job.given_up) {
+        await markFailed(pg, job.id, stuckJobMessage(retryMinutes));
+        failed += 1;
+        continue;
+      }
+      // Parts of it may have been written already: its rollups must be aggregated, not taken from the post.
+      await pg.query('UPDATE ingest_jobs SET retried = true WHERE id = $1', [job.id]);
+      for (const delivery of deliveries) {
+        await queueOf(delivery).add(delivery.name, delivery.data, { ...INGEST_JOB_OPTIONS, jobId: delivery.jobId });
+      }
+      redriven += 1;
+    }
+    return { redriven, failed };
+  }
+
+  async function sweepOnce(): Promise<SweepOutcome> {
+    const stuck = await sweepStuckJobs();
+    const dataRowsRemoved = await sweepJobData();
+    const filesRemoved = await sweepSpool();
+    const outcome = { filesRemoved, dataRowsRemoved, ...stuck };
+    if (Object.values(outcome).some((count) => count > 0)) logger.warn(outcome, 'ingest sweeper cleaned up after finished or abandoned jobs');
+    return outcome;
+  }
+
+  // One pass at a time in this process: a pass asked for while one runs follows it.
+  let last: Promise<unknown> = Promise.resolve();
+  const pass = (): Promise<SweepOutcome> => {
+    const next = last.then(sweepOnce, sweepOnce);
+    last = next.catch(() => undefined);
+    return next;
+  };
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let lastProblemLog = 0;
+  const tick = () => {
+    pass()
+      .catch((error: unknown) => {
+        // PostgreSQL or Redis down: the next pass tries again.
+        if (Date.now() - lastProblemLog > 30_000) {
+          lastProblemLog = Date.now();
+          logger.warn({ err: error }, 'ingest sweeper pass failed; retrying');
+        }
+      })
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+  };
+  tick();
+  return {
+    pass,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.race([last, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    },
+  };
+}
