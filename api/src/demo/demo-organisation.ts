@@ -29,6 +29,8 @@ const bioreactorInstruments = (tag: string): DemoInstrument[] => [
   { key: 'feedRate', name: `${tag} FIC-105 Glucose feed`, type: 'feed_rate', unit: 'mL/min' },
   { key: 'opticalDensity', name: `${tag} AI-106 OD600`, type: 'optical_density', unit: 'OD600' },
   { key: 'exhaustCo2', name: `${tag} AI-107 Off-gas CO2`, type: 'exhaust_co2', unit: '%' },
+  { key: 'exhaustO2', name: `${tag} AI-108 Off-gas O2`, type: 'exhaust_o2', unit: '%' },
+  { key: 'airFlow', name: `${tag} FIC-109 Air flow`, type: 'gas_flow_rate', unit: 'L/min' },
   { key: 'titer', name: `${tag} Offline titer (HPLC)`, type: 'titer', unit: 'g/L' },
 ];
 

@@ -29,6 +29,9 @@ export interface FedBatchSeries {
   feedRate: Array<[number, number]>;
   opticalDensity: Array<[number, number]>;
   exhaustCo2: Array<[number, number]>;
+  exhaustO2: Array<[number, number]>;
+  /** Air into the vessel, L/min (1 vvm of the current volume). */
+  airFlow: Array<[number, number]>;
   /** Offline samples, every 4 hours. */
   titer: Array<[number, number]>;
 }
@@ -61,7 +64,7 @@ export function simulateFedBatch(options: FedBatchOptions): FedBatchSeries {
   let feedStartRate = 0;
 
   const series: FedBatchSeries = {
-    temperature: [], ph: [], dissolvedO2: [], stirRate: [], feedRate: [], opticalDensity: [], exhaustCo2: [], titer: [],
+    temperature: [], ph: [], dissolvedO2: [], stirRate: [], feedRate: [], opticalDensity: [], exhaustCo2: [], exhaustO2: [], airFlow: [], titer: [],
   };
   const steps = Math.floor((options.durationHours * 3600) / interval);
   const dt = interval / 3600; // h
@@ -111,7 +114,18 @@ export function simulateFedBatch(options: FedBatchOptions): FedBatchSeries {
     series.stirRate.push([ts, Math.round(stirRate + noise(3))]);
     series.feedRate.push([ts, round(feedLh * 1000 / 60, 3)]); // mL/min
     series.opticalDensity.push([ts, round(biomass / 0.4 + noise(0.05 + biomass * 0.01), 3)]);
-    series.exhaustCo2.push([ts, round(Math.max(0.04, 0.04 + mu * biomass * 0.35 + noise(0.03)), 3)]);
+    // Off-gas by a gas balance: oxygen taken up for growth and maintenance, CO2 given off at an RQ near 1,
+    // so OUR and CER computed back from these readings (the N2 balance) match the culture.
+    const airLmin = volume * 1.0;
+    const gasInMolH = (airLmin * 60) / 22.414;
+    const ourMmolLh = (mu / 1.0 + 0.01) * biomass * 31.25; // Y(X/O2) = 1 g/g, maintenance 0.01 g/g/h
+    const cerMmolLh = ourMmolLh * (induced ? 1.08 : 1.02);
+    const o2Out = gasInMolH * 0.2095 - (ourMmolLh * volume) / 1000;
+    const co2Out = gasInMolH * 0.0004 + (cerMmolLh * volume) / 1000;
+    const gasOut = gasInMolH - (ourMmolLh * volume) / 1000 + (cerMmolLh * volume) / 1000;
+    series.exhaustCo2.push([ts, round(Math.max(0.04, (co2Out / gasOut) * 100 + noise(0.005)), 4)]);
+    series.exhaustO2.push([ts, round((o2Out / gasOut) * 100 + noise(0.005), 4)]);
+    series.airFlow.push([ts, round(airLmin + noise(0.005), 3)]);
     if (step % Math.round((4 * 3600) / interval) === 0) series.titer.push([ts, round(Math.max(0, product + noise(0.03)), 3)]);
   }
   return series;

@@ -20,6 +20,9 @@ import {
 /** The public instrument exports of the demo runs, kept in the repository (sources and licences in its SOURCES.md). */
 export const DATASETS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../demo-data');
 
+/** What the built-in derived parameters need of a simulated fed-batch: its vessel, feed bottle and OD calibration. */
+const FED_BATCH_PROPERTIES = { working_volume: 2.0, feed_concentration: 500, biomass_per_od: 0.4 };
+
 type Series = Array<[number, number]>;
 
 interface SeededUnitOperation { id: number; run: DemoRun; spec: DemoUnitOperation; startMs: number; endMs: number | null }
@@ -112,9 +115,10 @@ export async function seedDemoMetadata(deps: AppDeps, now = Date.now()): Promise
         const startMs = runStart + spec.startHour * DEMO_HOUR_MS;
         const endMs = spec.endHour === null ? null : runStart + spec.endHour * DEMO_HOUR_MS;
         const id = await insertReturningId(client,
-          `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-          [organizationId, runId, spec.type, equipment.get(spec.equipment), new Date(startMs), endMs === null ? null : new Date(endMs)]);
+          `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time, properties)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+          [organizationId, runId, spec.type, equipment.get(spec.equipment), new Date(startMs), endMs === null ? null : new Date(endMs),
+            spec.simulate === 'fed-batch' ? FED_BATCH_PROPERTIES : {}]);
         for (const comment of spec.comments ?? []) {
           const at = runStart + comment.hour * DEMO_HOUR_MS;
           if (at > now) continue;

@@ -83,6 +83,31 @@ describe('demo organisation seed', () => {
     expect(ranking[0]!.share_outside).toBeGreaterThan(0.8);
   });
 
+  it('draws OUR, CER, RQ and the growth rate of its fed-batches out of the box', async () => {
+    await waitForIngestJobs(ctx, plan.organizationId);
+    const login = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'viewer@demo.bioprocess.local', password: 'Demo-Bioprocess1!' } });
+    const token = login.json().token as string;
+    const library = (await ctx.request({ method: 'GET', url: '/api/v1/derived-parameters', token })).json() as Array<{ id: number; library_key: string }>;
+    const good = plan.unitOperations.find((operation) => operation.spec.simulate === 'fed-batch' && !operation.spec.feedFault && operation.endMs !== null)!;
+    const values = async (key: string) => {
+      const id = library.find((entry) => entry.library_key === key)!.id;
+      const response = await ctx.request({ method: 'GET', url: `/api/v1/unit-operations/${good.id}/derived/${id}`, token });
+      expect(response.statusCode, response.body).toBe(200);
+      return (response.json().points as Array<{ value: number | null }>).map((point) => point.value).filter((value): value is number => value !== null);
+    };
+    const our = await values('our');
+    expect(our.length).toBeGreaterThan(1_000);
+    // A fed-batch at tens of g/L of biomass takes up tens to a few hundred mmol O2 per litre and hour.
+    expect(Math.max(...our)).toBeGreaterThan(30);
+    expect(Math.max(...our)).toBeLessThan(400);
+    const rq = (await values('rq')).filter((_, index) => our[index]! > 20);
+    const median = [...rq].sort((a, b) => a - b)[Math.floor(rq.length / 2)]!;
+    expect(median).toBeGreaterThan(0.95);
+    expect(median).toBeLessThan(1.15);
+    expect(Math.max(...(await values('specific_growth_rate')))).toBeGreaterThan(0.1);
+    expect((await values('cumulative_feed')).at(-1)).toBeGreaterThan(0);
+  });
+
   it('reads its datasets from the repository, each with its source and licence, so a fresh clone seeds them', () => {
     expect(path.relative(REPO_ROOT, DATASETS_DIR).startsWith('..')).toBe(false);
     const sources = readFileSync(path.join(DATASETS_DIR, 'SOURCES.md'), 'utf8');
