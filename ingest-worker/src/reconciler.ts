@@ -9,6 +9,7 @@
  * one that is already queued is a no-op, and a job delivered twice leaves the same data (versions drawn
  * at acceptance; chunks already recorded are skipped).
  */
+import { runPeriodically, type PeriodicPass } from './periodic-pass.ts';
 import type { Queue } from 'bullmq';
 import { ingestDeliveries, ingestQueueOf, INGEST_JOB_OPTIONS, QUEUE_NAMES, type IngestDelivery, type IngestJobRecord } from '@bioprocess/shared/queues';
 import type { Logger } from '@bioprocess/shared/server/logger';
@@ -32,11 +33,7 @@ export interface ReconcileOutcome {
   failed: number;
 }
 
-export interface Reconciler {
-  /** One pass now (also what the timer runs). */
-  pass(): Promise<ReconcileOutcome>;
-  stop(): Promise<void>;
-}
+export type Reconciler = PeriodicPass<ReconcileOutcome>;
 
 /** The deliveries an unfinished job still needs: a bulk job's unwritten chunks, or its last one to complete it. */
 export function pendingDeliveries(job: UnfinishedJob): IngestDelivery[] {
@@ -111,31 +108,5 @@ export function startReconciler(options: {
     return { requeued: requeue.length, failed: failed + failedEntries.size };
   }
 
-  let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  let lastProblemLog = 0;
-  const tick = () => {
-    running = pass()
-      .catch((error: unknown) => {
-        // Redis or PostgreSQL down: the next pass tries again.
-        if (Date.now() - lastProblemLog > 30_000) {
-          lastProblemLog = Date.now();
-          logger.warn({ err: error }, 'ingest reconciler pass failed; retrying');
-        }
-      })
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, intervalMs);
-      });
-  };
-  tick();
-  return {
-    pass,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      // A pass waiting on a Redis that is down would otherwise hold up the shutdown.
-      await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-    },
-  };
+  return runPeriodically(pass, { intervalMs, logger, name: 'ingest reconciler' });
 }

@@ -13,6 +13,7 @@
  *   INGEST_RETRY_MINUTES is failed with a message. Deliveries missing from Redis or failed there are
  *   the reconciler's business (reconciler.ts).
  */
+import { runPeriodically, type PeriodicPass } from './periodic-pass.ts';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
@@ -42,11 +43,7 @@ export interface SweepOutcome {
   failed: number;
 }
 
-export interface Sweeper {
-  /** One pass now (also what the timer runs). */
-  pass(): Promise<SweepOutcome>;
-  stop(): Promise<void>;
-}
+export type Sweeper = PeriodicPass<SweepOutcome>;
 
 export interface SweeperOptions {
   pg: Pool;
@@ -163,37 +160,5 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     return outcome;
   }
 
-  // One pass at a time in this process: a pass asked for while one runs follows it.
-  let last: Promise<unknown> = Promise.resolve();
-  const pass = (): Promise<SweepOutcome> => {
-    const next = last.then(sweepOnce, sweepOnce);
-    last = next.catch(() => undefined);
-    return next;
-  };
-
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let lastProblemLog = 0;
-  const tick = () => {
-    pass()
-      .catch((error: unknown) => {
-        // PostgreSQL or Redis down: the next pass tries again.
-        if (Date.now() - lastProblemLog > 30_000) {
-          lastProblemLog = Date.now();
-          logger.warn({ err: error }, 'ingest sweeper pass failed; retrying');
-        }
-      })
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, intervalMs);
-      });
-  };
-  tick();
-  return {
-    pass,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await Promise.race([last, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-    },
-  };
+  return runPeriodically(sweepOnce, { intervalMs, logger, name: 'ingest sweeper' });
 }
