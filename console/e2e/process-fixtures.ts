@@ -50,8 +50,10 @@ export async function createLongFermentation(request: APIRequestContext, session
   }
   const series = simulateFedBatch({ startMs, durationHours: LONG_FERMENTATION_HOURS, intervalSeconds: 600, seed: 7 });
   const points: Array<{ measured_at: string; instrument_id: number; float_value: number }> = [];
+  // The eight instruments of the chart tests; the model's other signals (off-gas O2, air flow) stay out.
   for (const [key, readings] of Object.entries(series)) {
-    const instrumentId = ids.get(key)!;
+    const instrumentId = ids.get(key);
+    if (instrumentId === undefined) continue;
     for (const [ts, value] of readings) points.push({ measured_at: new Date(ts).toISOString(), instrument_id: instrumentId, float_value: value });
   }
   for (let offset = 0; offset < points.length; offset += 20_000) {
