@@ -4,7 +4,7 @@
  * unit operation.
  */
 import { Callout, FormGroup, HTMLSelect, InputGroup, Intent, TextArea } from '@blueprintjs/core';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useState } from 'react';
 import { parseExpression } from '@bioprocess/shared/derived/expression';
 import { UNIT_OPERATION_PROPERTIES, UNIT_OPERATION_PROPERTY_NAMES } from '@bioprocess/shared/derived/properties';
 import { apiRequest } from '../api/client.ts';
@@ -38,7 +38,8 @@ export function DerivedParameterDialog({ isOpen, record, onClose, onSaved }: Der
   const [previewOn, setPreviewOn] = useState<number | null>(null);
   const [preview, setPreview] = useState<{ series?: DerivedSeriesView; error?: string; loading: boolean }>({ loading: false });
 
-  useEffect(() => {
+  // Before the opened dialog is painted, so nothing typed at once is reset.
+  useLayoutEffect(() => {
     if (!isOpen) return;
     setName(record?.name ?? '');
     setUnit(record?.unit ?? '');

@@ -4,7 +4,7 @@
  * browser. Shown only to users who may export (the api refuses the others anyway).
  */
 import { Callout, Checkbox, FormGroup, HTMLSelect, InputGroup, Intent, Radio, RadioGroup } from '@blueprintjs/core';
-import { useEffect, useMemo, useState } from 'react';
+import { useLayoutEffect, useMemo, useState } from 'react';
 import { TIME_SERIES_EXPORT_FORMATS, type TimeSeriesExportFormat } from '@bioprocess/shared/exports';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
 import { showToast } from '../components/toaster.ts';
@@ -31,7 +31,8 @@ export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  useEffect(() => {
+  // Before the browser paints the opened dialog, so a first click cannot land before the reset.
+  useLayoutEffect(() => {
     if (!isOpen) return;
     setScopeKey(scopes[0]?.key ?? '');
     setUnchecked(new Set());
