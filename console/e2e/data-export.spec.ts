@@ -58,7 +58,11 @@ test('exports a unit operation and a run from their pages; viewers see no Export
   await page.goto(`/runs/${a.run.id}`);
   await page.getByRole('button', { name: 'Export' }).click();
   await expect(dialog.getByLabel('Scope')).toHaveValue(`run-${a.run.id}`);
-  await dialog.getByRole('radio', { name: /Excel workbook/ }).check({ force: true });
+  // The run page may still be drawing its unit operations when the dialog opens: choose until it holds.
+  await expect(async () => {
+    await dialog.getByRole('radio', { name: /Excel workbook/ }).check({ force: true });
+    await expect(dialog.getByRole('radio', { name: /Excel workbook/ })).toBeChecked({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
   const workbook = await downloaded(page, () => dialog.getByRole('button', { name: 'Export' }).click());
   expect(workbook.name).toMatch(/^run-\d+-\d{8}T\d{6}\.xlsx$/);
 
