@@ -16,6 +16,7 @@ import type { Reading } from '@bioprocess/shared/timeseries';
 import { badRequest } from '../platform/http-error.ts';
 import { readSeries, seriesBucketWidth } from '../timeseries/read-series.ts';
 import type { UnitOperationRow } from '../unit-operations/repository.ts';
+import { listInstrumentsOfEquipment, type InstrumentRow } from '../instruments/repository.ts';
 import { evaluate } from './evaluate.ts';
 
 export interface FormulaSource {
@@ -26,12 +27,7 @@ export interface FormulaSource {
   expression: string;
 }
 
-interface EquipmentInstrument {
-  id: number;
-  name: string;
-  type: string;
-  alias: string | null;
-}
+type EquipmentInstrument = Pick<InstrumentRow, 'id' | 'name' | 'type' | 'alias'>;
 
 export interface ResolvedInput {
   reference: string;
@@ -67,14 +63,6 @@ export function resolveReferences(references: string[], instruments: EquipmentIn
     }
     return { reference, instrument: matches[0]! };
   });
-}
-
-async function equipmentInstruments(pg: pg.Pool, organizationId: number, equipmentId: number): Promise<EquipmentInstrument[]> {
-  const { rows } = await pg.query<EquipmentInstrument>(
-    'SELECT id, name, type, alias FROM instruments WHERE organization_id = $1 AND equipment_id = $2 ORDER BY id',
-    [organizationId, equipmentId],
-  );
-  return rows;
 }
 
 function medianInterval(times: number[]): number {
@@ -148,7 +136,7 @@ export async function computeDerivedSeries(
     if (parsed.references.length > 0) throw badRequest(`Unknown reference [${parsed.references[0]}]: the unit operation has no equipment or no start`);
     return empty;
   }
-  const inputs = resolveReferences(parsed.references, await equipmentInstruments(deps.pg, organizationId, unitOperation.equipment_id));
+  const inputs = resolveReferences(parsed.references, await listInstrumentsOfEquipment(deps.pg, organizationId, [unitOperation.equipment_id]));
   const properties = new Map<string, number | null>();
   for (const name of parsed.properties) {
     const value = propertyValueOf(unitOperation.properties, name);

@@ -7,6 +7,8 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import { instrumentColumnTitle, type TimeSeriesExportQuery } from '@bioprocess/shared/exports';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@bioprocess/shared/timeseries';
 import { notFound } from '../platform/http-error.ts';
+import { listInstrumentsOfEquipment } from '../instruments/repository.ts';
+import { ownedInstrumentIds } from '../timeseries/instruments.ts';
 
 export interface ExportInstrument {
   id: number;
@@ -60,10 +62,9 @@ export async function resolveExportScope(pool: Pool, organizationId: number, que
   const requestedEnd = query.end_time === undefined ? null : parseTimestampInput(query.end_time);
   let filter: Set<number> | null = null;
   if (query.instrument_ids !== undefined) {
-    const { rows } = await pool.query<{ id: number }>(
-      'SELECT id FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[])', [organizationId, query.instrument_ids]);
-    if (rows.length !== query.instrument_ids.length) throw notFound('Instrument not found');
-    filter = new Set(rows.map((row) => Number(row.id)));
+    const owned = await ownedInstrumentIds(pool, organizationId, query.instrument_ids);
+    if (owned.size !== new Set(query.instrument_ids).size) throw notFound('Instrument not found');
+    filter = owned;
   }
 
   if (query.unit_operation_id === undefined && query.run_id === undefined) {
@@ -88,9 +89,7 @@ export async function resolveExportScope(pool: Pool, organizationId: number, que
   }
 
   const equipmentIds = [...new Set(unitOperations.flatMap((row) => (row.equipment_id === null ? [] : [Number(row.equipment_id)])))];
-  const { rows: instrumentRows } = await pool.query<{ id: number; name: string; unit: string | null; equipment_id: number }>(
-    'SELECT id, name, unit, equipment_id FROM instruments WHERE organization_id = $1 AND equipment_id = ANY($2::bigint[]) ORDER BY id',
-    [organizationId, equipmentIds]);
+  const instrumentRows = await listInstrumentsOfEquipment(pool, organizationId, equipmentIds);
   const instruments = withUniqueTitles(instrumentRows
     .filter((row) => filter === null || filter.has(Number(row.id)))
     .map((row) => ({ id: Number(row.id), name: row.name, unit: row.unit })));

@@ -60,6 +60,16 @@ export async function listEquipmentInstruments(
   return { rows: list.rows, total: count.rows[0]!.total };
 }
 
+/** Every instrument of the organisation standing on these pieces of equipment, in creation order. */
+export async function listInstrumentsOfEquipment(db: pg.Pool | pg.PoolClient, organizationId: number, equipmentIds: number[]): Promise<InstrumentRow[]> {
+  if (equipmentIds.length === 0) return [];
+  const { rows } = await db.query<InstrumentRow>(
+    `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE organization_id = $1 AND equipment_id = ANY($2::bigint[]) ORDER BY id`,
+    [organizationId, equipmentIds],
+  );
+  return rows;
+}
+
 export async function insertInstrument(db: pg.PoolClient, organizationId: number, values: InstrumentValues): Promise<InstrumentRow> {
   const { rows } = await db.query<InstrumentRow>(
     `INSERT INTO instruments (organization_id, equipment_id, name, type, unit, alias)

@@ -3,17 +3,15 @@ import type { DeletionPreview } from '@bioprocess/shared/unit-operation-windows'
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
 import { countReadings } from '../timeseries/read-series.ts';
+import { listInstrumentsOfEquipment } from '../instruments/repository.ts';
 import { ownedWindows, type WindowedUnitOperation } from './owned-windows.ts';
 
 export { deletionPreviewQuerySchema, deletionPreviewSchema } from '@bioprocess/shared/unit-operation-windows';
 
 export async function deletionPreview(deps: AppDeps, unitOperation: WindowedUnitOperation, onlyInstrumentIds: number[] | null): Promise<DeletionPreview> {
-  const { rows: instruments } = unitOperation.equipment_id === null
-    ? { rows: [] as Array<{ id: number; name: string }> }
-    : await deps.pg.query<{ id: number; name: string }>(
-      'SELECT id, name FROM instruments WHERE organization_id = $1 AND equipment_id = $2 ORDER BY id',
-      [unitOperation.organization_id, unitOperation.equipment_id],
-    );
+  const instruments = unitOperation.equipment_id === null
+    ? []
+    : await listInstrumentsOfEquipment(deps.pg, unitOperation.organization_id, [unitOperation.equipment_id]);
   let chosen = instruments;
   if (onlyInstrumentIds) {
     const onEquipment = new Set(instruments.map((instrument) => instrument.id));
