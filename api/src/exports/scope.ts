@@ -9,6 +9,7 @@ import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@biopro
 import { notFound } from '../platform/http-error.ts';
 import { listInstrumentsOfEquipment } from '../instruments/repository.ts';
 import { ownedInstrumentIds } from '../timeseries/instruments.ts';
+import { requireRun } from '../runs/repository.ts';
 
 export interface ExportInstrument {
   id: number;
@@ -82,8 +83,7 @@ export async function resolveExportScope(pool: Pool, organizationId: number, que
     if (rows.length === 0) throw notFound('Unit operation not found');
     unitOperations = rows;
   } else {
-    const run = await pool.query('SELECT 1 FROM runs WHERE id = $1 AND organization_id = $2', [query.run_id, organizationId]);
-    if (!run.rowCount) throw notFound('Run not found');
+    await requireRun(pool, organizationId, query.run_id!);
     ({ rows: unitOperations } = await pool.query<UnitOperationRow>(
       `${UNIT_OPERATION_SELECT} WHERE uo.run_id = $1 AND uo.organization_id = $2 ORDER BY uo.start_time NULLS LAST, uo.id`, [query.run_id, organizationId]));
   }
