@@ -87,7 +87,10 @@ test('exports records from the runs overview', async ({ page, request }) => {
   await signInWithSession(page, session, '/runs/overview');
   await page.getByRole('button', { name: 'Export Data' }).click();
   const dialog = page.getByRole('dialog');
-  await dialog.getByRole('radio', { name: 'JSON' }).check({ force: true });
+  await expect(async () => {
+    await dialog.getByRole('radio', { name: 'JSON' }).check({ force: true });
+    await expect(dialog.getByRole('radio', { name: 'JSON' })).toBeChecked({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
   const runs = await downloaded(page, () => dialog.getByRole('button', { name: 'Export' }).click());
   expect(runs.name).toMatch(/^runs-\d{4}-\d{2}-\d{2}\.json$/);
   const parsed = JSON.parse(runs.text) as Array<{ id: number; name: string }>;

@@ -4,7 +4,7 @@
  * browser. Shown only to users who may export (the api refuses the others anyway).
  */
 import { Callout, Checkbox, FormGroup, HTMLSelect, InputGroup, Intent, Radio, RadioGroup } from '@blueprintjs/core';
-import { useLayoutEffect, useMemo, useState } from 'react';
+import { useId, useLayoutEffect, useMemo, useState } from 'react';
 import { TIME_SERIES_EXPORT_FORMATS, type TimeSeriesExportFormat } from '@bioprocess/shared/exports';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
 import { showToast } from '../components/toaster.ts';
@@ -30,6 +30,9 @@ export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
   const [bucket, setBucket] = useState('1m');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Own radio-group names: a group named like another one on the page would uncheck it.
+  const formatGroup = useId();
+  const readingsGroup = useId();
 
   // Before the browser paints the opened dialog, so a first click cannot land before the reset.
   useLayoutEffect(() => {
@@ -95,10 +98,10 @@ export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
           <InputGroup type="datetime-local" step={1} aria-label="End" value={end} onChange={(event) => setEnd(event.target.value)} />
         </div>
       </FormGroup>
-      <RadioGroup label="Format" selectedValue={format} onChange={(event) => setFormat(event.currentTarget.value as TimeSeriesExportFormat)}>
+      <RadioGroup name={formatGroup} label="Format" selectedValue={format} onChange={(event) => setFormat(event.currentTarget.value as TimeSeriesExportFormat)}>
         {TIME_SERIES_EXPORT_FORMATS.map((value) => <Radio key={value} value={value} label={EXPORT_FORMAT_LABELS[value]} />)}
       </RadioGroup>
-      <RadioGroup label="Readings" selectedValue={downsampled ? 'downsampled' : 'raw'} onChange={(event) => setDownsampled(event.currentTarget.value === 'downsampled')}>
+      <RadioGroup name={readingsGroup} label="Readings" selectedValue={downsampled ? 'downsampled' : 'raw'} onChange={(event) => setDownsampled(event.currentTarget.value === 'downsampled')}>
         <Radio value="raw" label="Raw readings" />
         <Radio value="downsampled" label="Downsampled: average, minimum and maximum per bucket" />
       </RadioGroup>

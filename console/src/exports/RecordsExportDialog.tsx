@@ -1,6 +1,6 @@
 /** Export Data on the runs overview: the organisation's records of one kind as CSV or JSON. */
 import { FormGroup, HTMLSelect, Radio, RadioGroup, Callout, Intent } from '@blueprintjs/core';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { RECORD_EXPORT_ENTITIES, type RecordExportEntity } from '@bioprocess/shared/exports';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
 import { showToast } from '../components/toaster.ts';
@@ -15,6 +15,8 @@ export function RecordsExportDialog({ isOpen, onClose }: { isOpen: boolean; onCl
   const [format, setFormat] = useState<'csv' | 'json'>('csv');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Its own radio-group name: a group named like another one on the page would uncheck it.
+  const formatGroup = useId();
 
   const submit = async () => {
     setBusy(true);
@@ -38,7 +40,7 @@ export function RecordsExportDialog({ isOpen, onClose }: { isOpen: boolean; onCl
           {RECORD_EXPORT_ENTITIES.map((value) => <option key={value} value={value}>{ENTITY_LABELS[value]}</option>)}
         </HTMLSelect>
       </FormGroup>
-      <RadioGroup label="Format" selectedValue={format} onChange={(event) => setFormat(event.currentTarget.value as 'csv' | 'json')}>
+      <RadioGroup name={formatGroup} label="Format" selectedValue={format} onChange={(event) => setFormat(event.currentTarget.value as 'csv' | 'json')}>
         <Radio value="csv" label="CSV" />
         <Radio value="json" label="JSON" />
       </RadioGroup>
