@@ -41,7 +41,10 @@ test('exports a unit operation and a run from their pages; viewers see no Export
 
   // CSV long of one instrument, downsampled to hours.
   await page.getByRole('button', { name: 'Export' }).click();
-  await dialog.getByRole('checkbox', { name: 'pH A [pH]' }).uncheck({ force: true });
+  await expect(async () => {
+    await dialog.getByRole('checkbox', { name: 'pH A [pH]' }).uncheck({ force: true });
+    await expect(dialog.getByRole('checkbox', { name: 'pH A [pH]' })).not.toBeChecked({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
   await dialog.getByRole('radio', { name: /CSV long/ }).check({ force: true });
   await dialog.getByRole('radio', { name: /Downsampled/ }).check({ force: true });
   await dialog.getByLabel('Bucket width').fill('ten');
