@@ -14,6 +14,7 @@ import { ingestJobRoutes } from './ingest-jobs/routes.ts';
 import { derivedParameterRoutes } from './derived/routes.ts';
 import { exportRoutes } from './exports/routes.ts';
 import { analysisRoutes } from './analysis/routes.ts';
+import { alignmentRoutes } from './analysis/alignment-routes.ts';
 import { goldenBatchRoutes } from './golden-batches/routes.ts';
 
 export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -30,5 +31,6 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(derivedParameterRoutes, deps);
   await app.register(exportRoutes, deps);
   await app.register(analysisRoutes, deps);
+  await app.register(alignmentRoutes, deps);
   await app.register(goldenBatchRoutes, deps);
 }
