@@ -26,10 +26,11 @@ import {
   instrumentListSchema, runListSchema, unitOperationListSchema, type Camelize, type Instrument, type Run, type UnitOperation,
 } from '../entities/types.ts';
 import { RunFilterControl } from '../runs/RunFilterControl.tsx';
+import { AlignmentForm } from '../alignment/AlignmentForm.tsx';
 import { Highcharts } from '../charts/highcharts-setup.ts';
 import { paletteColor } from '../charts/chart-constants.ts';
 import {
-  ALIGNMENT_LABELS, bandChoiceOf, bandLabel, deviationBody, deviationRows, envelopeBody, envelopeChartSeries, envelopeCsv, formatExcursion,
+  bandChoiceOf, bandLabel, deviationBody, deviationRows, envelopeBody, envelopeChartSeries, envelopeCsv, formatExcursion,
   formatShare, LEFT_OUT_LABELS, type AnalyzeForm, type BandChoice, type CamelDeviation, type CamelEnvelope,
 } from './analyze-model.ts';
 import './analyze.css';
@@ -264,29 +265,7 @@ export function AnalyzePage() {
                   ))}
                 </div>
               )}
-              <FormGroup label="Time zero">
-                <HTMLSelect value={form.alignment.kind} aria-label="Time zero"
-                  onChange={(event) => {
-                    const kind = event.currentTarget.value as Alignment['kind'];
-                    update({ alignment: kind === 'start' ? { kind } : kind === 'event' ? { kind, word: 'induced' } : { kind, parameter: availableParameters[0] ?? 'dissolved_o2', value: 30, direction: 'down' } });
-                  }}
-                  options={Object.entries(ALIGNMENT_LABELS).map(([value, label]) => ({ value, label }))} />
-              </FormGroup>
-              {form.alignment.kind === 'event' ? (
-                <FormGroup label="Comment word"><InputGroup aria-label="Comment word" value={form.alignment.word} onValueChange={(word) => update({ alignment: { kind: 'event', word } })} /></FormGroup>
-              ) : null}
-              {form.alignment.kind === 'threshold' ? (() => {
-                const threshold = form.alignment;
-                return (
-                  <div className="analyze-row">
-                    <HTMLSelect aria-label="Threshold parameter" value={threshold.parameter} onChange={(event) => update({ alignment: { ...threshold, parameter: event.currentTarget.value as InstrumentType } })}
-                      options={(availableParameters.length ? availableParameters : INSTRUMENT_TYPES).map((value) => ({ value, label: parameterLabel(value) }))} />
-                    <HTMLSelect aria-label="Direction" value={threshold.direction} onChange={(event) => update({ alignment: { ...threshold, direction: event.currentTarget.value as 'up' | 'down' } })}
-                      options={[{ value: 'up', label: 'rises above' }, { value: 'down', label: 'falls below' }]} />
-                    <NumericInput aria-label="Threshold value" value={threshold.value} onValueChange={(value) => Number.isFinite(value) && update({ alignment: { ...threshold, value } })} />
-                  </div>
-                );
-              })() : null}
+              <AlignmentForm value={form.alignment} parameters={availableParameters} onChange={(alignment) => update({ alignment })} />
               <FormGroup label="Band">
                 <HTMLSelect aria-label="Band" value={form.bandChoice} onChange={(event) => update({ bandChoice: event.currentTarget.value as BandChoice })}
                   options={[{ value: 'p5-p95', label: 'P5–P95' }, { value: 'p16-p84', label: 'P16–P84' }, { value: 'custom', label: 'Other percentiles' }, { value: 'sigma', label: 'Mean ± k σ' }]} />

@@ -150,11 +150,4 @@ export function envelopeCsv(envelopes: readonly CamelEnvelope[]): string {
   return text;
 }
 
-export const ALIGNMENT_LABELS = { start: 'Start of the unit operation', event: 'First comment naming a word', threshold: 'Threshold crossing' } as const;
-
-export const LEFT_OUT_LABELS: Record<string, string> = {
-  no_start: 'no start time',
-  event_not_found: 'event not found',
-  no_instrument: 'no instrument of this type',
-  no_data: 'no readings',
-};
+export { ALIGNMENT_LABELS, LEFT_OUT_LABELS } from '../alignment/alignment-labels.ts';
