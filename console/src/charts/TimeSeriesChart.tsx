@@ -47,6 +47,8 @@ export interface TimeSeriesChartProps {
   /** A finer fetch for the zoomed range is under way. */
   refining?: boolean;
   testId?: string;
+  /** What minute 0 is when it is not the unit operation's start (compare: 'the first "induced" comment'). */
+  timeZeroLabel?: string;
 }
 
 /** Highcharts' plot-line methods, present at runtime but missing from its type definitions. */
@@ -72,18 +74,22 @@ export function shortCommentLabel(content: string, length: number = COMMENT_LINE
   return text.length <= length ? text : `${text.slice(0, length - 1).trimEnd()}…`;
 }
 
-function seriesExtentMinutes(series: readonly ChartSeries[]): number {
+/** The minutes the series cover, from minute 0 or the earliest point before it (aligned on an event, a run has a past). */
+function seriesExtentMinutes(series: readonly ChartSeries[]): { min: number; max: number } {
+  let min = X_AXIS_MIN;
   let max = 0;
   for (const s of series) {
+    const first = s.data[0];
     const last = s.data[s.data.length - 1];
+    if (first && first[0] < min) min = first[0];
     if (last && last[0] > max) max = last[0];
   }
-  return max;
+  return { min, max };
 }
 
 export function TimeSeriesChart(props: TimeSeriesChartProps) {
   const {
-    title, series, comments = [], loading, error, height = CHART_HEIGHT_PX, startMs = null, onPlotClick, xRange, onXRangeChange, refining, testId,
+    title, series, comments = [], loading, error, height = CHART_HEIGHT_PX, startMs = null, onPlotClick, xRange, onXRangeChange, refining, testId, timeZeroLabel,
   } = props;
   const chartRef = useRef<HighchartsReactRefObject>(null);
   const [hoveredId, setHoveredId] = useState<ChartComment['id'] | null>(null);
@@ -97,7 +103,8 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
   const hasData = series.some((s) => s.data.length > 0);
   const axes = useMemo(() => planUnitAxes(series, shownUnits), [series, shownUnits]);
   const stacked = layout === 'stacked' && axes.length > 1;
-  const span = xRange ? xRange.max - xRange.min : seriesExtentMinutes(series);
+  const extent = seriesExtentMinutes(series);
+  const span = xRange ? xRange.max - xRange.min : extent.max - extent.min;
   const scale = timeScaleUnit(span);
   const chartHeight = stacked ? Math.max(height, 110 + axes.length * STACKED_PANEL_HEIGHT_PX) : height;
 
@@ -121,7 +128,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
           selection(event) {
             const axis = event.xAxis?.[0];
             if (event.resetSelection || !axis) handlers.current.onXRangeChange?.(null);
-            else handlers.current.onXRangeChange?.({ min: Math.max(X_AXIS_MIN, axis.min), max: axis.max });
+            else handlers.current.onXRangeChange?.({ min: Math.max(extent.min, axis.min), max: axis.max });
             // The parent owns the zoom: it passes the range back through xRange and fetches finer data.
             return false;
           },
@@ -165,9 +172,9 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
       },
       xAxis: {
         type: 'linear',
-        min: xRange ? xRange.min : X_AXIS_MIN,
+        min: xRange ? xRange.min : extent.min,
         max: xRange ? xRange.max : undefined,
-        title: { text: timeAxisTitle(scale) },
+        title: { text: timeAxisTitle(scale, timeZeroLabel) },
         tickPositioner(this: Highcharts.Axis) {
           const { min, max } = this.getExtremes();
           return timeTicks(min, max, scale, TIME_AXIS_TICK_LIMIT);
@@ -216,7 +223,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
         marker: { symbol: highchartsSymbol(s.symbol), lineWidth: 1, lineColor: undefined },
       })),
     };
-  }, [title, chartHeight, xRange, axes, series, stacked, scale, startMs]);
+  }, [title, chartHeight, xRange, axes, series, stacked, scale, startMs, extent.min, timeZeroLabel]);
 
   // Comment lines are managed on the axis directly: chart.update merges plot-line arrays and would
   // keep stale lines, so each render replaces exactly the lines this component added.

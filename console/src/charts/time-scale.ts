@@ -27,8 +27,8 @@ export function timeScaleUnit(spanMinutes: number): TimeScaleUnit {
   return 'minutes';
 }
 
-export function timeAxisTitle(unit: TimeScaleUnit): string {
-  return `Time since unit operation start (${unit})`;
+export function timeAxisTitle(unit: TimeScaleUnit, timeZero = 'unit operation start'): string {
+  return `Time since ${timeZero} (${unit})`;
 }
 
 /**
