@@ -2,26 +2,36 @@
  * Compare runs (/runs/compare): one tab per unit-operation type, a resizable run
  * picker on the left (28 % by default, 16-40 %, keyboard arrows/Home/End/F6), the parameter chooser and
  * the 'Overlayed Time Series' chart on the right (one colour per run, one dash style per parameter,
- * the first parameter the runs share shown until the user picks, minutes from each run's own start), and the comments of the selected runs below. Selections are remembered per tab.
+ * the first parameter the runs share shown until the user picks, the organisation's derived parameters drawn dashed), and the
+ * comments of the selected runs below. Runs are drawn on process time: minutes since each run's time zero, its start unless the
+ * user aligns them on a comment word or a threshold crossing (the server finds each time zero; a run without its event is left
+ * out and listed). Selections are remembered per tab.
  */
-import { useCallback, useMemo, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState, type KeyboardEvent } from 'react';
 import useSWR from 'swr';
 import { Group, Panel, Separator, useDefaultLayout, useGroupRef } from 'react-resizable-panels';
 import { Button, Callout, Card, Checkbox, Colors, H4, InputGroup, NonIdealState, Spinner, Tab, Tabs, Tag } from '@blueprintjs/core';
+import { alignmentSchema, type Alignment } from '@bioprocess/shared/analysis';
+import { alignmentResultSchema, type AlignmentResult } from '@bioprocess/shared/analysis-alignment';
+import { INSTRUMENT_TYPES } from '@bioprocess/shared/enums';
 import { useApi } from '../api/hooks.ts';
 import { apiRequest } from '../api/client.ts';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { formatDate, titleCaseType } from '../entities/format.ts';
-import { instrumentListSchema, runListSchema, unitOperationListSchema, type Instrument, type Run, type UnitOperation } from '../entities/types.ts';
+import { instrumentListSchema, runListSchema, unitOperationListSchema, type Camelize, type Instrument, type Run, type UnitOperation } from '../entities/types.ts';
 import { readingListSchema } from '@bioprocess/shared/timeseries';
 import { TimeSeriesChart, type XRange } from '../charts/TimeSeriesChart.tsx';
 import { COMPARE_SERIES_LIMIT, CHART_HEIGHT_PX } from '../charts/chart-constants.ts';
 import type { Reading } from '../charts/series-model.ts';
 import { formatMinute } from '../charts/time-axis.ts';
 import type { ApiComment } from '../unit-operations/comments-model.ts';
+import { AlignmentForm } from '../alignment/AlignmentForm.tsx';
+import { LEFT_OUT_LABELS, timeZeroLabel } from '../alignment/alignment-labels.ts';
+import { derivedParameterListSchema, derivedSeriesSchema, type DerivedParameterView, type DerivedSeriesView } from '../derived/derived-model.ts';
 import {
-  COMPARE_MESSAGES, anchorMs, buildCompareSeries, commentsHeading, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun,
-  parameterGroups, runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, unitOperationTypesOf, type CompareUnitOperation, type RunSeriesInput,
+  COMPARE_MESSAGES, anchorMs, buildCompareSeries, buildDerivedCompareSeries, commentsHeading, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun,
+  parameterGroups, runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, unitOperationTypesOf, type CompareUnitOperation, type DerivedSeriesInput,
+  type RunSeriesInput,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
 import { useCompactShell } from '../shell/useCompactShell.ts';
@@ -34,10 +44,28 @@ interface TabSelection {
   runIds: number[];
   /** Null until the user picks parameters: the first one the selected runs share is shown meanwhile. */
   parameterKeys: string[] | null;
+  /** Derived parameters drawn for every selected run, in the order chosen. */
+  derivedIds: number[];
   search: string;
+  alignment: Alignment;
 }
 
-const EMPTY_SELECTION: TabSelection = { runIds: [], parameterKeys: null, search: '' };
+const EMPTY_SELECTION: TabSelection = { runIds: [], parameterKeys: null, derivedIds: [], search: '', alignment: { kind: 'start' } };
+/** Typing a comment word or a threshold asks the server once the user pauses, not at every keystroke. */
+const ALIGNMENT_SETTLE_MS = 400;
+
+type CamelAlignmentResult = Camelize<AlignmentResult>;
+type DerivedOutcome = { series: DerivedSeriesView } | { error: string };
+
+/** The value once it has stayed the same for `delayMs`. */
+function useSettledValue<T>(value: T, delayMs: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), delayMs);
+    return () => clearTimeout(timer);
+  }, [value, delayMs]);
+  return settled;
+}
 const PANEL_IDS = { runs: 'compare-runs', chart: 'compare-chart' } as const;
 
 export function CompareRunsPage() {
@@ -117,24 +145,80 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
   }, { revalidateOnFocus: false });
   if (series.error) console.error('Failed to fetch time series data', series.error);
 
+  // Time zeros from the server for an event or threshold alignment; the start needs no request.
+  const settledAlignment = useSettledValue(selection.alignment, ALIGNMENT_SETTLE_MS);
+  const alignmentValid = alignmentSchema.safeParse(settledAlignment);
+  const alignment = useSWR(operationIds.length && settledAlignment.kind !== 'start' && alignmentValid.success
+    ? ['compare-alignment', operationIds.join(','), JSON.stringify(settledAlignment)] : null,
+  () => apiRequest<CamelAlignmentResult>('POST', '/api/v1/analysis/alignment', { unit_operation_ids: operationIds, alignment: settledAlignment },
+    { schema: alignmentResultSchema }), { revalidateOnFocus: false, keepPreviousData: false });
+  const aligned = settledAlignment.kind !== 'start';
+  const alignmentError = !aligned ? null
+    : !alignmentValid.success ? alignmentValid.error.issues[0]?.message ?? 'Invalid alignment'
+      : alignment.error ? (alignment.error instanceof Error ? alignment.error.message : String(alignment.error)) : null;
+  const timeZeros = useMemo(() => (aligned && alignment.data
+    ? new Map(alignment.data.aligned.map((entry) => [entry.unitOperationId, Date.parse(entry.timeZero)])) : null), [aligned, alignment.data]);
+  /** Runs drawn: all selected on their start, only those with a time zero when aligned. */
+  const drawn = useMemo(() => (aligned
+    ? selectedOperations.filter(({ operation }) => timeZeros?.has(operation.id)) : selectedOperations), [aligned, selectedOperations, timeZeros]);
+  const leftOut = aligned && alignment.data ? alignment.data.leftOut : [];
+
+  const derivedList = useApi<DerivedParameterView[]>('/api/v1/derived-parameters', derivedParameterListSchema);
+  const chosenDerived = useMemo(() => selection.derivedIds
+    .map((id) => derivedList.data?.find((derived) => derived.id === id)).filter((derived): derived is DerivedParameterView => !!derived),
+  [selection.derivedIds, derivedList.data]);
+  const derivedIdsKey = chosenDerived.map((derived) => derived.id).join(',');
+  // Each run computes each formula on the server; one it cannot compute says why and never hides the others.
+  const derivedSeries = useSWR(operationIds.length && derivedIdsKey ? ['compare-derived', operationIds.join(','), derivedIdsKey] : null, async () => {
+    const pairs = operationIds.flatMap((operationId) => chosenDerived.map((derived) => ({ operationId, derivedId: derived.id })));
+    const settled = await Promise.allSettled(pairs.map(({ operationId, derivedId }) => apiRequest<DerivedSeriesView>('GET',
+      `/api/v1/unit-operations/${operationId}/derived/${derivedId}?limit=${COMPARE_SERIES_LIMIT}`, undefined, { schema: derivedSeriesSchema })));
+    return new Map(pairs.map(({ operationId, derivedId }, index): [string, DerivedOutcome] => {
+      const outcome = settled[index]!;
+      return [`${operationId}:${derivedId}`, outcome.status === 'fulfilled'
+        ? { series: outcome.value } : { error: outcome.reason instanceof Error ? outcome.reason.message : 'Failed' }];
+    }));
+  }, { revalidateOnFocus: false });
+  /** Per derived parameter, the runs that cannot compute it and why. */
+  const derivedProblems = useMemo(() => {
+    const problems = new Map<number, string[]>();
+    for (const { run, operation } of selectedOperations) {
+      for (const derived of chosenDerived) {
+        const outcome = derivedSeries.data?.get(`${operation.id}:${derived.id}`);
+        if (outcome && 'error' in outcome) problems.set(derived.id, [...(problems.get(derived.id) ?? []), `${runLabel(run)}: ${outcome.error}`]);
+      }
+    }
+    return problems;
+  }, [selectedOperations, chosenDerived, derivedSeries.data]);
+
   const chartSeries = useMemo(() => {
     const readingsByOperation = series.data;
-    if (!readingsByOperation) return [];
-    const inputs: RunSeriesInput[] = selectedOperations.map(({ run, operation }) => ({
+    const timeZeroOf = (operationId: number) => timeZeros?.get(operationId);
+    const inputs: RunSeriesInput[] = readingsByOperation ? drawn.map(({ run, operation }) => ({
       run, operation,
       instruments: (instruments.data ?? []).filter((i) => i.equipmentId === operation.equipmentId),
       readings: readingsByOperation.get(operation.id) ?? [],
+      timeZeroMs: timeZeroOf(operation.id),
+    })) : [];
+    const derivedInputs: DerivedSeriesInput[] = drawn.flatMap(({ run, operation }) => chosenDerived.flatMap((derived) => {
+      const outcome = derivedSeries.data?.get(`${operation.id}:${derived.id}`);
+      return outcome && 'series' in outcome ? [{ run, operation, derived, points: outcome.series.points, timeZeroMs: timeZeroOf(operation.id) }] : [];
     }));
-    return buildCompareSeries(inputs, chosenKeys, colors);
-  }, [series.data, selectedOperations, instruments.data, chosenKeys, colors]);
+    return [
+      ...buildCompareSeries(inputs, chosenKeys, colors),
+      ...buildDerivedCompareSeries(derivedInputs, chosenDerived.map((derived) => derived.id), colors, chosenKeys.length),
+    ];
+  }, [series.data, drawn, instruments.data, chosenKeys, colors, timeZeros, chosenDerived, derivedSeries.data]);
 
   const runIdsParam = selectedRuns.map((r) => r.id).join(',');
   const comments = useSWR(runIdsParam ? `/api/v1/comments?run_ids=${runIdsParam}&type=${encodeURIComponent(type)}` : null,
     (path: string) => apiRequest<ApiComment[]>('GET', path));
   if (comments.error) console.error('Failed to fetch comments', comments.error);
-  const startsByRun = useMemo(() => new Map(selectedOperations.map(({ run, operation }) => [run.id,
-    anchorMs(operation, series.data?.get(operation.id) ?? [])])), [selectedOperations, series.data]);
-  const commentViews = useMemo(() => compareComments(comments.data ?? [], colors, startsByRun), [comments.data, colors, startsByRun]);
+  // Comments sit on their run's own process time; those of a run left out have no place on the axis.
+  const startsByRun = useMemo(() => new Map(drawn.map(({ run, operation }) => [run.id,
+    timeZeros?.get(operation.id) ?? anchorMs(operation, series.data?.get(operation.id) ?? [])])), [drawn, series.data, timeZeros]);
+  const drawnColors = useMemo(() => new Map([...colors].filter(([runId]) => startsByRun.has(runId))), [colors, startsByRun]);
+  const commentViews = useMemo(() => compareComments(comments.data ?? [], drawnColors, startsByRun), [comments.data, drawnColors, startsByRun]);
   const [xRange, setXRange] = useState<XRange | null>(null);
   const runNames = useMemo(() => new Map(selectedRuns.map((run) => [run.id, runLabel(run)])), [selectedRuns]);
 
@@ -145,6 +229,14 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
   const toggleParameter = (key: string, checked: boolean) => update({
     parameterKeys: checked ? [...chosenKeys, key] : chosenKeys.filter((k) => k !== key),
   });
+  const toggleDerived = (id: number, checked: boolean) => update({
+    derivedIds: checked ? [...selection.derivedIds.filter((d) => d !== id), id] : selection.derivedIds.filter((d) => d !== id),
+  });
+  const thresholdParameters = useMemo(() => INSTRUMENT_TYPES.filter((candidate) => groups.some((group) => group.type === candidate)), [groups]);
+  const runOfOperation = useMemo(() => new Map(selectedOperations.map(({ run, operation }) => [operation.id, run])), [selectedOperations]);
+  // The series wait for the series themselves, and for the time zeros when aligned.
+  const chartLoading = series.isLoading || derivedSeries.isLoading || (aligned && alignment.isLoading);
+  const wantsSeries = chosenKeys.length > 0 || chosenDerived.length > 0;
 
   const compact = useCompactShell();
 
@@ -209,10 +301,42 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
         ) : (
           <ParameterChooser groups={groups} chosen={chosenKeys} onToggle={toggleParameter} />
         )}
+        {selectedRuns.length > 0 && (derivedList.data ?? []).length > 0 ? (
+          <div className="compare-derived" data-testid="compare-derived">
+            <p className="compare-picker-title">Derived parameters</p>
+            <div className="compare-parameter-groups">
+              {(derivedList.data ?? []).map((derived) => (
+                <Checkbox key={derived.id} inline title={derived.expression} checked={selection.derivedIds.includes(derived.id)}
+                  label={derived.unit ? `${derived.name} [${derived.unit}]` : derived.name}
+                  onChange={(event) => toggleDerived(derived.id, event.currentTarget.checked)} />
+              ))}
+            </div>
+            {chosenDerived.flatMap((derived) => (derivedProblems.get(derived.id) ?? []).map((problem) => (
+              <p key={`${derived.id}:${problem}`} className="compare-derived-error" style={{ color: Colors.RED3 }} role="alert">
+                {derived.name} not drawn for {problem}
+              </p>
+            )))}
+          </div>
+        ) : null}
       </div>
-      <TimeSeriesChart testId="compare-chart" title={COMPARE_MESSAGES.chartTitle} series={chartSeries}
-        comments={commentViews} loading={series.isLoading} error={series.error ? COMPARE_MESSAGES.seriesFailed : null}
-        height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} />
+      {selectedRuns.length > 0 ? (
+        <div className="compare-alignment" data-testid="compare-alignment">
+          <AlignmentForm value={selection.alignment} parameters={thresholdParameters}
+            onChange={(next) => { setXRange(null); update({ alignment: next }); }} />
+        </div>
+      ) : null}
+      {alignmentError ? <Callout intent="danger" icon="error" className="compare-alignment-error">{alignmentError}</Callout> : null}
+      {leftOut.length > 0 ? (
+        <Callout intent="warning" icon="warning-sign" className="compare-left-out" data-testid="compare-left-out">
+          Left out: {leftOut.map((entry) => {
+            const run = runOfOperation.get(entry.unitOperationId);
+            return `${run ? runLabel(run) : `unit operation ${entry.unitOperationId}`} (${LEFT_OUT_LABELS[entry.reason] ?? entry.reason})`;
+          }).join(', ')}
+        </Callout>
+      ) : null}
+      <TimeSeriesChart testId="compare-chart" title={COMPARE_MESSAGES.chartTitle} series={wantsSeries ? chartSeries : []}
+        comments={commentViews} loading={chartLoading} error={series.error ? COMPARE_MESSAGES.seriesFailed : null}
+        height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} timeZeroLabel={timeZeroLabel(settledAlignment)} />
     </Card>
   );
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  anchorMs, buildCompareSeries, commentsHeading, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun, parameterGroups, runColors, runLabel,
+  anchorMs, buildCompareSeries, buildDerivedCompareSeries, commentsHeading, derivedDashStyle, pointsSinceTimeZero, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun, parameterGroups, runColors, runLabel,
   runsWithType, searchRuns, selectedCountLabel, typeLabel, unitOperationTypesOf, type CompareUnitOperation,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
@@ -91,6 +91,42 @@ describe('compare runs model', () => {
     // One run's parameters differ by dash and marker, not by colour.
     expect([series[0]!.dashStyle, series[1]!.dashStyle, series[2]!.dashStyle]).toEqual(['Solid', 'ShortDash', 'Solid']);
     expect([series[0]!.symbol, series[1]!.symbol]).toEqual(['circle', 'rect']);
+  });
+
+  it('draws an aligned run at minutes since its time zero, negative before it, inside its own window', () => {
+    const colors = runColors([1]);
+    const [series] = buildCompareSeries([{
+      run: runs[0]!, operation: operations[0]!,
+      instruments: [{ id: 1, equipmentId: 100, type: 'temperature', unit: 'celsius', name: 'TIC-101' }],
+      readings: [
+        { ts: iso(-5), instrumentId: 1, value: 1 }, { ts: iso(10), instrumentId: 1, value: 30 }, { ts: iso(200.4), instrumentId: 1, value: 31 },
+        { ts: iso(601), instrumentId: 1, value: 99 },
+      ],
+      timeZeroMs: t0 + 120 * 60_000,
+    }], ['temperature|celsius'], colors);
+    // Before the window and after it nothing; the reading at minute 10 of the run is 110 minutes before time zero.
+    expect(series!.data).toEqual([[-110, 30], [80, 31]]);
+    expect(pointsSinceTimeZero([{ ts: iso(30), value: 2 }, { ts: iso(20), value: null }], t0, t0 + 3_600_000, t0 + 30 * 60_000)).toEqual([[0, 2]]);
+  });
+
+  it('draws derived parameters dashed in the run colour, after the instruments\' point styles', () => {
+    const colors = runColors([1, 2]);
+    const our = { id: 7, name: 'OUR', unit: 'mmol/L/h' };
+    const rq = { id: 8, name: 'RQ', unit: null };
+    const series = buildDerivedCompareSeries([
+      { run: runs[0]!, operation: operations[0]!, derived: our, points: [{ ts: iso(0), value: 5 }, { ts: iso(1), value: null }, { ts: iso(2), value: 6 }] },
+      { run: runs[0]!, operation: operations[0]!, derived: rq, points: [{ ts: iso(60), value: 1.05 }], timeZeroMs: t0 + 30 * 60_000 },
+      { run: runs[1]!, operation: operations[1]!, derived: our, points: [{ ts: iso(3, t0 + 86_400_000), value: 4 }] },
+    ], [7, 8], colors, 1);
+    expect(series.map((s) => [s.name, s.detail, s.unit, s.color])).toEqual([
+      ['Batch A - OUR', 'derived [mmol/L/h]', 'mmol/L/h', paletteColor(0)],
+      ['Batch A - RQ', 'derived', null, paletteColor(0)],
+      ['Run 2 - OUR', 'derived [mmol/L/h]', 'mmol/L/h', paletteColor(1)],
+    ]);
+    expect(series.map((s) => s.data)).toEqual([[[0, 5], [2, 6]], [[30, 1.05]], [[3, 4]]]);
+    expect(series.every((s) => s.dashStyle !== 'Solid')).toBe(true);
+    expect(series[0]!.dashStyle).not.toBe(series[1]!.dashStyle);
+    expect(Array.from({ length: 12 }, (_, i) => derivedDashStyle(i))).not.toContain('Solid');
   });
 
   it('preselects the first parameter every selected run measured', () => {

@@ -4,8 +4,10 @@
  * run's colour, and the comments of the selected runs on the same minute axis.
  */
 import { UNIT_OPERATION_TYPES } from '@bioprocess/shared/enums';
-import { paletteColor } from '../charts/chart-constants.ts';
-import { dashStyleAt, parameterLabel, rangeEndMs, readingsToPoints, seriesStyle, type ChartSeries, type Reading } from '../charts/series-model.ts';
+import { paletteColor, MINUTE_MS } from '../charts/chart-constants.ts';
+import {
+  DASH_STYLES, dashStyleAt, parameterLabel, rangeEndMs, readingsToPoints, seriesStyle, type ChartPoint, type ChartSeries, type DashStyle, type Reading,
+} from '../charts/series-model.ts';
 import { commentMinute, toEpochMs } from '../charts/time-axis.ts';
 import { authorLabel, sortByMinute, type ApiComment } from '../unit-operations/comments-model.ts';
 
@@ -142,6 +144,11 @@ export interface RunSeriesInput {
   /** Instruments of the operation's equipment. */
   instruments: readonly CompareInstrument[];
   readings: readonly Reading[];
+  /**
+   * Minute 0 of this run when it is aligned on an event or a threshold crossing (epoch ms); left
+   * out, the run's own anchor (its start) is minute 0.
+   */
+  timeZeroMs?: number;
 }
 
 /**
@@ -160,9 +167,20 @@ export function anchorMs(operation: Pick<CompareUnitOperation, 'startTime'>, rea
 }
 
 /**
+ * Readings inside a window as [whole minutes since time zero, value], sorted: before an event the
+ * minutes are negative, so runs line up on the event rather than on their starts.
+ */
+export function pointsSinceTimeZero(readings: readonly Pick<Reading, 'ts' | 'value'>[], windowStartMs: number, windowEndMs: number, timeZeroMs: number): ChartPoint[] {
+  const shift = (windowStartMs - timeZeroMs) / MINUTE_MS;
+  return readingsToPoints(readings.map((reading) => ({ ...reading, instrumentId: 0 })), windowStartMs, windowEndMs)
+    .map(([minute, value]): ChartPoint => [Math.round(minute + shift), value]);
+}
+
+/**
  * One series per run and chosen parameter, named 'run name - instrument name': points inside the
- * operation's start..end (now when open), x as whole minutes since the anchor, the run's colour, and
- * the parameter's dash style and point style so two parameters of one run stay distinguishable.
+ * operation's start..end (now when open), x as whole minutes since the run's time zero (its anchor
+ * unless aligned), the run's colour, and the parameter's dash style and point style so two
+ * parameters of one run stay distinguishable.
  */
 export function buildCompareSeries(inputs: readonly RunSeriesInput[], selectedKeys: readonly string[], colors: ReadonlyMap<number, string>, nowMs = Date.now()): ChartSeries[] {
   const series: ChartSeries[] = [];
@@ -170,11 +188,12 @@ export function buildCompareSeries(inputs: readonly RunSeriesInput[], selectedKe
     const start = anchorMs(input.operation, input.readings);
     if (start === null) return;
     const end = rangeEndMs(input.operation.endTime, nowMs);
+    const timeZero = input.timeZeroMs ?? start;
     selectedKeys.forEach((key, parameterIndex) => {
       const instrumentIds = new Set(input.instruments.filter((i) => parameterKey(i.type, i.unit) === key).map((i) => i.id));
       if (instrumentIds.size === 0) return;
       const instrument = input.instruments.find((i) => instrumentIds.has(i.id))!;
-      const points = readingsToPoints(input.readings.filter((r) => instrumentIds.has(r.instrumentId)), start, end, { roundMinutes: true });
+      const points = pointsSinceTimeZero(input.readings.filter((r) => instrumentIds.has(r.instrumentId)), start, end, timeZero);
       const style = seriesStyle(runIndex, parameterIndex);
       series.push({
         id: `run-${input.run.id}-${key}`,
@@ -190,6 +209,51 @@ export function buildCompareSeries(inputs: readonly RunSeriesInput[], selectedKe
     });
   });
   return series;
+}
+
+export interface CompareDerived {
+  id: number;
+  name: string;
+  unit: string | null;
+}
+
+export interface DerivedSeriesInput {
+  run: CompareRun;
+  operation: CompareUnitOperation;
+  derived: CompareDerived;
+  /** The server's computed values (camelCased); a null value is a gap. */
+  points: ReadonlyArray<{ ts: string; value: number | null }>;
+  timeZeroMs?: number;
+}
+
+/** A derived parameter is always dashed, as on the unit-operation chart: the dash styles after 'Solid'. */
+export function derivedDashStyle(index: number): DashStyle {
+  return DASH_STYLES[1 + (index % (DASH_STYLES.length - 1))]!;
+}
+
+/**
+ * One dashed series per run and chosen derived parameter, in the run's colour, on the same minute
+ * axis as the instrument series; `firstIndex` continues the point styles after the instruments'.
+ */
+export function buildDerivedCompareSeries(inputs: readonly DerivedSeriesInput[], derivedIds: readonly number[], colors: ReadonlyMap<number, string>, firstIndex: number, nowMs = Date.now()): ChartSeries[] {
+  const runOrder = [...new Set(inputs.map((input) => input.run.id))];
+  return inputs.flatMap((input) => {
+    const derivedIndex = derivedIds.indexOf(input.derived.id);
+    const start = anchorMs(input.operation, []);
+    if (derivedIndex < 0 || start === null) return [];
+    const style = seriesStyle(runOrder.indexOf(input.run.id), firstIndex + derivedIndex);
+    return [{
+      id: `run-${input.run.id}-derived-${input.derived.id}`,
+      name: `${runLabel(input.run)} - ${input.derived.name}`,
+      detail: input.derived.unit ? `derived [${input.derived.unit}]` : 'derived',
+      unit: input.derived.unit,
+      color: colors.get(input.run.id) ?? style.color,
+      symbol: style.symbol,
+      opacity: 1,
+      dashStyle: derivedDashStyle(derivedIndex),
+      data: pointsSinceTimeZero(input.points, start, rangeEndMs(input.operation.endTime, nowMs), input.timeZeroMs ?? start),
+    }];
+  });
 }
 
 export interface CompareCommentView {
