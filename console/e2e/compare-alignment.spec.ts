@@ -4,9 +4,8 @@
  * then on dissolved oxygen falling below 30 % (the Pioreactor has no oxygen probe), and the demo's
  * derived OUR drawn dashed for the fed-batch runs while the Pioreactor run says why it has none.
  */
-import { expect as quietExpect, refusedRequests, test, type Page } from './support/quiet-console.ts';
-import type { TestInfo } from '@playwright/test';
-import { adminSession, callJson } from './pages-helpers.ts';
+import { expect as quietExpect, refusedRequests, test } from './support/quiet-console.ts';
+import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
 
 // The Pioreactor run has no off-gas instruments: its OUR answers 400 on purpose.
@@ -14,12 +13,6 @@ test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1200 }, expectedC
 
 // Each redraw reads three 40-hour runs (and computes a formula over them) on a machine shared with other work.
 const expect = quietExpect.configure({ timeout: 45_000 });
-
-/**
- * The visible part only: a full-page capture resizes the window, which remounts the page here and
- * drops the selection the walk goes on with.
- */
-const shot = (page: Page, name: string, testInfo: TestInfo) => page.screenshot({ path: testInfo.outputPath(`${name}.png`) });
 
 const FED_BATCH = ['FB-2026-031 GFP fed-batch', 'FB-2026-034 GFP high feed'];
 const PIOREACTOR = 'PIO-2025-02 Pioreactor OD trace';
@@ -74,7 +67,7 @@ test('aligns compared runs on an event and a threshold, lists the run left out, 
   for (const name of FED_BATCH) await expect(legend.filter({ hasText: name })).not.toHaveCount(0);
   // The hours before induction lie left of minute 0.
   await expect.poll(beforeZero).toBeGreaterThan(50);
-  await shot(page, 'compare-alignment-1-event', testInfo);
+  await screenshot(page, 'compare-alignment-1-event', testInfo);
 
   // A word no comment holds leaves every run out.
   await alignment.getByLabel('Comment word').fill('harvested');
@@ -98,7 +91,7 @@ test('aligns compared runs on an event and a threshold, lists the run left out, 
   await expect(derived.getByRole('alert')).toContainText(`OUR not drawn for ${PIOREACTOR}: Unknown reference`);
   const ourDashes = await chart.locator('.highcharts-series path.highcharts-graph').evaluateAll((paths) => paths.map((path) => path.getAttribute('stroke-dasharray') ?? 'none'));
   expect(ourDashes.filter((dash) => dash !== 'none')).toHaveLength(FED_BATCH.length);
-  await shot(page, 'compare-alignment-2-derived', testInfo);
+  await screenshot(page, 'compare-alignment-2-derived', testInfo);
 
   // Back on the start, every run is drawn again and nothing is left out.
   await alignment.getByLabel('Time zero').selectOption('start');

@@ -15,25 +15,23 @@ export function AppShell({ children }: { children: ReactNode }) {
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [pathname, compact]);
 
-  if (!compact) {
-    return (
-      <div className="app-shell">
-        <Sidebar />
-        <main className="app-main" id="main-content">{children}</main>
-      </div>
-    );
-  }
+  // One tree for both widths, with the page at the same place: crossing the breakpoint (a window
+  // resized, a tablet turned) swaps the navigation only and never remounts the page and its state.
   return (
-    <div className="app-shell app-shell-compact">
-      <header className="app-topbar">
-        <Button icon="menu" variant="minimal" size="large" aria-label="Open navigation" aria-expanded={menuOpen}
-          onClick={() => setMenuOpen(true)} data-testid="navigation-menu-button" />
-        <Link to="/dashboard" className="app-topbar-brand"><BrandMark /></Link>
-      </header>
-      <Drawer isOpen={menuOpen} onClose={() => setMenuOpen(false)} position={Position.LEFT} size="288px"
-        className="app-navigation-drawer">
-        <Sidebar inDrawer />
-      </Drawer>
+    <div className={compact ? 'app-shell app-shell-compact' : 'app-shell'}>
+      {compact ? (
+        <header className="app-topbar">
+          <Button icon="menu" variant="minimal" size="large" aria-label="Open navigation" aria-expanded={menuOpen}
+            onClick={() => setMenuOpen(true)} data-testid="navigation-menu-button" />
+          <Link to="/dashboard" className="app-topbar-brand"><BrandMark /></Link>
+        </header>
+      ) : <Sidebar />}
+      {compact ? (
+        <Drawer isOpen={menuOpen} onClose={() => setMenuOpen(false)} position={Position.LEFT} size="288px"
+          className="app-navigation-drawer">
+          <Sidebar inDrawer />
+        </Drawer>
+      ) : null}
       <main className="app-main" id="main-content">{children}</main>
     </div>
   );
