@@ -5,6 +5,7 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Redis } from '@bioprocess/shared/server/redis';
 import type { BulkWrites } from './bulk-writes.ts';
+import type { JobDataPurge } from './job-data-purge.ts';
 
 export interface WorkerContext {
   env: BaseEnv;
@@ -15,6 +16,8 @@ export interface WorkerContext {
   redis: Redis;
   /** ClickHouse writes shared by concurrent bulk jobs. */
   bulkWrites: BulkWrites;
+  /** Deletes finished bulk jobs' stored data, many jobs per statement. */
+  jobDataPurge: JobDataPurge;
   /** Aborted when the worker shuts down: long jobs stop at their next checkpoint. */
   shutdown: AbortSignal;
 }

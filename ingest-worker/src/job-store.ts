@@ -7,28 +7,37 @@ import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import { failIngestJob } from '@bioprocess/shared/server/ingest-job-failure';
 import { writeJobAuditEvent } from './job-audit.ts';
 
-/**
- * Completes an unfinished job; answers whether it did (false: it had already finished). A finished
- * job's stored data (bulk rows and figures) goes in the same statement: it is never needed again.
- */
+/** Completes an unfinished job; answers whether it did (false: it had already finished). */
 async function completeJob(db: Pool | PoolClient, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<boolean> {
   const { rows } = await db.query(
-    `WITH finished AS (
-       UPDATE ingest_jobs SET state = 'completed', result = $2, progress = progress || $3::jsonb, error = NULL,
-              updated_at = now(), finished_at = now()
-        WHERE id = $1 AND state IN ('queued', 'running') RETURNING id
-     ), dropped AS (
-       DELETE FROM ingest_job_data WHERE job_id IN (SELECT id FROM finished)
-     )
-     SELECT id FROM finished`,
+    `UPDATE ingest_jobs SET state = 'completed', result = $2, progress = progress || $3::jsonb, error = NULL,
+            updated_at = now(), finished_at = now()
+      WHERE id = $1 AND state IN ('queued', 'running') RETURNING id`,
     [jobId, JSON.stringify(result), JSON.stringify(progress ?? {})],
   );
   return rows.length > 0;
 }
 
-/** Completes a bulk post's job: one statement (bulk posts are not audited one by one). */
+/**
+ * Completes a bulk post's job: one statement (bulk posts are not audited one by one). Its stored data is
+ * left for deleteFinishedJobData, which removes that of many jobs in one statement.
+ */
 export async function markBulkCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
   await completeJob(pool, jobId, result, progress);
+}
+
+/**
+ * Deletes the stored data (`ingest_job_data`) of the given jobs that finished; answers the rows removed.
+ * A finished job never needs its data again; one not finished keeps it.
+ */
+export async function deleteFinishedJobData(pool: Pool, jobIds: readonly string[]): Promise<number> {
+  if (jobIds.length === 0) return 0;
+  const { rowCount } = await pool.query(
+    `DELETE FROM ingest_job_data d USING ingest_jobs j
+      WHERE d.job_id = ANY($1::uuid[]) AND j.id = d.job_id AND j.state IN ('completed', 'failed')`,
+    [jobIds],
+  );
+  return rowCount ?? 0;
 }
 
 /** Completes an upload or a deletion and writes its audit event, in one transaction. */
@@ -80,7 +89,7 @@ export async function updateProgress(pool: Pool, jobId: string, progress: Partia
  * Records a finished bulk chunk; answers whether every chunk of the job is now done. Adding the same
  * chunk twice (a retried job) is a no-op.
  */
-export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: number, points: number): Promise<{ allDone: boolean }> {
+export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: number, points: number): Promise<{ allDone: boolean; retried: boolean }> {
   const { rows } = await pool.query(
     `UPDATE ingest_jobs
         SET chunks_done = CASE WHEN $2 = ANY(chunks_done) THEN chunks_done ELSE array_append(chunks_done, $2) END,
@@ -88,11 +97,11 @@ export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: num
                        ELSE jsonb_set(progress, '{points_written}', to_jsonb(COALESCE((progress->>'points_written')::bigint, 0) + $3)) END,
             updated_at = now(), retrying_since = NULL
       WHERE id = $1
-      RETURNING cardinality(chunks_done) AS done, chunk_count`,
+      RETURNING cardinality(chunks_done) AS done, chunk_count, retried`,
     [jobId, chunkIndex, points],
   );
   const row = rows[0];
-  return { allDone: Boolean(row) && Number(row.done) >= Number(row.chunk_count) };
+  return { allDone: Boolean(row) && Number(row.done) >= Number(row.chunk_count), retried: row?.retried === true };
 }
 
 export interface JobRecord {

@@ -5,8 +5,8 @@
  * - Spooled CSV files (UPLOAD_DIR) whose job finished, or that no job names (the api refused the upload
  *   or died before committing its row) once untouched for SPOOL_GRACE_MS, are removed. A file an
  *   unfinished job names is kept.
- * - Stored bulk data (`ingest_job_data`) of finished jobs is deleted (finishing a job deletes it in
- *   the same statement; this catches rows an older worker left).
+ * - Stored bulk data (`ingest_job_data`) of finished jobs is deleted (workers delete it in batches
+ *   shortly after the jobs finish, job-data-purge.ts; this catches what a killed worker left).
  * - An unfinished job that made no progress for a while and that no live worker holds or will take
  *   (its deliveries are neither waiting nor active under a held lock: a worker died with them and no
  *   stall check of that queue brought them back) is delivered again; one that stayed so for
@@ -156,7 +156,10 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     const dataRowsRemoved = await sweepJobData();
     const filesRemoved = await sweepSpool();
     const outcome = { filesRemoved, dataRowsRemoved, ...stuck };
-    if (Object.values(outcome).some((count) => count > 0)) logger.warn(outcome, 'ingest sweeper cleaned up after finished or abandoned jobs');
+    // Finished bulk jobs' data is routinely deleted in batches by the workers (job-data-purge.ts); a
+    // sweep meeting some before their purge ran is no sign of trouble.
+    if (outcome.filesRemoved + outcome.redriven + outcome.failed > 0) logger.warn(outcome, 'ingest sweeper cleaned up after finished or abandoned jobs');
+    else if (outcome.dataRowsRemoved > 0) logger.debug(outcome, 'ingest sweeper deleted finished jobs\' data');
     return outcome;
   }
 

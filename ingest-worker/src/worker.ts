@@ -20,6 +20,7 @@ import { startReconciler } from './reconciler.ts';
 import { startSweeper } from './sweeper.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { createBulkWrites } from './bulk-writes.ts';
+import { startJobDataPurge } from './job-data-purge.ts';
 import { processDeletion } from './jobs/deletion.ts';
 import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
 
@@ -73,6 +74,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     clickhouse,
     redis: createRedis(env.REDIS_URL, {}, logger),
     bulkWrites: createBulkWrites(clickhouse, pg),
+    jobDataPurge: startJobDataPurge(pg, logger),
     shutdown: shutdown.signal,
   };
   const connection = createRedis(env.REDIS_URL);
@@ -161,6 +163,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
       await Promise.all([reconciler.stop(), sweeper.stop()]);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
       await Promise.race([Promise.all(workers.map((worker) => worker.close())), deadline]);
+      await context.jobDataPurge.stop();
       await Promise.allSettled([context.pg.end(), context.clickhouse.close()]);
       await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
       connection.disconnect();

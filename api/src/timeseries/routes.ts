@@ -106,6 +106,10 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       const foreign = firstForeignIndex(prepared.instruments, owned);
       if (foreign >= 0) throw badRequest(TIME_SERIES_MESSAGES.instrumentNotFound(foreign));
 
+      const data = [
+        ...prepared.chunks.map((rows, chunkIndex) => ({ part: chunkIndex, bytes: rows })),
+        ...(prepared.minuteFigures ? [{ part: BULK_MINUTE_FIGURES_PART, bytes: prepared.minuteFigures }] : []),
+      ];
       const { job, created } = await createIngestJob(deps.pg, principal, {
         kind: 'bulk',
         idempotencyKey: request.headers['idempotency-key'],
@@ -116,12 +120,10 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
           points: prepared.points, unique_keys: prepared.increasing, rows_format: POINT_ROWS_FORMAT,
         },
         // Stored with the job row before the answer: a 202 means the points are in PostgreSQL.
-        data: [
-          ...prepared.chunks.map((rows, chunkIndex) => ({ part: chunkIndex, bytes: rows })),
-          ...(prepared.minuteFigures ? [{ part: BULK_MINUTE_FIGURES_PART, bytes: prepared.minuteFigures }] : []),
-        ],
+        data,
       });
-      if (created) await enqueueIngest(deps, job);
+      // The worker reads the parts from a copy in Redis; PostgreSQL's is read only when that is lost.
+      if (created) await enqueueIngest(deps, job, data);
       jobHeaders(reply, job);
       const status = await settle(deps, job, request.query.wait === 'true', abortSignalOf(reply));
       return reply.status(status).type('application/json; charset=utf-8').send(Buffer.from(prepared.readings.buffer, prepared.readings.byteOffset, prepared.readings.length));
