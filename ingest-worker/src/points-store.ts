@@ -163,10 +163,15 @@ export async function recomputeRollups(clickhouse: ClickHouseClient, pool: Pool,
 
 export interface RollupRequest {
   range: RangeOnInstruments;
+  /** Points the write stored (bounds how many writes one deduplicating pass takes); the range's seconds when absent. */
+  points?: number;
   ownRows?: OwnRows;
   /** The write's own per-minute figures, when it stored each key once (with ownRows). */
   minuteFigures?: readonly MinuteFigure[];
 }
+
+/** Points one deduplicating pass over several writes' minutes takes at most: bounds ClickHouse's aggregation memory. */
+const UNION_MAX_POINTS = 500_000;
 
 /**
  * Recomputes the rollups of several writes at once, the cheapest way the database allows:
@@ -174,7 +179,9 @@ export interface RollupRequest {
  *     row is in their minutes, the figures are stored as they are (and summed into hours when no other
  *     row is in their hours either), with no aggregation in ClickHouse;
  *   - each stored only its own rows (`ownRows`): one plain aggregation per table covers them all;
- *   - otherwise each is recomputed on its own.
+ *   - otherwise their minutes are recomputed from the deduplicated points in one pass per table for
+ *     as many writes as UNION_MAX_POINTS allows (feeds: consecutive posts of a feed share minutes, so
+ *     each post's minutes already hold rows and every flush lands here), and a large write on its own.
  * Writes that may share a key never take the first two ways.
  */
 export async function recomputeRollupsTogether(clickhouse: ClickHouseClient, pool: Pool, requests: readonly RollupRequest[]): Promise<void> {
@@ -192,7 +199,35 @@ export async function recomputeRollupsTogether(clickhouse: ClickHouseClient, poo
       return;
     }
   }
-  for (const request of writes) await recomputeRollups(clickhouse, pool, request.range, request.ownRows);
+  const large = writes.filter((request) => weightOf(request) > UNION_MAX_POINTS);
+  for (const request of large) await recomputeRollups(clickhouse, pool, request.range, request.ownRows);
+  let union: RollupRequest[] = [];
+  let weight = 0;
+  const recomputeUnion = async () => {
+    if (union.length === 0) return;
+    // Exact whatever the writes share: every key of their minutes is deduplicated (its newest row wins),
+    // and the version, drawn after all of them were stored, is above that of any earlier recomputation.
+    const minuteVersion = await nextRollupVersion(pool);
+    const scope = rollupScope(union.map((request) => request.range));
+    await writeMinuteRollups(clickhouse, scope, minuteVersion, false);
+    await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool));
+    union = [];
+    weight = 0;
+  };
+  for (const request of writes) {
+    if (weightOf(request) > UNION_MAX_POINTS) continue;
+    if (weight + weightOf(request) > UNION_MAX_POINTS) await recomputeUnion();
+    union.push(request);
+    weight += weightOf(request);
+  }
+  await recomputeUnion();
+}
+
+/** The points a recomputation of the write's minutes reads, about (its own points and its minutes' neighbours). */
+function weightOf(request: RollupRequest): number {
+  const { range } = request;
+  const minutes = (floorToMinute(range.endMs) - floorToMinute(range.startMs)) / MINUTE_MS + 1;
+  return Math.max(request.points ?? 0, minutes * 60 * range.instrumentIds.length);
 }
 
 /** Whether two ranges share an instrument and overlap in time (they could hold the same key). */
