@@ -14,8 +14,10 @@
  *   - Analyze (deploy/bench/analysis.ts): p95 of an envelope over 20 unit operations x 14 days of 1 Hz
  *     readings (24M points), < 1 s; p95 of the deviation of one target over 30 parameters against a
  *     saved golden batch of those 20, < 2 s.
+ *   - feeds (deploy/bench/feeds.ts): feeds posting small batches often, interleaved posts sharing minutes,
+ *     backfill and a fan-in of 1,000 feeds, each against VictoriaMetrics (the peer) given the same posts.
  * BENCH_SCALE multiplies every size (default 1; for Analyze, the days); BENCH_STEPS picks steps
- * (default bulk,csv,read,derived,memory,export,analysis);
+ * (default bulk,feeds,csv,read,derived,memory,export,analysis);
  * BENCH_PROFILE=<dir> writes V8 CPU profiles of the api and the ingest-worker there (open them in
  * Chrome DevTools) to see what limits a figure.
  */
@@ -38,6 +40,8 @@ import { recomputeRollups } from '../../ingest-worker/src/points-store.ts';
 import { pointVersion } from '../../ingest-worker/src/versions.ts';
 import { seedPlant, type BenchPlant } from './fixtures.ts';
 import { benchDerived } from './derived-step.ts';
+import { benchFeeds } from './feeds.ts';
+import { startVictoriaMetrics } from './peer.ts';
 import { seedAnalysisPlant, timedPosts } from './analysis.ts';
 import { apiProcessEnv } from '../local/allocator.mjs';
 
@@ -61,7 +65,7 @@ const ANALYSIS_REFERENCES = 20;
 const ANALYSIS_DAYS = 14 * SCALE;
 const ANALYSIS_REQUESTS = 20;
 const PORT = Number(process.env.BENCH_PORT ?? 8390);
-const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,csv,read,derived,memory,export,analysis').split(',').map((step) => step.trim()));
+const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,feeds,csv,read,derived,memory,export,analysis').split(',').map((step) => step.trim()));
 const T0 = Date.UTC(2024, 0, 1);
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -140,10 +144,10 @@ function pidsOf(name: string): number[] {
   }).map(Number);
 }
 /** Where the CPU went during a step: seconds per process group, logged to stderr (what limits a figure). */
-function cpuMeter(stack: Stack): () => string {
+function cpuMeter(stack: Stack, more: Record<string, () => number[]> = {}): () => string {
   const groups: Record<string, () => number[]> = {
     api: () => [stack.api.pid!], worker: () => [stack.worker.pid!], clickhouse: () => pidsOf('clickhouse'),
-    postgres: () => pidsOf('postgres'), redis: () => pidsOf('redis'), bench: () => [process.pid],
+    postgres: () => pidsOf('postgres'), redis: () => pidsOf('redis'), bench: () => [process.pid], ...more,
   };
   const sample = (): Map<number, number> => {
     const seconds = new Map<number, number>();
@@ -418,6 +422,19 @@ async function main(): Promise<void> {
       log(`bulk endpoint, small posts: ${describe(BULK_SMALL)}`);
       const small = await bulkEndToEnd(plant, stack, BULK_SMALL);
       report({ name: 'bulk_endpoint_small_posts', value: Math.round(small), unit: 'points/s', baseline: Math.round(baseline), ratio: round(small / baseline), target: 'information', pass: true });
+    }
+    if (STEPS.has('feeds')) {
+      await waitForMerges(clickhouse);
+      const peer = await startVictoriaMetrics(path.join(workDir, 'victoria-metrics'), log);
+      try {
+        const running = stack;
+        await benchFeeds({
+          base, pool, clickhouse, peer, scale: SCALE, baseline, log, report,
+          cpuMeter: () => cpuMeter(running, { peer: () => [peer.pid] }),
+        });
+      } finally {
+        await peer.stop();
+      }
     }
     if (STEPS.has('csv')) {
       const csvFile = path.join(workDir, 'upload.csv');

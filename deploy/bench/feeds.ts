@@ -1,0 +1,279 @@
+/**
+ * The `feeds` bench step: instrument feeds posting to the bulk endpoint with ?wait=true, against the same
+ * points in the same posts sent by the same number of clients to the peer (VictoriaMetrics, peer.ts),
+ * counted back through its query API. Every figure is a ratio to the peer (or the ClickHouse baseline)
+ * measured in the same run:
+ *   - feeds: 200 feeds x 10 instruments, each post 5 s of 1 Hz readings (50 points), 32 clients:
+ *     points/s until queryable >= 0.5 x the peer; p95 wait < 500 ms (p50, p99 for information);
+ *   - interleaved: 500-point posts spanning 20 instruments (25 s of each), 32 clients: >= 0.5 x the peer;
+ *   - backfill: 50,000-point posts, 8 clients: >= 0.4 x the TSV baseline (the peer for information);
+ *   - fan-in: 1,000 feeds each posting one reading per second (1,000 posts/s offered) for a minute
+ *     (x BENCH_SCALE): kept up with (every post answered within a second of the schedule's end), p95
+ *     wait < 1 s.
+ * Each workload writes its own time range, so none shares a minute with another.
+ */
+import http from 'node:http';
+import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import type { Pool } from '@bioprocess/shared/server/postgres';
+import { seedPlant } from './fixtures.ts';
+import { peerCount, type Peer } from './peer.ts';
+
+export interface FeedsFigure { name: string; value: number; unit: string; baseline: number | null; ratio: number | null; target: string; pass: boolean }
+
+export interface FeedsOptions {
+  base: string;
+  pool: Pool;
+  clickhouse: ClickHouseClient;
+  peer: Peer;
+  scale: number;
+  /** The TSV insert straight into ClickHouse, points/s, measured in the same run. */
+  baseline: number;
+  log: (message: string) => void;
+  report: (figure: FeedsFigure) => void;
+  /** Starts a CPU meter over the stack (and the peer); the returned function describes the seconds used. */
+  cpuMeter: () => () => string;
+}
+
+/** One post, as the product and the peer receive it. */
+interface Post {
+  product: Buffer;
+  peer: Buffer;
+  points: number;
+}
+
+interface Workload {
+  name: string;
+  posts: Post[];
+  points: number;
+  startMs: number;
+  endMs: number;
+  instrumentIds: number[];
+}
+
+const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
+const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))] ?? Number.NaN;
+
+/** A reading's value: varies with time and instrument like a process parameter. */
+const valueOf = (instrumentId: number, ts: number) => round(37 + Math.sin(ts / 600_000 + instrumentId) * 5, 4);
+
+/** Builds a post from readings [instrumentId, ts] in the order a controller sends them. */
+function makePost(step: string, readings: ReadonlyArray<[number, number]>): Post {
+  const json: string[] = new Array(readings.length);
+  const lines: string[] = new Array(readings.length);
+  readings.forEach(([instrumentId, ts], index) => {
+    const value = valueOf(instrumentId, ts);
+    json[index] = `{"measured_at":${ts},"instrument_id":${instrumentId},"float_value":${value}}`;
+    lines[index] = `bp,step=${step},instrument=${instrumentId} value=${value} ${ts}`;
+  });
+  return { product: Buffer.from(`{"data":[${json.join(',')}]}`), peer: Buffer.from(`${lines.join('\n')}\n`), points: readings.length };
+}
+
+/**
+ * Feeds of `perFeed` instruments, each post `seconds` of 1 Hz readings of all its instruments (second by
+ * second), `windows` consecutive posts per feed; posts ordered window by window across the feeds.
+ */
+function feedWorkload(name: string, instrumentIds: number[], perFeed: number, seconds: number, windows: number, startMs: number): Workload {
+  const feeds = Math.floor(instrumentIds.length / perFeed);
+  const posts: Post[] = [];
+  for (let window = 0; window < windows; window += 1) {
+    for (let feed = 0; feed < feeds; feed += 1) {
+      const readings: Array<[number, number]> = [];
+      for (let second = 0; second < seconds; second += 1) {
+        const ts = startMs + (window * seconds + second) * 1000;
+        for (let i = 0; i < perFeed; i += 1) readings.push([instrumentIds[feed * perFeed + i]!, ts]);
+      }
+      posts.push(makePost(name, readings));
+    }
+  }
+  const used = instrumentIds.slice(0, feeds * perFeed);
+  return { name, posts, points: posts.reduce((sum, post) => sum + post.points, 0), startMs, endMs: startMs + (windows * seconds - 1) * 1000, instrumentIds: used };
+}
+
+/** Answers of one sender: status and how long the post took (ms). */
+type Send = (body: Buffer) => Promise<{ status: number; ms: number }>;
+
+function sender(url: string, headers: Record<string, string>, agent: http.Agent): Send {
+  return (body) => new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': body.length } }, (response) => {
+      response.on('data', () => undefined);
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+interface Run {
+  /** Milliseconds from the first post sent until every point was queryable. */
+  elapsedMs: number;
+  waits: number[];
+}
+
+/** `clients` clients each sending the next post as soon as its last was answered. */
+async function closedLoop(bodies: Buffer[], clients: number, send: Send, ok: (status: number) => boolean): Promise<{ waits: number[] }> {
+  let next = 0;
+  const waits: number[] = [];
+  const client = async () => {
+    for (;;) {
+      const index = next;
+      next += 1;
+      if (index >= bodies.length) return;
+      const { status, ms } = await send(bodies[index]!);
+      if (!ok(status)) throw new Error(`post answered ${status}`);
+      waits.push(ms);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  return { waits };
+}
+
+/** Polls the peer until it counts `points` (its writes are searchable a moment after they are answered). */
+async function peerQueryable(peer: Peer, workload: Workload): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const counted = await peerCount(peer, workload.name, workload.startMs, workload.endMs);
+    if (counted === workload.points) return;
+    if (counted > workload.points || Date.now() > deadline) throw new Error(`the peer counts ${counted} points of ${workload.name}, not ${workload.points}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Distinct keys the product stores in the workload's range (reads keep one row per key). */
+async function productCount(clickhouse: ClickHouseClient, organizationId: number, workload: Workload): Promise<number> {
+  const result = await clickhouse.query({
+    query: `SELECT count() FROM (SELECT instrument_id, ts FROM points
+      WHERE organization_id = ${organizationId} AND instrument_id IN (${workload.instrumentIds.join(',')})
+        AND ts >= ${workload.startMs} AND ts <= ${workload.endMs} AND is_deleted = 0 GROUP BY instrument_id, ts)`,
+    format: 'JSONCompact',
+  });
+  return Number((await result.json<[string]>()).data[0]?.[0] ?? 0);
+}
+
+export async function benchFeeds(options: FeedsOptions): Promise<void> {
+  const { base, pool, clickhouse, peer, scale, baseline, log, report } = options;
+  const scaled = (value: number) => Math.max(1, Math.round(value * scale));
+  const plant = await seedPlant(pool, 0);
+  // 2,000 instruments in one statement (the fixture adds them one by one).
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO instruments (organization_id, equipment_id, name, type)
+     SELECT $1, $2, 'Feed probe ' || n, 'temperature' FROM generate_series(1, 2000) AS n RETURNING id`,
+    [plant.organizationId, plant.equipmentId]);
+  const instrumentIds = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2_000 });
+  const product = sender(`${base}/api/v1/time-series-data/bulk?wait=true`, { authorization: `Bearer ${plant.token}`, 'content-type': 'application/json' }, agent);
+  const toPeer = sender(`${peer.base}/write?precision=ms`, { 'content-type': 'text/plain' }, agent);
+
+  /** Sends the workload to the product, then to the peer; answers both runs. */
+  const both = async (workload: Workload, clients: number): Promise<{ product: Run; peer: Run }> => {
+    const bodies = (side: 'product' | 'peer') => workload.posts.map((post) => post[side]);
+    let cpu = options.cpuMeter();
+    let started = performance.now();
+    const productRun = await closedLoop(bodies('product'), clients, product, (status) => status === 200);
+    const productMs = performance.now() - started;
+    log(`${workload.name}: product CPU time ${cpu()}`);
+    const stored = await productCount(clickhouse, plant.organizationId, workload);
+    if (stored !== workload.points) throw new Error(`the product stores ${stored} points of ${workload.name}, not ${workload.points}`);
+    cpu = options.cpuMeter();
+    started = performance.now();
+    const peerRun = await closedLoop(bodies('peer'), clients, toPeer, (status) => status === 204);
+    await peerQueryable(peer, workload);
+    const peerMs = performance.now() - started;
+    log(`${workload.name}: peer CPU time ${cpu()}`);
+    return { product: { elapsedMs: productMs, waits: productRun.waits }, peer: { elapsedMs: peerMs, waits: peerRun.waits } };
+  };
+
+  const reportRates = (workload: Workload, runs: { product: Run; peer: Run }, targetRatio: number, waitTargetMs: number | null) => {
+    const rate = workload.points / (runs.product.elapsedMs / 1000);
+    const peerRate = workload.points / (runs.peer.elapsedMs / 1000);
+    const waits = [...runs.product.waits].sort((a, b) => a - b);
+    const peerWaits = [...runs.peer.waits].sort((a, b) => a - b);
+    log(`${workload.name}: product ${Math.round(rate)} points/s, wait p50/p95/p99 ${[0.5, 0.95, 0.99].map((q) => Math.round(quantile(waits, q))).join('/')} ms; `
+      + `peer ${Math.round(peerRate)} points/s, write p50/p95/p99 ${[0.5, 0.95, 0.99].map((q) => Math.round(quantile(peerWaits, q))).join('/')} ms`);
+    report({ name: `${workload.name}_points_per_s`, value: Math.round(rate), unit: 'points/s', baseline: Math.round(peerRate), ratio: round(rate / peerRate), target: `>= ${targetRatio} x peer`, pass: rate / peerRate >= targetRatio });
+    report({ name: `${workload.name}_wait_p50`, value: round(quantile(waits, 0.5), 1), unit: 'ms', baseline: round(quantile(peerWaits, 0.5), 1), ratio: null, target: 'information', pass: true });
+    const p95 = quantile(waits, 0.95);
+    report({ name: `${workload.name}_wait_p95`, value: round(p95, 1), unit: 'ms', baseline: round(quantile(peerWaits, 0.95), 1), ratio: null,
+      target: waitTargetMs === null ? 'information' : `< ${waitTargetMs} ms`, pass: waitTargetMs === null || p95 < waitTargetMs });
+    report({ name: `${workload.name}_wait_p99`, value: round(quantile(waits, 0.99), 1), unit: 'ms', baseline: round(quantile(peerWaits, 0.99), 1), ratio: null, target: 'information', pass: true });
+    return rate;
+  };
+
+  // Feeds: 200 feeds of 10 instruments, 5 s of 1 Hz readings per post.
+  const feeds = feedWorkload('feeds', instrumentIds.slice(0, 2_000), 10, 5, scaled(12), Date.UTC(2025, 0, 1));
+  log(`feeds: ${feeds.posts.length} posts of 50 points (200 feeds x 10 instruments, 5 s each), 32 clients, ?wait=true`);
+  reportRates(feeds, await both(feeds, 32), 0.5, 500);
+
+  // Interleaved: 16 feeds of 20 instruments, 25 s per post (500 points); a feed's next post shares its minute.
+  const interleaved = feedWorkload('interleaved', instrumentIds.slice(0, 320), 20, 25, scaled(25), Date.UTC(2025, 1, 1));
+  log(`interleaved: ${interleaved.posts.length} posts of 500 points (16 feeds x 20 instruments, 25 s each), 32 clients, ?wait=true`);
+  reportRates(interleaved, await both(interleaved, 32), 0.5, 500);
+
+  // Backfill: 50,000-point posts of 10 instruments (5,000 s of each), 8 clients.
+  const backfill = feedWorkload('backfill', instrumentIds.slice(0, 10), 10, 5_000, scaled(20), Date.UTC(2025, 2, 1));
+  log(`backfill: ${backfill.posts.length} posts of 50,000 points, 8 clients, ?wait=true`);
+  const backfillRuns = await both(backfill, 8);
+  const backfillRate = reportRates(backfill, backfillRuns, 0, null);
+  report({ name: 'backfill_vs_baseline', value: Math.round(backfillRate), unit: 'points/s', baseline: Math.round(baseline), ratio: round(backfillRate / baseline), target: '>= 0.4 x baseline', pass: backfillRate / baseline >= 0.4 });
+
+  // Fan-in: 1,000 feeds, one reading per second each, spread over the second.
+  await fanIn({ ...options, plantOrganization: plant.organizationId, instrumentIds: instrumentIds.slice(0, 1_000), seconds: scaled(60), product, toPeer });
+  agent.destroy();
+}
+
+async function fanIn(options: FeedsOptions & { plantOrganization: number; instrumentIds: number[]; seconds: number; product: Send; toPeer: Send }): Promise<void> {
+  const { instrumentIds, seconds, log, report, clickhouse, peer } = options;
+  const startMs = Date.UTC(2025, 3, 1);
+  const feeds = instrumentIds.length;
+  // Post (second s, feed f) is due at s * 1000 + f * 1000 / feeds ms after the start.
+  const posts: Array<{ dueMs: number; post: Post }> = [];
+  for (let second = 0; second < seconds; second += 1) {
+    for (let feed = 0; feed < feeds; feed += 1) {
+      posts.push({ dueMs: second * 1000 + (feed * 1000) / feeds, post: makePost('fanin', [[instrumentIds[feed]!, startMs + second * 1000]]) });
+    }
+  }
+  const workload: Workload = { name: 'fanin', posts: posts.map((entry) => entry.post), points: posts.length, startMs, endMs: startMs + (seconds - 1) * 1000, instrumentIds };
+  log(`fan-in: ${feeds} feeds posting one reading each per second for ${seconds} s (${feeds} posts/s offered), ?wait=true`);
+
+  /** Sends each post when it is due, whatever is still unanswered; answers the waits and when the last answer came. */
+  const openLoop = async (side: 'product' | 'peer', send: Send, ok: (status: number) => boolean) => {
+    const waits: number[] = [];
+    const pending: Array<Promise<void>> = [];
+    const started = performance.now();
+    let index = 0;
+    while (index < posts.length) {
+      const now = performance.now() - started;
+      while (index < posts.length && posts[index]!.dueMs <= now) {
+        pending.push(send(posts[index]!.post[side]).then(({ status, ms }) => {
+          if (!ok(status)) throw new Error(`fan-in post answered ${status}`);
+          waits.push(ms);
+        }));
+        index += 1;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await Promise.all(pending);
+    return { waits: waits.sort((a, b) => a - b), lastMs: performance.now() - started };
+  };
+  let cpu = options.cpuMeter();
+  // 202: the wait ran out (the api answers anyway after WAIT_TIMEOUT_MS); the schedule was not kept up with.
+  const productRun = await openLoop('product', options.product, (status) => status === 200 || status === 202);
+  log(`fan-in: product CPU time ${cpu()}`);
+  const stored = await productCount(clickhouse, options.plantOrganization, workload);
+  if (stored !== workload.points) throw new Error(`the product stores ${stored} points of fan-in, not ${workload.points}`);
+  cpu = options.cpuMeter();
+  const peerRun = await openLoop('peer', options.toPeer, (status) => status === 204);
+  await peerQueryable(peer, workload);
+  const peerLastMs = peerRun.lastMs;
+  log(`fan-in: peer CPU time ${cpu()}`);
+  const scheduleMs = seconds * 1000;
+  const p95 = quantile(productRun.waits, 0.95);
+  log(`fan-in: product last answer ${Math.round(productRun.lastMs - scheduleMs)} ms after the schedule ended, wait p50/p95/p99 `
+    + `${[0.5, 0.95, 0.99].map((q) => Math.round(quantile(productRun.waits, q))).join('/')} ms; peer last answer ${Math.round(peerLastMs - scheduleMs)} ms after, `
+    + `write p50/p95/p99 ${[0.5, 0.95, 0.99].map((q) => Math.round(quantile(peerRun.waits, q))).join('/')} ms`);
+  const achieved = workload.points / (productRun.lastMs / 1000);
+  report({ name: 'fanin_points_per_s', value: Math.round(achieved), unit: 'points/s', baseline: feeds, ratio: round(achieved / feeds),
+    target: 'kept up: last answer within 1 s of the schedule', pass: productRun.lastMs - scheduleMs < 1000 });
+  report({ name: 'fanin_wait_p95', value: round(p95, 1), unit: 'ms', baseline: round(quantile(peerRun.waits, 0.95), 1), ratio: null, target: '< 1000 ms', pass: p95 < 1000 });
+}
