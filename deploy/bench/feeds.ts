@@ -172,7 +172,7 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     let started = performance.now();
     const productRun = await closedLoop(bodies('product'), clients, product, (status) => status === 200);
     const productMs = performance.now() - started;
-    log(`${workload.name}: product CPU time ${cpu()}`);
+    log(`${workload.name}: product ${Math.round(workload.points / (productMs / 1000))} points/s until queryable; CPU time ${cpu()}`);
     const stored = await productCount(clickhouse, plant.organizationId, workload);
     if (stored !== workload.points) throw new Error(`the product stores ${stored} points of ${workload.name}, not ${workload.points}`);
     cpu = options.cpuMeter();
@@ -222,6 +222,11 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
   agent.destroy();
 }
 
+/** How long fan-in waits for answers after its schedule ended before it counts the rest as unanswered. */
+const FANIN_GRACE_MS = 30_000;
+/** How long fan-in then lets a product that fell behind drain its backlog before the next step. */
+const FANIN_DRAIN_MS = 120_000;
+
 async function fanIn(options: FeedsOptions & { plantOrganization: number; instrumentIds: number[]; seconds: number; product: Send; toPeer: Send }): Promise<void> {
   const { instrumentIds, seconds, log, report, clickhouse, peer } = options;
   const startMs = Date.UTC(2025, 3, 1);
@@ -236,9 +241,14 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
   const workload: Workload = { name: 'fanin', posts: posts.map((entry) => entry.post), points: posts.length, startMs, endMs: startMs + (seconds - 1) * 1000, instrumentIds };
   log(`fan-in: ${feeds} feeds posting one reading each per second for ${seconds} s (${feeds} posts/s offered), ?wait=true`);
 
-  /** Sends each post when it is due, whatever is still unanswered; answers the waits and when the last answer came. */
+  /**
+   * Sends each post when it is due, whatever is still unanswered; answers the waits, the posts that
+   * failed or went unanswered FANIN_GRACE_MS after the schedule, and when the last answer came.
+   */
   const openLoop = async (side: 'product' | 'peer', send: Send, ok: (status: number) => boolean) => {
     const waits: number[] = [];
+    let failed = 0;
+    let lastMs = 0;
     const pending: Array<Promise<void>> = [];
     const started = performance.now();
     let index = 0;
@@ -248,32 +258,53 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
         pending.push(send(posts[index]!.post[side]).then(({ status, ms }) => {
           if (!ok(status)) throw new Error(`fan-in post answered ${status}`);
           waits.push(ms);
-        }));
+          lastMs = performance.now() - started;
+        }).catch(() => { failed += 1; }));
         index += 1;
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    await Promise.all(pending);
-    return { waits: waits.sort((a, b) => a - b), lastMs: performance.now() - started };
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(pending), new Promise((resolve) => { timer = setTimeout(resolve, FANIN_GRACE_MS); })]);
+    clearTimeout(timer);
+    const unanswered = posts.length - waits.length - failed;
+    return { waits: waits.sort((a, b) => a - b), failed, unanswered, lastMs };
   };
+  // The peer first: a product that fell behind goes on draining its backlog after the schedule, which
+  // would take the peer's cores.
   let cpu = options.cpuMeter();
-  // 202: the wait ran out (the api answers anyway after WAIT_TIMEOUT_MS); the schedule was not kept up with.
-  const productRun = await openLoop('product', options.product, (status) => status === 200 || status === 202);
-  log(`fan-in: product CPU time ${cpu()}`);
-  const stored = await productCount(clickhouse, options.plantOrganization, workload);
-  if (stored !== workload.points) throw new Error(`the product stores ${stored} points of fan-in, not ${workload.points}`);
-  cpu = options.cpuMeter();
   const peerRun = await openLoop('peer', options.toPeer, (status) => status === 204);
   await peerQueryable(peer, workload);
   const peerLastMs = peerRun.lastMs;
-  log(`fan-in: peer CPU time ${cpu()}`);
+  log(`fan-in: peer CPU time ${cpu()}; ${peerRun.waits.length} posts answered, ${peerRun.failed} failed`);
+  cpu = options.cpuMeter();
+  const productRun = await openLoop('product', options.product, (status) => status === 200);
+  log(`fan-in: product CPU time ${cpu()}; ${productRun.waits.length} posts answered, ${productRun.failed} failed, ${productRun.unanswered} unanswered ${FANIN_GRACE_MS / 1000} s after the schedule`);
+  const keptUp = productRun.failed === 0 && productRun.unanswered === 0;
+  if (keptUp) {
+    const stored = await productCount(clickhouse, options.plantOrganization, workload);
+    if (stored !== workload.points) throw new Error(`the product stores ${stored} points of fan-in, not ${workload.points}`);
+  } else {
+    // Later steps should not share the cores with a backlog: it is given a while to drain.
+    const deadline = Date.now() + FANIN_DRAIN_MS;
+    let left = Number.POSITIVE_INFINITY;
+    while (left > 0 && Date.now() < deadline) {
+      const { rows } = await options.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM ingest_jobs WHERE organization_id = $1 AND state IN ('queued', 'running')", [options.plantOrganization]);
+      left = rows[0]!.n;
+      if (left > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    log(`fan-in: ${left} product jobs still unfinished ${FANIN_DRAIN_MS / 1000} s after the grace`);
+  }
   const scheduleMs = seconds * 1000;
-  const p95 = quantile(productRun.waits, 0.95);
+  // Unanswered posts count as waiting until the grace ran out.
+  const waits = [...productRun.waits, ...Array.from({ length: productRun.unanswered + productRun.failed }, () => scheduleMs + FANIN_GRACE_MS)].sort((a, b) => a - b);
+  const p95 = quantile(waits, 0.95);
   log(`fan-in: product last answer ${Math.round(productRun.lastMs - scheduleMs)} ms after the schedule ended, wait p50/p95/p99 `
-    + `${[0.5, 0.95, 0.99].map((q) => Math.round(quantile(productRun.waits, q))).join('/')} ms; peer last answer ${Math.round(peerLastMs - scheduleMs)} ms after, `
+    + `${[0.5, 0.95, 0.99].map((q) => Math.round(quantile(waits, q))).join('/')} ms; peer last answer ${Math.round(peerLastMs - scheduleMs)} ms after, `
     + `write p50/p95/p99 ${[0.5, 0.95, 0.99].map((q) => Math.round(quantile(peerRun.waits, q))).join('/')} ms`);
-  const achieved = workload.points / (productRun.lastMs / 1000);
+  const achieved = productRun.waits.length / (Math.max(productRun.lastMs, scheduleMs) / 1000);
   report({ name: 'fanin_points_per_s', value: Math.round(achieved), unit: 'points/s', baseline: feeds, ratio: round(achieved / feeds),
-    target: 'kept up: last answer within 1 s of the schedule', pass: productRun.lastMs - scheduleMs < 1000 });
-  report({ name: 'fanin_wait_p95', value: round(p95, 1), unit: 'ms', baseline: round(quantile(peerRun.waits, 0.95), 1), ratio: null, target: '< 1000 ms', pass: p95 < 1000 });
+    target: 'kept up: every post answered, the last within 1 s of the schedule', pass: keptUp && productRun.lastMs - scheduleMs < 1000 });
+  report({ name: 'fanin_wait_p95', value: round(p95, 1), unit: 'ms', baseline: round(quantile(peerRun.waits, 0.95), 1), ratio: null, target: '< 1000 ms', pass: keptUp && p95 < 1000 });
 }

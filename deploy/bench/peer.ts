@@ -68,7 +68,8 @@ export async function startVictoriaMetrics(dir: string, log: (message: string) =
 
 /** Points of metric `bp_value` with label step=`step` in [startMs, endMs], as the peer counts them now. */
 export async function peerCount(peer: Peer, step: string, startMs: number, endMs: number): Promise<number> {
-  const rangeSeconds = Math.ceil((endMs - startMs) / 1000) + 1;
+  // The window (at - range, at] must hold startMs itself.
+  const rangeSeconds = Math.ceil((endMs - startMs) / 1000) + 2;
   const at = Math.floor(endMs / 1000) + 1;
   const query = `sum(count_over_time(bp_value{step="${step}"}[${rangeSeconds}s]))`;
   const response = await fetch(`${peer.base}/api/v1/query?query=${encodeURIComponent(query)}&time=${at}`);

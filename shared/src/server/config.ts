@@ -131,8 +131,10 @@ export const workerEnvSchema = baseEnvSchema.extend({
 export const ingestWorkerEnvSchema = workerEnvSchema.extend({
   // A crashed worker's job is resumed by another after this long (BullMQ lock duration).
   INGEST_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
-  // Bulk chunks in progress at once (queue ingest-bulk); those waiting together share one ClickHouse insert.
-  INGEST_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  // Bulk chunks in progress at once (queue ingest-bulk); those waiting together share one ClickHouse insert
+  // and one rollup pass. Above the 32 clients a line of feeds typically keeps in flight, so one pass
+  // takes all their posts; a chunk holds at most about 2.5 MB of rows, which bounds the memory.
+  INGEST_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(48),
   // How long a job keeps retrying while a service it needs (ClickHouse, PostgreSQL) is down before it
   // fails with a message: long enough to ride out a restart or a maintenance window, short enough that
   // a sender learns the data was not written the same day. Fractions allowed (tests shorten it).
