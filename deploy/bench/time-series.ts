@@ -37,7 +37,7 @@ import { createClickHouse, createClickHouseAdmin } from '@bioprocess/shared/serv
 import { INSTRUMENT_TYPES } from '@bioprocess/shared/enums';
 import { migrateAll } from '../../api/src/db/migrate.ts';
 import { recomputeRollups } from '../../ingest-worker/src/points-store.ts';
-import { pointVersion } from '../../ingest-worker/src/versions.ts';
+import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { seedPlant, type BenchPlant } from './fixtures.ts';
 import { benchDerived } from './derived-step.ts';
 import { benchFeeds } from './feeds.ts';

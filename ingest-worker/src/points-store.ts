@@ -9,7 +9,7 @@ import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { hourFiguresOf, minuteFiguresOf, ROLLUP_COLUMNS, rollupRows } from './rollup-figures.ts';
 import { floorExpr, floorTo, floorToMinute, HOUR_MS, idList, int, MINUTE_MS, minuteExpr, version } from './sql.ts';
-import { tombstoneVersion } from './versions.ts';
+import { tombstoneVersion } from '@bioprocess/shared/ingest/versions';
 
 export type PointRowsFormat = 'RowBinary' | 'TabSeparated';
 

@@ -1,25 +1,2 @@
-/**
- * Row versions. Every accepted request gets `version_seq` from a PostgreSQL sequence when the api
- * accepts it. ClickHouse versions are `version_seq * 10^10 + suffix`: tombstones written on behalf of
- * the request use suffix 0, its points use 1 + their index in the post or file, so
- *   - a later-accepted request beats an earlier one whatever order the jobs run in;
- *   - a replacing upload's own tombstones sit just below its own points;
- *   - within one request, a later row for the same key wins, deterministically on every retry.
- * Versions are built as decimal strings: the numbers exceed 2^53.
- */
-export const VERSION_SUFFIX_DIGITS = 10;
-export const MAX_ROWS_PER_VERSION = 10 ** VERSION_SUFFIX_DIGITS - 1;
-
-export function tombstoneVersion(versionSeq: number): string {
-  return `${versionSeq}${'0'.repeat(VERSION_SUFFIX_DIGITS)}`;
-}
-
-/** The version of the row at `index` (0-based) of a request. */
-export function pointVersion(versionSeq: number, index: number): string {
-  return `${versionSeq}${String(index + 1).padStart(VERSION_SUFFIX_DIGITS, '0')}`;
-}
-
-/** The first version above every row of the request. */
-export function nextRequestVersion(versionSeq: number): string {
-  return tombstoneVersion(versionSeq + 1);
-}
+/** The row version rule lives in shared/src/ingest/versions.ts; this path stays for existing imports. */
+export * from '@bioprocess/shared/ingest/versions';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextRequestVersion, pointVersion, tombstoneVersion } from '../src/versions.ts';
+import { nextRequestVersion, pointVersion, tombstoneVersion } from '@bioprocess/shared/ingest/versions';
 
 const asBig = (text: string) => BigInt(text);
 

@@ -8,6 +8,7 @@
  * A row, little-endian: organization_id UInt64, instrument_id UInt64, ts Int64, value Nullable(Float64)
  * (a byte 1 for null, else 0 and the double), version UInt64, is_deleted UInt8.
  */
+import { VERSION_SEQ_FACTOR } from './ingest/versions.ts';
 
 export const POINT_ROWS_FORMAT = 'RowBinary';
 /** The columns of a row, in order (the INSERT names them). */
@@ -16,8 +17,6 @@ export const POINT_ROW_COLUMNS = ['organization_id', 'instrument_id', 'ts', 'val
 export const MAX_POINT_ROW_BYTES = 42;
 
 const TWO_32 = 4_294_967_296;
-/** 10^10: versions are `versionSeq * 10^10 + suffix` (ingest-worker/src/versions.ts). */
-const VERSION_SEQ_FACTOR = 10_000_000_000n;
 
 /** A growable buffer of point rows, written one row at a time. */
 export class PointRowWriter {

@@ -48,7 +48,7 @@ export type AuditOutboxEvent = z.infer<typeof auditOutboxEventSchema>;
  * record of the request: the queued payloads are derived from it (ingestDeliveries), so a delivery lost
  * with Redis is made again from PostgreSQL.
  * `version_seq` is taken from a PostgreSQL sequence when the api accepted the request, so the outcome
- * is independent of the order in which jobs run (see ingest-worker/src/versions.ts).
+ * is independent of the order in which jobs run (see shared/src/ingest/versions.ts).
  */
 export const INGEST_JOBS = {
   bulkChunk: 'bulk-chunk',
@@ -90,6 +90,22 @@ export function bulkChunkDataKey(queuePrefix: string, jobId: string, part: numbe
  * (accepted bytes per second times this); a part read after it expired comes from PostgreSQL.
  */
 export const BULK_DATA_COPY_TTL_MS = 120_000;
+
+/**
+ * What a bulk post's `ingest_jobs.request` holds: written by the api through this schema and parsed
+ * with it again wherever it is read back (the worker, the deliveries), never cast.
+ */
+export const bulkRequestSchema = z.object({
+  instrument_ids: z.array(z.number().int().positive()).min(1),
+  start_ms: z.number().int(),
+  end_ms: z.number().int(),
+  points: z.number().int().positive(),
+  /** Timestamps strictly increase per instrument in the post: each key appears once. */
+  unique_keys: z.boolean().optional(),
+  /** Absent from posts of older apis, whose rows are TSV lines. */
+  rows_format: z.enum(['RowBinary', 'TabSeparated']).optional(),
+});
+export type BulkRequest = z.infer<typeof bulkRequestSchema>;
 
 /** The `ingest_job_data` part that holds a bulk post's per-minute figures (shared/src/minute-figures.ts). */
 export const BULK_MINUTE_FIGURES_PART = -1;
@@ -157,8 +173,10 @@ export function ingestDeliveries(job: IngestJobRecord, chunks?: number[]): Inges
   const request = job.request;
   switch (job.kind) {
     case 'bulk': {
-      const points = Number(request.points);
-      const format = request.rows_format === 'TabSeparated' ? 'TabSeparated' : 'RowBinary';
+      const bulk = bulkRequestSchema.safeParse(request);
+      if (!bulk.success) return [];
+      const points = bulk.data.points;
+      const format = bulk.data.rows_format === 'TabSeparated' ? 'TabSeparated' : 'RowBinary';
       const indexes = chunks ?? Array.from({ length: job.chunk_count }, (_, index) => index);
       return indexes.map((chunkIndex) => ({
         jobId: `${job.id}-c${chunkIndex}`,

@@ -7,7 +7,7 @@
  * conversion); anything else (other whitespace is fine; escapes, unknown keys, bad values) goes
  * through JSON.parse and validateBulkPoints, which name the first bad index exactly as before.
  *
- * Point i of the post gets version versionSeq * 10^10 + i + 1 (ingest-worker/src/versions.ts), so a
+ * Point i of the post gets version versionSeq * 10^10 + i + 1 (shared/src/ingest/versions.ts), so a
  * later point of the same key wins.
  */
 import { BULK_CHUNK_POINTS, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@bioprocess/shared/timeseries';

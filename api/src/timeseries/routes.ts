@@ -19,7 +19,7 @@ import {
   unitOperationSeriesQuerySchema,
   waitQuerySchema,
 } from '@bioprocess/shared/timeseries';
-import { BULK_MINUTE_FIGURES_PART } from '@bioprocess/shared/queues';
+import { BULK_MINUTE_FIGURES_PART, bulkRequestSchema } from '@bioprocess/shared/queues';
 import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
@@ -115,10 +115,10 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
         idempotencyKey: request.headers['idempotency-key'],
         versionSeq,
         chunkCount: prepared.chunks.length,
-        request: {
+        request: bulkRequestSchema.parse({
           instrument_ids: prepared.instruments.map(([id]) => id), start_ms: prepared.startMs, end_ms: prepared.endMs,
           points: prepared.points, unique_keys: prepared.increasing, rows_format: POINT_ROWS_FORMAT,
-        },
+        }),
         // Stored with the job row before the answer: a 202 means the points are in PostgreSQL.
         data,
       });

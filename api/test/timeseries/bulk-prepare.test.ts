@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeMinuteFigures } from '@bioprocess/shared/minute-figures';
 import { decodePointRows } from '@bioprocess/shared/point-rows';
 import { BULK_CHUNK_POINTS } from '@bioprocess/shared/timeseries';
-import { pointVersion } from '../../../ingest-worker/src/versions.ts';
+import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { prepareBulkPost, type BulkPreparation, type PreparedBulk } from '../../src/timeseries/bulk-prepare.ts';
 
 const T0 = Date.UTC(2024, 0, 1);

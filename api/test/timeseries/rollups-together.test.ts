@@ -10,7 +10,7 @@ import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
 import { insertPoints, recomputeRollupsTogether, type RollupRequest } from '../../../ingest-worker/src/points-store.ts';
-import { nextRequestVersion, pointVersion } from '../../../ingest-worker/src/versions.ts';
+import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';
 
 const ORGANIZATION = 41;
 const T0 = Date.UTC(2024, 4, 1, 10, 0, 0);

@@ -38,7 +38,7 @@ import {
 import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type CsvMapping } from '@bioprocess/shared/timeseries';
 import { readHead, readRecords } from './record-reader.ts';
-import { MAX_ROWS_PER_VERSION, pointVersion } from '../versions.ts';
+import { MAX_ROWS_PER_VERSION, pointVersion } from '@bioprocess/shared/ingest/versions';
 
 /**
  * Bytes reserved per staged point: a row is 25 (33 with its own version), and a batch runs past its

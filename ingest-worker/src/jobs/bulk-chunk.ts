@@ -6,12 +6,12 @@
  */
 import type { Job } from 'bullmq';
 import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minute-figures';
-import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
+import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, bulkRequestSchema, type BulkChunkPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
 import { applyLaterDeletions } from '../points-store.ts';
 import { startJob, markBulkCompleted, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
-import { nextRequestVersion, pointVersion } from '../versions.ts';
+import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';
 
 /** How long a chunk waits for its Redis copy before reading PostgreSQL's (Redis down or slow). */
 const REDIS_COPY_WAIT_MS = 1_000;
@@ -19,6 +19,9 @@ const REDIS_COPY_WAIT_MS = 1_000;
 export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job): Promise<void> {
   const record = await startJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
+  const parsed = bulkRequestSchema.safeParse(record.request);
+  if (!parsed.success) throw new PermanentJobError('The record of this bulk post is unreadable, so it was not written; please post it again.');
+  const request = parsed.data;
   const markRetried = () => context.pg.query('UPDATE ingest_jobs SET retried = true WHERE id = $1', [payload.job_id]);
   if (job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1) await markRetried();
   // A chunk already recorded (its job delivered again after a crash or a lost queue) is not written twice.
@@ -30,7 +33,6 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
   }
   const { allDone, retried } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points);
   if (!allDone) return;
-  const request = record.request as { instrument_ids: number[]; start_ms: number; end_ms: number; points: number; unique_keys?: boolean };
   const range = {
     organizationId: payload.organization_id,
     instrumentIds: request.instrument_ids,

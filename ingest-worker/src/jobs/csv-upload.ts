@@ -27,7 +27,7 @@ import { applyLaterDeletions, recomputeRollups, writeTombstones } from '../point
 import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } from '../csv/staging-reader.ts';
 import { stageInThread } from '../csv/staging-thread-runner.ts';
 import { attachStagedPartitions, createStagingTable, dropStagingTable, insertStaged, stagingTableName } from '../staging-table.ts';
-import { nextRequestVersion, pointVersion } from '../versions.ts';
+import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';
 import { countLiveReadings } from '../points-store.ts';
 import { overlapMessage, UNIT_OPERATION_WINDOW_MESSAGES, type TimeWindow } from '@bioprocess/shared/unit-operation-windows';
 import { findOverlappingUnitOperation, lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
