@@ -90,6 +90,12 @@ export function bulkChunkDataKey(queuePrefix: string, jobId: string, part: numbe
  * (accepted bytes per second times this); a part read after it expired comes from PostgreSQL.
  */
 export const BULK_DATA_COPY_TTL_MS = 120_000;
+/**
+ * The bytes of copies one api process keeps alive in Redis at most (those written within the last
+ * BULK_DATA_COPY_TTL_MS): past it, posts are delivered without a copy and read from PostgreSQL, so a
+ * backed-up queue cannot fill a Redis that refuses writes when full (noeviction).
+ */
+export const BULK_DATA_COPY_BUDGET_BYTES = 128 * 1024 * 1024;
 
 /**
  * What a bulk post's `ingest_jobs.request` holds: written by the api through this schema and parsed

@@ -5,7 +5,7 @@
  * from the ingest job, so the two never deliver it twice.
  */
 import {
-  bulkChunkDataKey, BULK_DATA_COPY_TTL_MS, ingestDeliveries, ingestQueueOf, INGEST_JOB_OPTIONS, type IngestJobRecord,
+  bulkChunkDataKey, BULK_DATA_COPY_BUDGET_BYTES, BULK_DATA_COPY_TTL_MS, ingestDeliveries, ingestQueueOf, INGEST_JOB_OPTIONS, type IngestJobRecord,
 } from '@bioprocess/shared/queues';
 import type { AppDeps } from '../platform/deps.ts';
 
@@ -18,11 +18,23 @@ export interface DataCopy {
   bytes: Uint8Array;
 }
 
+/** Bytes of copies this process wrote that may still be in Redis (each counted until its expiry). */
+let copiedBytes = 0;
+
+/** The copies to write now: none when they would take the process past its budget. */
+function withinCopyBudget(data: readonly DataCopy[]): readonly DataCopy[] {
+  const bytes = data.reduce((sum, { bytes: part }) => sum + part.length, 0);
+  if (bytes === 0 || copiedBytes + bytes > BULK_DATA_COPY_BUDGET_BYTES) return [];
+  copiedBytes += bytes;
+  setTimeout(() => { copiedBytes -= bytes; }, BULK_DATA_COPY_TTL_MS).unref();
+  return data;
+}
+
 export async function enqueueIngest(deps: Pick<AppDeps, 'queues' | 'logger' | 'env' | 'redis'>, job: IngestJobRecord, data: readonly DataCopy[] = []): Promise<void> {
   const deliveries = ingestDeliveries(job);
   // The copies go first, so a worker that takes a delivery finds its data; one that does not (the copy
   // failed: the fail-fast connection refuses while Redis is away) reads PostgreSQL's.
-  const copied = Promise.all(data.map(({ part, bytes }) => deps.redis.set(
+  const copied = Promise.all(withinCopyBudget(data).map(({ part, bytes }) => deps.redis.set(
     bulkChunkDataKey(deps.env.QUEUE_PREFIX, job.id, part), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), 'PX', BULK_DATA_COPY_TTL_MS,
   ))).catch((error: unknown) => deps.logger.debug({ err: error, ingestJobId: job.id }, 'bulk data not copied to Redis; the worker reads PostgreSQL'));
   const adds: Array<Promise<unknown>> = [];
