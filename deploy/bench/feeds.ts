@@ -268,7 +268,8 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
     await Promise.race([Promise.all(pending), new Promise((resolve) => { timer = setTimeout(resolve, FANIN_GRACE_MS); })]);
     clearTimeout(timer);
     const unanswered = posts.length - waits.length - failed;
-    return { waits: waits.sort((a, b) => a - b), failed, unanswered, lastMs };
+    // A copy: answers still arriving after the grace must not change the figures.
+    return { waits: [...waits].sort((a, b) => a - b), failed, unanswered, lastMs };
   };
   // The peer first: a product that fell behind goes on draining its backlog after the schedule, which
   // would take the peer's cores.
