@@ -282,7 +282,7 @@ async function checkInvariants(plant: BenchPlant, pool: Pool, clickhouse: Return
   const instruments = [...expectation.spans.keys()].sort((a, b) => a - b);
   const result = await clickhouse.query({
     query: `SELECT instrument_id, count(), sum(ts), sum(v), max(c) FROM (
-              SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d, count() AS c
+              SELECT instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d, count() AS c
                 FROM points WHERE organization_id = ${plant.organizationId} GROUP BY instrument_id, ts)
              WHERE d = 0 GROUP BY instrument_id ORDER BY instrument_id`,
     format: 'JSONCompact',

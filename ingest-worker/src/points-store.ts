@@ -292,7 +292,7 @@ async function writeMinuteRollups(clickhouse: ClickHouseClient, scope: RollupSco
     ? `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, toUInt64(1) AS p, toUInt64(isNotNull(value)) AS n, ifNull(value, 0) AS s, value AS lo, value AS hi
          FROM points WHERE ${scope.points}`
     : `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, toUInt64(1) AS p, toUInt64(isNotNull(v)) AS n, ifNull(v, 0) AS s, v AS lo, v AS hi
-         FROM (SELECT organization_id, instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
+         FROM (SELECT organization_id, instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
                  FROM points WHERE ${scope.points}
                 GROUP BY organization_id, instrument_id, ts)
         WHERE d = 0`;

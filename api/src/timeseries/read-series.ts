@@ -49,7 +49,7 @@ function scope(request: SeriesRequest): string {
 
 export function dedupedPoints(request: SeriesRequest, ranges: Array<[number, number]>): string {
   const rangeFilter = ranges.map(([from, to]) => `(ts >= ${int(from)} AND ts <= ${int(to)})`).join(' OR ');
-  return `SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
+  return `SELECT instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
       FROM points WHERE ${scope(request)} AND (${rangeFilter})
      GROUP BY instrument_id, ts`;
 }

@@ -65,6 +65,19 @@ describe('bulk writes and reads', () => {
     expect(await readSeries(ctx, plant.viewer.token, { instrument_id: c })).toEqual([{ ts: '2024-01-01T00:00:00.000Z', instrument_id: c, value: 3 }]);
   });
 
+  it('lets a later empty reading replace a value, in raw reads and in the minute figures', async () => {
+    const own = await createPlant(ctx, 1);
+    const c = own.instrumentIds[0]!;
+    const start = T0 + 3 * 86_400_000;
+    const post = (data: unknown[]) => ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: own.editor.token, payload: { data } });
+    expect((await post([{ ts: start, instrument_id: c, value: 5 }, { ts: start + 1000, instrument_id: c, value: 7 }])).statusCode).toBe(200);
+    expect((await post([{ ts: start, instrument_id: c, value: null }])).statusCode).toBe(200);
+    const range = { instrument_id: c, start_time: new Date(start).toISOString(), end_time: new Date(start + 59_999).toISOString() };
+    expect((await readSeries(ctx, own.viewer.token, range)).map((reading) => reading.value)).toEqual([null, 7]);
+    const [minute] = await readSeries(ctx, own.viewer.token, { ...range, bucket: '1m' });
+    expect(minute).toMatchObject({ value: 7, min: 7, max: 7 });
+  });
+
   it('stores every value exactly as posted, also those ClickHouse 18.16 reads wrongly from text, with exact minute figures', async () => {
     const own = await createPlant(ctx, 1);
     const c = own.instrumentIds[0]!;
