@@ -13,6 +13,7 @@ import { timeSeriesRoutes } from './timeseries/routes.ts';
 import { ingestJobRoutes } from './ingest-jobs/routes.ts';
 import { derivedParameterRoutes } from './derived/routes.ts';
 import { exportRoutes } from './exports/routes.ts';
+import { exportJobRoutes } from './exports/job-routes.ts';
 import { analysisRoutes } from './analysis/routes.ts';
 import { alignmentRoutes } from './analysis/alignment-routes.ts';
 import { goldenBatchRoutes } from './golden-batches/routes.ts';
@@ -30,6 +31,7 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(ingestJobRoutes, deps);
   await app.register(derivedParameterRoutes, deps);
   await app.register(exportRoutes, deps);
+  await app.register(exportJobRoutes, deps);
   await app.register(analysisRoutes, deps);
   await app.register(alignmentRoutes, deps);
   await app.register(goldenBatchRoutes, deps);

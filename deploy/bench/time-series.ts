@@ -91,6 +91,7 @@ const env: NodeJS.ProcessEnv = {
   CLICKHOUSE_DATABASE: `bp_bench_${id}`,
   QUEUE_PREFIX: `bp-bench-${id}`,
   UPLOAD_DIR: path.join(workDir, 'uploads'),
+  EXPORT_DIR: path.join(workDir, 'exports'),
   PORT: String(PORT),
   HOST: '127.0.0.1',
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',

@@ -24,6 +24,7 @@ const env = {
   CLICKHOUSE_DATABASE: `bp_e2e_${id}`,
   QUEUE_PREFIX: `bp-e2e-${id}`,
   UPLOAD_DIR: mkdtempSync(path.join(os.tmpdir(), 'bp-e2e-uploads-')),
+  EXPORT_DIR: mkdtempSync(path.join(os.tmpdir(), 'bp-e2e-exports-')),
   SEED_DEMO: 'true',
   SUPERUSER_EMAIL: 'admin@bioprocess.local',
   SUPERUSER_PASSWORD: 'Admin-Bioprocess1!',
@@ -55,6 +56,7 @@ async function dropDatabases() {
     clickhouse.command({ query: `DROP DATABASE IF EXISTS bp_e2e_${id}` }).finally(() => clickhouse.close()),
   ]);
   rmSync(env.UPLOAD_DIR, { recursive: true, force: true });
+  rmSync(env.EXPORT_DIR, { recursive: true, force: true });
 }
 
 let stack = null;

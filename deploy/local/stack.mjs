@@ -1,6 +1,6 @@
 /**
  * Runs the product: applies migrations, builds the console when its sources changed, then starts the
- * api, the ingest-worker and the audit-worker as child processes and stops them all together.
+ * api, the ingest-worker, the audit-worker and the export-worker as child processes and stops them all together.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
@@ -56,10 +56,11 @@ const PROCESSES = [
   { name: 'api', entry: 'api/src/main.ts', env: apiProcessEnv },
   { name: 'ingest-worker', entry: 'ingest-worker/src/main.ts' },
   { name: 'audit-worker', entry: 'audit-worker/src/main.ts' },
+  { name: 'export-worker', entry: 'api/src/exports/worker-main.ts' },
 ];
 
 /**
- * Starts the three processes. Resolves to { stop, exited } where exited settles when any of them
+ * Starts the processes (api and workers). Resolves to { stop, exited } where exited settles when any of them
  * stops on its own (then the others are stopped too).
  */
 export function startProcesses(env, { only } = {}) {

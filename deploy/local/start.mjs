@@ -81,6 +81,7 @@ async function main() {
     // Mail stays in the dev outbox (readable by the superuser) unless an SMTP server is configured.
     ...(process.env.SMTP_URL ? {} : { DEV_OUTBOX: 'true' }),
     UPLOAD_DIR: path.join(DATA_DIR, 'uploads'),
+    EXPORT_DIR: path.join(DATA_DIR, 'exports'),
     ...process.env,
     ...services,
   };

@@ -9,7 +9,7 @@
  * one that is already queued is a no-op, and a job delivered twice leaves the same data (versions drawn
  * at acceptance; chunks already recorded are skipped).
  */
-import { runPeriodically, type PeriodicPass } from './periodic-pass.ts';
+import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/periodic-pass';
 import type { Queue } from 'bullmq';
 import { ingestDeliveries, ingestQueueOf, INGEST_JOB_OPTIONS, QUEUE_NAMES, type IngestDelivery, type IngestJobRecord } from '@bioprocess/shared/queues';
 import type { Logger } from '@bioprocess/shared/server/logger';

@@ -13,7 +13,7 @@
  *   INGEST_RETRY_MINUTES is failed with a message. Deliveries missing from Redis or failed there are
  *   the reconciler's business (reconciler.ts).
  */
-import { runPeriodically, type PeriodicPass } from './periodic-pass.ts';
+import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/periodic-pass';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Queue } from 'bullmq';

@@ -66,3 +66,47 @@ export const recordExportQuerySchema = z.object({
   format: z.enum(['csv', 'json']).default('csv'),
 });
 export type RecordExportQuery = z.infer<typeof recordExportQuerySchema>;
+
+export const EXPORT_JOB_KINDS = ['time_series', 'organization_archive'] as const;
+export type ExportJobKind = (typeof EXPORT_JOB_KINDS)[number];
+export const EXPORT_JOB_STATES = ['queued', 'running', 'completed', 'failed', 'expired'] as const;
+export type ExportJobState = (typeof EXPORT_JOB_STATES)[number];
+
+/** How far an export job got: points for a time-series export, files (and points) for the archive. */
+export const exportJobProgressSchema = z.object({
+  points_total: z.number().default(0),
+  points_done: z.number().default(0),
+  files_total: z.number().default(0),
+  files_done: z.number().default(0),
+  bytes_written: z.number().default(0),
+});
+export type ExportJobProgress = z.infer<typeof exportJobProgressSchema>;
+
+/** An export job as the api shows it (202 answer, status, progress events). */
+export const exportJobStatusSchema = z.object({
+  id: z.string(),
+  kind: z.enum(EXPORT_JOB_KINDS),
+  state: z.enum(EXPORT_JOB_STATES),
+  progress: exportJobProgressSchema,
+  /** 0..1, from the progress (1 once completed). */
+  fraction: z.number(),
+  file_name: z.string().nullable(),
+  bytes: z.number().nullable(),
+  rows: z.number().nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  expires_at: z.string().nullable(),
+  /** Where the file is fetched once completed (same bearer token). */
+  download_url: z.string().nullable(),
+});
+export type ExportJobStatus = z.infer<typeof exportJobStatusSchema>;
+
+export const isExportJobFinished = (state: ExportJobState) => state !== 'queued' && state !== 'running';
+
+/** The share of an export job done, for progress bars. */
+export function exportJobFraction(kind: ExportJobKind, state: ExportJobState, progress: ExportJobProgress): number {
+  if (state === 'completed') return 1;
+  const [done, total] = kind === 'time_series' ? [progress.points_done, progress.points_total] : [progress.files_done, progress.files_total];
+  return total > 0 ? Math.min(1, done / total) : 0;
+}

@@ -10,6 +10,8 @@ export const QUEUE_NAMES = {
   /** Bulk post chunks: small, many at once, written together (a worker runs many concurrently). */
   ingestBulk: 'ingest-bulk',
   audit: 'audit',
+  /** Export files too large to stream (export_jobs rows), written by the export-worker. */
+  export: 'export',
 } as const;
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
@@ -215,3 +217,30 @@ export function ingestDeliveries(job: IngestJobRecord, chunks?: number[]): Inges
       }];
   }
 }
+
+/**
+ * Export jobs (queue `export`): the `export_jobs` row holds the request, state and progress; the
+ * payload only names it, so a delivery Redis lost is made again from the row (the export-worker's
+ * sweep). The BullMQ job id is the row id: adding it again while it is queued is a no-op.
+ */
+export const EXPORT_JOB = 'export-file';
+
+export const exportJobPayloadSchema = z.object({
+  job_id: z.uuid(),
+  organization_id: z.number().int().positive(),
+});
+export type ExportJobPayload = z.infer<typeof exportJobPayloadSchema>;
+
+/**
+ * Deliveries an export may start (a worker killed mid-way counts as one) before it fails with its last
+ * error. Counted in the row, not by BullMQ, so a stalled or re-queued delivery is counted too.
+ */
+export const EXPORT_JOB_MAX_ATTEMPTS = 3;
+
+export const EXPORT_JOB_OPTIONS = {
+  // The row counts attempts; BullMQ only has to deliver again (after a back-off) until the row says stop.
+  attempts: EXPORT_JOB_MAX_ATTEMPTS + 1,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: true,
+  removeOnFail: 1_000,
+};

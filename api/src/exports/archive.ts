@@ -55,6 +55,8 @@ export interface ArchiveInput {
   clickhouse: ClickHouseClient;
   organizationId: number;
   exportedBy: string;
+  /** Told after each file (an archive job's progress). */
+  onProgress?: (progress: { files_done: number; files_total: number; points_done: number }) => void;
 }
 
 /** Counts and hashes what passes through. */
@@ -88,20 +90,26 @@ async function addFile(archive: archiver.Archiver, path: string, source: AsyncGe
 }
 
 async function writeArchive(archive: archiver.Archiver, input: ArchiveInput, manifest: ArchiveManifest, signal: AbortSignal): Promise<void> {
+  const { rows } = await input.pg.query<{ id: number }>(
+    'SELECT id FROM unit_operations WHERE organization_id = $1 AND start_time IS NOT NULL AND equipment_id IS NOT NULL ORDER BY id', [input.organizationId]);
+  const filesTotal = RECORD_EXPORT_ENTITIES.length + rows.length;
+  let points = 0;
+  const fileDone = () => input.onProgress?.({ files_done: manifest.files.length, files_total: filesTotal, points_done: points });
   for (const entity of RECORD_EXPORT_ENTITIES) {
     const tally = { rows: 0 };
     const path = `records/${entity}.csv`;
     const file = await addFile(archive, path, recordChunks(input.pg, input.organizationId, entity, 'csv', tally), signal);
     manifest.files.push({ path, rows: tally.rows, ...file, schema: { format: 'csv', columns: recordColumnNames(entity).map((name) => ({ name, type: recordColumnType(name) })) } });
+    fileDone();
   }
-  const { rows } = await input.pg.query<{ id: number }>(
-    'SELECT id FROM unit_operations WHERE organization_id = $1 AND start_time IS NOT NULL AND equipment_id IS NOT NULL ORDER BY id', [input.organizationId]);
   for (const { id } of rows) {
     const scope = await resolveExportScope(input.pg, input.organizationId, { unit_operation_id: Number(id), format: 'csv-long', elapsed: 'true' }, Date.now());
-    const tally: ExportTally = { rows: 0 };
+    const tally: ExportTally = { rows: 0, points: 0 };
     const path = `time-series/unit-operation-${id}.csv`;
     const file = await addFile(archive, path, csvLong({ clickhouse: input.clickhouse, organizationId: input.organizationId, scope, bucketMs: null, tally }), signal);
     manifest.files.push({ path, rows: tally.rows, ...file, schema: { format: 'csv', columns: CSV_LONG_COLUMNS.map((name) => ({ name, type: TIME_SERIES_COLUMN_TYPES[name] })) } });
+    points += tally.points;
+    fileDone();
   }
   archive.append(`${JSON.stringify(manifest, null, 2)}\n`, { name: 'manifest.json' });
   await archive.finalize();

@@ -20,6 +20,8 @@ const CHUNK_CHARS = 256 * 1024;
 
 export interface ExportTally {
   rows: number;
+  /** Points read (the progress of an export job; wide rows hold several). */
+  points: number;
 }
 
 export interface SeriesExportInput {
@@ -46,6 +48,7 @@ export async function* csvLong(input: SeriesExportInput): AsyncGenerator<string>
         out += bucketed ? `,${valueText(min![index]!)},${valueText(max![index]!)}\r\n` : '\r\n';
       }
       input.tally.rows += batch.count;
+      input.tally.points += batch.count;
       if (out.length >= CHUNK_CHARS) {
         yield out;
         out = '';
@@ -92,6 +95,7 @@ export async function* csvWide(input: SeriesExportInput, withElapsed: boolean): 
           cells[column + 2] = valueText(max![index]!);
         }
       }
+      input.tally.points += batch.count;
       if (out.length >= CHUNK_CHARS) {
         yield out;
         out = '';

@@ -1,32 +1,37 @@
 /**
- * Export endpoints: time series (CSV long, CSV wide, XLSX; raw or downsampled) and records (CSV or
- * JSON). Answers stream as the client reads them. Each export is audited once it ended, with who, what
- * and how many rows it carried, and whether it was delivered whole.
+ * Export endpoints: time series (CSV long, CSV wide, XLSX; raw or downsampled), records (CSV or JSON)
+ * and the organisation archive. Answers stream as the client reads them; a time-series export above
+ * EXPORT_STREAM_MAX_POINTS and the archive become export jobs (jobs/), written by the export-worker and
+ * downloaded once ready (job-routes.ts). Each export is audited once it ended, with who, what and how
+ * many rows it carried, and whether it was delivered whole (a job's event is written when it finishes).
  */
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { recordExportQuerySchema, timeSeriesExportQuerySchema, type TimeSeriesExportFormat } from '@bioprocess/shared/exports';
+import { exportJobStatusSchema, recordExportQuerySchema, timeSeriesExportQuerySchema, type ExportJobStatus } from '@bioprocess/shared/exports';
 import { parseBucket } from '@bioprocess/shared/timeseries';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
-import { HttpError } from '../platform/http-error.ts';
 import { recordAudit, type AuditInput } from '../audit/record.ts';
 import { resolveExportScope } from './scope.ts';
 import { countSectionPoints } from './point-source.ts';
 import { csvLong, csvWide, type ExportTally } from './csv-formats.ts';
 import { xlsxStream } from './xlsx.ts';
 import { recordChunks } from './records.ts';
-import { organizationArchive } from './archive.ts';
+import { CONTENT_TYPES, timeSeriesFileName } from './file-names.ts';
+import { createExportJob, deliverExportJob, toExportJobStatus, type ExportJobRow } from './jobs/export-jobs.ts';
+import { wireQuery } from './jobs/run-export.ts';
 
-const CONTENT_TYPES: Record<TimeSeriesExportFormat, string> = {
-  'csv-long': 'text/csv; charset=utf-8',
-  'csv-wide': 'text/csv; charset=utf-8',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-};
+/** Queues the job's delivery; should Redis refuse, the export-worker's sweep delivers it from the row later. */
+async function deliver(request: FastifyRequest, deps: AppDeps, job: ExportJobRow): Promise<void> {
+  await deliverExportJob(deps.queues.export, job).catch((error: unknown) => {
+    request.log.warn({ err: error, jobId: job.id }, 'export job not queued yet; the sweep will deliver it');
+  });
+}
 
-export function tooManyPointsMessage(points: number, limit: number): string {
-  return `This export holds ${points.toLocaleString('en-US')} points, more than the ${limit.toLocaleString('en-US')} one download may hold. Narrow the range or the instruments, or downsample.`;
+function accepted(reply: FastifyReply, job: ExportJobRow): ExportJobStatus {
+  reply.code(202).header('location', `/api/v1/export-jobs/${job.id}`);
+  return toExportJobStatus(job);
 }
 
 /** Passes the chunks on and reports how the source ended: null when whole, else why not. */
@@ -62,20 +67,40 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
     config: { access: 'export' },
     schema: {
       tags: ['exports'],
-      summary: 'Time series of a unit operation, a run or instruments as CSV long, CSV wide or XLSX (streamed), raw or downsampled',
+      summary: 'Time series of a unit operation, a run or instruments as CSV long, CSV wide or XLSX, raw or downsampled: streamed up to '
+        + 'EXPORT_STREAM_MAX_POINTS points, else 202 with an export job (progress at /api/v1/export-jobs/{id}/events, the file at its download_url once ready)',
       querystring: timeSeriesExportQuerySchema,
+      response: { 202: exportJobStatusSchema },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
     const query = request.query;
-    const scope = await resolveExportScope(deps.pg, principal.organizationId, query, Date.now());
+    const nowMs = Date.now();
+    const scope = await resolveExportScope(deps.pg, principal.organizationId, query, nowMs);
     const bucketMs = query.bucket === undefined ? null : parseBucket(query.bucket);
     let points = 0;
     for (const section of scope.sections) points += await countSectionPoints(deps.clickhouse, principal.organizationId, section);
-    const limit = deps.env.EXPORT_STREAM_MAX_POINTS;
-    if (points > limit) throw new HttpError(413, tooManyPointsMessage(points, limit));
+    const audit = {
+      format: query.format, bucket: query.bucket ?? null, start_time: query.start_time ?? null, end_time: query.end_time ?? null,
+      instrument_ids: scope.instruments.map((instrument) => instrument.id),
+      unit_operation_ids: scope.sections.flatMap((section) => (section.unitOperation ? [section.unitOperation.id] : [])),
+      points,
+    };
+    if (points > deps.env.EXPORT_STREAM_MAX_POINTS) {
+      // Too large for one answer: the export-worker writes the file, the client follows its progress.
+      const job = await createExportJob(deps.pg, principal, {
+        kind: 'time_series',
+        request: {
+          query: wireQuery(query), now_ms: nowMs, points, ip: request.ip,
+          audit: { resource_type: scope.resourceType, resource_id: scope.resourceId, after: audit },
+        },
+        progress: { points_total: points },
+      });
+      await deliver(request, deps, job);
+      return accepted(reply, job);
+    }
 
-    const tally: ExportTally = { rows: 0 };
+    const tally: ExportTally = { rows: 0, points: 0 };
     const input = { clickhouse: deps.clickhouse, organizationId: principal.organizationId, scope, bucketMs, tally };
     const onEnd = auditAfter(request, deps, (error) => ({
       event_type: 'time_series.exported',
@@ -83,42 +108,33 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
       resource_type: scope.resourceType,
       resource_id: scope.resourceId,
       success: error === null,
-      changes: {
-        after: {
-          format: query.format, bucket: query.bucket ?? null, start_time: query.start_time ?? null, end_time: query.end_time ?? null,
-          instrument_ids: scope.instruments.map((instrument) => instrument.id),
-          unit_operation_ids: scope.sections.flatMap((section) => (section.unitOperation ? [section.unitOperation.id] : [])),
-          points, rows: tally.rows, complete: error === null,
-        },
-      },
+      changes: { after: { ...audit, rows: tally.rows, complete: error === null } },
     }));
-    const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '');
-    const name = `${scope.resourceType.replace('_', '-')}${scope.resourceId === null ? '' : `-${scope.resourceId}`}-${stamp}`;
+    const fileName = timeSeriesFileName(scope, query.format, new Date(nowMs));
     reply.header('x-export-points', String(points));
     if (query.format === 'xlsx') {
       const stream = xlsxStream(input, {
         exportedAt: new Date(), user: principal.email ?? principal.name, format: query.format, bucket: query.bucket ?? null,
       }, onEnd);
-      return download(reply, CONTENT_TYPES.xlsx, `${name}.xlsx`).send(stream);
+      return download(reply, CONTENT_TYPES.xlsx, fileName).send(stream);
     }
     const chunks = query.format === 'csv-long' ? csvLong(input) : csvWide(input, query.elapsed === 'true');
-    return download(reply, CONTENT_TYPES[query.format], `${name}-${query.format.slice(4)}.csv`).send(Readable.from(reportingEnd(chunks, onEnd)));
+    return download(reply, CONTENT_TYPES[query.format], fileName).send(Readable.from(reportingEnd(chunks, onEnd)));
   });
 
-  app.get('/api/v1/exports/organization-archive', {
+  app.post('/api/v1/exports/organization-archive', {
     config: { access: 'manage_users' },
-    schema: { tags: ['exports'], summary: "Admins: the whole organisation as one ZIP (records as CSV, each unit operation's time series as CSV long, manifest.json), streamed" },
+    schema: {
+      tags: ['exports'],
+      summary: "Admins: the whole organisation as one ZIP (records as CSV, each unit operation's time series as CSV long, manifest.json), "
+        + 'built as an export job: 202 with the job, progress at /api/v1/export-jobs/{id}/events, the file at its download_url once ready',
+      response: { 202: exportJobStatusSchema },
+    },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    const archive = organizationArchive(
-      { pg: deps.pg, clickhouse: deps.clickhouse, organizationId: principal.organizationId, exportedBy: principal.email ?? principal.name },
-      (manifest, error) => auditAfter(request, deps, () => ({
-        event_type: 'organization.exported', action: 'export', resource_type: 'organization', resource_id: principal.organizationId, success: error === null,
-        changes: { after: { files: manifest.files.length, rows: manifest.files.reduce((sum, file) => sum + file.rows, 0), complete: error === null } },
-      }))(error),
-    );
-    const day = new Date().toISOString().slice(0, 10);
-    return download(reply, 'application/zip', `organization-${principal.organizationId}-${day}.zip`).send(archive);
+    const job = await createExportJob(deps.pg, principal, { kind: 'organization_archive', request: { ip: request.ip } });
+    await deliver(request, deps, job);
+    return accepted(reply, job);
   });
 
   app.get('/api/v1/exports/records', {
@@ -127,7 +143,7 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const principal = principalOf(request);
     const { entity, format } = request.query;
-    const tally = { rows: 0 };
+    const tally = { rows: 0, points: 0 };
     const onEnd = auditAfter(request, deps, (error) => ({
       event_type: 'records.exported', action: 'export', resource_type: entity, success: error === null,
       changes: { after: { entity, format, rows: tally.rows, complete: error === null } },

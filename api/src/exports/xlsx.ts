@@ -107,6 +107,7 @@ async function writeWorkbook(output: PassThrough, input: SeriesExportInput, desc
           cells[column + 2] = valueOrNull(max![index]!);
         }
       }
+      input.tally.points += batch.count;
       await waitForReader();
     }
     flush();

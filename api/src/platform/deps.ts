@@ -12,6 +12,7 @@ export interface Queues {
   ingest: Queue;
   ingestBulk: Queue;
   audit: Queue;
+  export: Queue;
 }
 
 export interface AppDeps {
@@ -33,6 +34,7 @@ export function createQueues(env: Pick<ApiEnv, 'REDIS_URL' | 'QUEUE_PREFIX'>, lo
     ingest: new Queue(QUEUE_NAMES.ingest, options),
     ingestBulk: new Queue(QUEUE_NAMES.ingestBulk, options),
     audit: new Queue(QUEUE_NAMES.audit, options),
+    export: new Queue(QUEUE_NAMES.export, options),
   };
   // The connection itself logs an outage once; a queue without an 'error' listener would print
   // every failed reconnect to stderr.

@@ -2,7 +2,7 @@
  * Time-series exports through the real HTTP server and the real services: each format, exactly what the
  * read endpoints read (latest version, deletions excluded), the round trips (CSV wide through the CSV
  * upload, CSV long through the bulk endpoint, bit for bit), roles, organisation isolation, formula
- * neutralisation, the size limit and the audit trail.
+ * neutralisation, the size switch to export jobs and the audit trail.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
@@ -265,7 +265,7 @@ describe('time-series exports', () => {
     expect(rows.every((row) => row[3] === String(a))).toBe(true);
   });
 
-  it('refuses bad input with 400, viewers with 403, foreign ids with 404, and too large an export with 413', async () => {
+  it('refuses bad input with 400, viewers with 403, foreign ids with 404, and answers too large an export with an export job (202)', async () => {
     const { plant, unitOperationId, runId } = seeded;
     const bad: Array<Record<string, string | number>> = [
       { unit_operation_id: unitOperationId },
@@ -295,8 +295,9 @@ describe('time-series exports', () => {
     const bigger = await newEquipment(ctx, plant.organizationId, 1);
     await bulk(ctx, plant.editor.token, Array.from({ length: 2001 }, (_, index) => ({ ts: T0 + index, instrument_id: bigger.instrumentIds[0], value: index })));
     const tooLarge = await exportText(ctx, plant.editor.token, { instrument_ids: String(bigger.instrumentIds[0]), format: 'csv-long' });
-    expect(tooLarge.status).toBe(413);
-    expect(JSON.parse(tooLarge.body).error).toMatch(/^This export holds 2,001 points, more than the 2,000/);
+    expect(tooLarge.status).toBe(202);
+    expect(JSON.parse(tooLarge.body)).toMatchObject({ kind: 'time_series', state: 'queued', progress: { points_total: 2001, points_done: 0 }, download_url: null });
+    expect(tooLarge.headers.location).toBe(`/api/v1/export-jobs/${JSON.parse(tooLarge.body).id}`);
     const narrower = await exportText(ctx, plant.editor.token, { instrument_ids: String(bigger.instrumentIds[0]), format: 'csv-long', start_time: new Date(T0).toISOString(), end_time: new Date(T0 + 999).toISOString() });
     expect(narrower.status).toBe(200);
   });

@@ -49,6 +49,7 @@ function withDatabase(url: string, database: string): string {
 export function testEnv(overrides: Record<string, string> = {}): ApiEnv {
   const id = randomBytes(5).toString('hex');
   const uploadDir = mkdtempSync(path.join(os.tmpdir(), `bp-uploads-${id}-`));
+  const exportDir = mkdtempSync(path.join(os.tmpdir(), `bp-exports-${id}-`));
   return parseEnv(apiEnvSchema, {
     ...process.env,
     NODE_ENV: 'test',
@@ -57,6 +58,7 @@ export function testEnv(overrides: Record<string, string> = {}): ApiEnv {
     CLICKHOUSE_DATABASE: `bp_test_${id}`,
     QUEUE_PREFIX: `bp-test-${id}`,
     UPLOAD_DIR: uploadDir,
+    EXPORT_DIR: exportDir,
     SEED_DEMO: 'false',
     // Suites sign in and sign up far more often than a person; the security tests set their own limits.
     RATE_LIMIT_SIGN_IN_PER_ADDRESS: '100000',
@@ -78,6 +80,7 @@ export async function dropTestDatabases(env: ApiEnv): Promise<void> {
   const clickhouse = createClickHouseAdmin(env.CLICKHOUSE_URL);
   await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${env.CLICKHOUSE_DATABASE}` }).finally(() => clickhouse.close());
   rmSync(env.UPLOAD_DIR, { recursive: true, force: true });
+  rmSync(env.EXPORT_DIR, { recursive: true, force: true });
 }
 
 let userCounter = 0;

@@ -60,6 +60,11 @@ export const baseEnvSchema = z.object({
   UPLOAD_DIR: z.string().default('.data/uploads'),
   CSV_MAX_BYTES: positiveInt.default(2 * 1024 * 1024 * 1024),
   CSV_MAX_ROWS: positiveInt.default(50_000_000),
+  // Folder of finished export files, shared by the export-worker (writes them) and the api (serves them).
+  EXPORT_DIR: z.string().default('.data/exports'),
+  // How long a finished export file stays downloadable before the sweep removes it: long enough to
+  // fetch it after a weekend, short enough that copies of the organisation's data do not pile up.
+  EXPORT_FILE_TTL_HOURS: z.coerce.number().positive().default(72),
 });
 
 export const apiEnvSchema = baseEnvSchema.extend({
@@ -107,8 +112,8 @@ export const apiEnvSchema = baseEnvSchema.extend({
   BULK_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
   // At most this much of that budget held by one organisation (default: half of it).
   BULK_BYTES_PER_ORGANIZATION: positiveInt.optional(),
-  // Points a time-series export streams in one answer; a larger request is refused with the count, so a
-  // download never runs for hours holding a connection (narrow the range or downsample instead).
+  // Points a time-series export streams in one answer; a larger request becomes an export job (written
+  // to EXPORT_DIR by the export-worker, downloaded once ready), so a download never holds a connection for hours.
   EXPORT_STREAM_MAX_POINTS: positiveInt.default(5_000_000),
   // The audit relay's sleep between passes when no notification wakes it (a safety net: commits notify).
   AUDIT_RELAY_POLL_MS: z.coerce.number().int().min(10).default(1_000),
@@ -148,10 +153,20 @@ export const ingestWorkerEnvSchema = workerEnvSchema.extend({
   INGEST_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
 });
 
+export const exportWorkerEnvSchema = workerEnvSchema.extend({
+  // Exports written at once by one export-worker (each is one ClickHouse read and one file).
+  EXPORT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
+  // A killed worker's export is delivered again after this long (BullMQ lock duration).
+  EXPORT_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
+  // How often the sweep removes expired and abandoned export files and delivers again the jobs Redis lost.
+  EXPORT_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
+});
+
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 export type ApiEnv = z.infer<typeof apiEnvSchema>;
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 export type IngestWorkerConfig = z.infer<typeof ingestWorkerEnvSchema>;
+export type ExportWorkerConfig = z.infer<typeof exportWorkerEnvSchema>;
 
 /** One organisation's share of the bulk byte budget. */
 export function bulkBytesPerOrganization(env: Pick<ApiEnv, 'BULK_BYTES_IN_FLIGHT' | 'BULK_BYTES_PER_ORGANIZATION'>): number {

@@ -1,10 +1,10 @@
 /**
- * A housekeeping pass run at start and then every `intervalMs` (the reconciler, the sweeper): one pass
+ * A housekeeping pass run at start and then every `intervalMs` (the ingest-worker's reconciler and sweeper, the export-worker's sweep): one pass
  * at a time in this process (a pass asked for while one runs follows it), failures logged at most every
  * 30 s and retried at the next tick (PostgreSQL or Redis down), and a stop that never waits more than
  * two seconds for a pass stuck on a service that is down.
  */
-import type { Logger } from '@bioprocess/shared/server/logger';
+import type { Logger } from './logger.ts';
 
 const PROBLEM_LOG_INTERVAL_MS = 30_000;
 const STOP_WAIT_MS = 2_000;

@@ -1,0 +1,25 @@
+/**
+ * The export-worker process: writes the export files too large to stream (export jobs) into EXPORT_DIR
+ * and sweeps expired ones. It shares the export code with the api, so it lives in the api package.
+ */
+import { exportWorkerEnvSchema, loadEnvOrExit } from '@bioprocess/shared/server/config';
+import { createLogger } from '@bioprocess/shared/server/logger';
+import { startExportWorker } from './jobs/export-worker.ts';
+
+const env = loadEnvOrExit(exportWorkerEnvSchema);
+const logger = createLogger('export-worker', env.LOG_LEVEL);
+const worker = startExportWorker(env, logger);
+logger.info({ concurrency: env.EXPORT_WORKER_CONCURRENCY, exportDir: env.EXPORT_DIR, prefix: env.QUEUE_PREFIX }, 'export-worker started');
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  logger.info({ signal }, 'export-worker shutting down');
+  const hardDeadline = setTimeout(() => process.exit(1), 30_000);
+  hardDeadline.unref();
+  await worker.close();
+  process.exit(0);
+}
+process.once('SIGINT', () => void shutdown('SIGINT'));
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
