@@ -1,7 +1,8 @@
 /**
- * The whole-organisation archive: a ZIP of every record kind as CSV, each unit operation's readings as
- * CSV long and a manifest whose counts, sizes and checksums match the files; admins only; another
- * organisation's data never inside.
+ * The whole-organisation archive, built as an export job: a ZIP of every record kind as CSV, each unit
+ * operation's readings as CSV long and a manifest whose counts, sizes and checksums match the files;
+ * progress in files; admins only (the job's status and file too); another organisation's data never
+ * inside; audited.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,18 +13,23 @@ import { createTestContext, type TestContext, type TestUser } from '../support/t
 import { createPlant, createUnitOperation, startWorker, type Plant } from '../timeseries/support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 import type { ArchiveManifest } from '../../src/exports/archive.ts';
+import type { ExportWorker } from '../../src/exports/jobs/export-worker.ts';
+import { pendingAuditEvents } from '../metadata/fixtures.ts';
+import { followExportJob, startExportWorkerFor } from './job-support.ts';
 
 const T0 = Date.UTC(2024, 8, 1);
 
 describe('organisation archive', () => {
   let ctx: TestContext;
   let worker: IngestWorker;
+  let exporter: ExportWorker;
   let plant: Plant;
   let admin: TestUser;
   let unitOperationId: number;
   beforeAll(async () => {
     ctx = await createTestContext();
     worker = startWorker(ctx);
+    exporter = startExportWorkerFor(ctx);
     plant = await createPlant(ctx, 2);
     admin = await ctx.createUser({ organizationId: plant.organizationId, role: 'admin' });
     unitOperationId = await createUnitOperation(ctx, plant, { start: new Date(T0).toISOString(), end: new Date(T0 + 3_600_000).toISOString() });
@@ -34,14 +40,29 @@ describe('organisation archive', () => {
     await createUnitOperation(ctx, other, { start: new Date(T0).toISOString() });
   }, 60_000);
   afterAll(async () => {
+    await exporter.close();
     await worker.close();
     await ctx.close();
   });
 
   it('holds every record kind, each unit operation as CSV long, and a manifest that matches them', async () => {
-    const response = await ctx.request({ method: 'GET', url: '/api/v1/exports/organization-archive', token: admin.token });
+    const accepted = await ctx.request({ method: 'POST', url: '/api/v1/exports/organization-archive', token: admin.token });
+    expect(accepted.statusCode).toBe(202);
+    expect(accepted.json()).toMatchObject({ kind: 'organization_archive', state: 'queued', fraction: 0 });
+    const statuses = await followExportJob(ctx, admin.token, accepted.json().id);
+    const last = statuses.at(-1)!;
+    const files = RECORD_EXPORT_ENTITIES.length + 1;
+    expect(last).toMatchObject({ state: 'completed', fraction: 1, progress: { files_total: files, files_done: files }, file_name: expect.stringMatching(/^organization-\d+-\d{4}-\d{2}-\d{2}\.zip$/) });
+    const response = await ctx.request({ method: 'GET', url: last.download_url!, token: admin.token });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/zip');
+    // Editors may export time series but not the archive, even knowing its job.
+    const editor = await ctx.request({ method: 'GET', url: last.download_url!, token: plant.editor.token });
+    expect(editor.statusCode).toBe(403);
+    const events = (await pendingAuditEvents(ctx)) as Array<Record<string, unknown>>;
+    expect(events.find((event) => event.event_id === last.id)).toMatchObject({
+      event_type: 'organization.exported', user_id: admin.id, success: true, changes: { after: { files, rows: last.rows, complete: true } },
+    });
     const zip = await JSZip.loadAsync(response.rawPayload);
     const manifest = JSON.parse(await zip.file('manifest.json')!.async('string')) as ArchiveManifest;
     expect(manifest).toMatchObject({ product: 'bioprocess-platform', product_version: expect.any(String), organization_id: plant.organizationId, exported_by: admin.email });
@@ -63,7 +84,7 @@ describe('organisation archive', () => {
 
   it('is for admins only', async () => {
     for (const token of [plant.editor.token, plant.viewer.token]) {
-      const response = await ctx.request({ method: 'GET', url: '/api/v1/exports/organization-archive', token });
+      const response = await ctx.request({ method: 'POST', url: '/api/v1/exports/organization-archive', token });
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual({ error: expect.any(String) });
     }
