@@ -25,6 +25,9 @@ const env = {
   QUEUE_PREFIX: `bp-e2e-${id}`,
   UPLOAD_DIR: mkdtempSync(path.join(os.tmpdir(), 'bp-e2e-uploads-')),
   EXPORT_DIR: mkdtempSync(path.join(os.tmpdir(), 'bp-e2e-exports-')),
+  // Small, so the export walk meets both paths: a whole test unit operation (578 points) becomes an
+  // export job, one instrument of it (289) streams.
+  EXPORT_STREAM_MAX_POINTS: process.env.EXPORT_STREAM_MAX_POINTS ?? '500',
   SEED_DEMO: 'true',
   SUPERUSER_EMAIL: 'admin@bioprocess.local',
   SUPERUSER_PASSWORD: 'Admin-Bioprocess1!',

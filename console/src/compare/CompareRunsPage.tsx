@@ -284,7 +284,7 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
           <Button icon="export" size="small" text="Export" onClick={() => setExporting(true)} />
         ) : null}
         {permissions.canExport ? (
-          <ExportDialog isOpen={exporting} onClose={() => setExporting(false)} scopes={selectedOperations.map(({ run, operation }) =>
+          <ExportDialog isOpen={exporting} onClose={() => setExporting(false)} loading={equipmentIds.length > 0 && !instruments.data && !instruments.error} scopes={selectedOperations.map(({ run, operation }) =>
             unitOperationScope(operation, `${runLabel(run)}: ${titleCaseType(type)}`, instruments.data ?? []))} />
         ) : null}
       </div>

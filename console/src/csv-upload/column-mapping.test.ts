@@ -6,7 +6,7 @@ import {
 } from './column-mapping.ts';
 import { suggestInstrument } from './instrument-suggestion.ts';
 import { editPreviewTable } from './edit-preview.ts';
-import { parseSseBuffer } from './upload-client.ts';
+import { parseSseBuffer } from '../api/job-events.ts';
 import { describeProgress } from './upload-progress.ts';
 import { readCsvPreview, PREVIEW_BYTES } from './read-preview.ts';
 

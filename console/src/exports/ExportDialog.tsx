@@ -1,25 +1,32 @@
 /**
  * The Export dialog of the run detail, unit-operation and compare pages: scope, instruments, range
  * (the whole unit operation unless narrowed), format, raw or downsampled; the file is downloaded by the
- * browser. Shown only to users who may export (the api refuses the others anyway).
+ * browser, or, when the export is too large to stream, written on the server while a progress bar
+ * shows how far it got, then downloaded from the dialog. Shown only to users who may export (the api refuses the others anyway).
  */
-import { Callout, Checkbox, FormGroup, HTMLSelect, InputGroup, Intent, Radio, RadioGroup } from '@blueprintjs/core';
+import { Callout, Checkbox, FormGroup, HTMLSelect, InputGroup, Intent, Radio, RadioGroup, Spinner } from '@blueprintjs/core';
 import { useId, useLayoutEffect, useMemo, useState } from 'react';
 import { TIME_SERIES_EXPORT_FORMATS, type TimeSeriesExportFormat } from '@bioprocess/shared/exports';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
 import { showToast } from '../components/toaster.ts';
 import {
-  EXPORT_FORMAT_LABELS, downloadExport, exportChoiceProblem, timeSeriesExportPath, type ExportChoice, type ExportScopeOption,
+  EXPORT_FORMAT_LABELS, exportChoiceProblem, requestExport, timeSeriesExportPath, type ExportChoice, type ExportScopeOption,
 } from './export-request.ts';
+import { ExportJobProgress, useExportJob } from './ExportJobProgress.tsx';
 
 export interface ExportDialogProps {
   isOpen: boolean;
   onClose: () => void;
   /** The first is chosen when the dialog opens. */
   scopes: ExportScopeOption[];
+  /**
+   * The page is still loading what the scopes list (unit operations, instruments): the choices wait,
+   * rather than appear and then move under the pointer when the rest arrives.
+   */
+  loading?: boolean;
 }
 
-export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
+export function ExportDialog({ isOpen, onClose, scopes, loading = false }: ExportDialogProps) {
   const [scopeKey, setScopeKey] = useState('');
   const scope = useMemo(() => scopes.find((option) => option.key === scopeKey) ?? scopes[0], [scopes, scopeKey]);
   const [unchecked, setUnchecked] = useState<Set<number>>(new Set());
@@ -30,6 +37,8 @@ export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
   const [bucket, setBucket] = useState('1m');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const exportJob = useExportJob();
+  const { reset: resetJob } = exportJob;
   // Own radio-group names: a group named like another one on the page would uncheck it.
   const formatGroup = useId();
   const readingsGroup = useId();
@@ -42,8 +51,9 @@ export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
     setStart('');
     setEnd('');
     setError(null);
+    resetJob();
     // Reset only when the dialog opens: the scopes list is rebuilt on every render of the page.
-  }, [isOpen]);
+  }, [isOpen, resetJob]);
 
   if (!scope) return null;
   const choice: ExportChoice = {
@@ -57,7 +67,12 @@ export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
     setBusy(true);
     setError(null);
     try {
-      await downloadExport(timeSeriesExportPath(choice), `export.${format === 'xlsx' ? 'xlsx' : 'csv'}`);
+      const outcome = await requestExport(timeSeriesExportPath(choice), `export.${format === 'xlsx' ? 'xlsx' : 'csv'}`);
+      if (outcome.kind === 'job') {
+        // Too large to stream: the dialog shows the job's progress, then its Download.
+        exportJob.follow(outcome.job);
+        return;
+      }
       showToast({ title: 'Export downloaded', intent: 'success' });
       onClose();
     } catch (cause) {
@@ -68,8 +83,9 @@ export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
   };
 
   return (
-    <FormDialog title="Export Data" icon="export" isOpen={isOpen} onClose={onClose} onSubmit={submit} submitLabel="Export" busy={busy}
-      submitDisabled={problem !== null} description="Time series as a file for spreadsheets and scripts.">
+    <FormDialog title="Export Data" icon="export" isOpen={isOpen} onClose={onClose} onSubmit={submit} submitLabel="Export" busy={busy} steady
+      submitDisabled={problem !== null || loading || exportJob.running} description="Time series as a file for spreadsheets and scripts.">
+      {loading ? <Spinner size={28} aria-label="Loading" /> : <>
       {scopes.length > 1 ? (
         <FormGroup label="Scope" labelFor="export-scope">
           <HTMLSelect id="export-scope" fill value={scope.key} onChange={(event) => { setScopeKey(event.target.value); setUnchecked(new Set()); }}>
@@ -112,6 +128,8 @@ export function ExportDialog({ isOpen, onClose, scopes }: ExportDialogProps) {
       ) : null}
       {problem && scope.instruments.length > 0 ? <Callout intent={Intent.WARNING}>{problem}</Callout> : null}
       {error ? <Callout intent={Intent.DANGER} title="Export failed">{error}</Callout> : null}
+      <ExportJobProgress state={exportJob} />
+      </>}
     </FormDialog>
   );
 }

@@ -33,7 +33,7 @@ export function RecordsExportDialog({ isOpen, onClose }: { isOpen: boolean; onCl
   };
 
   return (
-    <FormDialog title="Export Data" icon="export" isOpen={isOpen} onClose={onClose} onSubmit={submit} submitLabel="Export" busy={busy} size="md"
+    <FormDialog title="Export Data" icon="export" isOpen={isOpen} onClose={onClose} onSubmit={submit} submitLabel="Export" busy={busy} size="md" steady
       description="Your organisation's records as a file. Time series are exported from a run, a unit operation or the compare page.">
       <FormGroup label="Records" labelFor="records-export-entity">
         <HTMLSelect id="records-export-entity" fill value={entity} onChange={(event) => setEntity(event.target.value as RecordExportEntity)}>

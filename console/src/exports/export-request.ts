@@ -1,11 +1,13 @@
 /**
- * The console's side of exports: the request a choice in the Export dialog makes, and the download of
- * its answer as a file (with the session's bearer token, so a plain link cannot do it).
+ * The console's side of exports: the request a choice in the Export dialog makes, the download of its
+ * answer as a file (with the session's bearer token, so a plain link cannot do it), and the export jobs
+ * that larger exports and the organisation archive become (followed to their end, then downloaded).
  */
 import { parseBucket } from '@bioprocess/shared/timeseries';
-import type { TimeSeriesExportFormat } from '@bioprocess/shared/exports';
+import { exportJobStatusSchema, isExportJobFinished, type ExportJobStatus, type TimeSeriesExportFormat } from '@bioprocess/shared/exports';
 import { getToken } from '../auth/session-store.ts';
 import { readJsonBody, serverErrorOf } from '../api/client.ts';
+import { watchJob } from '../api/job-events.ts';
 
 /** What an export can cover: a run (every unit operation) or one unit operation. */
 export interface ExportScopeOption {
@@ -78,20 +80,52 @@ function fileNameOf(response: Response, fallback: string): string {
   return match?.[1] ?? fallback;
 }
 
-/** Fetches an export and saves it through the browser; throws with the server's message when refused. */
-export async function downloadExport(path: string, fallbackName: string): Promise<void> {
-  const response = await fetch(path, { headers: { Authorization: `Bearer ${getToken() ?? ''}` } });
-  if (!response.ok) {
-    throw new Error(serverErrorOf(await readJsonBody(response)) ?? `The export answered ${response.status}`);
-  }
-  const blob = await response.blob();
+/** What asking for an export gave: the file (saved), or an export job that writes it (too large to stream, or the archive). */
+export type ExportOutcome = { kind: 'downloaded' } | { kind: 'job'; job: ExportJobStatus };
+
+function save(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
-  link.download = fileNameOf(response, fallbackName);
+  link.download = name;
   document.body.appendChild(link);
   link.click();
   link.remove();
   // Revoked later: some browsers read the blob after the click handler returns.
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/**
+ * Asks for an export: a file answer is saved through the browser, a 202 answers the export job to
+ * follow; throws with the server's message when refused.
+ */
+export async function requestExport(path: string, fallbackName: string, method: 'GET' | 'POST' = 'GET'): Promise<ExportOutcome> {
+  const response = await fetch(path, { method, headers: { Authorization: `Bearer ${getToken() ?? ''}` } });
+  if (!response.ok) {
+    throw new Error(serverErrorOf(await readJsonBody(response)) ?? `The export answered ${response.status}`);
+  }
+  if (response.status === 202) return { kind: 'job', job: exportJobStatusSchema.parse(await response.json()) };
+  save(await response.blob(), fileNameOf(response, fallbackName));
+  return { kind: 'downloaded' };
+}
+
+/** Fetches an export that always streams (records) and saves it through the browser. */
+export async function downloadExport(path: string, fallbackName: string): Promise<void> {
+  const outcome = await requestExport(path, fallbackName);
+  if (outcome.kind === 'job') throw new Error('The export was queued as a job; follow it from the Export dialog.');
+}
+
+/** Follows an export job to its end (completed, failed or expired), reporting its progress. */
+export function watchExportJob(jobId: string, onUpdate: (status: ExportJobStatus) => void, signal?: AbortSignal): Promise<ExportJobStatus> {
+  return watchJob({
+    url: `/api/v1/export-jobs/${encodeURIComponent(jobId)}`, schema: exportJobStatusSchema,
+    finished: (status) => isExportJobFinished(status.state), readFailure: 'Failed to read the export',
+  }, onUpdate, signal);
+}
+
+/** Saves the file of a completed export job. */
+export async function downloadExportJob(job: ExportJobStatus): Promise<void> {
+  if (!job.download_url) throw new Error('The export has no file to download.');
+  const outcome = await requestExport(job.download_url, job.file_name ?? 'export');
+  if (outcome.kind !== 'downloaded') throw new Error('The export is not ready yet.');
 }

@@ -180,7 +180,8 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
         {deleting ? <ReadingsToRemove unitOperationId={deleting.id} verb="Deleting it" /> : null}
       </ConfirmDialog>
       {permissions.canExport ? (
-        <ExportDialog isOpen={exporting} onClose={() => setExporting(false)} scopes={[
+        <ExportDialog isOpen={exporting} onClose={() => setExporting(false)}
+          loading={(!unitOperations.data && !unitOperations.error) || (!instruments.data && !instruments.error)} scopes={[
           runScope(current, ordered, instruments.data ?? []),
           ...ordered.map((operation) => unitOperationScope(operation, `${titleCaseType(operation.type)} (unit operation ${operation.id})`, instruments.data ?? [])),
         ]} />

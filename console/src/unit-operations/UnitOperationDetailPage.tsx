@@ -191,7 +191,7 @@ export function UnitOperationDetailPage() {
         </Card>
       </div>
       {permissions.canExport ? (
-        <ExportDialog isOpen={exporting} onClose={() => setExporting(false)}
+        <ExportDialog isOpen={exporting} onClose={() => setExporting(false)} loading={uo.equipmentId !== null && !instruments.data && !instruments.error}
           scopes={[unitOperationScope(uo, `${titleCaseType(uo.type)} of ${runName}`, instruments.data ?? [])]} />
       ) : null}
 

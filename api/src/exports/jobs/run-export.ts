@@ -170,10 +170,9 @@ export async function runExportJob(context: ExportRunContext, jobId: string): Pr
   }
   await mkdir(context.exportDir, { recursive: true });
   const part = partPathOf(context.exportDir, jobId);
-  let finalPath: string | null = null;
   try {
     const written = await writeFile(context, job, part);
-    finalPath = path.join(context.exportDir, `${jobId}.${written.extension}`);
+    const finalPath = path.join(context.exportDir, `${jobId}.${written.extension}`);
     await rename(part, finalPath);
     const { size } = await stat(finalPath);
     const completed = await completeExportJob(context.pg, jobId, {
