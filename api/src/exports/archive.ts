@@ -73,7 +73,7 @@ function measuring(): { stream: Transform; bytes: () => number; digest: () => st
   return { stream, bytes: () => bytes, digest: () => hash.digest('hex') };
 }
 
-async function addFile(archive: archiver.Archiver, path: string, source: AsyncGenerator<string>, signal: AbortSignal): Promise<{ bytes: number; sha256: string }> {
+async function addFile(archive: archiver.Archiver, path: string, source: AsyncGenerator<string | Buffer>, signal: AbortSignal): Promise<{ bytes: number; sha256: string }> {
   signal.throwIfAborted();
   const measured = measuring();
   const text = Readable.from(source, { objectMode: false });

@@ -1,7 +1,8 @@
 /**
  * The CSV formats of a time-series export, as generators of text chunks (pulled by the response
  * stream, so they run only as fast as the client reads). Every text cell goes through the product's
- * neutralising CSV writer; numbers stay numbers.
+ * neutralising CSV writer; numbers stay numbers. Raw CSV long, the largest, is formatted by ClickHouse
+ * and passed through as bytes (point-source.ts csvLongText), the instrument's cells added per line.
  *
  * - long: one row per reading: timestamp, elapsed_s, instrument, instrument_id, unit, value (or avg,
  *   min, max when downsampled);
@@ -12,7 +13,7 @@ import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { CSV_LONG_BUCKET_COLUMNS, CSV_LONG_COLUMNS } from '@bioprocess/shared/exports';
 import { csvCell, csvRow } from '@bioprocess/shared/csv/write';
 import { elapsedText, IsoTimestamps, valueText } from './cells.ts';
-import { sectionBatches } from './point-source.ts';
+import { csvLongText, planSection, sectionBatches, textFormattable } from './point-source.ts';
 import type { ExportScope } from './scope.ts';
 
 /** Text handed to the response at once: large enough to amortise the stream, small enough to bound memory. */
@@ -32,15 +33,26 @@ export interface SeriesExportInput {
   tally: ExportTally;
 }
 
-export async function* csvLong(input: SeriesExportInput): AsyncGenerator<string> {
+export async function* csvLong(input: SeriesExportInput): AsyncGenerator<string | Buffer> {
   const bucketed = input.bucketMs !== null;
   yield csvRow(bucketed ? CSV_LONG_BUCKET_COLUMNS : CSV_LONG_COLUMNS);
   const stamps = new IsoTimestamps();
   for (const section of input.scope.sections) {
+    if (section.instruments.length === 0 || section.endMs < section.startMs) continue;
+    const plan = await planSection(input.clickhouse, input.organizationId, section, input.bucketMs ?? 1);
+    if (!bucketed && textFormattable(plan)) {
+      // Raw readings: ClickHouse writes the text, only the instrument's cells are added here.
+      const middles = section.instruments.map((instrument) => Buffer.from(`${csvCell(instrument.name)},${instrument.id},${csvCell(instrument.unit)},`));
+      yield* csvLongText(input.clickhouse, input.organizationId, section, plan, middles, (rows) => {
+        input.tally.rows += rows;
+        input.tally.points += rows;
+      });
+      continue;
+    }
     const middles = new Map(section.instruments.map((instrument) =>
       [instrument.id, `,${csvCell(instrument.name)},${instrument.id},${csvCell(instrument.unit)},`]));
     let out = '';
-    for await (const batch of sectionBatches(input.clickhouse, input.organizationId, section, input.bucketMs)) {
+    for await (const batch of sectionBatches(input.clickhouse, input.organizationId, section, input.bucketMs, undefined, plan)) {
       const { ts, instrument, value, min, max } = batch;
       for (let index = 0; index < batch.count; index += 1) {
         const ms = ts[index]!;

@@ -54,8 +54,16 @@ export async function countSectionPoints(clickhouse: ClickHouseClient, organizat
   return total;
 }
 
-/** Inclusive [from, to] windows covering the section, cut at hours (multiples of `alignMs`). */
-async function planWindows(clickhouse: ClickHouseClient, organizationId: number, section: ExportSection, alignMs: number, windowPoints: number): Promise<Array<[number, number]>> {
+export interface SectionPlan {
+  /** Inclusive [from, to] windows covering the section, cut at hours (multiples of the alignment). */
+  windows: Array<[number, number]>;
+  /** The first and last hour holding points (null: none). */
+  firstHour: number | null;
+  lastHour: number | null;
+}
+
+/** Windows of about `windowPoints` points each, planned from the hourly rollups. */
+export async function planSection(clickhouse: ClickHouseClient, organizationId: number, section: ExportSection, alignMs: number, windowPoints = WINDOW_POINTS): Promise<SectionPlan> {
   const result = await clickhouse.query({
     query: `SELECT hour, sum(p) FROM (
               SELECT instrument_id, hour, argMax(points, version) AS p FROM points_rollup_1h
@@ -78,13 +86,13 @@ async function planWindows(clickhouse: ClickHouseClient, organizationId: number,
     held += Number(pointsText);
   }
   windows.push([from, section.endMs]);
-  return windows;
+  return { windows, firstHour: hours.length ? Number(hours[0]![0]) : null, lastHour: hours.length ? Number(hours.at(-1)![0]) : null };
 }
 
-/** Starts a RowBinary query; its answer is read later (ClickHouse sorts meanwhile). */
-function startRowBinary(clickhouse: ClickHouseClient, query: string): Promise<Readable> {
-  // exec, not query: the client's query answers text formats only.
-  const started = clickhouse.exec({ query: `${query} FORMAT RowBinary` }).then(({ stream }) => stream as Readable);
+/** Starts a query; its answer is read later (ClickHouse sorts meanwhile). */
+function startQuery(clickhouse: ClickHouseClient, query: string): Promise<Readable> {
+  // exec, not query: the raw answer, whatever its format.
+  const started = clickhouse.exec({ query }).then(({ stream }) => stream as Readable);
   // Awaited later; until then a failure must not count as an unhandled rejection (it would end the process).
   started.catch(() => undefined);
   return started;
@@ -210,9 +218,10 @@ export async function* sectionBatches(
   section: ExportSection,
   bucketMs: number | null,
   windowPoints = WINDOW_POINTS,
+  plan?: SectionPlan,
 ): AsyncGenerator<PointBatch> {
   if (section.instruments.length === 0 || section.endMs < section.startMs) return;
-  const windows = await planWindows(clickhouse, organizationId, section, bucketMs ?? 1, windowPoints);
+  const { windows } = plan ?? await planSection(clickhouse, organizationId, section, bucketMs ?? 1, windowPoints);
   const queryOf = ([from, to]: [number, number]) => {
     const range = `${scopeFilter(organizationId, section)} AND ts >= ${int(from)} AND ts <= ${int(to)}`;
     if (bucketMs === null) return `SELECT ts, instrument_id, value, is_deleted FROM points WHERE ${range} ORDER BY ts, instrument_id, version`;
@@ -224,15 +233,24 @@ export async function* sectionBatches(
              WHERE d = 0
              GROUP BY bucket, instrument_id ORDER BY bucket, instrument_id`;
   };
-  // The next window's query starts while this one is read, so ClickHouse sorts it while the rows of
-  // this one are formatted (two cores busy instead of one at a time); its answer waits in the socket.
-  let next: Promise<Readable> | null = startRowBinary(clickhouse, queryOf(windows[0]!));
+  for await (const answer of windowAnswers(clickhouse, windows.map((window) => `${queryOf(window)} FORMAT RowBinary`))) {
+    yield* bucketMs === null ? rawBatches(answer) : bucketBatches(answer);
+  }
+}
+
+/**
+ * The answers of the queries in turn. The next window's query starts while this one is read, so
+ * ClickHouse sorts it while the rows of this one are formatted (two cores busy instead of one at a
+ * time); its answer waits in the socket.
+ */
+async function* windowAnswers(clickhouse: ClickHouseClient, queries: string[]): AsyncGenerator<Readable> {
+  let next: Promise<Readable> | null = queries.length ? startQuery(clickhouse, queries[0]!) : null;
   try {
-    for (let index = 0; index < windows.length; index += 1) {
+    for (let index = 0; index < queries.length; index += 1) {
       const current = await next!;
-      next = index + 1 < windows.length ? startRowBinary(clickhouse, queryOf(windows[index + 1]!)) : null;
+      next = index + 1 < queries.length ? startQuery(clickhouse, queries[index + 1]!) : null;
       try {
-        yield* bucketMs === null ? rawBatches(current) : bucketBatches(current);
+        yield current;
       } finally {
         current.destroy();
       }
@@ -241,4 +259,89 @@ export async function* sectionBatches(
     // A client that went away: the query started ahead is not needed.
     if (next) void next.then((stream) => stream.destroy(), () => undefined);
   }
+}
+
+/** Readings ClickHouse 18.16's DateTime (UInt32 seconds) can name: the text path formats their time in SQL. */
+const DATETIME_END_MS = 4_294_967_296_000;
+
+/** Whether the section's readings can be formatted as CSV text by ClickHouse (csvLongText). */
+export function textFormattable(plan: SectionPlan): boolean {
+  return plan.firstHour === null || (plan.firstHour >= 0 && plan.lastHour! + HOUR_MS <= DATETIME_END_MS);
+}
+
+/** Bytes kept free in the output buffer before a row is copied (a ClickHouse line is far shorter). */
+const ROW_ROOM = 512;
+const OUTPUT_BYTES = 256 * 1024;
+
+/**
+ * The raw rows of CSV long as bytes, formatted by ClickHouse and passed through: ClickHouse keeps each
+ * key's newest version (LIMIT 1 BY over the sort the row path uses too), drops tombstones, and writes
+ * `timestamp,elapsed_s,` (ISO 8601 with milliseconds; seconds since `originMs`), the instrument's
+ * position and the value as JavaScript's String(number) writes it (ClickHouse's shortest round-trip text,
+ * with `e+` for positive exponents and `0` for -0, as JavaScript writes them); here each line only
+ * gets the instrument's cells (`instrument,instrument_id,unit,`), formatted and neutralised once per
+ * instrument, copied in. Only for sections whose readings lie within textFormattable's range.
+ */
+export async function* csvLongText(
+  clickhouse: ClickHouseClient, organizationId: number, section: ExportSection, plan: SectionPlan, middles: readonly Buffer[], onRows: (rows: number) => void,
+): AsyncGenerator<Buffer> {
+  if (section.instruments.length === 0 || section.endMs < section.startMs || plan.firstHour === null) return;
+  const ids = section.instruments.map((instrument) => int(instrument.id)).join(',');
+  const origin = `toInt64(${int(section.originMs)})`;
+  const queries = plan.windows.map(([from, to]) => `SELECT
+      concat(replaceOne(toString(toDateTime(intDiv(ts, 1000), 'UTC')), ' ', 'T'), '.', substring(toString(1000 + ts % 1000), 2, 3), 'Z,',
+             toString((ts - ${origin}) / 1000), ','),
+      indexOf([${ids}], instrument_id),
+      ifNull(multiIf(value = 0, '0', abs(value) >= 1e21, replaceOne(toString(value), 'e', 'e+'), toString(value)), '')
+    FROM (SELECT ts, instrument_id, value, is_deleted FROM points
+           WHERE ${scopeFilter(organizationId, section)} AND ts >= ${int(from)} AND ts <= ${int(to)}
+           ORDER BY ts, instrument_id, version DESC LIMIT 1 BY ts, instrument_id)
+   WHERE is_deleted = 0
+   FORMAT TabSeparated`);
+  const widest = middles.reduce((most, middle) => Math.max(most, middle.length), 0);
+  let out = Buffer.allocUnsafe(OUTPUT_BYTES + widest);
+  let at = 0;
+  for await (const answer of windowAnswers(clickhouse, queries)) {
+    let rest: Buffer | null = null;
+    for await (const chunk of answer as AsyncIterable<Buffer>) {
+      const buffer: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
+      const end = buffer.lastIndexOf(10) + 1;
+      let rows = 0;
+      let position = 0;
+      // Whole lines only; bytes copied in a loop (a native copy per cell costs more than the cell).
+      while (position < end) {
+        if (out.length - at < ROW_ROOM + widest) {
+          yield out.subarray(0, at);
+          out = Buffer.allocUnsafe(OUTPUT_BYTES + widest);
+          at = 0;
+        }
+        let byte = buffer[position]!;
+        while (byte !== 9) {
+          out[at++] = byte;
+          byte = buffer[++position]!;
+        }
+        let index = 0;
+        byte = buffer[++position]!;
+        while (byte !== 9) {
+          index = index * 10 + byte - 48;
+          byte = buffer[++position]!;
+        }
+        const middle = middles[index - 1]!;
+        for (let copied = 0; copied < middle.length; copied += 1) out[at++] = middle[copied]!;
+        byte = buffer[++position]!;
+        while (byte !== 10) {
+          out[at++] = byte;
+          byte = buffer[++position]!;
+        }
+        out[at++] = 13;
+        out[at++] = 10;
+        position += 1;
+        rows += 1;
+      }
+      onRows(rows);
+      rest = end < buffer.length ? buffer.subarray(end) : null;
+    }
+    if (rest) throw new Error('ClickHouse ended a TabSeparated answer in the middle of a line');
+  }
+  if (at > 0) yield out.subarray(0, at);
 }

@@ -35,7 +35,7 @@ function accepted(reply: FastifyReply, job: ExportJobRow): ExportJobStatus {
 }
 
 /** Passes the chunks on and reports how the source ended: null when whole, else why not. */
-async function* reportingEnd(source: AsyncGenerator<string>, onEnd: (error: unknown) => void): AsyncGenerator<string> {
+async function* reportingEnd<Chunk>(source: AsyncGenerator<Chunk>, onEnd: (error: unknown) => void): AsyncGenerator<Chunk> {
   let whole = false;
   let failure: unknown = new Error('the client went away');
   try {
