@@ -1,13 +1,15 @@
 /**
  * The export's point reader against real ClickHouse: many time windows, RowBinary rows split across
  * network chunks and batches, rewritten and deleted keys. What it yields must equal what the read
- * endpoint answers, row for row and bit for bit.
+ * endpoint answers, row for row and bit for bit; the CSV long text ClickHouse formats must equal, byte
+ * for byte, what the row path writes from those readings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { createPlant, readSeries, startWorker, type Plant } from '../timeseries/support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
-import { sectionBatches } from '../../src/exports/point-source.ts';
+import { csvLongText, planSection, sectionBatches, textFormattable } from '../../src/exports/point-source.ts';
+import { elapsedText, IsoTimestamps, valueText } from '../../src/exports/cells.ts';
 import type { ExportSection } from '../../src/exports/scope.ts';
 
 const T0 = Date.UTC(2024, 5, 1);
@@ -86,5 +88,42 @@ describe('export point reader', () => {
     // Every bucket once: no window split one.
     expect(buckets).toEqual([...new Set(buckets)].sort((x, y) => x - y));
     expect(buckets).toHaveLength(Math.ceil((POINTS_PER_INSTRUMENT * STEP_MS) / 600_000));
+  });
+
+  it('CSV long text formatted by ClickHouse equals, byte for byte and over many windows, the text written from the rows', async () => {
+    const endMs = T0 + POINTS_PER_INSTRUMENT * STEP_MS;
+    const section: ExportSection = {
+      unitOperation: null, startMs: T0, endMs, originMs: T0 - 1_500,
+      instruments: plant.instrumentIds.map((id) => ({ id, name: `i${id}`, unit: null, title: `i${id}` })),
+    };
+    const middles = section.instruments.map((instrument) => `i${instrument.id},${instrument.id},,`);
+    const plan = await planSection(ctx.deps.clickhouse, plant.organizationId, section, 1, 3_000);
+    expect(plan.windows.length).toBeGreaterThan(2); // cut at hours: the readings span four
+    expect(textFormattable(plan)).toBe(true);
+    const chunks: Buffer[] = [];
+    let counted = 0;
+    for await (const chunk of csvLongText(ctx.deps.clickhouse, plant.organizationId, section, plan, middles.map((middle) => Buffer.from(middle)), (rows) => { counted += rows; })) {
+      chunks.push(chunk);
+    }
+    const stamps = new IsoTimestamps();
+    const position = new Map(section.instruments.map((instrument, index) => [instrument.id, index]));
+    let expected = '';
+    let rows = 0;
+    for await (const batch of sectionBatches(ctx.deps.clickhouse, plant.organizationId, section, null, 5_000)) {
+      for (let index = 0; index < batch.count; index += 1) {
+        const ms = batch.ts[index]!;
+        expected += `${stamps.format(ms)},${elapsedText(ms, section.originMs)},${middles[position.get(batch.instrument[index]!)!]}${valueText(batch.value[index]!)}\r\n`;
+      }
+      rows += batch.count;
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    expect(counted).toBe(rows);
+    expect(text.length).toBe(expected.length);
+    if (text !== expected) {
+      const lines = text.split('\r\n');
+      const wanted = expected.split('\r\n');
+      const first = lines.findIndex((line, index) => line !== wanted[index]);
+      throw new Error(`line ${first}: ${lines[first]} instead of ${wanted[first]}`);
+    }
   });
 });
