@@ -66,6 +66,7 @@ export function ExportDialog({ isOpen, onClose, scopes, loading = false }: Expor
   const submit = async () => {
     setBusy(true);
     setError(null);
+    exportJob.reset();
     try {
       const outcome = await requestExport(timeSeriesExportPath(choice), `export.${format === 'xlsx' ? 'xlsx' : 'csv'}`);
       if (outcome.kind === 'job') {
