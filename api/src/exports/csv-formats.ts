@@ -1,8 +1,8 @@
 /**
  * The CSV formats of a time-series export, as generators of text chunks (pulled by the response
  * stream, so they run only as fast as the client reads). Every text cell goes through the product's
- * neutralising CSV writer; numbers stay numbers. Raw CSV long, the largest, is formatted by ClickHouse
- * and passed through as bytes (point-source.ts csvLongText), the instrument's cells added per line.
+ * neutralising CSV writer; numbers stay numbers. Raw CSV long, the largest, is written as bytes from
+ * ClickHouse's text answer (point-source.ts csvLongText), with the same cells.
  *
  * - long: one row per reading: timestamp, elapsed_s, instrument, instrument_id, unit, value (or avg,
  *   min, max when downsampled);
@@ -13,7 +13,7 @@ import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { CSV_LONG_BUCKET_COLUMNS, CSV_LONG_COLUMNS } from '@bioprocess/shared/exports';
 import { csvCell, csvRow } from '@bioprocess/shared/csv/write';
 import { elapsedText, IsoTimestamps, valueText } from './cells.ts';
-import { csvLongText, planSection, sectionBatches, textFormattable } from './point-source.ts';
+import { csvLongText, planSection, sectionBatches } from './point-source.ts';
 import type { ExportScope } from './scope.ts';
 
 /** Text handed to the response at once: large enough to amortise the stream, small enough to bound memory. */
@@ -40,9 +40,9 @@ export async function* csvLong(input: SeriesExportInput): AsyncGenerator<string 
   for (const section of input.scope.sections) {
     if (section.instruments.length === 0 || section.endMs < section.startMs) continue;
     const plan = await planSection(input.clickhouse, input.organizationId, section, input.bucketMs ?? 1);
-    if (!bucketed && textFormattable(plan)) {
-      // Raw readings: ClickHouse writes the text, only the instrument's cells are added here.
-      const middles = section.instruments.map((instrument) => Buffer.from(`${csvCell(instrument.name)},${instrument.id},${csvCell(instrument.unit)},`));
+    if (!bucketed) {
+      // Raw readings: written as bytes from ClickHouse's text, the instrument's cells made once.
+      const middles = section.instruments.map((instrument) => Buffer.from(`${csvCell(instrument.name)},${instrument.id},${csvCell(instrument.unit)},`, 'utf8'));
       yield* csvLongText(input.clickhouse, input.organizationId, section, plan, middles, (rows) => {
         input.tally.rows += rows;
         input.tally.points += rows;
