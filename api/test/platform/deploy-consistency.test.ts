@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { apiEnvSchema, ingestWorkerEnvSchema, parseEnv, workerEnvSchema } from '@bioprocess/shared/server/config';
+import { apiEnvSchema, exportWorkerEnvSchema, ingestWorkerEnvSchema, parseEnv, workerEnvSchema } from '@bioprocess/shared/server/config';
 import { API_GLIBC_TUNABLES, apiProcessEnv } from '../../../deploy/local/allocator.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -49,8 +49,8 @@ const compose = loadCompose();
 const APP_SERVICES = { api: apiEnvSchema, 'ingest-worker': ingestWorkerEnvSchema, 'audit-worker': workerEnvSchema } as const;
 
 describe('docker-compose.yml', () => {
-  it('runs PostgreSQL 16, Redis 7 without eviction and with an append-only file, ClickHouse, the api and both workers', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'audit-worker', 'clickhouse', 'ingest-worker', 'postgres', 'redis']);
+  it('runs PostgreSQL 16, Redis 7 without eviction and with an append-only file, ClickHouse, the api and the workers', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'audit-worker', 'clickhouse', 'export-worker', 'ingest-worker', 'postgres', 'redis']);
     expect(compose.services.postgres?.image).toBe('postgres:16');
     expect(compose.services.redis?.image).toBe('redis:7');
     expect(compose.services.redis?.command?.join(' ')).toContain('--maxmemory-policy noeviction');
@@ -94,6 +94,19 @@ describe('docker-compose.yml', () => {
       expect(service.volumes).toContain(`uploads:${environmentOf(service).UPLOAD_DIR}`);
     }
     expect(Object.keys(compose.volumes)).toEqual(expect.arrayContaining(['uploads', 'postgres-data', 'redis-data', 'clickhouse-data']));
+  });
+
+  it('runs the export-worker from the api image with its own entry point, its variables, and the exports volume the api serves', () => {
+    const worker = compose.services['export-worker'] as ComposeService & { image?: string; command?: string[] };
+    expect(worker.image).toBe(compose.services.api?.image);
+    const entry = worker.command?.find((part) => part.endsWith('.ts'));
+    expect(entry && existsSync(path.join(ROOT, entry)), `${entry} exists`).toBe(true);
+    const environment = environmentOf(worker);
+    const known = Object.keys(exportWorkerEnvSchema.shape);
+    expect(Object.keys(environment).filter((variable) => !known.includes(variable))).toEqual([]);
+    const parsed = parseEnv(exportWorkerEnvSchema, environment);
+    for (const service of [worker, compose.services.api as ComposeService]) expect(service.volumes).toContain(`exports:${parsed.EXPORT_DIR}`);
+    expect(Object.keys(compose.volumes)).toContain('exports');
   });
 
   it('waits on health checks: every dependency is healthy first, and every data service checks its health', () => {
