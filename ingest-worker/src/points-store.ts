@@ -321,7 +321,7 @@ async function writeHourlyRollups(clickhouse: ClickHouseClient, scope: RollupSco
         FROM (
           SELECT organization_id, instrument_id, ${floorExpr('minute', HOUR_MS)} AS h, p, n, s, lo, hi FROM (
             SELECT organization_id, instrument_id, minute, argMax(points, version) AS p, argMax(value_count, version) AS n,
-                   argMax(value_sum, version) AS s, argMax(value_min, version) AS lo, argMax(value_max, version) AS hi
+                   argMax(value_sum, version) AS s, argMax(tuple(value_min), version).1 AS lo, argMax(tuple(value_max), version).1 AS hi
               FROM points_rollup_1m WHERE ${scope.minutesOfHours}
              GROUP BY organization_id, instrument_id, minute)
           UNION ALL

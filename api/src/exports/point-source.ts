@@ -228,7 +228,7 @@ export async function* sectionBatches(
     const width = `toInt64(${int(bucketMs)})`;
     return `SELECT toInt64(ts - modulo(modulo(ts, ${width}) + ${width}, ${width})) AS bucket, toUInt64(instrument_id),
                    CAST(avg(v) AS Nullable(Float64)), CAST(min(v) AS Nullable(Float64)), CAST(max(v) AS Nullable(Float64))
-              FROM (SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
+              FROM (SELECT instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
                       FROM points WHERE ${range} GROUP BY instrument_id, ts)
              WHERE d = 0
              GROUP BY bucket, instrument_id ORDER BY bucket, instrument_id`;

@@ -57,7 +57,7 @@ export function dedupedPoints(request: SeriesRequest, ranges: Array<[number, num
 /** Rows (instrument_id, t, p, n, s, lo, hi) of one rollup level over [from, to) (exclusive end). */
 function rollupPart(request: SeriesRequest, table: 'points_rollup_1m' | 'points_rollup_1h', column: 'minute' | 'hour', from: number, to: number): string {
   return `SELECT instrument_id, ${column} AS t, argMax(points, version) AS p, argMax(value_count, version) AS n,
-                 argMax(value_sum, version) AS s, argMax(value_min, version) AS lo, argMax(value_max, version) AS hi
+                 argMax(value_sum, version) AS s, argMax(tuple(value_min), version).1 AS lo, argMax(tuple(value_max), version).1 AS hi
             FROM ${table} WHERE ${scope(request)} AND ${column} >= ${int(from)} AND ${column} < ${int(to)}
            GROUP BY instrument_id, ${column}`;
 }

@@ -76,6 +76,10 @@ describe('bulk writes and reads', () => {
     expect((await readSeries(ctx, own.viewer.token, range)).map((reading) => reading.value)).toEqual([null, 7]);
     const [minute] = await readSeries(ctx, own.viewer.token, { ...range, bucket: '1m' });
     expect(minute).toMatchObject({ value: 7, min: 7, max: 7 });
+    // Emptied entirely, the minute's newest figures hold no minimum or maximum; older ones must not show through.
+    expect((await post([{ ts: start + 1000, instrument_id: c, value: null }])).statusCode).toBe(200);
+    const [emptied] = await readSeries(ctx, own.viewer.token, { ...range, bucket: '1m' });
+    expect(emptied).toMatchObject({ value: null, min: null, max: null });
   });
 
   it('stores every value exactly as posted, also those ClickHouse 18.16 reads wrongly from text, with exact minute figures', async () => {
