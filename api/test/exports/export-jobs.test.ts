@@ -12,11 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { EXPORT_JOB_MAX_ATTEMPTS } from '@bioprocess/shared/queues';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
-import { createPlant, createUnitOperation, startWorker, type Plant } from '../timeseries/support.ts';
+import { startWorker } from '../timeseries/support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 import type { ExportWorker } from '../../src/exports/jobs/export-worker.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { followExportJob, startExportWorkerFor } from './job-support.ts';
+import { createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 5, 1, 8);
 const POINTS_PER_INSTRUMENT = 400;

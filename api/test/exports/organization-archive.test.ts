@@ -10,12 +10,13 @@ import JSZip from 'jszip';
 import { parse } from 'csv-parse/sync';
 import { RECORD_EXPORT_ENTITIES } from '@bioprocess/shared/exports';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
-import { createPlant, createUnitOperation, startWorker, type Plant } from '../timeseries/support.ts';
+import { startWorker } from '../timeseries/support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 import type { ArchiveManifest } from '../../src/exports/archive.ts';
 import type { ExportWorker } from '../../src/exports/jobs/export-worker.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { followExportJob, startExportWorkerFor } from './job-support.ts';
+import { createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 8, 1);
 

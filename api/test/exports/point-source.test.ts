@@ -6,11 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, readSeries, startWorker, type Plant } from '../timeseries/support.ts';
+import { readSeries, startWorker } from '../timeseries/support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 import { csvLongText, planSection, sectionBatches } from '../../src/exports/point-source.ts';
 import { elapsedText, IsoTimestamps, valueText } from '../../src/exports/cells.ts';
 import type { ExportSection } from '../../src/exports/scope.ts';
+import { createPlant, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 5, 1);
 const HOUR = 3_600_000;

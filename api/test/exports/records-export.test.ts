@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { RECORD_EXPORT_ENTITIES } from '@bioprocess/shared/exports';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, type Plant } from '../timeseries/support.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { recordColumnNames } from '../../src/exports/records.ts';
+import { createPlant, type Plant } from '../support/fixtures.ts';
 
 describe('records export', () => {
   let ctx: TestContext;

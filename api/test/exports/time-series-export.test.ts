@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { addInstruments, createPlant, multipartBody, readSeries, startWorker, type Plant } from '../timeseries/support.ts';
+import { multipartBody, readSeries, startWorker } from '../timeseries/support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { sanitizeHeaders } from '@bioprocess/shared/csv/headers';
+import { addInstruments, createPlant, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 2, 1, 8);
 const HOUR = 3_600_000;

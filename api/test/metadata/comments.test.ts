@@ -2,17 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DATE_RANGE_MESSAGES } from '@bioprocess/shared/date-range';
 import { COMMENT_MESSAGES } from '@bioprocess/shared/entities';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
-import {
-  createApiKey,
-  createComment,
-  createEquipment,
-  createFacility,
-  createOrganisationWithUsers,
-  createRun,
-  createUnitOperation,
-  pendingAuditEvents,
-  type Organisation,
-} from './fixtures.ts';
+import { createComment, createEquipment, createFacility, createRun, createUnitOperation, pendingAuditEvents } from './fixtures.ts';
+import { createApiKey, createOrganisationWithUsers, type Organisation } from '../support/fixtures.ts';
 
 describe('comments', () => {
   let ctx: TestContext;

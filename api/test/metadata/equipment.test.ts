@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import {
-  createEquipment,
-  createFacility,
-  createInstrument,
-  createOrganisationWithUsers,
-  createRun,
-  createUnitOperation,
-  pendingAuditEvents,
-  type Organisation,
-} from './fixtures.ts';
+import { createEquipment, createFacility, createInstrument, createRun, createUnitOperation, pendingAuditEvents } from './fixtures.ts';
+import { createOrganisationWithUsers, type Organisation } from '../support/fixtures.ts';
 
 describe('equipment', () => {
   let ctx: TestContext;

@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import {
-  createEquipment,
-  createFacility,
-  createOrganisationWithUsers,
-  createRun,
-  pendingAuditEvents,
-  type Organisation,
-} from './fixtures.ts';
+import { createEquipment, createFacility, createRun, pendingAuditEvents } from './fixtures.ts';
+import { createOrganisationWithUsers, type Organisation } from '../support/fixtures.ts';
 
 describe('facilities', () => {
   let ctx: TestContext;

@@ -1,39 +1,10 @@
 /**
- * Fixtures of the metadata tests: an organisation with one user per role, a second organisation to
- * prove isolation, and small builders that go through the API itself.
+ * Builders of the metadata tests that go through the API itself (the organisation and its users come
+ * from ../support/fixtures.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { Role } from '@bioprocess/shared/enums';
-import type { TestContext, TestUser } from '../support/test-context.ts';
-import { API_KEY_PREFIX, hashToken } from '../../src/auth/principal.ts';
-
-export interface Organisation {
-  id: number;
-  admin: TestUser;
-  editor: TestUser;
-  viewer: TestUser;
-}
-
-export async function createOrganisationWithUsers(ctx: TestContext): Promise<Organisation> {
-  const id = await ctx.createOrganization();
-  const [admin, editor, viewer] = await Promise.all([
-    ctx.createUser({ organizationId: id, role: 'admin' }),
-    ctx.createUser({ organizationId: id, role: 'editor' }),
-    ctx.createUser({ organizationId: id, role: 'viewer' }),
-  ]);
-  return { id, admin, editor, viewer };
-}
-
-/** An organisation API key (no user behind it), inserted as the api-keys feature stores them. */
-export async function createApiKey(ctx: TestContext, organizationId: number, role: Role): Promise<string> {
-  const token = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-  await ctx.deps.pg.query(
-    'INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role) VALUES ($1, $2, $3, $4, $5)',
-    [organizationId, 'test key', hashToken(token), token.slice(0, 12), role],
-  );
-  return token;
-}
+import type { TestContext } from '../support/test-context.ts';
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { INSTRUMENT_MESSAGES } from '@bioprocess/shared/errors';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createEquipment, createFacility, createInstrument, createOrganisationWithUsers, pendingAuditEvents, type Organisation } from './fixtures.ts';
+import { createEquipment, createFacility, createInstrument, pendingAuditEvents } from './fixtures.ts';
+import { createOrganisationWithUsers, type Organisation } from '../support/fixtures.ts';
 
 const INSTRUMENT_KEYS = ['alias', 'created_at', 'equipment_id', 'id', 'name', 'organization_id', 'type', 'unit', 'updated_at'];
 

@@ -2,16 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DATE_RANGE_MESSAGES } from '@bioprocess/shared/date-range';
 import { LIST_LIMIT_DEFAULT } from '@bioprocess/shared/pagination';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import {
-  createComment,
-  createEquipment,
-  createFacility,
-  createOrganisationWithUsers,
-  createRun,
-  createUnitOperation,
-  pendingAuditEvents,
-  type Organisation,
-} from './fixtures.ts';
+import { createComment, createEquipment, createFacility, createRun, createUnitOperation, pendingAuditEvents } from './fixtures.ts';
+import { createOrganisationWithUsers, type Organisation } from '../support/fixtures.ts';
 
 const HOUR = 3_600_000;
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();

@@ -14,8 +14,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createApiKey } from '../metadata/fixtures.ts';
-import { createPlant, createUnitOperation } from '../timeseries/support.ts';
+import { createApiKey, createPlant, createUnitOperation } from '../support/fixtures.ts';
 
 const RUNS_PER_ROUTE = 24;
 const SKIPPED = new Set(['POST /api/v1/auth/logout']);

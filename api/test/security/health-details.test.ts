@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createApiKey } from '../metadata/fixtures.ts';
+import { createApiKey } from '../support/fixtures.ts';
 
 describe('health details', () => {
   let ctx: TestContext;

@@ -9,7 +9,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, type Plant } from '../timeseries/support.ts';
+import { createPlant, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 6, 1);
 const REQUEST_TIMEOUT_MS = 4_000;

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIME_SERIES_MESSAGES } from '@bioprocess/shared/timeseries';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createApiKey } from '../metadata/fixtures.ts';
-import { createPlant, createUnitOperation, multipartBody, type Plant } from '../timeseries/support.ts';
+import { multipartBody } from '../timeseries/support.ts';
+import { createApiKey, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 const SMALL_CSV = 'time,v\n2024-01-01T00:00:00Z,1\n';
 

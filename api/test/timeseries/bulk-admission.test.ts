@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, type Plant } from './support.ts';
+import { createPlant, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 6, 1);
 const BUDGET_BYTES = 2_000;

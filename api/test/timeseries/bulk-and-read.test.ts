@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, readSeries, startWorker, waitForJobState, type Plant } from './support.ts';
+import { readSeries, startWorker, waitForJobState } from './support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 import { INGEST_JOBS, bulkChunkDataKey } from '@bioprocess/shared/queues';
 import { createIngestJob } from '../../src/ingest-jobs/jobs.ts';
+import { createPlant, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 0, 1);
 

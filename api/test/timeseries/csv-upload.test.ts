@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { addInstruments, createPlant, createUnitOperation, DATASETS_DIR, multipartBody, readSeries, startWorker, type JobStatus, type Plant } from './support.ts';
+import { DATASETS_DIR, multipartBody, readSeries, startWorker, type JobStatus } from './support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 interface Upload { statusCode: number; job: JobStatus & { error?: string } }
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, createUnitOperation, readSeries, startWorker, type Plant } from './support.ts';
+import { readSeries, startWorker } from './support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import { createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 2, 1); // minute-aligned
 const POINTS = 10_000; // one per second, value = index

@@ -6,9 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, startWorker, type Plant } from './support.ts';
+import { startWorker } from './support.ts';
 import { waitAllFinished, jobStates } from './durability-support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import { createPlant, type Plant } from '../support/fixtures.ts';
 
 // 90 s before an hour: the feeds' minutes cross into the next hour.
 const T0 = Date.UTC(2024, 6, 1, 9, 58, 30);

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stagingTableName } from '../../../ingest-worker/src/staging-table.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, createUnitOperation, multipartBody, readSeries, REPO_ROOT, startWorker, waitForJobState, type Plant } from './support.ts';
+import { multipartBody, readSeries, REPO_ROOT, startWorker, waitForJobState } from './support.ts';
+import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 6, 1);
 
@@ -196,7 +197,7 @@ describe('ordering with two workers', () => {
   });
 
   it('a replacing upload accepted after a write wins over it whatever the job order', async () => {
-    const [sensor] = await import('./support.ts').then(({ addInstruments }) => addInstruments(ctx, plant.organizationId, plant.equipmentId, 1));
+    const [sensor] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     const unitOperation = await createUnitOperation(ctx, plant);
     const write = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, payload: { data: points(sensor!, 1) } });
     const csv = ['time,v', ...Array.from({ length: 30 }, (_, index) => `${new Date(T0 + index * 2000).toISOString()},2`)].join('\n');

@@ -8,8 +8,9 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, createUnitOperation, multipartBody, startWorker } from './support.ts';
+import { multipartBody, startWorker } from './support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import { createPlant, createUnitOperation } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 9, 1);
 

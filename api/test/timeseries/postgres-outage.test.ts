@@ -13,10 +13,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutageProxy } from '../support/outage-proxy.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, createUnitOperation, multipartBody } from './support.ts';
+import { multipartBody } from './support.ts';
 import {
   feedPoints, freePort, jobStates, killChildren, spawnProcess, stopGently, storedCounts, T0, waitAllFinished, waitForApi, writeCsv,
 } from './durability-support.ts';
+import { createPlant, createUnitOperation } from '../support/fixtures.ts';
 
 /** How long PostgreSQL stays unreachable. */
 const OUTAGE_MS = Number(process.env.POSTGRES_OUTAGE_MS ?? 10_000);

@@ -14,8 +14,9 @@ import { QUEUE_NAMES } from '@bioprocess/shared/queues';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import { startSweeper, stuckJobMessage, SPOOL_GRACE_MS, type Sweeper } from '../../../ingest-worker/src/sweeper.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { createPlant, startWorker, waitForJobState } from './support.ts';
+import { startWorker, waitForJobState } from './support.ts';
 import { feedPoints } from './durability-support.ts';
+import { createPlant } from '../support/fixtures.ts';
 
 async function until(probe: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { addInstruments, createPlant, createUnitOperation, readSeries, startWorker, waitForJobState, type Plant } from './support.ts';
+import { readSeries, startWorker, waitForJobState } from './support.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 8, 1);
 

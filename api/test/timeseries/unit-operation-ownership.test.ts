@@ -12,7 +12,8 @@ import { startWorkerFor, waitFor, waitForAuditRows } from '../auth/audit-drain.t
 import type { AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
 import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
 import { DATASETS_DIR } from '../../src/demo/seed.ts';
-import { addInstruments, createPlant, multipartBody, readSeries, startWorker, waitForJobState, type JobStatus, type Plant } from './support.ts';
+import { multipartBody, readSeries, startWorker, waitForJobState, type JobStatus } from './support.ts';
+import { addInstruments, createPlant, type Plant } from '../support/fixtures.ts';
 
 const DASWARE = 'CTPC06603.20200714 - 5GB1 - KDB.Control.csv';
 const T0 = Date.UTC(2024, 8, 1);
