@@ -11,8 +11,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { INSTRUMENT_TYPES } from '@bioprocess/shared/enums';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { recomputeRollups } from '../../ingest-worker/src/points-store.ts';
-import { pointVersion } from '../../ingest-worker/src/versions.ts';
+import { recomputeRollups } from '@bioprocess/ingest-worker';
+import { pointVersion } from '@bioprocess/shared/ingest/versions';
 
 const DAY_MS = 86_400_000;
 

@@ -5,8 +5,8 @@
  */
 import type pg from 'pg';
 import type { createClickHouse } from '@bioprocess/shared/server/clickhouse';
-import { recomputeRollups } from '../../ingest-worker/src/points-store.ts';
-import { pointVersion } from '../../ingest-worker/src/versions.ts';
+import { recomputeRollups } from '@bioprocess/ingest-worker';
+import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import type { BenchPlant } from './fixtures.ts';
 
 const DAY_MS = 86_400_000;

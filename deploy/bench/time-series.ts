@@ -36,7 +36,7 @@ import { createPool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse, createClickHouseAdmin } from '@bioprocess/shared/server/clickhouse';
 import { INSTRUMENT_TYPES } from '@bioprocess/shared/enums';
 import { migrateAll } from '../../api/src/db/migrate.ts';
-import { recomputeRollups } from '../../ingest-worker/src/points-store.ts';
+import { recomputeRollups } from '@bioprocess/ingest-worker';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { seedPlant, type BenchPlant } from './fixtures.ts';
 import { benchDerived } from './derived-step.ts';

@@ -8,7 +8,8 @@ import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { GroupCommit, type FlushOutcome } from './group-commit.ts';
-import { insertPoints, recomputeRollupsTogether, type PointRowsFormat, type RollupRequest } from './points-store.ts';
+import { insertPoints, type PointRowsFormat } from './points-store.ts';
+import { recomputeRollupsTogether, type RollupRequest } from './rollups.ts';
 
 /** Bytes per shared insert: a few bulk chunks (about 2 MB each). */
 const INSERT_MAX_BYTES = 64 * 1024 * 1024;

@@ -5,8 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { InstrumentType } from '@bioprocess/shared/enums';
-import { insertPoints, recomputeRollups, writeTombstones } from '../../../ingest-worker/src/points-store.ts';
-import { pointVersion } from '../../../ingest-worker/src/versions.ts';
+import { insertPoints } from '@bioprocess/ingest-worker';
+import { writeTombstones } from '@bioprocess/ingest-worker';
+import { recomputeRollups } from '@bioprocess/ingest-worker';
+import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import type { TestContext, TestUser } from '../support/test-context.ts';
 
 export interface Site {

@@ -8,7 +8,7 @@ import { DATASETS_DIR, seedDemoMetadata, seedDemoTimeSeries, type SeedPlan } fro
 import { DEMO_ORGANISATION_NAME, demoRuns } from '../../src/demo/demo-organisation.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 
 async function waitForIngestJobs(ctx: TestContext, organizationId: number): Promise<Array<{ state: string; error: string | null }>> {
   const deadline = Date.now() + 240_000;

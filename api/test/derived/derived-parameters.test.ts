@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { startWorker } from '../timeseries/support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 
 const T0 = Date.UTC(2025, 2, 3, 8);
 const MINUTE = 60_000;

@@ -13,7 +13,7 @@ import { parse } from 'csv-parse/sync';
 import { EXPORT_JOB_MAX_ATTEMPTS } from '@bioprocess/shared/queues';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
 import { startWorker } from '../timeseries/support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import type { ExportWorker } from '../../src/exports/jobs/export-worker.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { followExportJob, startExportWorkerFor } from './job-support.ts';

@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { RECORD_EXPORT_ENTITIES } from '@bioprocess/shared/exports';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
 import { startWorker } from '../timeseries/support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import type { ArchiveManifest } from '../../src/exports/archive.ts';
 import type { ExportWorker } from '../../src/exports/jobs/export-worker.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { readSeries, startWorker } from '../timeseries/support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { csvLongText, planSection, sectionBatches } from '../../src/exports/point-source.ts';
 import { elapsedText, IsoTimestamps, valueText } from '../../src/exports/cells.ts';
 import type { ExportSection } from '../../src/exports/scope.ts';

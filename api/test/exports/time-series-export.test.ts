@@ -9,7 +9,7 @@ import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { multipartBody, readSeries, startWorker } from '../timeseries/support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { sanitizeHeaders } from '@bioprocess/shared/csv/headers';
 import { addInstruments, createPlant, type Plant } from '../support/fixtures.ts';

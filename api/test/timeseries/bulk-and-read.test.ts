@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { readSeries, startWorker, waitForJobState } from './support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { INGEST_JOBS, bulkChunkDataKey } from '@bioprocess/shared/queues';
 import { createIngestJob } from '../../src/ingest-jobs/jobs.ts';
 import { createPlant, type Plant } from '../support/fixtures.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { DATASETS_DIR, multipartBody, readSeries, startWorker, type JobStatus } from './support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 interface Upload { statusCode: number; job: JobStatus & { error?: string } }

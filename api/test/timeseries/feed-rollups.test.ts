@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { startWorker } from './support.ts';
 import { waitAllFinished, jobStates } from './durability-support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { createPlant, type Plant } from '../support/fixtures.ts';
 
 // 90 s before an hour: the feeds' minutes cross into the next hour.

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { multipartBody, startWorker } from './support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { createPlant, createUnitOperation } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 9, 1);

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
-import { insertPoints, recomputeRollupsTogether, type RollupRequest } from '../../../ingest-worker/src/points-store.ts';
+import { insertPoints } from '@bioprocess/ingest-worker';
+import { recomputeRollupsTogether, type RollupRequest } from '../../../ingest-worker/src/rollups.ts';
 import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';
 
 const ORGANIZATION = 41;

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@bioprocess/shared/server/logger';
-import { startIngestWorker, type IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import { startIngestWorker, type IngestWorker } from '@bioprocess/ingest-worker';
 import type { TestContext } from '../support/test-context.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

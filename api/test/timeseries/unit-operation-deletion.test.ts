@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { readSeries, startWorker, waitForJobState } from './support.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 8, 1);

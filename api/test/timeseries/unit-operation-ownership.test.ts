@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { startWorkerFor, waitFor, waitForAuditRows } from '../auth/audit-drain.ts';
 import type { AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
-import type { IngestWorker } from '../../../ingest-worker/src/worker.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { DATASETS_DIR } from '../../src/demo/seed.ts';
 import { multipartBody, readSeries, startWorker, waitForJobState, type JobStatus } from './support.ts';
 import { addInstruments, createPlant, type Plant } from '../support/fixtures.ts';

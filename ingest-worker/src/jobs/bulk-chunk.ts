@@ -8,7 +8,7 @@ import type { Job } from 'bullmq';
 import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minute-figures';
 import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, bulkRequestSchema, type BulkChunkPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
-import { applyLaterDeletions } from '../points-store.ts';
+import { applyLaterDeletions } from '../deletions.ts';
 import { startJob, markBulkCompleted, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
 import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';

@@ -23,12 +23,12 @@ import { csvMappingSchema, type CsvMapping, type IngestProgress } from '@bioproc
 import type { WorkerContext } from '../context.ts';
 import { PermanentJobError } from '../errors.ts';
 import { startJob, markCompleted, markFailed, updateProgress, withJobLease } from '../job-store.ts';
-import { applyLaterDeletions, recomputeRollups, writeTombstones } from '../points-store.ts';
+import { applyLaterDeletions, countLiveReadings, writeTombstones } from '../deletions.ts';
+import { recomputeRollups } from '../rollups.ts';
 import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } from '../csv/staging-reader.ts';
 import { stageInThread } from '../csv/staging-thread-runner.ts';
 import { attachStagedPartitions, createStagingTable, dropStagingTable, insertStaged, stagingTableName } from '../staging-table.ts';
 import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';
-import { countLiveReadings } from '../points-store.ts';
 import { overlapMessage, UNIT_OPERATION_WINDOW_MESSAGES, type TimeWindow } from '@bioprocess/shared/unit-operation-windows';
 import { findOverlappingUnitOperation, lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
 import { withTransaction } from '@bioprocess/shared/server/postgres';

@@ -1,7 +1,8 @@
 /** A queued range deletion: tombstones over the existing keys, then fresh rollups for the range. */
 import type { DeletionPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
-import { countLiveReadings, recomputeRollups, writeTombstones } from '../points-store.ts';
+import { countLiveReadings, writeTombstones } from '../deletions.ts';
+import { recomputeRollups } from '../rollups.ts';
 import { startJob, markCompleted, updateProgress } from '../job-store.ts';
 
 export async function processDeletion(context: WorkerContext, payload: DeletionPayload): Promise<void> {
