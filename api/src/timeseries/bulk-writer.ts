@@ -1,0 +1,208 @@
+/**
+ * The encoder of a bulk post: from points in post order, the answer (the accepted readings as JSON,
+ * echoing each value's own text when the body gave one), the ClickHouse rows of each chunk
+ * (shared/src/point-rows.ts) and the post's per-minute figures (shared/src/minute-figures.ts).
+ * Point i of the post gets version versionSeq * 10^10 + i + 1 (shared/src/ingest/versions.ts), so a
+ * later point of the same key wins.
+ */
+import { BULK_CHUNK_POINTS } from '@bioprocess/shared/timeseries';
+import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
+import { MinuteFiguresBuilder } from '@bioprocess/shared/minute-figures';
+import { MAX_POINT_ROW_BYTES, PointRowWriter } from '@bioprocess/shared/point-rows';
+
+// Module-local copies: the TypeScript loader turns imported bindings into getter calls, which cost
+// measurably when read once per point.
+const CHUNK_POINTS = BULK_CHUNK_POINTS;
+
+export interface PreparedBulk {
+  ok: true;
+  points: number;
+  /** The answer: `[{"ts":"…","instrument_id":…,"value":…},…]`. */
+  readings: Uint8Array;
+  /** ClickHouse rows (RowBinary) per chunk of BULK_CHUNK_POINTS points. */
+  chunks: Uint8Array[];
+  /** Per-minute figures of each instrument; null unless `increasing` (a key seen twice would be counted twice). */
+  minuteFigures: Uint8Array | null;
+  /** Each instrument with the index of its first point (to name a foreign instrument's first index). */
+  instruments: Array<[instrumentId: number, firstIndex: number]>;
+  startMs: number;
+  endMs: number;
+  /** Timestamps strictly increase per instrument: no key appears twice in the post. */
+  increasing: boolean;
+}
+
+export type BulkPreparation = PreparedBulk | { ok: false; error: string };
+
+const ascii = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
+const NULL_JSON = ascii('null');
+
+/** A point's value (null for a JSON null) and, when the body wrote it as a plain decimal, that text at [start, end). */
+export interface ValueRef {
+  source: Uint8Array | null;
+  start: number;
+  end: number;
+  number: number | null;
+}
+
+/** One instrument of the post: the answer's text around its id, and its last timestamp and open minute. */
+class InstrumentState {
+  /** `","instrument_id":<id>,"value":` */
+  readonly reading: Uint8Array;
+  lastTs = Number.NEGATIVE_INFINITY;
+  minute = Number.NaN;
+  points = 0;
+  count = 0;
+  sum = 0;
+  min = Number.POSITIVE_INFINITY;
+  max = Number.NEGATIVE_INFINITY;
+
+  constructor(readonly instrumentId: number) {
+    this.reading = ascii(`","instrument_id":${instrumentId},"value":`);
+  }
+
+  /** Hands the open minute to `figures` and starts `minute`. */
+  closeMinute(figures: MinuteFiguresBuilder, minute: number): void {
+    if (this.points > 0) figures.add(this.instrumentId, this.minute, this.points, this.count, this.sum, this.min, this.max);
+    this.minute = minute;
+    this.points = 0;
+    this.count = 0;
+    this.sum = 0;
+    this.min = Number.POSITIVE_INFINITY;
+    this.max = Number.NEGATIVE_INFINITY;
+  }
+}
+
+/** Writes the answer, the rows and the minute figures; points arrive in post order. */
+export class BulkWriter {
+  readonly readings: AsciiBuffer;
+  readonly rows: PointRowWriter;
+  private readonly figures = new MinuteFiguresBuilder();
+  private readonly chunkEnds: number[] = [];
+  private count = 0;
+  private minuteStart = Number.NaN;
+  /** `{"ts":"YYYY-MM-DDTHH:MM:` of the current minute. */
+  private minuteText: Uint8Array = new Uint8Array(0);
+  readonly firstIndex = new Map<number, number>();
+  private readonly instruments = new Map<number, InstrumentState>();
+  /** Feeds post runs of one instrument: its state is kept at hand until another comes. */
+  private current: InstrumentState | null = null;
+  increasing = true;
+  startMs = Number.POSITIVE_INFINITY;
+  endMs = Number.NEGATIVE_INFINITY;
+
+  constructor(organizationId: number, versionSeq: number, bodyBytes: number) {
+    this.readings = new AsciiBuffer(bodyBytes * 1.2);
+    // The common body spends about 70 bytes per point; a row takes at most MAX_POINT_ROW_BYTES.
+    this.rows = new PointRowWriter(organizationId, versionSeq, (bodyBytes / 70) * MAX_POINT_ROW_BYTES);
+    this.readings.byte(0x5b /* [ */);
+  }
+
+  add(instrumentId: number, ts: number, value: ValueRef): void {
+    const index = this.count;
+    this.count += 1;
+    let state = this.current;
+    if (state === null || instrumentId !== state.instrumentId) state = this.switchInstrument(instrumentId, index);
+    if (ts <= state.lastTs) this.increasing = false;
+    state.lastTs = ts;
+    if (ts < this.startMs) this.startMs = ts;
+    if (ts > this.endMs) this.endMs = ts;
+
+    const number = value.number;
+    let valueText: Uint8Array;
+    let valueStart = 0;
+    let valueEnd: number;
+    if (number === null) {
+      valueText = NULL_JSON;
+      valueEnd = NULL_JSON.length;
+    } else if (value.source !== null) {
+      valueText = value.source;
+      valueStart = value.start;
+      valueEnd = value.end;
+    } else {
+      valueText = ascii(String(number));
+      valueEnd = valueText.length;
+    }
+
+    // The reading: `,{"ts":"…","instrument_id":…,"value":…}`.
+    const readings = this.readings;
+    if (index > 0) readings.byte(0x2c); // ,
+    this.writeIso(ts);
+    readings.all(state.reading);
+    readings.copy(valueText, valueStart, valueEnd);
+    readings.byte(0x7d); // }
+
+    this.rows.point(instrumentId, ts, number, index + 1);
+    if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(this.rows.length);
+
+    // writeIso left the reading's minute in minuteStart.
+    if (this.minuteStart !== state.minute) state.closeMinute(this.figures, this.minuteStart);
+    state.points += 1;
+    if (number !== null) {
+      state.count += 1;
+      state.sum += number;
+      if (number < state.min) state.min = number;
+      if (number > state.max) state.max = number;
+    }
+  }
+
+  private switchInstrument(instrumentId: number, index: number): InstrumentState {
+    let state = this.instruments.get(instrumentId);
+    if (!state) {
+      state = new InstrumentState(instrumentId);
+      this.instruments.set(instrumentId, state);
+      this.firstIndex.set(instrumentId, index);
+    }
+    this.current = state;
+    return state;
+  }
+
+  /** Writes `{"ts":"YYYY-MM-DDTHH:MM:SS.mmmZ`. */
+  private writeIso(ts: number): void {
+    let offset = ts - this.minuteStart;
+    if (!(offset >= 0 && offset < 60_000)) {
+      this.minuteStart = ts - (((ts % 60_000) + 60_000) % 60_000);
+      this.minuteText = ascii(`{"ts":"${new Date(this.minuteStart).toISOString().slice(0, 17)}`);
+      offset = ts - this.minuteStart;
+    }
+    const readings = this.readings;
+    readings.all(this.minuteText);
+    readings.reserve(7);
+    const bytes = readings.bytes;
+    let position = readings.length;
+    const seconds = Math.floor(offset / 1000);
+    const millis = offset % 1000;
+    bytes[position++] = 0x30 + Math.floor(seconds / 10);
+    bytes[position++] = 0x30 + (seconds % 10);
+    bytes[position++] = 0x2e; // .
+    bytes[position++] = 0x30 + Math.floor(millis / 100);
+    bytes[position++] = 0x30 + (Math.floor(millis / 10) % 10);
+    bytes[position++] = 0x30 + (millis % 10);
+    bytes[position++] = 0x5a; // Z
+    readings.length = position;
+  }
+
+  finish(): PreparedBulk {
+    this.readings.byte(0x5d /* ] */);
+    if (this.chunkEnds.at(-1) !== this.rows.length) this.chunkEnds.push(this.rows.length);
+    // Views, not copies: the thread moves the buffers to the api's thread as they are.
+    const chunks: Uint8Array[] = [];
+    let start = 0;
+    for (const end of this.chunkEnds) {
+      chunks.push(this.rows.bytes.subarray(start, end));
+      start = end;
+    }
+    for (const state of this.instruments.values()) state.closeMinute(this.figures, Number.NaN);
+    return {
+      ok: true,
+      points: this.count,
+      readings: this.readings.contents(),
+      chunks,
+      minuteFigures: this.increasing ? this.figures.encode() : null,
+      instruments: [...this.firstIndex],
+      startMs: this.startMs,
+      endMs: this.endMs,
+      increasing: this.increasing,
+    };
+  }
+}
+
