@@ -4,7 +4,7 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { idList, int, version } from './sql.ts';
+import { idList, int, version } from '@bioprocess/shared/points-sql';
 import { tombstoneVersion } from '@bioprocess/shared/ingest/versions';
 import { type RangeOnInstruments } from './points-store.ts';
 

@@ -4,7 +4,7 @@
  * format for points_rollup_1m and points_rollup_1h, so the doubles land exactly as computed.
  */
 import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
-import { floorTo, HOUR_MS } from './sql.ts';
+import { floorTo, HOUR_MS } from '@bioprocess/shared/points-sql';
 
 /** The figures of one instrument over one minute or hour (`start`). */
 export interface RollupFigure {

@@ -10,7 +10,7 @@ import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { hourFiguresOf, minuteFiguresOf, ROLLUP_COLUMNS, rollupRows } from './rollup-figures.ts';
-import { floorExpr, floorTo, floorToMinute, HOUR_MS, idList, int, MINUTE_MS, minuteExpr, version } from './sql.ts';
+import { floorExpr, floorTo, floorToMinute, HOUR_MS, idList, int, MINUTE_MS, minuteExpr, version } from '@bioprocess/shared/points-sql';
 import { insertRows, type RangeOnInstruments } from './points-store.ts';
 
 /** Instruments per rollup statement: bounds the memory of one deduplicating aggregation. */

@@ -10,7 +10,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
-import { int, version } from './sql.ts';
+import { int, version } from '@bioprocess/shared/points-sql';
 
 export const STAGED_COLUMNS = ['instrument_id', 'ts', 'value'] as const;
 export const STAGED_COLUMNS_WITH_VERSION = [...STAGED_COLUMNS, 'version'] as const;

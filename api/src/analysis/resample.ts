@@ -9,7 +9,8 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Band } from '@bioprocess/shared/analysis';
-import { dedupedPoints, floorExpr, floorTo, int, rows, type SeriesRequest } from '../timeseries/read-series.ts';
+import { floorExpr, floorTo, int } from '@bioprocess/shared/points-sql';
+import { dedupedPoints, rows, type SeriesRequest } from '../timeseries/read-series.ts';
 
 const MINUTE_MS = 60_000;
 

@@ -8,9 +8,8 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Reading } from '@bioprocess/shared/timeseries';
+import { floorExpr, floorTo, HOUR_MS, int, MINUTE_MS } from '@bioprocess/shared/points-sql';
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
 
 export interface SeriesRequest {
   organizationId: number;
@@ -22,19 +21,6 @@ export interface SeriesRequest {
   limit: number;
 }
 
-export function int(value: number): string {
-  if (!Number.isSafeInteger(value)) throw new Error(`not a safe integer: ${value}`);
-  return String(value);
-}
-
-/** `column` rounded down to a multiple of width, also for negative timestamps. */
-export function floorExpr(column: string, width: number): string {
-  // toInt64: ClickHouse 18.16 types modulo(Int64, UInt16) as Int16 and overflows.
-  const w = `toInt64(${int(width)})`;
-  return `(${column} - modulo(modulo(${column}, ${w}) + ${w}, ${w}))`;
-}
-
-export const floorTo = (value: number, width: number) => value - (((value % width) + width) % width);
 const ceilTo = (value: number, width: number) => floorTo(value + width - 1, width);
 
 export async function rows<T>(clickhouse: ClickHouseClient, query: string): Promise<T[]> {

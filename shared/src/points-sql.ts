@@ -1,4 +1,8 @@
-/** SQL fragments built only from validated integers (ids, timestamps, versions). */
+/**
+ * SQL fragments over the points tables, built only from validated integers (ids, timestamps,
+ * versions): what the api's reads and the ingest-worker's writes both need, so that minutes and
+ * hours are cut the same way on both sides.
+ */
 export function int(value: number): string {
   if (!Number.isSafeInteger(value)) throw new Error(`not a safe integer: ${value}`);
   return String(value);
