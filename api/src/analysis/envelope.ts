@@ -22,6 +22,7 @@ import type { InstrumentType } from '@bioprocess/shared/enums';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
 import { alignUnitOperations } from './alignment.ts';
+import { cachedEnvelopeStatistics } from './envelope-cache.ts';
 import { envelopeStatistics, gridOrigin, resampledValues, type GridMember } from './resample.ts';
 import {
   chooseInstruments, loadUnitOperations, requireOneType, typesSharedBy, type AnalysedUnitOperation, type InstrumentChoice,
@@ -38,6 +39,8 @@ export interface EnvelopeDefinition {
   overrides: readonly InstrumentOverride[];
   /** A saved golden batch tolerates references deleted since it was saved. */
   skipMissingReferences?: boolean;
+  /** A saved golden batch keeps its statistics between requests (see envelope-cache.ts). */
+  cacheStatistics?: boolean;
 }
 
 const MINUTE_S = 60;
@@ -112,7 +115,10 @@ async function buildEnvelopes(
   parameters: readonly InstrumentType[],
 ): Promise<Envelope[]> {
   const members = gridMembers(prepared, prepared.references, parameters);
-  const statistics = await envelopeStatistics(deps.clickhouse, organizationId, members, prepared.stepMs, definition.band);
+  const compute = () => envelopeStatistics(deps.clickhouse, organizationId, members, prepared.stepMs, definition.band);
+  const statistics = definition.cacheStatistics
+    ? await cachedEnvelopeStatistics(deps.clickhouse, organizationId, members, prepared.stepMs, definition.band, compute)
+    : await compute();
   const contributed = new Set(statistics.flatMap((cell) => cell.unitOperationIds.map((id) => `${id}:${cell.parameterIndex}`)));
   return parameters.map((parameter, index) => {
     const leftOut: LeftOut[] = [];

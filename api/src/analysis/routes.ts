@@ -44,7 +44,7 @@ export async function analysisRoutes(app: App, deps: AppDeps): Promise<void> {
       const batch = toGoldenBatch(await requireGoldenBatch(deps.pg, organizationId, body.golden_batch_id));
       definition = {
         referenceIds: batch.reference_unit_operation_ids, alignment: batch.alignment, gridStepSeconds: batch.grid_step_seconds,
-        band: batch.band, showMinMax: true, overrides: batch.instrument_overrides, skipMissingReferences: true,
+        band: batch.band, showMinMax: true, overrides: batch.instrument_overrides, skipMissingReferences: true, cacheStatistics: true,
       };
       parameters = body.parameters ?? batch.parameters;
     } else {
