@@ -122,14 +122,19 @@ export function derivedStatistics(values: ReadonlyMap<number, ReadonlyArray<[num
     const mean = sorted.reduce((sum, value) => sum + value, 0) / count;
     const sigma = count < 2 ? null : Math.sqrt(Math.max(0, sorted.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (count - 1)));
     const spread = band.kind === 'sigma' && sigma !== null ? band.k * sigma : null;
+    // Values near the float limit can overflow a sum or a square: such a statistic is left empty
+    // (null), never an infinity the response could not carry.
+    const finite = (value: number | null) => (value !== null && Number.isFinite(value) ? value : null);
+    const lower = band.kind === 'percentiles' ? percentile(sorted, band.lower / 100) : spread === null ? null : mean - spread;
+    const upper = band.kind === 'percentiles' ? percentile(sorted, band.upper / 100) : spread === null ? null : mean + spread;
     return {
       parameterIndex,
       gridIndex: cell,
       count,
-      median: percentile(sorted, 0.5),
-      mean,
-      lower: band.kind === 'percentiles' ? percentile(sorted, band.lower / 100) : spread === null ? null : mean - spread,
-      upper: band.kind === 'percentiles' ? percentile(sorted, band.upper / 100) : spread === null ? null : mean + spread,
+      median: finite(percentile(sorted, 0.5)),
+      mean: finite(mean),
+      lower: finite(upper) === null ? null : finite(lower),
+      upper: finite(lower) === null ? null : finite(upper),
       min: sorted[0]!,
       max: sorted[count - 1]!,
       unitOperationIds: entries.map((entry) => entry.id),

@@ -195,6 +195,7 @@ export async function envelopeStatistics(
      GROUP BY k, g
      ORDER BY k, g`);
   return result.map(([k, g, c, quantiles, mean, sigma, min, max, unitOperationIds]) => {
+    // ClickHouse answers null for a statistic beyond the float range; such a band is left empty.
     const spread = band.kind === 'sigma' && sigma !== null && mean !== null ? band.k * sigma : null;
     return {
       parameterIndex: Number(k),
@@ -221,8 +222,10 @@ export async function resampledValues(
   const series = new Map<number, Map<number, Array<[number, number]>>>();
   const cells = allCells(organizationId, members, stepMs);
   if (cells === '') return series;
-  const result = await largeRows<[string, number, string, number]>(clickhouse, `SELECT u, k, g, m FROM (${cells}) WHERE k >= 0 ORDER BY u, k, g`);
+  const result = await largeRows<[string, number, string, number | null]>(clickhouse, `SELECT u, k, g, m FROM (${cells}) WHERE k >= 0 ORDER BY u, k, g`);
   for (const [u, k, g, m] of result) {
+    // An average beyond the float range arrives as null (JSON has no infinity): that cell has no value.
+    if (m === null || !Number.isFinite(m)) continue;
     const byParameter = series.get(Number(u)) ?? new Map<number, Array<[number, number]>>();
     const values = byParameter.get(Number(k)) ?? [];
     values.push([Number(g), m]);
