@@ -11,7 +11,6 @@ import { addUnitOperation, bruteCells, createSite, percentile, sampled, writeRea
 
 const T = Date.UTC(2025, 3, 7, 6, 0, 0);
 const HOUR = 3_600_000;
-const MINUTE = 60_000;
 const DURATION = 2 * HOUR;
 const VOLUME = [2, 2.5, 3, 4];
 
