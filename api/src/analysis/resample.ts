@@ -9,6 +9,7 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Band } from '@bioprocess/shared/analysis';
+import { HttpError } from '../platform/http-error.ts';
 import { dedupedPoints, floorExpr, floorTo, int, rows, type SeriesRequest } from '../timeseries/read-series.ts';
 
 const MINUTE_MS = 60_000;
@@ -154,9 +155,18 @@ function allCells(organizationId: number, members: readonly GridMember[], stepMs
 /** A query over many unit operations and parameters can exceed the default 256 KiB of SQL text. */
 const LARGE_QUERY = { max_query_size: '16777216' };
 
+export const ANALYSIS_BUSY_MESSAGE = 'The analysis took longer than the database allows on a busy machine; please try again shortly';
+
 async function largeRows<T>(clickhouse: ClickHouseClient, query: string): Promise<T[]> {
-  const result = await clickhouse.query({ query, format: 'JSONCompact', clickhouse_settings: LARGE_QUERY });
-  return (await result.json<T>()).data;
+  try {
+    const result = await clickhouse.query({ query, format: 'JSONCompact', clickhouse_settings: LARGE_QUERY });
+    return (await result.json<T>()).data;
+  } catch (error) {
+    // The client gives up after its request timeout (a machine overloaded by other work): that is a
+    // moment of unavailability, answered 503 so the caller retries, not an internal error.
+    if (error instanceof Error && /^Timeout error/.test(error.message)) throw new HttpError(503, ANALYSIS_BUSY_MESSAGE);
+    throw error;
+  }
 }
 
 export interface CellStatistics {

@@ -8,7 +8,7 @@ import { requireGoldenBatch, toGoldenBatch } from '../golden-batches/repository.
 import { deviationOf, envelopeOf, type EnvelopeDefinition } from './envelope.ts';
 
 const tags = ['Analysis'];
-const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
+const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 503: errorResponseSchema };
 
 export async function analysisRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post('/api/v1/analysis/envelope', {
