@@ -198,3 +198,43 @@ describe('golden batch statistics between requests', () => {
     expect(point.upper).not.toBe(after.points[0]!.upper);
   });
 });
+
+describe('unit operations sharing an equipment', () => {
+  it('each reads the shared instrument only inside its own window (brute force), also for a derived parameter', async () => {
+    // Two later runs on the first reference's bioreactor: the same temperature and pH instruments.
+    const first = references[0]!;
+    const { pg } = ctx.deps;
+    const again: Placed[] = [];
+    for (const [index, offsetMs] of [[6, 30 * HOUR], [7, 33 * HOUR + 30_000]] as const) {
+      const startMs = T + offsetMs;
+      const endMs = startMs + DURATION;
+      const run = await pg.query(`INSERT INTO runs (organization_id, facility_id, name, target) VALUES ($1, $2, $3, 'titer') RETURNING id`,
+        [site.organizationId, site.facilityId, `Shared ${index}`]);
+      const { rows } = await pg.query(
+        `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time, properties) VALUES ($1, $2, 'fermentation', $3, $4, $5, $6) RETURNING id`,
+        [site.organizationId, run.rows[0].id, first.placed.equipmentId, new Date(startMs), new Date(endMs), JSON.stringify({ working_volume: 3 })]);
+      const temperature = sampled(startMs - 5 * 60_000, endMs + 5 * 60_000, 3_000, (e) => 25 + index + Math.cos(e / 500_000));
+      const pH = sampled(startMs - 5 * 60_000, endMs + 5 * 60_000, 4_000, (e) => 7 + 0.01 * index + 0.00005 * (e / 1000));
+      await writeReadings(ctx, site.organizationId, first.placed.instruments.temperature!, temperature);
+      await writeReadings(ctx, site.organizationId, first.placed.instruments.pH!, pH);
+      again.push({ placed: { ...first.placed, id: Number(rows[0].id) }, startMs, endMs, readings: { temperature, pH }, volume: 3 });
+    }
+    const response = await post('/api/v1/analysis/envelope', { reference_unit_operation_ids: ids(again), parameter: 'temperature', grid_step_seconds: 120 });
+    expect(response.statusCode, response.body).toBe(200);
+    const envelope = response.json() as Envelope;
+    const cells = again.map((entry) => bruteCells({ readings: entry.readings.temperature, startMs: entry.startMs, endMs: entry.endMs, timeZeroMs: entry.startMs }, 120_000));
+    const expected = [...new Set(cells.flatMap((map) => [...map.keys()]))].sort((a, b) => a - b);
+    expect(envelope.points.map((point) => point.t)).toEqual(expected.map((cell) => cell * 120));
+    for (const point of envelope.points) {
+      const values = cells.flatMap((map) => { const value = map.get(point.t / 120); return value === undefined ? [] : [value]; }).sort((a, b) => a - b);
+      expect(point.count).toBe(values.length);
+      expect(point.min).toBeCloseTo(values[0]!, 9);
+      expect(point.max).toBeCloseTo(values.at(-1)!, 9);
+    }
+    const derived = await post('/api/v1/analysis/envelope', { reference_unit_operation_ids: ids(again), parameter: `derived:${formulaId}`, grid_step_seconds: 120 });
+    expect(derived.statusCode, derived.body).toBe(200);
+    const expectedDerived = bruteStatistics(again, 120_000);
+    expect((derived.json() as Envelope).points.map((point) => [point.t, point.count])).toEqual(expectedDerived.map((point) => [point.t, point.count]));
+    (derived.json() as Envelope).points.forEach((point, index) => expect(point.median).toBeCloseTo(expectedDerived[index]!.median, 9));
+  });
+});
