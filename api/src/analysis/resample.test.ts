@@ -12,6 +12,8 @@ describe('envelope statistics on a busy database', () => {
     const busy = await envelopeStatistics(failing(new Error('Timeout error.')), 1, [member], 60_000, band).catch((error: unknown) => error);
     expect(busy).toBeInstanceOf(HttpError);
     expect(busy).toMatchObject({ statusCode: 503, message: ANALYSIS_BUSY_MESSAGE });
+    const stopped = await envelopeStatistics(failing(new Error('Code: 159, e.displayText() = DB::Exception: Timeout exceeded: elapsed 25.1 seconds')), 1, [member], 60_000, band).catch((error: unknown) => error);
+    expect(stopped).toMatchObject({ statusCode: 503 });
     const other = await envelopeStatistics(failing(new Error('Code: 60, table missing')), 1, [member], 60_000, band).catch((error: unknown) => error);
     expect(other).not.toBeInstanceOf(HttpError);
   });

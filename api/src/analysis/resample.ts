@@ -152,8 +152,12 @@ function allCells(organizationId: number, members: readonly GridMember[], stepMs
   return groupsOf(members, stepMs).map((pairs) => groupCells(organizationId, pairs, stepMs)).join(' UNION ALL ');
 }
 
-/** A query over many unit operations and parameters can exceed the default 256 KiB of SQL text. */
-const LARGE_QUERY = { max_query_size: '16777216' };
+/**
+ * A query over many unit operations and parameters can exceed the default 256 KiB of SQL text. The
+ * server stops a query itself before the client's 30 s request timeout: a query whose client gave up
+ * would otherwise keep running, and on a busy machine such orphans pile up and slow everything more.
+ */
+const LARGE_QUERY = { max_query_size: '16777216', max_execution_time: 25 };
 
 export const ANALYSIS_BUSY_MESSAGE = 'The analysis took longer than the database allows on a busy machine; please try again shortly';
 
@@ -164,7 +168,7 @@ async function largeRows<T>(clickhouse: ClickHouseClient, query: string): Promis
   } catch (error) {
     // The client gives up after its request timeout (a machine overloaded by other work): that is a
     // moment of unavailability, answered 503 so the caller retries, not an internal error.
-    if (error instanceof Error && /^Timeout error/.test(error.message)) throw new HttpError(503, ANALYSIS_BUSY_MESSAGE);
+    if (error instanceof Error && /^Timeout error|Code: 159\b|TIMEOUT_EXCEEDED/.test(error.message)) throw new HttpError(503, ANALYSIS_BUSY_MESSAGE);
     throw error;
   }
 }
