@@ -22,6 +22,7 @@ import {
 } from '@bioprocess/shared/analysis';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
+import pLimit from 'p-limit';
 import { alignUnitOperations } from './alignment.ts';
 import { cachedEnvelopeStatistics } from './envelope-cache.ts';
 import { derivedGridValues, derivedStatistics, type DerivedGrid } from './derived-grid.ts';
@@ -110,6 +111,9 @@ function gridMembers(prepared: Prepared, unitOperations: readonly AnalysedUnitOp
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Parameters whose statistics are computed at once (the machine has two cores). */
+const STATISTICS_CONCURRENCY = 2;
+
 /** The derived parameters among the parameters, each the organisation's (else 404). */
 async function derivedFormulas(deps: Deps, organizationId: number, parameters: readonly AnalysisParameter[]): Promise<Map<AnalysisParameter, DerivedParameterRow>> {
   const formulas = new Map<AnalysisParameter, DerivedParameterRow>();
@@ -144,11 +148,20 @@ async function buildEnvelopes(
   formulas: ReadonlyMap<AnalysisParameter, DerivedParameterRow>,
 ): Promise<Envelope[]> {
   const members = gridMembers(prepared, prepared.references, parameters);
-  const compute = () => envelopeStatistics(deps.clickhouse, organizationId, members, prepared.stepMs, definition.band);
+  const limit = pLimit(STATISTICS_CONCURRENCY);
+  // One query (and one kept entry) per parameter: each stays well inside the query time limit on a
+  // busy machine, and a batch whose statistics were only partly computed keeps the parameters done.
+  const statisticsOf = (index: number) => {
+    const own = members.map((member) => ({ ...member, instruments: member.instruments.filter(([, parameterIndex]) => parameterIndex === index) }))
+      .filter((member) => member.instruments.length > 0);
+    if (own.length === 0) return Promise.resolve([]);
+    const compute = () => envelopeStatistics(deps.clickhouse, organizationId, own, prepared.stepMs, definition.band);
+    return definition.cacheStatistics
+      ? cachedEnvelopeStatistics(deps.clickhouse, organizationId, own, prepared.stepMs, definition.band, compute)
+      : compute();
+  };
   const [instrumentStatistics, grids] = await Promise.all([
-    definition.cacheStatistics
-      ? cachedEnvelopeStatistics(deps.clickhouse, organizationId, members, prepared.stepMs, definition.band, compute)
-      : compute(),
+    Promise.all(parameters.map((_, index) => limit(() => statisticsOf(index)))).then((parts) => parts.flat()),
     derivedGrids(deps, organizationId, prepared, prepared.references, formulas),
   ]);
   const statistics = [
