@@ -109,9 +109,9 @@ function minuteSplit(startMs: number, endMs: number): { minutes: [number, number
   return { minutes: [firstMinute, endMinutes - 1], edges };
 }
 
-/** Deduplicated readings (instrument_id, ts, v, d) of the ranges. */
+/** Deduplicated readings (instrument_id, ts, v, d) of the ranges; through a tuple, as reads do, since argMax skips a NULL (a later empty reading). */
 function dedupedIn(organizationId: number, ranges: ReadonlyArray<{ instrumentIds: number[]; from: number; to: number }>): string {
-  return `SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d
+  return `SELECT instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
       FROM points WHERE organization_id = ${int(organizationId)} AND (${windowsFilter('ts', ranges)})
      GROUP BY instrument_id, ts`;
 }
