@@ -34,8 +34,11 @@ function cacheOf(clickhouse: ClickHouseClient): LRUCache<string, CellStatistics[
   return cache;
 }
 
-/** The newest version among the hourly rollups of the instruments ("0" when they hold none). */
-async function dataVersion(clickhouse: ClickHouseClient, organizationId: number, instrumentIds: readonly number[]): Promise<string> {
+/**
+ * The newest version among the hourly rollups of the instruments ("0" when they hold none), read once
+ * per request for all the references' instruments.
+ */
+export async function dataVersion(clickhouse: ClickHouseClient, organizationId: number, instrumentIds: readonly number[]): Promise<string> {
   if (instrumentIds.length === 0) return '0';
   const [row] = await rows<[string, string]>(clickhouse,
     `SELECT toString(max(version)), toString(count()) FROM points_rollup_1h
@@ -49,9 +52,9 @@ export async function cachedEnvelopeStatistics(
   members: readonly GridMember[],
   stepMs: number,
   band: Band,
+  version: string,
   compute: () => Promise<CellStatistics[]>,
 ): Promise<CellStatistics[]> {
-  const version = await dataVersion(clickhouse, organizationId, members.flatMap((member) => member.instruments.map(([instrument]) => instrument)));
   const key = createHash('sha256').update(JSON.stringify({ organizationId, members, stepMs, band, version })).digest('hex');
   const cache = cacheOf(clickhouse);
   const hit = cache.get(key);

@@ -24,7 +24,7 @@ import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
 import pLimit from 'p-limit';
 import { alignUnitOperations } from './alignment.ts';
-import { cachedEnvelopeStatistics } from './envelope-cache.ts';
+import { cachedEnvelopeStatistics, dataVersion } from './envelope-cache.ts';
 import { derivedGridValues, derivedStatistics, type DerivedGrid } from './derived-grid.ts';
 import { requireDerivedParameter, type DerivedParameterRow } from '../derived/repository.ts';
 import { envelopeStatistics, gridOrigin, resampledValues, type GridMember } from './resample.ts';
@@ -149,6 +149,9 @@ async function buildEnvelopes(
 ): Promise<Envelope[]> {
   const members = gridMembers(prepared, prepared.references, parameters);
   const limit = pLimit(STATISTICS_CONCURRENCY);
+  const version = definition.cacheStatistics
+    ? await dataVersion(deps.clickhouse, organizationId, members.flatMap((member) => member.instruments.map(([instrument]) => instrument)))
+    : '';
   // One query (and one kept entry) per parameter: each stays well inside the query time limit on a
   // busy machine, and a batch whose statistics were only partly computed keeps the parameters done.
   const statisticsOf = (index: number) => {
@@ -157,7 +160,7 @@ async function buildEnvelopes(
     if (own.length === 0) return Promise.resolve([]);
     const compute = () => envelopeStatistics(deps.clickhouse, organizationId, own, prepared.stepMs, definition.band);
     return definition.cacheStatistics
-      ? cachedEnvelopeStatistics(deps.clickhouse, organizationId, own, prepared.stepMs, definition.band, compute)
+      ? cachedEnvelopeStatistics(deps.clickhouse, organizationId, own, prepared.stepMs, definition.band, version, compute)
       : compute();
   };
   const [instrumentStatistics, grids] = await Promise.all([
