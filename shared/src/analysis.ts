@@ -3,7 +3,7 @@
  * reference unit operations, deviation of targets from an envelope, and saved golden batches.
  */
 import { z } from 'zod';
-import { INSTRUMENT_TYPES, UNIT_OPERATION_TYPES } from './enums.ts';
+import { INSTRUMENT_TYPES, UNIT_OPERATION_TYPES, type InstrumentType } from './enums.ts';
 import { entityIdSchema } from './entities.ts';
 
 export const MAX_REFERENCE_UNIT_OPERATIONS = 200;
@@ -26,6 +26,25 @@ export const ANALYSIS_MESSAGES = {
 } as const;
 
 export const instrumentTypeSchema = z.enum(INSTRUMENT_TYPES, { error: 'Parameter must be one of the instrument types.' });
+
+/**
+ * A parameter of an envelope or a deviation: an instrument type (the instrument of that type on each
+ * unit operation's equipment) or a derived parameter of the organisation, written `derived:<id>`.
+ */
+export type AnalysisParameter = InstrumentType | `derived:${number}` | (string & {});
+const DERIVED_PARAMETER_PATTERN = /^derived:[1-9][0-9]{0,14}$/;
+export const analysisParameterSchema = z.string().refine(
+  (value) => (INSTRUMENT_TYPES as readonly string[]).includes(value) || DERIVED_PARAMETER_PATTERN.test(value),
+  { message: 'Parameter must be one of the instrument types or a derived parameter (derived:<id>).' },
+);
+
+/** The derived parameter's id of `derived:<id>`, null for an instrument type. */
+export function derivedParameterIdOf(parameter: string): number | null {
+  return DERIVED_PARAMETER_PATTERN.test(parameter) ? Number(parameter.slice('derived:'.length)) : null;
+}
+export const derivedParameterKey = (id: number): AnalysisParameter => `derived:${id}`;
+/** Parameters one request may name (every instrument type and as many derived parameters). */
+export const MAX_ANALYSIS_PARAMETERS = 2 * INSTRUMENT_TYPES.length;
 
 /** A word a comment is matched against (whole word, any case); letters, digits, spaces, hyphens, underscores. */
 const eventWordSchema = z.string().trim().min(1, 'Event word is required').max(60)
@@ -73,10 +92,11 @@ const envelopeDefinitionShape = {
   instrument_overrides: z.array(instrumentOverrideSchema).max(2_000).default([]),
 };
 
-export const envelopeRequestSchema = z.object({ ...envelopeDefinitionShape, parameter: instrumentTypeSchema });
+export const envelopeRequestSchema = z.object({ ...envelopeDefinitionShape, parameter: analysisParameterSchema });
 export type EnvelopeRequest = z.infer<typeof envelopeRequestSchema>;
 
-export const LEFT_OUT_REASONS = ['no_start', 'event_not_found', 'no_instrument', 'no_data'] as const;
+/** no_property: a derived parameter's formula needs a property the unit operation does not have. */
+export const LEFT_OUT_REASONS = ['no_start', 'event_not_found', 'no_instrument', 'no_property', 'no_data'] as const;
 export const leftOutSchema = z.object({
   unit_operation_id: entityIdSchema,
   reason: z.enum(LEFT_OUT_REASONS),
@@ -87,7 +107,8 @@ export const alignedUnitOperationSchema = z.object({
   unit_operation_id: entityIdSchema,
   run_id: entityIdSchema,
   run_name: z.string(),
-  instrument_id: entityIdSchema,
+  /** The instrument read; null for a derived parameter (computed from several). */
+  instrument_id: entityIdSchema.nullable(),
   /** The instant grid time 0 stands for (ISO 8601). */
   time_zero: z.string(),
 });
@@ -105,8 +126,12 @@ export const envelopePointSchema = z.object({
 });
 export type EnvelopePoint = z.infer<typeof envelopePointSchema>;
 
+export const derivedParameterRefSchema = z.object({ id: entityIdSchema, name: z.string(), unit: z.string().nullable(), version: z.number().int() });
+
 export const envelopeSchema = z.object({
-  parameter: instrumentTypeSchema,
+  parameter: analysisParameterSchema,
+  /** The formula (as of this computation) when the parameter is a derived parameter. */
+  derived_parameter: derivedParameterRefSchema.nullable(),
   unit_operation_type: z.string(),
   grid_step_seconds: z.number().int(),
   band: bandSchema,
@@ -121,11 +146,11 @@ export const deviationRequestSchema = z.union([
   z.object({
     golden_batch_id: entityIdSchema,
     target_unit_operation_ids: z.array(entityIdSchema).min(1).max(MAX_TARGET_UNIT_OPERATIONS),
-    parameters: z.union([z.literal('all'), z.array(instrumentTypeSchema).min(1).max(INSTRUMENT_TYPES.length)]).optional(),
+    parameters: z.union([z.literal('all'), z.array(analysisParameterSchema).min(1).max(MAX_ANALYSIS_PARAMETERS)]).optional(),
   }).strict(),
   z.object({
     ...envelopeDefinitionShape,
-    parameters: z.union([z.literal('all'), z.array(instrumentTypeSchema).min(1).max(INSTRUMENT_TYPES.length)]),
+    parameters: z.union([z.literal('all'), z.array(analysisParameterSchema).min(1).max(MAX_ANALYSIS_PARAMETERS)]),
     target_unit_operation_ids: z.array(entityIdSchema).min(1).max(MAX_TARGET_UNIT_OPERATIONS),
   }).strict(),
 ]);
@@ -142,8 +167,9 @@ const excursionSchema = z.object({
 export type Excursion = z.infer<typeof excursionSchema>;
 
 export const parameterDeviationSchema = z.object({
-  parameter: instrumentTypeSchema,
-  instrument_id: entityIdSchema,
+  parameter: analysisParameterSchema,
+  /** Null for a derived parameter. */
+  instrument_id: entityIdSchema.nullable(),
   /** Grid times where both the target and the envelope (at least two references) have a value. */
   compared: z.number().int(),
   outside: z.number().int(),
@@ -171,7 +197,7 @@ export const deviationSchema = z.object({
   targets_left_out: z.array(leftOutSchema),
   /** Worst first: by share outside, then by the largest excursion relative to the band's width. */
   ranking: z.array(z.object({
-    parameter: instrumentTypeSchema,
+    parameter: analysisParameterSchema,
     unit_operation_id: entityIdSchema,
     share_outside: z.number().nullable(),
   })),
@@ -186,7 +212,7 @@ const goldenBatchFields = {
   name: z.string().trim().min(1, 'Name is required').max(200),
   unit_operation_type: z.enum(UNIT_OPERATION_TYPES, { error: 'Type must be one of the unit operation types.' }),
   reference_unit_operation_ids: envelopeDefinitionShape.reference_unit_operation_ids,
-  parameters: z.array(instrumentTypeSchema).min(1).max(INSTRUMENT_TYPES.length),
+  parameters: z.array(analysisParameterSchema).min(1).max(MAX_ANALYSIS_PARAMETERS),
   alignment: alignmentSchema,
   band: bandSchema,
   grid_step_seconds: z.number().int().positive().max(30 * 86_400).nullable(),

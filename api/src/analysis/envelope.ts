@@ -8,7 +8,9 @@ import {
   DEFAULT_GRID_POINTS,
   MAX_GRID_POINTS,
   MIN_CONTRIBUTING_RUNS,
+  derivedParameterIdOf,
   type Alignment,
+  type AnalysisParameter,
   type Band,
   type Deviation,
   type Envelope,
@@ -18,10 +20,13 @@ import {
   type LeftOut,
   type ParameterDeviation,
 } from '@bioprocess/shared/analysis';
-import type { InstrumentType } from '@bioprocess/shared/enums';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
+import pLimit from 'p-limit';
 import { alignUnitOperations } from './alignment.ts';
+import { cachedEnvelopeStatistics, dataVersion } from './envelope-cache.ts';
+import { derivedGridValues, derivedStatistics, type DerivedGrid } from './derived-grid.ts';
+import { requireDerivedParameter, type DerivedParameterRow } from '../derived/repository.ts';
 import { envelopeStatistics, gridOrigin, resampledValues, type GridMember } from './resample.ts';
 import {
   chooseInstruments, loadUnitOperations, requireOneType, typesSharedBy, type AnalysedUnitOperation, type InstrumentChoice,
@@ -38,6 +43,8 @@ export interface EnvelopeDefinition {
   overrides: readonly InstrumentOverride[];
   /** A saved golden batch tolerates references deleted since it was saved. */
   skipMissingReferences?: boolean;
+  /** A saved golden batch keeps its statistics between requests (see envelope-cache.ts). */
+  cacheStatistics?: boolean;
 }
 
 const MINUTE_S = 60;
@@ -90,7 +97,7 @@ async function prepare(deps: Deps, organizationId: number, definition: EnvelopeD
   };
 }
 
-function gridMembers(prepared: Prepared, unitOperations: readonly AnalysedUnitOperation[], parameters: readonly InstrumentType[]): GridMember[] {
+function gridMembers(prepared: Prepared, unitOperations: readonly AnalysedUnitOperation[], parameters: readonly AnalysisParameter[]): GridMember[] {
   return unitOperations.flatMap((unitOperation) => {
     const timeZeroMs = prepared.timeZeroMs.get(unitOperation.id);
     if (timeZeroMs === undefined) return [];
@@ -104,24 +111,79 @@ function gridMembers(prepared: Prepared, unitOperations: readonly AnalysedUnitOp
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Parameters whose statistics are computed at once (the machine has two cores). */
+const STATISTICS_CONCURRENCY = 2;
+
+/** The derived parameters among the parameters, each the organisation's (else 404). */
+async function derivedFormulas(deps: Deps, organizationId: number, parameters: readonly AnalysisParameter[]): Promise<Map<AnalysisParameter, DerivedParameterRow>> {
+  const formulas = new Map<AnalysisParameter, DerivedParameterRow>();
+  for (const parameter of parameters) {
+    const id = derivedParameterIdOf(parameter);
+    if (id !== null && !formulas.has(parameter)) formulas.set(parameter, await requireDerivedParameter(deps.pg, organizationId, id));
+  }
+  return formulas;
+}
+
+/** Each derived parameter evaluated on the grid of the aligned unit operations (by parameter). */
+async function derivedGrids(
+  deps: Deps, organizationId: number, prepared: Prepared, unitOperations: readonly AnalysedUnitOperation[], formulas: ReadonlyMap<AnalysisParameter, DerivedParameterRow>,
+): Promise<Map<AnalysisParameter, DerivedGrid>> {
+  const members = unitOperations.flatMap((unitOperation) => {
+    const timeZeroMs = prepared.timeZeroMs.get(unitOperation.id);
+    return timeZeroMs === undefined ? [] : [{ unitOperation, timeZeroMs }];
+  });
+  const grids = new Map<AnalysisParameter, DerivedGrid>();
+  for (const [parameter, formula] of formulas) {
+    grids.set(parameter, await derivedGridValues(deps, organizationId, formula.expression, members, prepared.stepMs));
+  }
+  return grids;
+}
+
 async function buildEnvelopes(
   deps: Deps,
   organizationId: number,
   definition: EnvelopeDefinition,
   prepared: Prepared & { references: AnalysedUnitOperation[] },
-  parameters: readonly InstrumentType[],
+  parameters: readonly AnalysisParameter[],
+  formulas: ReadonlyMap<AnalysisParameter, DerivedParameterRow>,
 ): Promise<Envelope[]> {
   const members = gridMembers(prepared, prepared.references, parameters);
-  const statistics = await envelopeStatistics(deps.clickhouse, organizationId, members, prepared.stepMs, definition.band);
+  const limit = pLimit(STATISTICS_CONCURRENCY);
+  const version = definition.cacheStatistics
+    ? await dataVersion(deps.clickhouse, organizationId, members.flatMap((member) => member.instruments.map(([instrument]) => instrument)))
+    : '';
+  // One query (and one kept entry) per parameter: each stays well inside the query time limit on a
+  // busy machine, and a batch whose statistics were only partly computed keeps the parameters done.
+  const statisticsOf = (index: number) => {
+    const own = members.map((member) => ({ ...member, instruments: member.instruments.filter(([, parameterIndex]) => parameterIndex === index) }))
+      .filter((member) => member.instruments.length > 0);
+    if (own.length === 0) return Promise.resolve([]);
+    const compute = () => envelopeStatistics(deps.clickhouse, organizationId, own, prepared.stepMs, definition.band);
+    return definition.cacheStatistics
+      ? cachedEnvelopeStatistics(deps.clickhouse, organizationId, own, prepared.stepMs, definition.band, version, compute)
+      : compute();
+  };
+  const [instrumentStatistics, grids] = await Promise.all([
+    Promise.all(parameters.map((_, index) => limit(() => statisticsOf(index)))).then((parts) => parts.flat()),
+    derivedGrids(deps, organizationId, prepared, prepared.references, formulas),
+  ]);
+  const statistics = [
+    ...instrumentStatistics,
+    ...parameters.flatMap((parameter, index) => { const grid = grids.get(parameter); return grid ? derivedStatistics(grid.values, index, definition.band) : []; }),
+  ];
   const contributed = new Set(statistics.flatMap((cell) => cell.unitOperationIds.map((id) => `${id}:${cell.parameterIndex}`)));
   return parameters.map((parameter, index) => {
+    const formula = formulas.get(parameter);
+    const grid = grids.get(parameter);
     const leftOut: LeftOut[] = [];
     const references: Envelope['references'] = [];
     for (const reference of prepared.references) {
       const missing = prepared.leftOut.get(reference.id);
-      const instrumentId = prepared.choice.get(reference.id)?.get(parameter);
+      const instrumentId = formula ? null : prepared.choice.get(reference.id)?.get(parameter);
+      const derivedMissing = grid?.leftOut.get(reference.id);
       if (missing) leftOut.push(missing);
       else if (instrumentId === undefined) leftOut.push({ unit_operation_id: reference.id, reason: 'no_instrument' });
+      else if (derivedMissing) leftOut.push({ unit_operation_id: reference.id, reason: derivedMissing });
       else if (!contributed.has(`${reference.id}:${index}`)) leftOut.push({ unit_operation_id: reference.id, reason: 'no_data' });
       else references.push({ unit_operation_id: reference.id, run_id: reference.runId, run_name: reference.runName, instrument_id: instrumentId, time_zero: iso(prepared.timeZeroMs.get(reference.id)!) });
     }
@@ -136,15 +198,18 @@ async function buildEnvelopes(
       count: cell.count,
     }));
     return {
-      parameter, unit_operation_type: prepared.type, grid_step_seconds: prepared.stepMs / 1000,
+      parameter,
+      derived_parameter: formula ? { id: Number(formula.id), name: formula.name, unit: formula.unit, version: Number(formula.version) } : null,
+      unit_operation_type: prepared.type, grid_step_seconds: prepared.stepMs / 1000,
       band: definition.band, alignment: definition.alignment, references, left_out: leftOut, points,
     };
   });
 }
 
-export async function envelopeOf(deps: Deps, organizationId: number, definition: EnvelopeDefinition, parameter: InstrumentType): Promise<Envelope> {
+export async function envelopeOf(deps: Deps, organizationId: number, definition: EnvelopeDefinition, parameter: AnalysisParameter): Promise<Envelope> {
+  const formulas = await derivedFormulas(deps, organizationId, [parameter]);
   const prepared = await prepare(deps, organizationId, definition, []);
-  const [envelope] = await buildEnvelopes(deps, organizationId, definition, prepared, [parameter]);
+  const [envelope] = await buildEnvelopes(deps, organizationId, definition, prepared, [parameter], formulas);
   return envelope!;
 }
 
@@ -176,18 +241,20 @@ export async function deviationOf(
   deps: Deps,
   organizationId: number,
   definition: EnvelopeDefinition,
-  wanted: readonly InstrumentType[] | 'all',
+  wanted: readonly AnalysisParameter[] | 'all',
   targetIds: readonly number[],
 ): Promise<Deviation> {
+  const formulas = await derivedFormulas(deps, organizationId, wanted === 'all' ? [] : wanted);
   const prepared = await prepare(deps, organizationId, definition, targetIds);
   const alignedTargets = prepared.targets.filter((target) => prepared.timeZeroMs.has(target.id));
   const parameters = wanted === 'all'
     ? [...typesSharedBy(prepared.choice, prepared.references.filter((reference) => prepared.timeZeroMs.has(reference.id)).map((reference) => reference.id), MIN_CONTRIBUTING_RUNS)]
       .filter((type) => alignedTargets.some((target) => prepared.choice.get(target.id)?.has(type))).sort()
     : [...wanted];
-  const [envelopes, targetValues] = await Promise.all([
-    buildEnvelopes(deps, organizationId, definition, prepared, parameters),
+  const [envelopes, targetValues, targetGrids] = await Promise.all([
+    buildEnvelopes(deps, organizationId, definition, prepared, parameters, formulas),
     resampledValues(deps.clickhouse, organizationId, gridMembers(prepared, alignedTargets, parameters), prepared.stepMs),
+    derivedGrids(deps, organizationId, prepared, alignedTargets, formulas),
   ]);
   const targets: Deviation['targets'] = alignedTargets.map((target) => ({
     unit_operation_id: target.id,
@@ -195,9 +262,10 @@ export async function deviationOf(
     run_name: target.runName,
     time_zero: iso(prepared.timeZeroMs.get(target.id)!),
     parameters: parameters.flatMap((parameter, index) => {
-      const instrumentId = prepared.choice.get(target.id)?.get(parameter);
-      if (instrumentId === undefined) return [];
-      const series = targetValues.get(target.id)?.get(index) ?? [];
+      const grid = targetGrids.get(parameter);
+      const instrumentId = grid ? null : prepared.choice.get(target.id)?.get(parameter);
+      if (instrumentId === undefined || grid?.leftOut.has(target.id)) return [];
+      const series = (grid ? grid.values.get(target.id) : targetValues.get(target.id)?.get(index)) ?? [];
       return [{
         parameter, instrument_id: instrumentId,
         ...compare(series, envelopes[index]!.points, prepared.stepMs),

@@ -9,10 +9,9 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Band } from '@bioprocess/shared/analysis';
-import { floorExpr, floorTo, int } from '@bioprocess/shared/points-sql';
+import { floorExpr, floorTo, int, MINUTE_MS } from '@bioprocess/shared/points-sql';
+import { HttpError } from '../platform/http-error.ts';
 import { dedupedPoints, rows, type SeriesRequest } from '../timeseries/read-series.ts';
-
-const MINUTE_MS = 60_000;
 
 /** One unit operation on the grid: its window, its time zero and the instrument of each parameter (by index). */
 export interface GridMember {
@@ -34,50 +33,143 @@ function finite(value: number): string {
   return String(value);
 }
 
+/** One (unit operation, instrument, parameter index) of a scan, with its window and grid origin. */
+interface Pair {
+  unitOperationId: number;
+  instrumentId: number;
+  parameterIndex: number;
+  startMs: number;
+  endMs: number;
+  originMs: number;
+}
+
 /**
- * Rows (instrument_id, t, n, s) covering [startMs, endMs]: whole minutes from the minute rollups (only
- * the count and sum the averages need, which halves the deduplication work of a full rollup read),
- * the partial minutes at both ends from the points.
+ * Pairs split so that no instrument appears twice in a group: within a group the instrument alone
+ * tells which unit operation (and window, and grid origin) a row belongs to. Unit operations on one
+ * equipment share its instruments, so their pairs land in different groups (usually there is one).
  */
-function minuteParts(request: SeriesRequest, startMs: number, endMs: number): string[] {
+function groupsOf(members: readonly GridMember[], stepMs: number): Pair[][] {
+  const groups: Array<{ instruments: Set<number>; pairs: Pair[] }> = [];
+  for (const member of members) {
+    const originMs = gridOrigin(member.timeZeroMs, stepMs);
+    for (const [instrumentId, parameterIndex] of member.instruments) {
+      let group = groups.find((candidate) => !candidate.instruments.has(instrumentId));
+      if (!group) {
+        group = { instruments: new Set(), pairs: [] };
+        groups.push(group);
+      }
+      group.instruments.add(instrumentId);
+      group.pairs.push({ unitOperationId: member.unitOperationId, instrumentId, parameterIndex, startMs: member.startMs, endMs: member.endMs, originMs });
+    }
+  }
+  return groups.map((group) => group.pairs);
+}
+
+/**
+ * Columns u (unit operation), k (parameter index) and r (time since the grid origin) of the pair a
+ * row's instrument belongs to: the pair's position is looked up once per row, its fields by index.
+ */
+function pairColumns(pairs: readonly Pair[], timeColumn: string): string {
+  const list = (field: (pair: Pair) => number) => `[${pairs.map((pair) => `toInt64(${int(field(pair))})`).join(',')}]`;
+  const positions = pairs.map((_, index) => int(index + 1)).join(',');
+  return `transform(instrument_id, [${pairs.map((pair) => `toUInt64(${int(pair.instrumentId)})`).join(',')}], [${positions}], 0) AS p,
+          toUInt64(${list((pair) => pair.unitOperationId)}[p]) AS u, ${list((pair) => pair.parameterIndex)}[p] AS k,
+          ${timeColumn} - ${list((pair) => pair.originMs)}[p] AS r`;
+}
+
+/** `(instrument_id IN (...) AND column range) OR ...`, one term per window: the primary key serves each term. */
+function windowsFilter(column: string, ranges: ReadonlyArray<{ instrumentIds: number[]; from: number; to: number }>): string {
+  return ranges.map(({ instrumentIds, from, to }) =>
+    `(instrument_id IN (${instrumentIds.map(int).join(',')}) AND ${column} >= ${int(from)} AND ${column} <= ${int(to)})`).join(' OR ');
+}
+
+/** The pairs' windows merged per unit operation (one term per unit operation and range). */
+function rangesOf(pairs: readonly Pair[], range: (pair: Pair) => Array<[number, number]>): Array<{ instrumentIds: number[]; from: number; to: number }> {
+  const byRange = new Map<string, { instrumentIds: number[]; from: number; to: number }>();
+  for (const pair of pairs) {
+    for (const [from, to] of range(pair)) {
+      const key = `${from}:${to}`;
+      const entry = byRange.get(key) ?? { instrumentIds: [], from, to };
+      entry.instrumentIds.push(pair.instrumentId);
+      byRange.set(key, entry);
+    }
+  }
+  return [...byRange.values()];
+}
+
+/** Whole minutes [first, end) of a window and its partial minutes at both ends (inclusive ranges). */
+function minuteSplit(startMs: number, endMs: number): { minutes: [number, number] | null; edges: Array<[number, number]> } {
   const firstMinute = floorTo(startMs + MINUTE_MS - 1, MINUTE_MS);
   const endMinutes = floorTo(endMs + 1, MINUTE_MS);
-  const scope = `organization_id = ${int(request.organizationId)} AND instrument_id IN (${request.instrumentIds.map(int).join(',')})`;
-  const raw = (ranges: Array<[number, number]>) => `SELECT instrument_id, ts AS t, toUInt64(isNotNull(v)) AS n, ifNull(v, 0) AS s
-      FROM (${dedupedPoints(request, ranges)}) WHERE d = 0`;
-  if (firstMinute >= endMinutes) return [raw([[startMs, endMs]])];
-  const parts = [`SELECT instrument_id, minute AS t, argMax(value_count, version) AS n, argMax(value_sum, version) AS s
-      FROM points_rollup_1m WHERE ${scope} AND minute >= ${int(firstMinute)} AND minute < ${int(endMinutes)}
-     GROUP BY instrument_id, minute`];
+  if (firstMinute >= endMinutes) return { minutes: null, edges: [[startMs, endMs]] };
   const edges: Array<[number, number]> = [];
   if (startMs < firstMinute) edges.push([startMs, firstMinute - 1]);
   if (endMinutes <= endMs) edges.push([endMinutes, endMs]);
-  if (edges.length > 0) parts.push(raw(edges));
-  return parts;
+  return { minutes: [firstMinute, endMinutes - 1], edges };
 }
 
-/** Rows (u, k, g, m): unit operation, parameter index, grid index, the cell's average. */
-function memberCells(organizationId: number, member: GridMember, stepMs: number): string {
-  const request: SeriesRequest = {
-    organizationId, instrumentIds: member.instruments.map(([instrument]) => instrument), startMs: null, endMs: null, bucketMs: null, limit: 1,
-  };
-  const origin = gridOrigin(member.timeZeroMs, stepMs);
-  const parameterOf = `transform(instrument_id, [${member.instruments.map(([instrument]) => `toUInt64(${int(instrument)})`).join(',')}], [${member.instruments.map(([, index]) => int(index)).join(',')}], -1)`;
-  const cell = (column: string) => `intDiv(${floorExpr(`(${column} - toInt64(${int(origin)}))`, stepMs)}, toInt64(${int(stepMs)}))`;
-  if (usesMinuteRollups(stepMs)) {
-    return `SELECT toUInt64(${int(member.unitOperationId)}) AS u, ${parameterOf} AS k, ${cell('t')} AS g, sum(s) / sum(n) AS m
-              FROM (${minuteParts(request, member.startMs, member.endMs).join(' UNION ALL ')})
-             GROUP BY k, g HAVING sum(n) > 0`;
+/** Deduplicated readings (instrument_id, ts, v, d) of the ranges; through a tuple, as reads do, since argMax skips a NULL (a later empty reading). */
+function dedupedIn(organizationId: number, ranges: ReadonlyArray<{ instrumentIds: number[]; from: number; to: number }>): string {
+  return `SELECT instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
+      FROM points WHERE organization_id = ${int(organizationId)} AND (${windowsFilter('ts', ranges)})
+     GROUP BY instrument_id, ts`;
+}
+
+/**
+ * Rows (u, k, g, m) of one group of pairs, in one scan of each table: unit operation, parameter index,
+ * grid index, the cell's average. Whole minutes come from the minute rollups (only the count and sum
+ * the averages need), the partial minutes at the windows' ends from the points.
+ */
+function groupCells(organizationId: number, pairs: readonly Pair[], stepMs: number): string {
+  const g = `intDiv(${floorExpr('r', stepMs)}, toInt64(${int(stepMs)}))`;
+  if (!usesMinuteRollups(stepMs)) {
+    return `SELECT u, k, ${g} AS g, avg(assumeNotNull(v)) AS m
+              FROM (SELECT ${pairColumns(pairs, 'ts')}, v
+                      FROM (${dedupedIn(organizationId, rangesOf(pairs, (pair) => [[pair.startMs, pair.endMs]]))})
+                     WHERE d = 0 AND isNotNull(v))
+             GROUP BY u, k, g`;
   }
-  return `SELECT toUInt64(${int(member.unitOperationId)}) AS u, ${parameterOf} AS k, ${cell('ts')} AS g, avg(assumeNotNull(v)) AS m
-            FROM (${dedupedPoints(request, [[member.startMs, member.endMs]])})
-           WHERE d = 0 AND isNotNull(v)
-           GROUP BY k, g`;
+  const minuteRanges = rangesOf(pairs, (pair) => { const { minutes } = minuteSplit(pair.startMs, pair.endMs); return minutes ? [minutes] : []; });
+  const edgeRanges = rangesOf(pairs, (pair) => minuteSplit(pair.startMs, pair.endMs).edges);
+  const parts: string[] = [];
+  if (minuteRanges.length > 0) {
+    // FINAL keeps the newest version of each (instrument, minute), as argMax per key would; merging the
+    // sorted parts costs a fraction of grouping every row by its key.
+    parts.push(`SELECT instrument_id, minute AS t, value_count AS n, value_sum AS s
+      FROM points_rollup_1m FINAL WHERE organization_id = ${int(organizationId)} AND (${windowsFilter('minute', minuteRanges)})`);
+  }
+  if (edgeRanges.length > 0) {
+    parts.push(`SELECT instrument_id, ts AS t, toUInt64(isNotNull(v)) AS n, ifNull(v, 0) AS s
+      FROM (${dedupedIn(organizationId, edgeRanges)}) WHERE d = 0`);
+  }
+  return `SELECT u, k, ${g} AS g, sum(s) / sum(n) AS m
+            FROM (SELECT ${pairColumns(pairs, 't')}, n, s FROM (${parts.join(' UNION ALL ')}))
+           GROUP BY u, k, g HAVING sum(n) > 0`;
 }
 
 function allCells(organizationId: number, members: readonly GridMember[], stepMs: number): string {
-  return members.filter((member) => member.instruments.length > 0)
-    .map((member) => memberCells(organizationId, member, stepMs)).join(' UNION ALL ');
+  return groupsOf(members, stepMs).map((pairs) => groupCells(organizationId, pairs, stepMs)).join(' UNION ALL ');
+}
+
+/**
+ * A query over many unit operations and parameters can exceed the default 256 KiB of SQL text. The
+ * server stops a query itself before the client's 30 s request timeout: a query whose client gave up
+ * would otherwise keep running, and on a busy machine such orphans pile up and slow everything more.
+ */
+const LARGE_QUERY = { max_query_size: '16777216', max_execution_time: 25 };
+
+export const ANALYSIS_BUSY_MESSAGE = 'The analysis took longer than the database allows on a busy machine; please try again shortly';
+
+async function largeRows<T>(clickhouse: ClickHouseClient, query: string): Promise<T[]> {
+  try {
+    const result = await clickhouse.query({ query, format: 'JSONCompact', clickhouse_settings: LARGE_QUERY });
+    return (await result.json<T>()).data;
+  } catch (error) {
+    // The client gives up after its request timeout (a machine overloaded by other work): that is a
+    // moment of unavailability, answered 503 so the caller retries, not an internal error.
+    if (error instanceof Error && /^Timeout error|Code: 159\b|TIMEOUT_EXCEEDED/.test(error.message)) throw new HttpError(503, ANALYSIS_BUSY_MESSAGE);
+    throw error;
+  }
 }
 
 export interface CellStatistics {
@@ -107,7 +199,7 @@ export async function envelopeStatistics(
   const cells = allCells(organizationId, members, stepMs);
   if (cells === '') return [];
   const levels = band.kind === 'percentiles' ? `${finite(band.lower / 100)}, 0.5, ${finite(band.upper / 100)}` : '0.5';
-  const result = await rows<[number, string, string, number[], number | null, number | null, number | null, number | null, string[]]>(clickhouse, `
+  const result = await largeRows<[number, string, string, number[], number | null, number | null, number | null, number | null, string[]]>(clickhouse, `
     SELECT k, g, count() AS c, quantiles(${levels})(m), avg(m),
            -- Rounding can leave identical values a slightly negative variance, whose root would be NaN.
            if(count() < 2, nan, sqrt(greatest(varSamp(m), 0))), min(m), max(m), groupArray(u)
@@ -116,6 +208,7 @@ export async function envelopeStatistics(
      GROUP BY k, g
      ORDER BY k, g`);
   return result.map(([k, g, c, quantiles, mean, sigma, min, max, unitOperationIds]) => {
+    // ClickHouse answers null for a statistic beyond the float range; such a band is left empty.
     const spread = band.kind === 'sigma' && sigma !== null && mean !== null ? band.k * sigma : null;
     return {
       parameterIndex: Number(k),
@@ -142,8 +235,10 @@ export async function resampledValues(
   const series = new Map<number, Map<number, Array<[number, number]>>>();
   const cells = allCells(organizationId, members, stepMs);
   if (cells === '') return series;
-  const result = await rows<[string, number, string, number]>(clickhouse, `SELECT u, k, g, m FROM (${cells}) WHERE k >= 0 ORDER BY u, k, g`);
+  const result = await largeRows<[string, number, string, number | null]>(clickhouse, `SELECT u, k, g, m FROM (${cells}) WHERE k >= 0 ORDER BY u, k, g`);
   for (const [u, k, g, m] of result) {
+    // An average beyond the float range arrives as null (JSON has no infinity): that cell has no value.
+    if (m === null || !Number.isFinite(m)) continue;
     const byParameter = series.get(Number(u)) ?? new Map<number, Array<[number, number]>>();
     const values = byParameter.get(Number(k)) ?? [];
     values.push([Number(g), m]);

@@ -1,6 +1,5 @@
 /** Analyze: envelopes over reference unit operations and the deviation of targets from them (read-only). */
-import { deviationRequestSchema, deviationSchema, envelopeRequestSchema, envelopeSchema } from '@bioprocess/shared/analysis';
-import type { InstrumentType } from '@bioprocess/shared/enums';
+import { deviationRequestSchema, deviationSchema, envelopeRequestSchema, envelopeSchema, type AnalysisParameter } from '@bioprocess/shared/analysis';
 import { errorResponseSchema } from '@bioprocess/shared/entities';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
@@ -9,14 +8,14 @@ import { requireGoldenBatch, toGoldenBatch } from '../golden-batches/repository.
 import { deviationOf, envelopeOf, type EnvelopeDefinition } from './envelope.ts';
 
 const tags = ['Analysis'];
-const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
+const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 503: errorResponseSchema };
 
 export async function analysisRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post('/api/v1/analysis/envelope', {
     config: { access: 'read' },
     schema: {
-      tags, summary: 'Envelope of a parameter over reference unit operations',
-      description: 'Aligns each reference (start, first comment naming a word, or a threshold crossing), resamples it onto a grid of seconds since time zero (the average of its readings per step) and answers per grid time the median, mean, band, min, max and the number of contributing references. References without their event are listed in left_out.',
+      tags, summary: 'Envelope of a parameter (instrument type or derived parameter) over reference unit operations',
+      description: 'Aligns each reference (start, first comment naming a word, or a threshold crossing), resamples it onto a grid of seconds since time zero (the average of its readings per step) and answers per grid time the median, mean, band, min, max and the number of contributing references. References without their event are listed in left_out. A derived parameter (derived:<id>) is evaluated per reference on the grid, from the grid averages of its inputs.',
       body: envelopeRequestSchema, response: { 200: envelopeSchema, ...errors },
     },
   }, async (request) => {
@@ -39,12 +38,12 @@ export async function analysisRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     const body = request.body;
     let definition: EnvelopeDefinition;
-    let parameters: readonly InstrumentType[] | 'all';
+    let parameters: readonly AnalysisParameter[] | 'all';
     if ('golden_batch_id' in body) {
       const batch = toGoldenBatch(await requireGoldenBatch(deps.pg, organizationId, body.golden_batch_id));
       definition = {
         referenceIds: batch.reference_unit_operation_ids, alignment: batch.alignment, gridStepSeconds: batch.grid_step_seconds,
-        band: batch.band, showMinMax: true, overrides: batch.instrument_overrides, skipMissingReferences: true,
+        band: batch.band, showMinMax: true, overrides: batch.instrument_overrides, skipMissingReferences: true, cacheStatistics: true,
       };
       parameters = body.parameters ?? batch.parameters;
     } else {

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import { toIsoTimestamp } from '@bioprocess/shared/entities';
 import { ANALYSIS_MESSAGES, type Alignment, type Band, type GoldenBatch, type InstrumentOverride } from '@bioprocess/shared/analysis';
-import type { InstrumentType, UnitOperationType } from '@bioprocess/shared/enums';
+import type { UnitOperationType } from '@bioprocess/shared/enums';
 import { requireOrganizationRow, type RowLock } from '../platform/organization-rows.ts';
 
 export const GOLDEN_BATCH_COLUMNS =
@@ -30,7 +30,7 @@ export function toGoldenBatch(row: GoldenBatchRow): GoldenBatch {
     name: row.name,
     unit_operation_type: row.unit_operation_type as UnitOperationType,
     reference_unit_operation_ids: row.reference_unit_operation_ids.map(Number),
-    parameters: row.parameters as InstrumentType[],
+    parameters: row.parameters,
     alignment: row.alignment,
     band: row.band,
     grid_step_seconds: row.grid_step_seconds,

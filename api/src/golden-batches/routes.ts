@@ -1,7 +1,7 @@
 /** Golden batches: saved envelope definitions a unit operation of their type is compared with. */
 import { z } from 'zod';
 import {
-  ANALYSIS_MESSAGES, goldenBatchCreateSchema, goldenBatchListQuerySchema, goldenBatchSchema, goldenBatchUpdateSchema, type GoldenBatch,
+  ANALYSIS_MESSAGES, derivedParameterIdOf, goldenBatchCreateSchema, goldenBatchListQuerySchema, goldenBatchSchema, goldenBatchUpdateSchema, type GoldenBatch,
 } from '@bioprocess/shared/analysis';
 import { errorResponseSchema, idParamsSchema } from '@bioprocess/shared/entities';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
@@ -11,6 +11,7 @@ import { badRequest } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { chooseInstruments, loadUnitOperations } from '../analysis/unit-operations.ts';
+import { requireDerivedParameter } from '../derived/repository.ts';
 import { deleteGoldenBatch, insertGoldenBatch, listGoldenBatches, requireGoldenBatch, toGoldenBatch, updateGoldenBatch } from './repository.ts';
 
 const tags = ['Golden batches'];
@@ -18,11 +19,15 @@ const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
 
 type Definition = Omit<GoldenBatch, 'id' | 'organization_id' | 'created_at' | 'updated_at'>;
 
-/** References and override instruments must be the organisation's (else 404), references of the batch's type. */
+/** References, override instruments and derived parameters must be the organisation's (else 404), references of the batch's type. */
 async function checkDefinition(deps: AppDeps, organizationId: number, definition: Definition): Promise<void> {
   const references = await loadUnitOperations(deps.pg, organizationId, definition.reference_unit_operation_ids, { nowMs: Date.now() });
   if (references.some((reference) => reference.type !== definition.unit_operation_type)) throw badRequest(ANALYSIS_MESSAGES.mixedTypes);
   await chooseInstruments(deps.pg, organizationId, references, definition.instrument_overrides);
+  for (const parameter of new Set(definition.parameters)) {
+    const id = derivedParameterIdOf(parameter);
+    if (id !== null) await requireDerivedParameter(deps.pg, organizationId, id);
+  }
 }
 
 export async function goldenBatchRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -39,7 +44,7 @@ export async function goldenBatchRoutes(app: App, deps: AppDeps): Promise<void> 
   app.post('/api/v1/golden-batches', {
     config: { access: 'create' },
     schema: {
-      tags, summary: 'Save a golden batch', description: 'References (two or more unit operations of the type), parameters, alignment and band.',
+      tags, summary: 'Save a golden batch', description: 'References (two or more unit operations of the type), parameters (instrument types or derived:<id>), alignment and band.',
       body: goldenBatchCreateSchema, response: { 201: goldenBatchSchema, ...errors },
     },
   }, async (request, reply) => {

@@ -10,9 +10,9 @@ import {
 } from '@blueprintjs/core';
 import { HighchartsReact } from 'highcharts-react-official';
 import {
-  deviationSchema, envelopeSchema, goldenBatchSchema, type Alignment, type GoldenBatch,
+  deviationSchema, envelopeSchema, goldenBatchSchema, type Alignment, type AnalysisParameter, type GoldenBatch,
 } from '@bioprocess/shared/analysis';
-import { INSTRUMENT_TYPES, type InstrumentType } from '@bioprocess/shared/enums';
+import { INSTRUMENT_TYPES } from '@bioprocess/shared/enums';
 import { z } from 'zod';
 import { useApi } from '../api/hooks.ts';
 import { apiRequest } from '../api/client.ts';
@@ -29,9 +29,10 @@ import { RunFilterControl } from '../runs/RunFilterControl.tsx';
 import { AlignmentForm } from '../alignment/AlignmentForm.tsx';
 import { Highcharts } from '../charts/highcharts-setup.ts';
 import { paletteColor } from '../charts/chart-constants.ts';
+import { derivedParameterListSchema, type DerivedParameterView } from '../derived/derived-model.ts';
 import {
   bandChoiceOf, bandLabel, deviationBody, deviationRows, envelopeBody, envelopeChartSeries, envelopeCsv, formatExcursion,
-  formatShare, LEFT_OUT_LABELS, type AnalyzeForm, type BandChoice, type CamelDeviation, type CamelEnvelope,
+  formatShare, LEFT_OUT_LABELS, parameterLabelOf, pickableParameters, type AnalyzeForm, type BandChoice, type CamelDeviation, type CamelEnvelope,
 } from './analyze-model.ts';
 import './analyze.css';
 
@@ -59,7 +60,6 @@ function download(text: string, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-const parameterLabel = (type: string) => (type === 'pH' ? 'pH' : titleCaseType(type));
 
 export function AnalyzePage() {
   const { permissions } = useAuth();
@@ -67,6 +67,7 @@ export function AnalyzePage() {
   const operations = useApi<UnitOperation[]>('/api/v1/unit-operations', unitOperationListSchema);
   const instruments = useApi<Instrument[]>('/api/v1/instruments', instrumentListSchema);
   const goldenBatches = useApi<CamelGoldenBatch[]>('/api/v1/golden-batches', goldenBatchListSchema);
+  const derivedParameters = useApi<DerivedParameterView[]>('/api/v1/derived-parameters', derivedParameterListSchema);
 
   const types = useMemo(() => [...new Set((operations.data ?? []).map((operation) => operation.type))].sort(), [operations.data]);
   const [chosenType, setChosenType] = useState<string | null>(null);
@@ -94,6 +95,9 @@ export function AnalyzePage() {
     const present = new Set((instruments.data ?? []).filter((instrument) => equipment.has(instrument.equipmentId)).map((instrument) => instrument.type));
     return INSTRUMENT_TYPES.filter((candidate) => present.has(candidate));
   }, [form.referenceIds, operations.data, instruments.data]);
+  const derivedList = useMemo(() => derivedParameters.data ?? [], [derivedParameters.data]);
+  const pickable = useMemo(() => pickableParameters(availableParameters, derivedList), [availableParameters, derivedList]);
+  const parameterLabel = (parameter: string) => parameterLabelOf(parameter, derivedList, result?.envelopes ?? []);
 
   const toggle = (list: number[], id: number) => (list.includes(id) ? list.filter((entry) => entry !== id) : [...list, id]);
 
@@ -125,7 +129,7 @@ export function AnalyzePage() {
     setBatchId(batch.id);
     setBatchName(batch.name);
     setForm((current) => ({
-      ...current, referenceIds: batch.referenceUnitOperationIds, parameters: batch.parameters as InstrumentType[],
+      ...current, referenceIds: batch.referenceUnitOperationIds, parameters: batch.parameters as AnalysisParameter[],
       alignment: batch.alignment as Alignment, ...bandChoiceOf(batch.band as GoldenBatch['band']),
     }));
     setResult(null);
@@ -259,8 +263,9 @@ export function AnalyzePage() {
               <H4>Parameters</H4>
               {availableParameters.length === 0 ? <p className="bp6-text-muted">Choose references to see their parameters.</p> : (
                 <div className="analyze-parameters">
-                  {availableParameters.map((parameter) => (
-                    <Checkbox key={parameter} label={parameterLabel(parameter)} checked={form.parameters.includes(parameter)}
+                  {pickable.map(({ value: parameter, label, derived }) => (
+                    <Checkbox key={parameter} checked={form.parameters.includes(parameter)} data-testid={derived ? 'derived-parameter-choice' : undefined}
+                      labelElement={derived ? <>{label.replace(/ \(derived\)$/, '')} <Tag minimal round>derived</Tag></> : label}
                       onChange={() => update({ parameters: form.parameters.includes(parameter) ? form.parameters.filter((entry) => entry !== parameter) : [...form.parameters, parameter] })} />
                   ))}
                 </div>

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { bandChoiceOf, bandOf, deviationRows, envelopeChartSeries, envelopeCsv, formatElapsed, type CamelDeviation, type CamelEnvelope } from './analyze-model.ts';
+import {
+  bandChoiceOf, bandOf, deviationRows, envelopeChartSeries, envelopeCsv, formatElapsed, parameterLabelOf, pickableParameters, type CamelDeviation, type CamelEnvelope,
+} from './analyze-model.ts';
 
 const envelope: CamelEnvelope = {
-  parameter: 'temperature', unitOperationType: 'fermentation', gridStepSeconds: 60, band: { kind: 'percentiles', lower: 5, upper: 95 }, alignment: { kind: 'start' },
+  parameter: 'temperature', derivedParameter: null, unitOperationType: 'fermentation', gridStepSeconds: 60, band: { kind: 'percentiles', lower: 5, upper: 95 }, alignment: { kind: 'start' },
   references: [], leftOut: [],
   points: [
     { t: 0, median: 30, mean: 30, lower: 29, upper: 31, min: 28, max: 32, count: 3 },
@@ -48,5 +50,21 @@ describe('analyze model', () => {
   it('formats elapsed time around time zero', () => {
     expect(formatElapsed(5400)).toBe('1 h 30 min');
     expect(formatElapsed(-600)).toBe('−0 h 10 min');
+  });
+});
+
+describe('parameter picker', () => {
+  it('lists the instrument types, then the derived parameters marked as derived', () => {
+    expect(pickableParameters(['pH', 'temperature'], [{ id: 7, name: 'OUR' }])).toEqual([
+      { value: 'pH', label: 'pH', derived: false },
+      { value: 'temperature', label: 'Temperature', derived: false },
+      { value: 'derived:7', label: 'OUR (derived)', derived: true },
+    ]);
+  });
+
+  it('labels a derived parameter by its name, from the list or the envelope', () => {
+    expect(parameterLabelOf('derived:7', [{ id: 7, name: 'OUR' }])).toBe('OUR (derived)');
+    expect(parameterLabelOf('derived:8', [], [{ parameter: 'derived:8', derivedParameter: { id: 8, name: 'RQ', unit: null, version: 2 } }])).toBe('RQ (derived)');
+    expect(parameterLabelOf('dissolved_o2', [])).toBe('Dissolved O2');
   });
 });

@@ -2,8 +2,8 @@
  * The Analyze page's pure parts: the request it sends for a form state, the chart series of an
  * envelope with its targets, the deviation rows worst first, and the envelope as CSV.
  */
-import type { Alignment, Band, Deviation, Envelope } from '@bioprocess/shared/analysis';
-import type { InstrumentType } from '@bioprocess/shared/enums';
+import { derivedParameterIdOf, derivedParameterKey, type Alignment, type AnalysisParameter, type Band, type Deviation, type Envelope } from '@bioprocess/shared/analysis';
+import { alignmentParameterLabel } from '../alignment/alignment-labels.ts';
 import { csvRow } from '@bioprocess/shared/csv/write';
 import type { Camelize } from '../entities/types.ts';
 
@@ -16,7 +16,8 @@ export interface AnalyzeForm {
   unitOperationType: string;
   referenceIds: number[];
   targetIds: number[];
-  parameters: InstrumentType[];
+  /** Instrument types and derived parameters (derived:<id>). */
+  parameters: AnalysisParameter[];
   alignment: Alignment;
   bandChoice: BandChoice;
   customLower: number;
@@ -58,7 +59,7 @@ export function deviationBody(form: AnalyzeForm) {
   };
 }
 
-export function envelopeBody(form: AnalyzeForm, parameter: InstrumentType) {
+export function envelopeBody(form: AnalyzeForm, parameter: AnalysisParameter) {
   return { reference_unit_operation_ids: form.referenceIds, parameter, alignment: form.alignment, band: bandOf(form), show_min_max: form.showMinMax };
 }
 
@@ -151,3 +152,27 @@ export function envelopeCsv(envelopes: readonly CamelEnvelope[]): string {
 }
 
 export { ALIGNMENT_LABELS, LEFT_OUT_LABELS } from '../alignment/alignment-labels.ts';
+
+export interface PickableParameter {
+  value: AnalysisParameter;
+  label: string;
+  derived: boolean;
+}
+
+/** The parameter picker: the references' instrument types, then the organisation's derived parameters (marked). */
+export function pickableParameters(instrumentTypes: readonly string[], derived: ReadonlyArray<{ id: number; name: string }>): PickableParameter[] {
+  return [
+    ...instrumentTypes.map((type) => ({ value: type, label: instrumentTypeLabel(type), derived: false })),
+    ...derived.map((parameter) => ({ value: derivedParameterKey(parameter.id), label: `${parameter.name} (derived)`, derived: true })),
+  ];
+}
+
+export const instrumentTypeLabel = alignmentParameterLabel;
+
+/** A parameter's label: the derived parameter's name (from the list, else the envelope's), or the instrument type's. */
+export function parameterLabelOf(parameter: string, derived: ReadonlyArray<{ id: number; name: string }>, envelopes: ReadonlyArray<Pick<CamelEnvelope, 'parameter' | 'derivedParameter'>> = []): string {
+  const id = derivedParameterIdOf(parameter);
+  if (id === null) return instrumentTypeLabel(parameter);
+  const name = derived.find((entry) => entry.id === id)?.name ?? envelopes.find((envelope) => envelope.parameter === parameter)?.derivedParameter?.name;
+  return `${name ?? `Derived parameter ${id}`} (derived)`;
+}

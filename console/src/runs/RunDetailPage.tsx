@@ -1,6 +1,7 @@
 /**
  * The run detail (/runs/{runId}): back button, header, the unit-operation flow with its
- * zoom toolbar, Key Insights, and the unit-operation and run dialogs for editors.
+ * zoom toolbar, Key Insights, how far each unit operation is inside its golden batches' bands, and
+ * the unit-operation and run dialogs for editors.
  */
 import { Button, ButtonGroup, Callout, Card, Elevation, H2, H4, Intent, NonIdealState, Spinner } from '@blueprintjs/core';
 import { useCallback, useMemo, useState } from 'react';
@@ -20,6 +21,7 @@ import { runSchema, unitOperationListSchema, type Run, type UnitOperation } from
 import { renderCsvUploadSection } from '../csv-upload/CsvUploadSection.tsx';
 import { ExportDialog } from '../exports/ExportDialog.tsx';
 import { runScope, unitOperationScope } from '../exports/export-request.ts';
+import { GoldenBatchConformanceCard } from './GoldenBatchConformanceCard.tsx';
 import { KeyInsightsCard } from './KeyInsightsCard.tsx';
 import { ReadingsToRemove } from './ReadingsToRemove.tsx';
 import { UnitOperationDialog, type UnitOperationDialogProps } from './UnitOperationDialog.tsx';
@@ -159,6 +161,7 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
           ) : <div className="app-table-empty"><Spinner size={28} /></div>}
         </Card>
         <KeyInsightsCard run={current} unitOperations={unitOperations.data} instruments={instruments.data} />
+        <GoldenBatchConformanceCard unitOperations={unitOperations.data} />
       </div>
 
       {canChange ? (
