@@ -1,5 +1,5 @@
 /**
- * Downsampled reads. Every query deduplicates versions per key with argMax (never FINAL) and drops
+ * Downsampled reads. Every query deduplicates versions per key with argMax (not FINAL) and drops
  * tombstones. A range is read at three levels: whole hours from `points_rollup_1h`, whole minutes at
  * the edges from `points_rollup_1m`, and the partial minutes at both ends from `points` itself, so
  * figures are exact for any range while a read over months of 1 Hz data deduplicates only a few
