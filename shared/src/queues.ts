@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { BULK_CHUNK_POINTS } from './timeseries.ts';
+import { bulkRequestSchema, csvRequestSchema, deletionRequestSchema } from './ingest/requests.ts';
 
 export const QUEUE_NAMES = {
   ingest: 'ingest',
@@ -99,21 +100,6 @@ export const BULK_DATA_COPY_TTL_MS = 120_000;
  */
 export const BULK_DATA_COPY_BUDGET_BYTES = 128 * 1024 * 1024;
 
-/**
- * What a bulk post's `ingest_jobs.request` holds: written by the api through this schema and parsed
- * with it again wherever it is read back (the worker, the deliveries), never cast.
- */
-export const bulkRequestSchema = z.object({
-  instrument_ids: z.array(z.number().int().positive()).min(1),
-  start_ms: z.number().int(),
-  end_ms: z.number().int(),
-  points: z.number().int().positive(),
-  /** Timestamps strictly increase per instrument in the post: each key appears once. */
-  unique_keys: z.boolean().optional(),
-  /** Absent from posts of older apis, whose rows are TSV lines. */
-  rows_format: z.enum(['RowBinary', 'TabSeparated']).optional(),
-});
-export type BulkRequest = z.infer<typeof bulkRequestSchema>;
 
 /** The `ingest_job_data` part that holds a bulk post's per-minute figures (shared/src/minute-figures.ts). */
 export const BULK_MINUTE_FIGURES_PART = -1;
@@ -195,26 +181,31 @@ export function ingestDeliveries(job: IngestJobRecord, chunks?: number[]): Inges
         },
       }));
     }
-    case 'deletion':
+    case 'deletion': {
+      const deletion = deletionRequestSchema.safeParse(request);
+      if (!deletion.success) return [];
       return [{
         jobId: `${job.id}-delete`,
         name: INGEST_JOBS.deletion,
         data: {
           job_id: job.id, organization_id: organizationId, version_seq: versionSeq,
-          instrument_ids: (request.instrument_ids as Array<number | string>).map(Number), start_ms: Number(request.start_ms), end_ms: Number(request.end_ms),
+          instrument_ids: deletion.data.instrument_ids, start_ms: deletion.data.start_ms, end_ms: deletion.data.end_ms,
         },
       }];
-    case 'csv':
+    }
+    case 'csv': {
+      const csv = csvRequestSchema.safeParse(request);
       // Uploads accepted before the record named their spooled file cannot be delivered again.
-      if (typeof request.file_path !== 'string') return [];
+      if (!csv.success || csv.data.file_path === undefined) return [];
       return [{
         jobId: `${job.id}-csv`,
         name: INGEST_JOBS.csv,
         data: {
           job_id: job.id, organization_id: organizationId, version_seq: versionSeq,
-          unit_operation_id: Number(request.unit_operation_id), file_path: request.file_path, original_name: String(request.file_name),
+          unit_operation_id: csv.data.unit_operation_id, file_path: csv.data.file_path, original_name: csv.data.file_name,
         },
       }];
+    }
   }
 }
 

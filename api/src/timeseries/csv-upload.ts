@@ -7,6 +7,7 @@
  * the request is refused. Then a job referencing the spooled file is queued. Limited per
  * organisation: uploads per minute, uploads in flight and spooled bytes in flight (upload-limits.ts).
  */
+import { csvRequestSchema, type CsvRequest } from '@bioprocess/shared/ingest/requests';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
@@ -152,14 +153,17 @@ function parseUnitOperation(text: string): UnitOperationCreate {
   return result.data;
 }
 
-async function csvJobRequest(db: Pool | PoolClient, organizationId: number, unitOperation: UnitOperationWindow, mapping: CsvMapping, spooled: SpooledFile): Promise<Record<string, unknown>> {
-  return {
+async function csvJobRequest(
+  db: Pool | PoolClient, organizationId: number, unitOperation: UnitOperationWindow, mapping: CsvMapping, spooled: SpooledFile, createdUnitOperationId?: number,
+): Promise<CsvRequest> {
+  return csvRequestSchema.parse({
     unit_operation_id: unitOperation.id, mapping, file_name: spooled.name, bytes: spooled.bytes,
     start_ms: unitOperation.startMs, end_ms: unitOperation.endMs, file_path: spooled.path,
     // Settled now: a later change of the organisation's zone does not change a queued upload.
     time_zone: mapping.time_zone ?? await organizationTimeZone(db, organizationId),
     time_zone_source: mapping.time_zone ? 'mapping' : 'organization',
-  };
+    created_unit_operation_id: createdUnitOperationId,
+  });
 }
 
 /** The delivery is derived from the job row (which names the file and the unit operation). */
@@ -262,7 +266,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
         const window = { id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null };
         const { job } = await insertIngestJob(client, principal, {
           // A failure of this job removes the unit operation again (shared/src/server/ingest-job-failure.ts).
-          kind: 'csv', request: { ...await csvJobRequest(client, principal.organizationId, window, mapping, spooled), created_unit_operation_id: row.id }, progress: { bytes_total: spooled.bytes },
+          kind: 'csv', request: await csvJobRequest(client, principal.organizationId, window, mapping, spooled, row.id), progress: { bytes_total: spooled.bytes },
         });
         await recordAudit(client, request, {
           event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: row.id,

@@ -19,7 +19,8 @@ import {
   unitOperationSeriesQuerySchema,
   waitQuerySchema,
 } from '@bioprocess/shared/timeseries';
-import { BULK_MINUTE_FIGURES_PART, bulkRequestSchema } from '@bioprocess/shared/queues';
+import { BULK_MINUTE_FIGURES_PART } from '@bioprocess/shared/queues';
+import { bulkRequestSchema, deletionRequestSchema } from '@bioprocess/shared/ingest/requests';
 import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
@@ -227,11 +228,9 @@ export async function queueRangeDeletion(
   const { job, created } = await createIngestJob(deps.pg, principal, {
     kind: 'deletion',
     idempotencyKey: deletion.idempotencyKey,
-    request: {
-      instrument_ids: deletion.instrumentIds, start_ms: deletion.startMs, end_ms: deletion.endMs,
-      // Named in the audit trail: the deletion followed this unit operation's.
-      ...(deletion.unitOperationId === undefined ? {} : { unit_operation_id: deletion.unitOperationId }),
-    },
+    request: deletionRequestSchema.parse({
+      instrument_ids: deletion.instrumentIds, start_ms: deletion.startMs, end_ms: deletion.endMs, unit_operation_id: deletion.unitOperationId,
+    }),
     deletion,
   });
   if (created) await enqueueIngest(deps, job);

@@ -6,7 +6,8 @@
  */
 import type { Job } from 'bullmq';
 import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minute-figures';
-import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, bulkRequestSchema, type BulkChunkPayload } from '@bioprocess/shared/queues';
+import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
+import { bulkRequestSchema } from '@bioprocess/shared/ingest/requests';
 import type { WorkerContext } from '../context.ts';
 import { applyLaterDeletions } from '../deletions.ts';
 import { startJob, markBulkCompleted, recordChunkDone } from '../job-store.ts';

@@ -12,6 +12,7 @@
  * missing. Finally newer deletions are re-applied, rollups recomputed and each instrument's alias set
  * to its column name (a failure there only warns).
  */
+import { csvRequestSchema, type CsvRequest } from '@bioprocess/shared/ingest/requests';
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Job } from 'bullmq';
@@ -19,7 +20,7 @@ import type { CsvUploadPayload } from '@bioprocess/shared/queues';
 import {
   isLowConfidence, longFormatAlias, lowDateConfidenceMessage, skippedRowsMessage, totalSkippedRows, uploadSuccessMessage, type SkippedRowCounts,
 } from '@bioprocess/shared/csv/index';
-import { csvMappingSchema, type CsvMapping, type IngestProgress } from '@bioprocess/shared/timeseries';
+import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import type { WorkerContext } from '../context.ts';
 import { PermanentJobError } from '../errors.ts';
 import { startJob, markCompleted, markFailed, updateProgress, withJobLease } from '../job-store.ts';
@@ -38,22 +39,6 @@ class WindowTakenError extends PermanentJobError {}
 
 /** Points per staging insert: bounded memory, large enough for full insert speed. */
 const INSERT_BATCH_POINTS = 500_000;
-
-export interface CsvJobRequest {
-  unit_operation_id: number;
-  mapping: CsvMapping;
-  file_name: string;
-  bytes: number;
-  /** The unit operation's window at upload time (rows outside are skipped). */
-  start_ms: number | null;
-  end_ms: number | null;
-  /**
-   * The zone for timestamps without their own offset, settled by the api when it took the upload: the
-   * mapping's, else the organisation's. Absent from jobs queued before zones existed: UTC.
-   */
-  time_zone?: string;
-  time_zone_source?: 'mapping' | 'organization';
-}
 
 /** The file passed; what remains is making its rows visible. */
 interface PublishCheckpoint {
@@ -97,7 +82,7 @@ async function setAliases(context: WorkerContext, organizationId: number, plan: 
 }
 
 /** Makes the staged rows visible: tombstones of a replacing upload, then the staged partitions. */
-async function publish(context: WorkerContext, payload: CsvUploadPayload, request: CsvJobRequest, table: string, start: PublishCheckpoint): Promise<PublishCheckpoint> {
+async function publish(context: WorkerContext, payload: CsvUploadPayload, request: CsvRequest, table: string, start: PublishCheckpoint): Promise<PublishCheckpoint> {
   let checkpoint = start;
   const save = async (next: PublishCheckpoint) => {
     checkpoint = next;
@@ -175,7 +160,7 @@ function rangeOf(payload: CsvUploadPayload, plan: CsvPlan) {
  * Reads the file on a staging thread and inserts its batches into the staging table, committing the
  * resume point after each; runs the pass once more with row versions if the file needs them.
  */
-async function stageAll(context: WorkerContext, payload: CsvUploadPayload, request: CsvJobRequest, table: string, from: StagingCheckpoint | null): Promise<PublishCheckpoint> {
+async function stageAll(context: WorkerContext, payload: CsvUploadPayload, request: CsvRequest, table: string, from: StagingCheckpoint | null): Promise<PublishCheckpoint> {
   const stage = async (resumeFrom: StagingCheckpoint | null, versioned: boolean): Promise<CsvPlan> => {
     if (!resumeFrom) {
       await dropStagingTable(context.clickhouse, table);
@@ -223,8 +208,9 @@ export async function processCsvUpload(context: WorkerContext, payload: CsvUploa
 async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadPayload, _job: Job): Promise<void> {
   const record = await startJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
-  const request = record.request as unknown as CsvJobRequest;
-  request.mapping = csvMappingSchema.parse(request.mapping);
+  const parsed = csvRequestSchema.safeParse(record.request);
+  if (!parsed.success) throw new PermanentJobError('The record of this upload is unreadable, so it was not written; please upload the file again.');
+  const request = parsed.data;
   const table = stagingTableName(payload.job_id);
   try {
     const started = Date.now();

@@ -1,0 +1,53 @@
+/**
+ * What `ingest_jobs.request` holds, per job kind. The api writes it through these schemas and every
+ * reader (the worker, the deliveries the reconciler makes again) parses it with them, never casts:
+ * a record that does not parse is not delivered, or fails its job before anything is written.
+ * Fields added later must be optional, so the records of jobs accepted before stay readable.
+ */
+import { z } from 'zod';
+import { csvMappingSchema } from '../timeseries.ts';
+
+/** A bulk post: what its points cover, and how its stored rows are written. */
+export const bulkRequestSchema = z.object({
+  instrument_ids: z.array(z.number().int().positive()).min(1),
+  start_ms: z.number().int(),
+  end_ms: z.number().int(),
+  points: z.number().int().positive(),
+  /** Timestamps strictly increase per instrument in the post: each key appears once. */
+  unique_keys: z.boolean().optional(),
+  /** Absent from posts of older apis, whose rows are TSV lines. */
+  rows_format: z.enum(['RowBinary', 'TabSeparated']).optional(),
+});
+export type BulkRequest = z.infer<typeof bulkRequestSchema>;
+
+/** A range deletion over instruments. */
+export const deletionRequestSchema = z.object({
+  instrument_ids: z.array(z.coerce.number().int().positive()).min(1),
+  start_ms: z.coerce.number().int(),
+  end_ms: z.coerce.number().int(),
+  /** Named in the audit trail when the deletion followed this unit operation's. */
+  unit_operation_id: z.number().int().positive().optional(),
+});
+export type DeletionRequest = z.infer<typeof deletionRequestSchema>;
+
+/** A CSV upload into a unit operation. */
+export const csvRequestSchema = z.object({
+  unit_operation_id: z.coerce.number().int().positive(),
+  mapping: csvMappingSchema,
+  file_name: z.string(),
+  bytes: z.number().int().nonnegative(),
+  /** The unit operation's window at upload time (rows outside are skipped). */
+  start_ms: z.number().int().nullable(),
+  end_ms: z.number().int().nullable(),
+  /** The spooled file; absent from uploads accepted before the record named it (they cannot be delivered again). */
+  file_path: z.string().optional(),
+  /**
+   * The zone for timestamps without their own offset, settled by the api when it took the upload: the
+   * mapping's, else the organisation's. Absent from jobs queued before zones existed: UTC.
+   */
+  time_zone: z.string().optional(),
+  time_zone_source: z.enum(['mapping', 'organization']).optional(),
+  /** The unit operation created together with this upload, removed again if the upload fails. */
+  created_unit_operation_id: z.number().int().positive().optional(),
+});
+export type CsvRequest = z.infer<typeof csvRequestSchema>;
