@@ -2,6 +2,7 @@
 import v8 from 'node:v8';
 import { apiEnvSchema, loadEnvOrExit } from '@bioprocess/shared/server/config';
 import { createLogger } from '@bioprocess/shared/server/logger';
+import { closeOnSignals } from '@bioprocess/shared/server/shutdown';
 import { buildApp } from './app.ts';
 import { migrateAll } from './db/migrate.ts';
 import { closeDeps, createDeps } from './platform/deps.ts';
@@ -34,16 +35,7 @@ await app.ready();
 if (env.SEED_DEMO) await seedDemo(app, deps);
 await app.listen({ port: env.PORT, host: env.HOST });
 
-let closing = false;
-async function shutdown(signal: string): Promise<void> {
-  if (closing) return;
-  closing = true;
-  logger.info({ signal }, 'shutting down');
-  const deadline = setTimeout(() => process.exit(1), 10_000);
-  deadline.unref();
+closeOnSignals('api', logger, async () => {
   await app.close();
   await closeDeps(deps);
-  process.exit(0);
-}
-process.once('SIGINT', () => void shutdown('SIGINT'));
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}, 10_000);

@@ -4,6 +4,7 @@
  */
 import { exportWorkerEnvSchema, loadEnvOrExit } from '@bioprocess/shared/server/config';
 import { createLogger } from '@bioprocess/shared/server/logger';
+import { closeOnSignals } from '@bioprocess/shared/server/shutdown';
 import { startExportWorker } from './jobs/export-worker.ts';
 
 const env = loadEnvOrExit(exportWorkerEnvSchema);
@@ -11,15 +12,4 @@ const logger = createLogger('export-worker', env.LOG_LEVEL);
 const worker = startExportWorker(env, logger);
 logger.info({ concurrency: env.EXPORT_WORKER_CONCURRENCY, exportDir: env.EXPORT_DIR, prefix: env.QUEUE_PREFIX }, 'export-worker started');
 
-let closing = false;
-async function shutdown(signal: string): Promise<void> {
-  if (closing) return;
-  closing = true;
-  logger.info({ signal }, 'export-worker shutting down');
-  const hardDeadline = setTimeout(() => process.exit(1), 30_000);
-  hardDeadline.unref();
-  await worker.close();
-  process.exit(0);
-}
-process.once('SIGINT', () => void shutdown('SIGINT'));
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
+closeOnSignals('export-worker', logger, () => worker.close(), 30_000);
