@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { entityIdSchema } from './entities.ts';
-import { alignmentSchema, instrumentOverrideSchema, leftOutSchema, MAX_REFERENCE_UNIT_OPERATIONS } from './analysis.ts';
+import { alignedUnitOperationSchema, alignmentSchema, instrumentOverrideSchema, leftOutSchema, MAX_REFERENCE_UNIT_OPERATIONS } from './analysis.ts';
 
 export const ALIGNMENT_MESSAGES = {
   noUnitOperations: 'At least one unit operation is needed.',
@@ -21,13 +21,8 @@ export const alignmentRequestSchema = z.object({
 }).strict();
 export type AlignmentRequest = z.infer<typeof alignmentRequestSchema>;
 
-export const timeZeroSchema = z.object({
-  unit_operation_id: entityIdSchema,
-  run_id: entityIdSchema,
-  run_name: z.string(),
-  /** The instant elapsed time 0 stands for (ISO 8601). */
-  time_zero: z.string(),
-});
+/** A unit operation and the instant its elapsed time 0 stands for (ISO 8601). */
+export const timeZeroSchema = alignedUnitOperationSchema.omit({ instrument_id: true });
 export type TimeZero = z.infer<typeof timeZeroSchema>;
 
 export const alignmentResultSchema = z.object({
