@@ -18,8 +18,11 @@ import { int } from '@bioprocess/shared/points-sql';
 import { rows } from '../timeseries/read-series.ts';
 import type { CellStatistics, GridMember } from './resample.ts';
 
-/** Grid cells held at most (about 0.5 KB each): a golden batch of 30 parameters x 1,000 grid times is 30,000. */
-const MAX_CELLS = 300_000;
+/**
+ * Grid cells held at most (about 0.5 KB each): a golden batch of 30 parameters x 1,000 grid times is
+ * 30,000, so three such batches stay at hand for about 50 MB of the api's memory.
+ */
+const MAX_CELLS = 100_000;
 /** Entries also expire, so memory held for batches nobody opens is given back. */
 const TTL_MS = 6 * 3_600_000;
 
