@@ -48,6 +48,12 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     `INSERT INTO ingest_jobs (id, organization_id, kind, state, version_seq, finished_at) VALUES ($1, $2, 'bulk', 'completed', 1, now())`,
     [ingestJob, organizationId],
   );
+  // A failed export, so that its progress stream ends at once and its download has no file to serve.
+  const exportJob = randomUUID();
+  await ctx.deps.pg.query(
+    `INSERT INTO export_jobs (id, organization_id, kind, state, requested_by, finished_at) VALUES ($1, $2, 'time_series', 'failed', 'matrix', now())`,
+    [exportJob, organizationId],
+  );
   return {
     '/api/v1/facilities': facility,
     '/api/v1/equipment': equipment,
@@ -59,6 +65,7 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     '/api/v1/auth/users': String(member.id),
     '/api/v1/organizations': String(organizationId),
     '/api/v1/ingest-jobs': ingestJob,
+    '/api/v1/export-jobs': exportJob,
     '/api/v1/derived-parameters': derivedParameter,
     '/api/v1/golden-batches': goldenBatch,
   };
