@@ -7,8 +7,8 @@ export const ALIGNMENT_LABELS = { start: 'Start of the unit operation', event: '
 export const LEFT_OUT_LABELS: Record<string, string> = {
   no_start: 'no start time',
   event_not_found: 'event not found',
-  no_instrument: 'no instrument of this type (for a derived parameter: an input of its formula)',
-  no_property: 'a property the derived parameter\'s formula needs is not set',
+  no_instrument: 'no instrument of this type',
+  no_property: 'a unit-operation property its formula needs is not set',
   no_data: 'no readings',
 };
 
