@@ -78,27 +78,12 @@ export const bulkChunkPayloadSchema = z.object({
 });
 
 /**
- * The delivery copy of a bulk post's stored part (a chunk's rows, or its minute figures at
- * BULK_MINUTE_FIGURES_PART) in Redis beside the job. PostgreSQL holds the record (`ingest_job_data`);
- * the api also writes each part here, after the commit and with the delivery, so the worker reads it
- * from Redis and goes to PostgreSQL only when the copy is gone (Redis lost it, or it expired while the
- * queue was backed up). The bytes are the same either way: both are written from the same buffers.
+ * Where an older api left a bulk chunk's rows: in Redis beside the job. Still read so that chunks it
+ * queued before an upgrade are written; new chunks keep their rows in PostgreSQL with the job row.
  */
-export function bulkChunkDataKey(queuePrefix: string, jobId: string, part: number): string {
-  return `${queuePrefix}:bulk-data:${jobId}:${part}`;
+export function bulkChunkDataKey(queuePrefix: string, jobId: string, chunkIndex: number): string {
+  return `${queuePrefix}:bulk-data:${jobId}:${chunkIndex}`;
 }
-
-/**
- * How long the Redis copy of a bulk part lives. It bounds the Redis memory a backed-up queue takes
- * (accepted bytes per second times this); a part read after it expired comes from PostgreSQL.
- */
-export const BULK_DATA_COPY_TTL_MS = 120_000;
-/**
- * The bytes of copies one api process keeps alive in Redis at most (those written within the last
- * BULK_DATA_COPY_TTL_MS): past it, posts are delivered without a copy and read from PostgreSQL, so a
- * backed-up queue cannot fill a Redis that refuses writes when full (noeviction).
- */
-export const BULK_DATA_COPY_BUDGET_BYTES = 128 * 1024 * 1024;
 
 
 /** The `ingest_job_data` part that holds a bulk post's per-minute figures (shared/src/minute-figures.ts). */

@@ -123,8 +123,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
         // Stored with the job row before the answer: a 202 means the points are in PostgreSQL.
         data,
       });
-      // The worker reads the parts from a copy in Redis; PostgreSQL's is read only when that is lost.
-      if (created) await enqueueIngest(deps, job, data);
+      if (created) await enqueueIngest(deps, job);
       jobHeaders(reply, job);
       const status = await settle(deps, job, request.query.wait === 'true', abortSignalOf(reply));
       return reply.status(status).type('application/json; charset=utf-8').send(Buffer.from(prepared.readings.buffer, prepared.readings.byteOffset, prepared.readings.length));

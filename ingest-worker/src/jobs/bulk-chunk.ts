@@ -1,6 +1,6 @@
 /**
- * A chunk of a bulk post: insert its rows (written by the api, stored in PostgreSQL with the job row
- * and copied to Redis with the delivery); the last chunk to finish stores the post's rollups and
+ * A chunk of a bulk post: insert its rows (written by the api, stored in PostgreSQL with the job row);
+ * the last chunk to finish stores the post's rollups and
  * completes the job. Chunks and rollups of posts that arrive together are written together
  * (bulk-writes.ts). The post's stored data is deleted afterwards, many jobs at a time (job-data-purge.ts).
  */
@@ -14,9 +14,6 @@ import { startJob, markBulkCompleted, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
 import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';
 
-/** How long a chunk waits for its Redis copy before reading PostgreSQL's (Redis down or slow). */
-const REDIS_COPY_WAIT_MS = 1_000;
-
 export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job): Promise<void> {
   const record = await startJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
@@ -27,7 +24,7 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
   if (job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1) await markRetried();
   // A chunk already recorded (its job delivered again after a crash or a lost queue) is not written twice.
   if (!record.chunks_done.includes(payload.chunk_index)) {
-    const rows = await storedPart(context, payload.job_id, payload.chunk_index);
+    const rows = await chunkRows(context, payload);
     if (!rows) throw new PermanentJobError('The data of this bulk post is missing, so it was not written; please post it again.');
     // Written a second time after a shared insert failed part-way: some of its rows may be there twice.
     if ((await context.bulkWrites.insert(rows, payload.format)).flushedAgain) await markRetried();
@@ -51,11 +48,6 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
   });
   await markBulkCompleted(context.pg, payload.job_id, { points_written: request.points, instruments: request.instrument_ids.length }, { points_written: request.points });
   context.jobDataPurge.add(payload.job_id);
-  const copies = [BULK_MINUTE_FIGURES_PART, ...Array.from({ length: payload.chunk_count }, (_, index) => index)]
-    .map((part) => bulkChunkDataKey(context.env.QUEUE_PREFIX, payload.job_id, part));
-  // Their expiry removes them anyway; unlinked now, Redis holds only what is still to be written. Not
-  // awaited: the job is done whatever Redis answers.
-  context.redis.unlink(...copies).catch(() => undefined);
 }
 
 /** The post's minute figures; undefined (the rollups are then aggregated in ClickHouse) when they are gone or unreadable. */
@@ -70,20 +62,15 @@ async function minuteFiguresOf(context: WorkerContext, jobId: string): Promise<M
   }
 }
 
-/**
- * A stored part of the post: the copy in Redis when it is there, else the record in PostgreSQL (Redis
- * lost it or it expired). A Redis that cannot answer is no reason to wait: PostgreSQL has the part.
- */
 async function storedPart(context: WorkerContext, jobId: string, part: number): Promise<Buffer | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const copy = await Promise.race([
-    context.redis.getBuffer(bulkChunkDataKey(context.env.QUEUE_PREFIX, jobId, part)).catch(() => null),
-    new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), REDIS_COPY_WAIT_MS); }),
-  ]);
-  clearTimeout(timer);
-  if (copy) return copy;
   // As base64 rather than bytea's hex text: a third less to receive and decode (the driver reads every
   // field as a string; its binary mode does not keep bytes), about half the worker's CPU per chunk.
   const { rows } = await context.pg.query<{ data: string }>(`SELECT encode(bytes, 'base64') AS data FROM ingest_job_data WHERE job_id = $1 AND part = $2`, [jobId, part]);
   return rows[0] ? Buffer.from(rows[0].data, 'base64') : null;
+}
+
+/** The chunk's rows: stored with the job, or (a chunk queued by an older api) in Redis. */
+async function chunkRows(context: WorkerContext, payload: BulkChunkPayload): Promise<Buffer | null> {
+  return await storedPart(context, payload.job_id, payload.chunk_index)
+    ?? await context.redis.getBuffer(bulkChunkDataKey(context.env.QUEUE_PREFIX, payload.job_id, payload.chunk_index));
 }
