@@ -2,8 +2,9 @@
  * Exports end to end: the Export dialog of the unit-operation and run pages downloads the file the
  * choice describes (CSV wide by default, the whole unit operation; CSV long; downsampled; XLSX); an
  * export above EXPORT_STREAM_MAX_POINTS (500 in the e2e stack) becomes an export job whose progress bar
- * ends in a Download; viewers see no Export button; the runs overview exports records; the Settings
- * archive is prepared as a job and downloaded. Choices are made right after a dialog opens, once, with
+ * ends in a Download, and is listed among the earlier exports after a reload; viewers see no Export
+ * button; the runs overview exports records; the Settings archive is prepared as a job, still shown
+ * (running or ready) after a reload, and downloaded. Choices are made right after a dialog opens, once, with
  * no retry: the dialogs open in place and wait for the page's data, so a click lands on its target.
  */
 import { readFile } from 'node:fs/promises';
@@ -48,8 +49,14 @@ test('exports a unit operation and a run from their pages; viewers see no Export
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toBeHidden();
 
-  // CSV long of one instrument, downsampled to hours.
+  // The export job outlives a reload: the dialog lists it among the earlier exports, still downloadable.
+  await page.reload();
   await page.getByRole('button', { name: 'Export' }).click();
+  const earlier = dialog.getByTestId('earlier-export-job').first();
+  await expect(earlier.getByText('Export ready')).toBeVisible({ timeout: 30_000 });
+  await expect(earlier.getByText(wide.name)).toBeVisible();
+
+  // CSV long of one instrument, downsampled to hours.
   await dialog.getByRole('checkbox', { name: 'pH A [pH]' }).uncheck({ force: true });
   await dialog.getByRole('radio', { name: /CSV long/ }).check({ force: true });
   await dialog.getByRole('radio', { name: /Downsampled/ }).check({ force: true });
@@ -101,14 +108,24 @@ test('exports records from the runs overview', async ({ page, request }) => {
   expect(parsed.find((run) => run.id === a.run.id)?.name).toBe(a.run.name);
 });
 
-test('prepares the organisation archive in Settings with a progress bar, then downloads it', async ({ page, request }) => {
+test('prepares the organisation archive in Settings with a progress bar, keeps it across a reload, then downloads it', async ({ page, request }) => {
   test.setTimeout(180_000);
   const session = await adminSession(request);
   await signInWithSession(page, session, '/settings');
   const section = page.getByTestId('organization-archive');
+  const before = await section.getByTestId('recent-export').count();
   await section.getByRole('button', { name: 'Prepare archive' }).click();
-  const job = section.getByTestId('export-job');
+  // The new archive heads the list, with its progress bar while it is written.
+  await expect(section.getByTestId('recent-export')).toHaveCount(Math.min(before + 1, 3), { timeout: 30_000 });
+  const id = await section.getByTestId('recent-export').first().getAttribute('data-export-id');
+  await expect(section.getByTestId('recent-export').first().getByRole('progressbar')).toBeVisible();
+
+  // A reload, running or finished meanwhile: the section still shows this archive, and ends ready.
+  await page.reload();
+  const job = section.locator(`[data-export-id="${id}"]`);
+  await expect(job.getByRole('progressbar')).toBeVisible({ timeout: 30_000 });
   await expect(job.getByText('Export ready')).toBeVisible({ timeout: 120_000 });
+  await expect(section.getByRole('button', { name: 'Prepare archive' })).toBeEnabled();
   const [download] = await Promise.all([page.waitForEvent('download'), job.getByRole('button', { name: 'Download' }).click()]);
   expect(download.suggestedFilename()).toMatch(/^organization-\d+-\d{4}-\d{2}-\d{2}\.zip$/);
   // A ZIP: its local file header signature.

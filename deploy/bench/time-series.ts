@@ -17,26 +17,34 @@
  *     the batch's statistics that later requests find kept).
  *   - feeds (deploy/bench/feeds.ts): feeds posting small batches often, interleaved posts sharing minutes,
  *     backfill and a fan-in of 1,000 feeds, each against VictoriaMetrics (the peer) given the same posts.
- * BENCH_SCALE multiplies every size (default 1; for Analyze, the days); BENCH_STEPS picks steps
- * (default bulk,feeds,csv,read,derived,memory,export,analysis);
+ *   - archive: the whole-organisation archive (ZIP) of the demo organisation, seeded by a fresh api
+ *     (SEED_DEMO) through the ingest path, built by an export-worker: from the request to the
+ *     downloaded file, signed in as the demo admin, < 30 s.
+ * BENCH_SCALE multiplies every size (default 1; for Analyze, the days; not the demo organisation);
+ * BENCH_STEPS picks steps (default bulk,feeds,csv,read,derived,memory,export,analysis,archive);
  * BENCH_PROFILE=<dir> writes V8 CPU profiles of the api and the ingest-worker there (open them in
  * Chrome DevTools) to see what limits a figure.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { baseEnvSchema, parseEnv } from '@bioprocess/shared/server/config';
+import JSZip from 'jszip';
+import { apiEnvSchema, baseEnvSchema, parseEnv } from '@bioprocess/shared/server/config';
+import { exportJobStatusSchema, isExportJobFinished, type ExportJobStatus } from '@bioprocess/shared/exports';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import { createPool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse, createClickHouseAdmin } from '@bioprocess/shared/server/clickhouse';
 import { INSTRUMENT_TYPES } from '@bioprocess/shared/enums';
 import { migrateAll } from '../../api/src/db/migrate.ts';
+import { DEMO_ORGANISATION_NAME, demoRuns } from '../../api/src/demo/demo-organisation.ts';
+import { DATASETS_DIR } from '../../api/src/demo/seed.ts';
+import type { ArchiveManifest } from '../../api/src/exports/archive.ts';
 import { recomputeRollups } from '@bioprocess/ingest-worker';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { seedPlant, type BenchPlant } from './fixtures.ts';
@@ -66,7 +74,7 @@ const ANALYSIS_REFERENCES = 20;
 const ANALYSIS_DAYS = 14 * SCALE;
 const ANALYSIS_REQUESTS = 20;
 const PORT = Number(process.env.BENCH_PORT ?? 8390);
-const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,feeds,csv,read,derived,memory,export,analysis').split(',').map((step) => step.trim()));
+const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,feeds,csv,read,derived,memory,export,analysis,archive').split(',').map((step) => step.trim()));
 const T0 = Date.UTC(2024, 0, 1);
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -103,18 +111,26 @@ const env: NodeJS.ProcessEnv = {
   EXPORT_STREAM_MAX_POINTS: String(2 * EXPORT_POINTS),
 };
 const config = parseEnv(baseEnvSchema, env);
+/** The demo admin's sign-in, as the api seeds it (DEMO_EMAIL, DEMO_PASSWORD: the environment's, else the defaults). */
+const demoConfig = parseEnv(apiEnvSchema, env);
 const base = `http://127.0.0.1:${PORT}`;
 
-interface Stack { api: ChildProcess; worker: ChildProcess }
-function startStack(): Stack {
+interface Stack { api: ChildProcess; worker: ChildProcess; exporter: ChildProcess | null }
+/** seedDemo: the api seeds the demo organisation when it starts; exportWorker: an export-worker runs too. */
+function startStack(options: { seedDemo?: boolean; exportWorker?: boolean } = {}): Stack {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
   const start = (entry: string, processEnv: NodeJS.ProcessEnv) =>
     spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 2, 'inherit'] });
   // Their log lines (warnings and errors at the bench's level) go to stderr, beside the bench's own.
-  return { api: start('api/src/main.ts', apiProcessEnv(env)), worker: start('ingest-worker/src/main.ts', env) };
+  return {
+    api: start('api/src/main.ts', apiProcessEnv(options.seedDemo ? { ...env, SEED_DEMO: 'true' } : env)),
+    worker: start('ingest-worker/src/main.ts', env),
+    exporter: options.exportWorker ? start('api/src/exports/worker-main.ts', env) : null,
+  };
 }
 async function stopStack(stack: Stack): Promise<void> {
-  await Promise.all([stack.api, stack.worker].map((child) => new Promise<void>((resolve) => {
+  const children = [stack.api, stack.worker, ...(stack.exporter ? [stack.exporter] : [])];
+  await Promise.all(children.map((child) => new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
@@ -148,7 +164,8 @@ function pidsOf(name: string): number[] {
 /** Where the CPU went during a step: seconds per process group, logged to stderr (what limits a figure). */
 function cpuMeter(stack: Stack, more: Record<string, () => number[]> = {}): () => string {
   const groups: Record<string, () => number[]> = {
-    api: () => [stack.api.pid!], worker: () => [stack.worker.pid!], clickhouse: () => pidsOf('clickhouse'),
+    api: () => [stack.api.pid!], worker: () => [stack.worker.pid!],
+    ...(stack.exporter ? { 'export-worker': () => [stack.exporter!.pid!] } : {}), clickhouse: () => pidsOf('clickhouse'),
     postgres: () => pidsOf('postgres'), redis: () => pidsOf('redis'), bench: () => [process.pid], ...more,
   };
   const sample = (): Map<number, number> => {
@@ -338,7 +355,7 @@ async function seedExportSeries(clickhouse: ReturnType<typeof createClickHouse>,
   }
   const endMs = T0 + (perInstrument - 1) * 1000;
   await recomputeRollups(clickhouse, pool, { organizationId: plant.organizationId, instrumentIds, startMs: T0, endMs },
-    { fromVersion: pointVersion(versionSeq, 0), toVersion: `${versionSeq + 1}0000000000` });
+    { versionSeq });
   return endMs;
 }
 
@@ -368,7 +385,7 @@ async function seedReadSeries(clickhouse: ReturnType<typeof createClickHouse>, p
         FROM system.numbers LIMIT ${READ_POINTS}`,
   });
   await recomputeRollups(clickhouse, pool, { organizationId: plant.organizationId, instrumentIds: [instrumentId], startMs: T0, endMs: T0 + (READ_POINTS - 1) * 1000 },
-    { fromVersion: pointVersion(versionSeq, 0), toVersion: `${versionSeq + 1}0000000000` });
+    { versionSeq });
 }
 
 /** Lets ClickHouse finish background merges of earlier steps, so a step is timed on a settled table. */
@@ -395,6 +412,85 @@ async function timedReads(url: string, token: string): Promise<{ p95: number; po
   }
   timings.sort((a, b) => a - b);
   return { p95: timings[Math.ceil(timings.length * 0.95) - 1]!, points };
+}
+
+/**
+ * Waits until the api's start-up seeding of the demo organisation is done: its time series go through the
+ * ingest path in the background (bulk posts first, then one CSV upload per public dataset), so it is done
+ * once every dataset's upload job exists and none of the organisation's ingest jobs is queued or running.
+ */
+async function waitForDemoSeed(pool: pg.Pool): Promise<{ organizationId: number; jobs: number; points: number; seconds: number }> {
+  const started = performance.now();
+  const { rows: [organization] } = await pool.query<{ id: string }>('SELECT id FROM organizations WHERE name = $1', [DEMO_ORGANISATION_NAME]);
+  if (!organization) throw new Error(`the api did not seed the demo organisation (${DEMO_ORGANISATION_NAME})`);
+  const organizationId = Number(organization.id);
+  // The seed skips a dataset whose file is missing, so only those present are waited for.
+  const uploads = demoRuns().filter((run) => run.dataset && existsSync(path.join(DATASETS_DIR, run.dataset.file)))
+    .reduce((sum, run) => sum + run.unitOperations.length, 0);
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const { rows: [jobs] } = await pool.query<{ total: number; csv: number; unfinished: number; failed: number; points: string }>(
+      `SELECT count(*)::int AS total, (count(*) FILTER (WHERE kind = 'csv'))::int AS csv,
+              (count(*) FILTER (WHERE state IN ('queued', 'running')))::int AS unfinished,
+              (count(*) FILTER (WHERE state = 'failed'))::int AS failed,
+              COALESCE(sum((progress->>'points_written')::bigint), 0)::text AS points
+         FROM ingest_jobs WHERE organization_id = $1`, [organizationId]);
+    if (jobs!.failed > 0) throw new Error(`${jobs!.failed} ingest jobs of the demo organisation failed`);
+    if (jobs!.csv >= uploads && jobs!.unfinished === 0) {
+      return { organizationId, jobs: jobs!.total, points: Number(jobs!.points), seconds: (performance.now() - started) / 1000 };
+    }
+    if (Date.now() > deadline) throw new Error(`the demo seed did not finish: ${jobs!.csv} of ${uploads} dataset uploads, ${jobs!.unfinished} jobs unfinished`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+async function signIn(email: string, password: string): Promise<string> {
+  const response = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }),
+  });
+  if (response.status !== 200) throw new Error(`sign-in as ${email} answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
+}
+
+/** The export job's status until it finishes, read every POLL_MS. */
+async function pollExportJob(token: string, jobId: string): Promise<ExportJobStatus> {
+  const POLL_MS = 200;
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const response = await fetch(`${base}/api/v1/export-jobs/${jobId}`, { headers: { authorization: `Bearer ${token}` } });
+    if (response.status !== 200) throw new Error(`export job status answered ${response.status}: ${await response.text()}`);
+    const status = exportJobStatusSchema.parse(await response.json());
+    if (isExportJobFinished(status.state)) return status;
+    if (Date.now() > deadline) throw new Error(`the export job is still ${status.state} after 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** The demo organisation's archive as its admin asks for it: request, wait for the job, download. */
+async function archiveOfDemo(token: string): Promise<{ zip: Buffer; status: ExportJobStatus; jobSeconds: number; seconds: number }> {
+  const started = performance.now();
+  const accepted = await fetch(`${base}/api/v1/exports/organization-archive`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  if (accepted.status !== 202) throw new Error(`the archive request answered ${accepted.status}: ${await accepted.text()}`);
+  const status = await pollExportJob(token, exportJobStatusSchema.parse(await accepted.json()).id);
+  if (status.state !== 'completed' || !status.download_url) throw new Error(`the archive job ended ${status.state}: ${status.error ?? ''}`);
+  const jobSeconds = (performance.now() - started) / 1000;
+  const download = await fetch(`${base}${status.download_url}`, { headers: { authorization: `Bearer ${token}` } });
+  if (download.status !== 200) throw new Error(`the archive download answered ${download.status}`);
+  const zip = Buffer.from(await download.arrayBuffer());
+  return { zip, status, jobSeconds, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Checks that the bytes are a ZIP holding a manifest.json and every file it lists; answers the manifest. */
+async function checkedArchive(zip: Buffer, organizationId: number): Promise<ArchiveManifest> {
+  if (zip.length < 4 || zip.readUInt32LE(0) !== 0x04034b50) throw new Error(`the archive (${zip.length} bytes) is not a ZIP`);
+  const archive = await JSZip.loadAsync(zip);
+  const manifestFile = archive.file('manifest.json');
+  if (!manifestFile) throw new Error('the archive holds no manifest.json');
+  const manifest = JSON.parse(await manifestFile.async('string')) as ArchiveManifest;
+  if (manifest.organization_id !== organizationId) throw new Error(`the manifest is of organisation ${manifest.organization_id}, not ${organizationId}`);
+  const missing = manifest.files.filter((file) => !archive.file(file.path)).map((file) => file.path);
+  if (missing.length) throw new Error(`the archive lacks files its manifest lists: ${missing.join(', ')}`);
+  return manifest;
 }
 
 // --- main ------------------------------------------------------------------------------------------
@@ -530,6 +626,24 @@ async function main(): Promise<void> {
       const peakApi = memoryOf(stack.api.pid!).peakMb;
       report({ name: 'export_csv_long_10m_points', value: Math.round(rate), unit: 'points/s', baseline: null, ratio: null, target: '>= 1000000 points/s', pass: rate >= 1_000_000 });
       report({ name: 'peak_rss_api_export_10m_points', value: Math.round(peakApi), unit: 'MB', baseline: Math.round(idleApi.rssMb), ratio: round(peakApi / idleApi.rssMb), target: '< 300 MB', pass: peakApi < 300 });
+    }
+    if (STEPS.has('archive')) {
+      // A fresh api seeds the demo organisation (through the ingest path, as `npm start` does), beside an export-worker.
+      await stopStack(stack);
+      stack = startStack({ seedDemo: true, exportWorker: true });
+      await waitHealthy();
+      const seeded = await waitForDemoSeed(pool);
+      log(`archive: demo organisation ${seeded.organizationId} seeded in ${seeded.seconds.toFixed(1)} s after the api listened: ${seeded.jobs} ingest jobs, ${seeded.points} points`);
+      await waitForMerges(clickhouse);
+      const token = await signIn(demoConfig.DEMO_EMAIL, demoConfig.DEMO_PASSWORD);
+      const cpu = cpuMeter(stack);
+      const archive = await archiveOfDemo(token);
+      const used = cpu();
+      const manifest = await checkedArchive(archive.zip, seeded.organizationId);
+      const points = manifest.files.filter((file) => file.path.startsWith('time-series/')).reduce((sum, file) => sum + file.rows, 0);
+      log(`archive: ${(archive.zip.length / 2 ** 20).toFixed(1)} MiB ZIP, ${manifest.files.length} files + manifest.json (${points} readings), `
+        + `job ready in ${archive.jobSeconds.toFixed(1)} s, downloaded at ${archive.seconds.toFixed(1)} s; CPU time ${used}`);
+      report({ name: 'archive_demo_organization_seconds', value: round(archive.seconds, 2), unit: 's', baseline: null, ratio: null, target: '< 30 s', pass: archive.seconds < 30 });
     }
   } finally {
     if (stack) await stopStack(stack);

@@ -97,10 +97,25 @@ export const exportJobStatusSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   expires_at: z.string().nullable(),
-  /** Where the file is fetched once completed (same bearer token). */
+  /** Where the file is fetched once completed (same bearer token); null while it cannot be downloaded. */
   download_url: z.string().nullable(),
+  /** Who asked for it (their email, or the API key's name). */
+  requested_by: z.string(),
 });
 export type ExportJobStatus = z.infer<typeof exportJobStatusSchema>;
+
+/** Export jobs one list answer holds at most. */
+export const EXPORT_JOB_LIST_MAX = 100;
+
+/**
+ * The recent export jobs the caller may follow, newest first: an admin sees the organisation's, an
+ * editor the time-series exports they asked for themselves.
+ */
+export const exportJobListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(EXPORT_JOB_LIST_MAX).default(20).describe(`Maximum number of jobs (default 20, maximum ${EXPORT_JOB_LIST_MAX})`),
+  kind: z.enum(EXPORT_JOB_KINDS).optional().describe('Only jobs of this kind'),
+});
+export type ExportJobListQuery = z.infer<typeof exportJobListQuerySchema>;
 
 export const isExportJobFinished = (state: ExportJobState) => state !== 'queued' && state !== 'running';
 

@@ -19,6 +19,13 @@ import type { ExportScope } from './scope.ts';
 /** Text handed to the response at once: large enough to amortise the stream, small enough to bound memory. */
 const CHUNK_CHARS = 256 * 1024;
 
+/**
+ * Readings per window of raw CSV long: the api holds a window's text and index while it puts them in
+ * time order (about 60 bytes a reading, and the next window's text read meanwhile), so a quarter
+ * million keeps that near 30 MB.
+ */
+const RAW_LONG_WINDOW_POINTS = 250_000;
+
 export interface ExportTally {
   rows: number;
   /** Points read (the progress of an export job; wide rows hold several). */
@@ -39,7 +46,7 @@ export async function* csvLong(input: SeriesExportInput): AsyncGenerator<string 
   const stamps = new IsoTimestamps();
   for (const section of input.scope.sections) {
     if (section.instruments.length === 0 || section.endMs < section.startMs) continue;
-    const plan = await planSection(input.clickhouse, input.organizationId, section, input.bucketMs ?? 1);
+    const plan = await planSection(input.clickhouse, input.organizationId, section, input.bucketMs ?? 1, bucketed ? undefined : RAW_LONG_WINDOW_POINTS);
     if (!bucketed) {
       // Raw readings: written as bytes from ClickHouse's text, the instrument's cells made once.
       const middles = section.instruments.map((instrument) => Buffer.from(`${csvCell(instrument.name)},${instrument.id},${csvCell(instrument.unit)},`, 'utf8'));

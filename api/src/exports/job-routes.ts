@@ -1,20 +1,22 @@
 /**
- * Export jobs: status, server-sent progress events (platform/job-event-stream.ts) and the download of
- * the finished file. Scoped by organisation (another organisation's job is 404) and by the export
- * permission (editors and admins; the organisation archive's job: admins only, like the archive).
+ * Export jobs: the list of recent ones, status, server-sent progress events (platform/job-event-stream.ts)
+ * and the download of the finished file. Scoped by organisation (another organisation's job is 404) and
+ * by the export permission (editors and admins; the organisation archive's job: admins only, like the
+ * archive). The list shows an admin the organisation's jobs, and an editor (or an API key) the
+ * time-series exports they asked for: what each may follow and download.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { can } from '@bioprocess/shared/permissions';
-import { exportJobStatusSchema, isExportJobFinished } from '@bioprocess/shared/exports';
+import { EXPORT_JOB_KINDS, exportJobListQuerySchema, exportJobStatusSchema, isExportJobFinished } from '@bioprocess/shared/exports';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { conflict, forbidden, HttpError } from '../platform/http-error.ts';
 import { streamJobEvents } from '../platform/job-event-stream.ts';
 import type { RequestPrincipal } from '../auth/principal.ts';
-import { findExportJob, toExportJobStatus, type ExportJobRow } from './jobs/export-jobs.ts';
+import { findExportJob, listExportJobs, toExportJobStatus, type ExportJobRow } from './jobs/export-jobs.ts';
 
 const params = z.object({ id: z.string().min(1) });
 
@@ -27,6 +29,27 @@ async function visibleJob(deps: AppDeps, principal: RequestPrincipal, id: string
 const expired = () => new HttpError(410, 'This export has expired and its file was removed. Export again.');
 
 export async function exportJobRoutes(app: App, deps: AppDeps): Promise<void> {
+  app.get('/api/v1/export-jobs', {
+    config: { access: 'export' },
+    schema: {
+      tags: ['exports'],
+      summary: "Recent export jobs, newest first: an admin's list holds the organisation's, anyone else's the time-series exports "
+        + 'they asked for; each with state, progress, expiry and, once its file can be downloaded, download_url',
+      querystring: exportJobListQuerySchema,
+      response: { 200: z.array(exportJobStatusSchema) },
+    },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const admin = can(principal, 'manage_users');
+    const wanted = request.query.kind ? [request.query.kind] : EXPORT_JOB_KINDS;
+    const jobs = await listExportJobs(deps.pg, principal.organizationId, {
+      limit: request.query.limit,
+      kinds: admin ? wanted : wanted.filter((kind) => kind !== 'organization_archive'),
+      owner: admin ? null : { userId: principal.userId, apiKeyId: principal.apiKeyId },
+    });
+    return jobs.map(toExportJobStatus);
+  });
+
   app.get('/api/v1/export-jobs/:id', {
     config: { access: 'export' },
     schema: { tags: ['exports'], summary: 'State, progress and file of an export job', params, response: { 200: exportJobStatusSchema } },

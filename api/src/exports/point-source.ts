@@ -271,31 +271,236 @@ const ZERO = 48;
 const BACKSLASH = 92;
 const LOWER_E = 101;
 
-/** `2024-01-01T00:00:00.` as bytes, made once per second of the readings (ten instruments share it). */
-class IsoSecondPrefix {
-  private second = Number.NaN;
+/**
+ * `YYYY-MM-DDTHH:MM:` of a time, made once per minute: readings of many instruments at 1 Hz cross a
+ * second every few rows, and a Date and its ISO text per second cost about a tenth of the export.
+ */
+class IsoMinutePrefix {
+  private minute = Number.NaN;
   bytes = Buffer.alloc(0);
 
   of(ms: number): Buffer {
-    const second = Math.floor(ms / 1000);
-    if (second !== this.second) {
-      this.second = second;
-      this.bytes = Buffer.from(`${new Date(second * 1000).toISOString().slice(0, 19)}.`, 'latin1');
+    const minute = Math.floor(ms / 60_000);
+    if (minute !== this.minute) {
+      this.minute = minute;
+      this.bytes = Buffer.from(new Date(minute * 60_000).toISOString().slice(0, 17), 'latin1');
     }
     return this.bytes;
   }
 }
 
 /**
- * The raw rows of CSV long as bytes. ClickHouse keeps each key's newest version (LIMIT 1 BY over the
- * sort the row path uses too), drops tombstones, and writes each reading as `ts<TAB>position<TAB>value`
- * with the value in its shortest round-trip text (ClickHouse's, the same digits as JavaScript's
- * String(number)); here the line is written as bytes: the ISO time (its second made once), elapsed
+ * One window of raw readings as ClickHouse's text, `ts<TAB>position<TAB>value` lines, held whole so its
+ * rows can be put in time order here: per row its time, the instrument's position (1-based) and where
+ * its value's text lies; `runStart` cuts the rows into runs, stretches of one instrument in rising
+ * time. The text and the arrays are reused from window to window (fresh ones each time would leave the
+ * allocator tens of megabytes of holes).
+ */
+interface WindowRows {
+  count: number;
+  ts: Float64Array;
+  position: Int32Array;
+  valueStart: Uint32Array;
+  valueEnd: Uint32Array;
+  /** Run r holds rows runStart[r] .. runStart[r + 1] - 1. */
+  runStart: Uint32Array;
+  runs: number;
+  /** The rows in time order (timeOrder's answer). */
+  order: Uint32Array;
+}
+
+function grown<T extends Float64Array | Int32Array | Uint32Array>(array: T, length: number): T {
+  const bigger = new (array.constructor as new (size: number) => T)(length);
+  bigger.set(array);
+  return bigger;
+}
+
+function emptyWindow(): WindowRows {
+  const capacity = 64 * 1024;
+  return {
+    count: 0, ts: new Float64Array(capacity), position: new Int32Array(capacity),
+    valueStart: new Uint32Array(capacity), valueEnd: new Uint32Array(capacity), runStart: new Uint32Array(64), runs: 0,
+    order: new Uint32Array(capacity),
+  };
+}
+
+/** A window's answer, copied into a buffer that grows as needed and is used again for a later window. */
+class WindowText {
+  bytes = Buffer.allocUnsafe(4 * 1024 * 1024);
+  length = 0;
+
+  append(chunk: Buffer): void {
+    if (this.length + chunk.length > this.bytes.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, this.length + chunk.length));
+      this.bytes.copy(bigger, 0, 0, this.length);
+      this.bytes = bigger;
+    }
+    chunk.copy(this.bytes, this.length);
+    this.length += chunk.length;
+  }
+}
+
+/** An answer being read whole into `into` (the next window's is read while this one is written); `cancel` drops it. */
+interface WholeAnswer {
+  text: Promise<WindowText>;
+  cancel(): void;
+}
+
+function readWhole(answer: Promise<Readable>, into: WindowText): WholeAnswer {
+  let cancelled = false;
+  let source: Readable | null = null;
+  const text = answer.then(async (stream) => {
+    source = stream;
+    if (cancelled) stream.destroy();
+    into.length = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) into.append(chunk);
+    return into;
+  });
+  // Awaited later; until then a failure must not count as an unhandled rejection (it would end the process).
+  text.catch(() => undefined);
+  return {
+    text,
+    cancel() {
+      cancelled = true;
+      (source as Readable | null)?.destroy();
+    },
+  };
+}
+
+/** Indexes the lines of `window` into `rows` (its arrays grown as needed). */
+function parseWindow(window: WindowText, rows: WindowRows): void {
+  const text = window.bytes;
+  const end = window.length;
+  if (end > 0 && text[end - 1] !== NEWLINE) throw new Error('ClickHouse ended a TabSeparated answer in the middle of a line');
+  let count = 0;
+  let runs = 0;
+  let lastTs = Number.NEGATIVE_INFINITY;
+  let lastPosition = -1;
+  let at = 0;
+  while (at < end) {
+    if (count === rows.ts.length) {
+      const capacity = 2 * count;
+      rows.ts = grown(rows.ts, capacity);
+      rows.position = grown(rows.position, capacity);
+      rows.valueStart = grown(rows.valueStart, capacity);
+      rows.valueEnd = grown(rows.valueEnd, capacity);
+    }
+    let byte = text[at]!;
+    const negative = byte === MINUS;
+    if (negative) byte = text[++at]!;
+    let ms = 0;
+    while (byte !== TAB) {
+      ms = ms * 10 + byte - ZERO;
+      byte = text[++at]!;
+    }
+    if (negative) ms = -ms;
+    let index = 0;
+    byte = text[++at]!;
+    while (byte !== TAB) {
+      index = index * 10 + byte - ZERO;
+      byte = text[++at]!;
+    }
+    const start = at + 1;
+    at = text.indexOf(NEWLINE, start);
+    if (index !== lastPosition || ms <= lastTs) {
+      if (runs + 1 >= rows.runStart.length) rows.runStart = grown(rows.runStart, rows.runStart.length * 2);
+      rows.runStart[runs++] = count;
+      lastPosition = index;
+    }
+    lastTs = ms;
+    rows.ts[count] = ms;
+    rows.position[count] = index;
+    rows.valueStart[count] = start;
+    rows.valueEnd[count] = at;
+    count += 1;
+    at += 1;
+  }
+  rows.count = count;
+  rows.runs = runs;
+  rows.runStart[runs] = count;
+}
+
+/**
+ * The rows of a window in time order, then instrument id (null: they already are, one run): a merge of
+ * its runs (each in rising time, one instrument) through a binary heap of the runs' next rows.
+ */
+function timeOrder(rows: WindowRows, rankOf: Int32Array): Uint32Array | null {
+  const { ts, position, runStart, runs } = rows;
+  if (runs <= 1) return null;
+  if (rows.order.length < rows.count) rows.order = new Uint32Array(rows.ts.length);
+  const { order } = rows;
+  const cursor = new Uint32Array(runs);
+  const stop = new Uint32Array(runs);
+  const rank = new Int32Array(runs);
+  const heap = new Int32Array(runs);
+  let size = 0;
+  for (let run = 0; run < runs; run += 1) {
+    cursor[run] = runStart[run]!;
+    stop[run] = runStart[run + 1]!;
+    rank[run] = rankOf[position[runStart[run]!]!]!;
+    if (cursor[run]! < stop[run]!) heap[size++] = run;
+  }
+  const before = (a: number, b: number) => {
+    const ta = ts[cursor[a]!]!;
+    const tb = ts[cursor[b]!]!;
+    return ta < tb || (ta === tb && rank[a]! < rank[b]!);
+  };
+  const siftDown = () => {
+    let parent = 0;
+    const moving = heap[0]!;
+    for (;;) {
+      let child = 2 * parent + 1;
+      if (child >= size) break;
+      if (child + 1 < size && before(heap[child + 1]!, heap[child]!)) child += 1;
+      if (!before(heap[child]!, moving)) break;
+      heap[parent] = heap[child]!;
+      parent = child;
+    }
+    heap[parent] = moving;
+  };
+  // The heap is built by sifting each run's first row up.
+  for (let filled = 1; filled < size; filled += 1) {
+    let child = filled;
+    const moving = heap[child]!;
+    while (child > 0) {
+      const parent = (child - 1) >> 1;
+      if (!before(moving, heap[parent]!)) break;
+      heap[child] = heap[parent]!;
+      child = parent;
+    }
+    heap[child] = moving;
+  }
+  let written = 0;
+  while (size > 0) {
+    const run = heap[0]!;
+    const row = cursor[run]!;
+    order[written++] = row;
+    cursor[run] = row + 1;
+    if (row + 1 === stop[run]) {
+      heap[0] = heap[--size]!;
+      if (size === 0) break;
+    }
+    siftDown();
+  }
+  return order;
+}
+
+/**
+ * The raw rows of CSV long as bytes. ClickHouse reads each window with FINAL: it merges the table's
+ * parts in their own key order (instrument, time) and keeps each key's newest version, NULL values
+ * included; tombstones are dropped after that merge. It writes each reading as
+ * `ts<TAB>position<TAB>value`, the value in its shortest round-trip text (ClickHouse's, the same digits
+ * as JavaScript's String(number)). ClickHouse never sorts (18.16 cannot read in key order under an
+ * ORDER BY, and re-sorting ten million rows by time cost it twice the api's whole work): the window's
+ * text is held here and its per-instrument runs are merged into time order, then instrument id, the
+ * order the other formats use. Whatever order an engine's FINAL streams its parts in, the merge takes
+ * rising runs as they come. Each line is written as bytes: the ISO time (its second made once), elapsed
  * seconds from the integer milliseconds (exact: the shortest text of a whole number of milliseconds
  * over 1000 is that number with the point moved), the instrument's cells (formatted and neutralised once
  * per instrument) and the value, with JavaScript's spelling where ClickHouse's differs (`1e+21`, `0` for
  * -0, nothing for NULL). No string or number object per reading: the formatting is what bounded the
- * export's speed.
+ * export's speed. Memory: one window's text and row index (about 50 bytes a reading) and the next
+ * window's text, read meanwhile.
  */
 export async function* csvLongText(
   clickhouse: ClickHouseClient, organizationId: number, section: ExportSection, plan: SectionPlan, middles: readonly Buffer[], onRows: (rows: number) => void,
@@ -303,63 +508,67 @@ export async function* csvLongText(
   if (section.instruments.length === 0 || section.endMs < section.startMs || plan.firstHour === null) return;
   const ids = section.instruments.map((instrument) => int(instrument.id)).join(',');
   const queries = plan.windows.map(([from, to]) => `SELECT ts, indexOf([${ids}], instrument_id), value
-    FROM (SELECT ts, instrument_id, value, is_deleted FROM points
-           WHERE ${scopeFilter(organizationId, section)} AND ts >= ${int(from)} AND ts <= ${int(to)}
-           ORDER BY ts, instrument_id, version DESC LIMIT 1 BY ts, instrument_id)
+    FROM (SELECT ts, instrument_id, value, is_deleted FROM points FINAL
+           WHERE ${scopeFilter(organizationId, section)} AND ts >= ${int(from)} AND ts <= ${int(to)})
    WHERE is_deleted = 0
    FORMAT TabSeparated`);
+  // Ties in time go by instrument id, whatever order the section lists its instruments in.
+  const byId = section.instruments.map((instrument, index) => ({ id: instrument.id, position: index + 1 })).sort((a, b) => a.id - b.id);
+  const rankOf = new Int32Array(section.instruments.length + 1);
+  byId.forEach((entry, rank) => { rankOf[entry.position] = rank; });
   const origin = section.originMs;
-  const prefix = new IsoSecondPrefix();
+  const prefix = new IsoMinutePrefix();
   const widest = middles.reduce((most, middle) => Math.max(most, middle.length), 0);
   let out = Buffer.allocUnsafe(OUTPUT_BYTES + widest);
   let at = 0;
-  /** Writes the decimal digits of a non-negative safe integer. */
+  /** Writes the decimal digits of a non-negative safe integer (from the last, into their places: no buffer view per row). */
   const writeDigits = (value: number) => {
     if (value < 10) {
       out[at++] = ZERO + value;
       return;
     }
-    const start = at;
+    let digits = 2;
+    for (let bound = 100; value >= bound; bound *= 10) digits += 1;
+    at += digits;
+    let place = at;
     while (value > 0) {
       const next = Math.floor(value / 10);
-      out[at++] = ZERO + (value - next * 10);
+      out[--place] = ZERO + (value - next * 10);
       value = next;
     }
-    out.subarray(start, at).reverse();
   };
-  for await (const answer of windowAnswers(clickhouse, queries)) {
-    let rest: Buffer | null = null;
-    for await (const chunk of answer as AsyncIterable<Buffer>) {
-      const buffer: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
-      const end = buffer.lastIndexOf(NEWLINE) + 1;
-      let rows = 0;
-      let position = 0;
-      // Whole lines only.
-      while (position < end) {
+  // Two texts in turn: one being written out, the next window's being read.
+  const texts = [new WindowText(), new WindowText()];
+  let next: WholeAnswer | null = queries.length ? readWhole(startQuery(clickhouse, queries[0]!), texts[0]!) : null;
+  const rows = emptyWindow();
+  try {
+    for (let window = 0; window < queries.length; window += 1) {
+      const current = await next!.text;
+      next = window + 1 < queries.length ? readWhole(startQuery(clickhouse, queries[window + 1]!), texts[(window + 1) % 2]!) : null;
+      parseWindow(current, rows);
+      const text = current.bytes;
+      const { ts, position, valueStart, valueEnd } = rows;
+      const order = timeOrder(rows, rankOf);
+      let written = 0;
+      for (let step = 0; step < rows.count; step += 1) {
+        const row = order === null ? step : order[step]!;
         if (out.length - at < ROW_ROOM + widest) {
+          onRows(written);
+          written = 0;
           yield out.subarray(0, at);
           out = Buffer.allocUnsafe(OUTPUT_BYTES + widest);
           at = 0;
         }
-        let byte = buffer[position]!;
-        const negative = byte === MINUS;
-        if (negative) byte = buffer[++position]!;
-        let ms = 0;
-        while (byte !== TAB) {
-          ms = ms * 10 + byte - ZERO;
-          byte = buffer[++position]!;
-        }
-        if (negative) ms = -ms;
-        let index = 0;
-        byte = buffer[++position]!;
-        while (byte !== TAB) {
-          index = index * 10 + byte - ZERO;
-          byte = buffer[++position]!;
-        }
-        // timestamp: the second's prefix, then the milliseconds.
-        const second = prefix.of(ms);
-        for (let copied = 0; copied < second.length; copied += 1) out[at++] = second[copied]!;
-        const milli = ms - Math.floor(ms / 1000) * 1000;
+        const ms = ts[row]!;
+        // timestamp: the minute's prefix, then the seconds and milliseconds.
+        const minute = prefix.of(ms);
+        for (let copied = 0; copied < minute.length; copied += 1) out[at++] = minute[copied]!;
+        const inMinute = ms - Math.floor(ms / 60_000) * 60_000;
+        const second = Math.floor(inMinute / 1000);
+        out[at++] = ZERO + Math.floor(second / 10);
+        out[at++] = ZERO + (second % 10);
+        out[at++] = 46; // .
+        const milli = inMinute - second * 1000;
         out[at++] = ZERO + Math.floor(milli / 100);
         out[at++] = ZERO + (Math.floor(milli / 10) % 10);
         out[at++] = ZERO + (milli % 10);
@@ -385,31 +594,32 @@ export async function* csvLongText(
           }
         }
         out[at++] = 44;
-        const middle = middles[index - 1]!;
+        const middle = middles[position[row]! - 1]!;
         for (let copied = 0; copied < middle.length; copied += 1) out[at++] = middle[copied]!;
         // value: NULL (\N) is an empty cell, -0 is 0, a positive exponent gets its sign.
-        byte = buffer[++position]!;
-        if (byte === BACKSLASH) {
-          position += 2;
-        } else if (byte === MINUS && buffer[position + 1] === ZERO && buffer[position + 2] === NEWLINE) {
+        const start = valueStart[row]!;
+        const stop = valueEnd[row]!;
+        const first = text[start]!;
+        if (first === BACKSLASH) {
+          // NULL: nothing.
+        } else if (first === MINUS && stop - start === 2 && text[start + 1] === ZERO) {
           out[at++] = ZERO;
-          position += 2;
         } else {
-          while (byte !== NEWLINE) {
+          for (let cursor = start; cursor < stop; cursor += 1) {
+            const byte = text[cursor]!;
             out[at++] = byte;
-            if (byte === LOWER_E && buffer[position + 1] !== MINUS) out[at++] = 43; // +
-            byte = buffer[++position]!;
+            if (byte === LOWER_E && text[cursor + 1] !== MINUS) out[at++] = 43; // +
           }
         }
         out[at++] = 13;
         out[at++] = NEWLINE;
-        position += 1;
-        rows += 1;
+        written += 1;
       }
-      onRows(rows);
-      rest = end < buffer.length ? buffer.subarray(end) : null;
+      onRows(written);
     }
-    if (rest) throw new Error('ClickHouse ended a TabSeparated answer in the middle of a line');
+  } finally {
+    // A client that went away: the window read ahead is not needed.
+    next?.cancel();
   }
   if (at > 0) yield out.subarray(0, at);
 }

@@ -2,7 +2,8 @@
  * Export endpoints: time series (CSV long, CSV wide, XLSX; raw or downsampled), records (CSV or JSON)
  * and the organisation archive. Answers stream as the client reads them; a time-series export above
  * EXPORT_STREAM_MAX_POINTS and the archive become export jobs (jobs/), written by the export-worker and
- * downloaded once ready (job-routes.ts). Each export is audited once it ended, with who, what and how
+ * downloaded once ready (job-routes.ts); an organisation has at most EXPORT_MAX_ACTIVE_JOBS of them queued or
+ * running (more answer 429). Each export is audited once it ended, with who, what and how
  * many rows it carried, and whether it was delivered whole (a job's event is written when it finishes).
  */
 import { Readable } from 'node:stream';
@@ -95,7 +96,7 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
           audit: { resource_type: scope.resourceType, resource_id: scope.resourceId, after: audit },
         },
         progress: { points_total: points },
-      });
+      }, deps.env.EXPORT_MAX_ACTIVE_JOBS);
       await deliver(request, deps, job);
       return accepted(reply, job);
     }
@@ -132,7 +133,7 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    const job = await createExportJob(deps.pg, principal, { kind: 'organization_archive', request: { ip: request.ip } });
+    const job = await createExportJob(deps.pg, principal, { kind: 'organization_archive', request: { ip: request.ip } }, deps.env.EXPORT_MAX_ACTIVE_JOBS);
     await deliver(request, deps, job);
     return accepted(reply, job);
   });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { EXPORT_JOB_MAX_ATTEMPTS } from '@bioprocess/shared/queues';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
-import { startWorker } from '../timeseries/support.ts';
+import { startWorker } from '../support/ingest.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import type { ExportWorker } from '../../src/exports/jobs/export-worker.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';

@@ -10,7 +10,7 @@ import JSZip from 'jszip';
 import { parse } from 'csv-parse/sync';
 import { RECORD_EXPORT_ENTITIES } from '@bioprocess/shared/exports';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
-import { startWorker } from '../timeseries/support.ts';
+import { startWorker } from '../support/ingest.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import type { ArchiveManifest } from '../../src/exports/archive.ts';
 import type { ExportWorker } from '../../src/exports/jobs/export-worker.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { multipartBody, readSeries, startWorker } from '../timeseries/support.ts';
+import { multipartBody, readSeries, startWorker } from '../support/ingest.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { sanitizeHeaders } from '@bioprocess/shared/csv/headers';

@@ -13,6 +13,10 @@ import {
   EXPORT_FORMAT_LABELS, exportChoiceProblem, requestExport, timeSeriesExportPath, type ExportChoice, type ExportScopeOption,
 } from './export-request.ts';
 import { ExportJobProgress, useExportJob } from './ExportJobProgress.tsx';
+import { RecentExportJobList, useRecentExportJobs } from './RecentExportJobs.tsx';
+
+/** Earlier time-series exports the dialog lists (their files stay downloadable for a while). */
+const RECENT_SHOWN = 3;
 
 export interface ExportDialogProps {
   isOpen: boolean;
@@ -38,6 +42,7 @@ export function ExportDialog({ isOpen, onClose, scopes, loading = false }: Expor
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const exportJob = useExportJob();
+  const recent = useRecentExportJobs({ kind: 'time_series', limit: RECENT_SHOWN, enabled: isOpen });
   const { reset: resetJob } = exportJob;
   // Own radio-group names: a group named like another one on the page would uncheck it.
   const formatGroup = useId();
@@ -72,6 +77,7 @@ export function ExportDialog({ isOpen, onClose, scopes, loading = false }: Expor
       if (outcome.kind === 'job') {
         // Too large to stream: the dialog shows the job's progress, then its Download.
         exportJob.follow(outcome.job);
+        void recent.refresh();
         return;
       }
       showToast({ title: 'Export downloaded', intent: 'success' });
@@ -130,6 +136,7 @@ export function ExportDialog({ isOpen, onClose, scopes, loading = false }: Expor
       {problem && scope.instruments.length > 0 ? <Callout intent={Intent.WARNING}>{problem}</Callout> : null}
       {error ? <Callout intent={Intent.DANGER} title="Export failed">{error}</Callout> : null}
       <ExportJobProgress state={exportJob} />
+      <RecentExportJobList recent={recent} title="Earlier exports" exceptId={exportJob.job?.id ?? null} itemTestId="earlier-export-job" />
       </>}
     </FormDialog>
   );

@@ -16,6 +16,8 @@ export interface ExportJobState {
   /** True while the job is queued or running. */
   running: boolean;
   follow(job: ExportJobStatus): void;
+  /** Shows a job as it is, without following it (a finished one). */
+  show(job: ExportJobStatus): void;
   reset(): void;
 }
 
@@ -40,9 +42,15 @@ export function useExportJob(): ExportJobState {
         if (!controller.signal.aborted) setError(cause instanceof Error ? cause.message : 'The export could not be followed.');
       });
   }, []);
+  const show = useCallback((status: ExportJobStatus) => {
+    following.current?.abort();
+    following.current = null;
+    setJob(status);
+    setError(null);
+  }, []);
   useEffect(() => () => following.current?.abort(), []);
   const running = job !== null && error === null && (job.state === 'queued' || job.state === 'running');
-  return { job, error, running, follow, reset };
+  return { job, error, running, follow, show, reset };
 }
 
 function sizeText(bytes: number | null): string {
@@ -58,11 +66,12 @@ function progressText(job: ExportJobStatus): string {
   return `Writing the file: ${progress.points_done.toLocaleString('en-US')} of ${progress.points_total.toLocaleString('en-US')} points`;
 }
 
-export function ExportJobProgress({ state }: { state: ExportJobState }) {
+/** One export job's progress, file or failure; `testId` names its callout (several may share a page). */
+export function ExportJobProgress({ state, testId = 'export-job' }: { state: ExportJobState; testId?: string }) {
   const [downloading, setDownloading] = useState(false);
   const [downloadError, setDownloadError] = useState<string | null>(null);
   const { job, error } = state;
-  if (error) return <Callout intent={Intent.DANGER} title="Export failed" data-testid="export-job">{error}</Callout>;
+  if (error) return <Callout intent={Intent.DANGER} title="Export failed" data-testid={testId}>{error}</Callout>;
   if (!job) return null;
 
   const download = async () => {
@@ -82,7 +91,7 @@ export function ExportJobProgress({ state }: { state: ExportJobState }) {
     case 'queued':
     case 'running':
       return (
-        <Callout intent={Intent.PRIMARY} title="Preparing the export" data-testid="export-job">
+        <Callout intent={Intent.PRIMARY} title="Preparing the export" data-testid={testId}>
           <p>This export is too large to download at once: it is written on the server, and can be downloaded here when ready.</p>
           {/* No value while queued: Blueprint then shows an indeterminate bar. */}
           <ProgressBar intent={Intent.PRIMARY} value={job.state === 'queued' ? undefined : job.fraction} aria-label="Export progress" />
@@ -91,7 +100,7 @@ export function ExportJobProgress({ state }: { state: ExportJobState }) {
       );
     case 'completed':
       return (
-        <Callout intent={Intent.SUCCESS} title="Export ready" data-testid="export-job">
+        <Callout intent={Intent.SUCCESS} title="Export ready" data-testid={testId}>
           <p>
             {job.file_name} ({sizeText(job.bytes)})
             {job.expires_at ? `, kept until ${new Date(job.expires_at).toLocaleString()}` : ''}.
@@ -102,8 +111,8 @@ export function ExportJobProgress({ state }: { state: ExportJobState }) {
         </Callout>
       );
     case 'expired':
-      return <Callout intent={Intent.WARNING} title="Export expired" data-testid="export-job">Its file was removed. Export again.</Callout>;
+      return <Callout intent={Intent.WARNING} title="Export expired" data-testid={testId}>Its file was removed. Export again.</Callout>;
     case 'failed':
-      return <Callout intent={Intent.DANGER} title="Export failed" data-testid="export-job">{job.error ?? 'The export failed.'}</Callout>;
+      return <Callout intent={Intent.DANGER} title="Export failed" data-testid={testId}>{job.error ?? 'The export failed.'}</Callout>;
   }
 }

@@ -4,7 +4,10 @@
  * that larger exports and the organisation archive become (followed to their end, then downloaded).
  */
 import { parseBucket } from '@bioprocess/shared/timeseries';
-import { exportJobStatusSchema, isExportJobFinished, type ExportJobStatus, type TimeSeriesExportFormat } from '@bioprocess/shared/exports';
+import { z } from 'zod';
+import {
+  exportJobStatusSchema, isExportJobFinished, type ExportJobKind, type ExportJobStatus, type TimeSeriesExportFormat,
+} from '@bioprocess/shared/exports';
 import { getToken } from '../auth/session-store.ts';
 import { readJsonBody, serverErrorOf } from '../api/client.ts';
 import { watchJob } from '../api/job-events.ts';
@@ -128,4 +131,17 @@ export async function downloadExportJob(job: ExportJobStatus): Promise<void> {
   if (!job.download_url) throw new Error('The export has no file to download.');
   const outcome = await requestExport(job.download_url, job.file_name ?? 'export');
   if (outcome.kind !== 'downloaded') throw new Error('The export is not ready yet.');
+}
+
+/**
+ * The caller's recent export jobs, newest first (an admin's: the organisation's), kept in the wire
+ * shape the progress stream and the download use.
+ */
+export async function fetchExportJobs(options: { kind?: ExportJobKind; limit: number }, signal?: AbortSignal): Promise<ExportJobStatus[]> {
+  const query = new URLSearchParams({ limit: String(options.limit) });
+  if (options.kind) query.set('kind', options.kind);
+  const response = await fetch(`/api/v1/export-jobs?${query.toString()}`, { headers: { Authorization: `Bearer ${getToken() ?? ''}`, Accept: 'application/json' }, signal });
+  const body = await readJsonBody(response);
+  if (!response.ok) throw new Error(serverErrorOf(body) ?? `Failed to read the recent exports (${response.status})`);
+  return z.array(exportJobStatusSchema).parse(body);
 }

@@ -16,7 +16,7 @@ import {
 import { withTransaction, type Pool, type Queryable } from '@bioprocess/shared/server/postgres';
 import { writeAuditOutbox } from '@bioprocess/shared/server/audit-outbox';
 import type { RequestPrincipal } from '../../auth/principal.ts';
-import { notFound } from '../../platform/http-error.ts';
+import { HttpError, notFound } from '../../platform/http-error.ts';
 
 export interface ExportJobRow {
   id: string;
@@ -49,14 +49,61 @@ export interface NewExportJob {
   progress?: Partial<ExportJobProgress>;
 }
 
-export async function createExportJob(pool: Pool, principal: RequestPrincipal, job: NewExportJob): Promise<ExportJobRow> {
+/** Key space of the advisory lock that serialises the creation of one organisation's export jobs. */
+const CREATE_LOCK = 3720;
+
+export function tooManyExportsMessage(maxActive: number): string {
+  return `Your organisation already has ${maxActive} export${maxActive === 1 ? '' : 's'} being prepared, the most it may have at once. `
+    + 'Wait for one to finish, then export again.';
+}
+
+/**
+ * Records a new export job, unless the organisation already has `maxActive` queued or running (429).
+ * The count and the insert hold the organisation's advisory lock, so concurrent requests cannot both
+ * take the last place.
+ */
+export async function createExportJob(pool: Pool, principal: RequestPrincipal, job: NewExportJob, maxActive: number): Promise<ExportJobRow> {
+  return withTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [CREATE_LOCK, principal.organizationId]);
+    const { rows: [active] } = await client.query<{ count: number }>(
+      "SELECT count(*)::int AS count FROM export_jobs WHERE organization_id = $1 AND state IN ('queued', 'running')",
+      [principal.organizationId],
+    );
+    if (active!.count >= maxActive) throw new HttpError(429, tooManyExportsMessage(maxActive));
+    const { rows } = await client.query<ExportJobRow>(
+      `INSERT INTO export_jobs (id, organization_id, kind, created_by, api_key_id, requested_by, request, progress)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+      [randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId, principal.email ?? principal.name,
+        JSON.stringify(job.request), JSON.stringify(job.progress ?? {})],
+    );
+    return rows[0]!;
+  });
+}
+
+/**
+ * The organisation's recent export jobs, newest first. `owner` narrows them to what one user or API
+ * key asked for (null: the whole organisation's); `kinds` to those kinds.
+ */
+export async function listExportJobs(
+  pool: Queryable, organizationId: number,
+  options: { limit: number; kinds: readonly ExportJobKind[]; owner: { userId: number | null; apiKeyId: number | null } | null },
+): Promise<ExportJobRow[]> {
+  const params: unknown[] = [organizationId, options.kinds, options.limit];
+  let ownerFilter = '';
+  // A session's jobs are its user's; an API key's are the key's (it has no user of its own).
+  if (options.owner?.apiKeyId != null) {
+    params.push(options.owner.apiKeyId);
+    ownerFilter = 'AND api_key_id = $4';
+  } else if (options.owner) {
+    params.push(options.owner.userId);
+    ownerFilter = 'AND created_by = $4 AND api_key_id IS NULL';
+  }
   const { rows } = await pool.query<ExportJobRow>(
-    `INSERT INTO export_jobs (id, organization_id, kind, created_by, api_key_id, requested_by, request, progress)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-    [randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId, principal.email ?? principal.name,
-      JSON.stringify(job.request), JSON.stringify(job.progress ?? {})],
+    `SELECT ${COLUMNS} FROM export_jobs WHERE organization_id = $1 AND kind = ANY($2::text[]) ${ownerFilter}
+      ORDER BY created_at DESC, id DESC LIMIT $3`,
+    params,
   );
-  return rows[0]!;
+  return rows;
 }
 
 /** Queues the job's delivery (a no-op while one with its id is waiting or active). */
@@ -95,6 +142,7 @@ export function toExportJobStatus(job: ExportJobRow): ExportJobStatus {
     updated_at: job.updated_at.toISOString(),
     expires_at: job.expires_at?.toISOString() ?? null,
     download_url: job.state === 'completed' ? `/api/v1/export-jobs/${job.id}/download` : null,
+    requested_by: job.requested_by,
   };
 }
 
