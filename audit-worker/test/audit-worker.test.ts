@@ -3,11 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_JOB } from '@bioprocess/shared/queues';
-import { createTestContext, type TestContext } from '../../api/test/support/test-context.ts';
-import { recordAudit } from '../../api/src/audit/record.ts';
-import { queuedEventFor } from '../../api/test/auth/audit-drain.ts';
+import { createTestContext, OutageProxy, queuedEventFor, recordAudit, type TestContext } from '@bioprocess/api/test-support';
 import { startAuditWorker, type AuditWorkerHandle } from '../src/worker.ts';
-import { OutageProxy } from '../../api/test/support/outage-proxy.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

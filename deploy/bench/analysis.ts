@@ -12,7 +12,6 @@ import { INSTRUMENT_TYPES } from '@bioprocess/shared/enums';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { recomputeRollups } from '@bioprocess/ingest-worker';
-import { pointVersion } from '@bioprocess/shared/ingest/versions';
 
 const DAY_MS = 86_400_000;
 
@@ -90,8 +89,8 @@ export async function seedAnalysisPlant(pool: Pool, clickhouse: ClickHouseClient
           FROM system.numbers LIMIT ${minutes * others.length}`,
     });
     const range = { organizationId, instrumentIds, startMs, endMs };
-    await recomputeRollups(clickhouse, pool, { ...range, instrumentIds: [instrumentIds[0]!] }, { fromVersion: pointVersion(firstSeq, 0), toVersion: `${firstSeq + 1}0000000000` });
-    await recomputeRollups(clickhouse, pool, { ...range, instrumentIds: others }, { fromVersion: pointVersion(otherSeq, 0), toVersion: `${otherSeq + 1}0000000000` });
+    await recomputeRollups(clickhouse, pool, { ...range, instrumentIds: [instrumentIds[0]!] }, { versionSeq: firstSeq });
+    await recomputeRollups(clickhouse, pool, { ...range, instrumentIds: others }, { versionSeq: otherSeq });
     log(`analysis: unit operation ${index + 1} of ${sizes.references + 1} stored (${seconds} + ${minutes * others.length} points)`);
   }
   return { token, referenceIds: unitOperationIds.slice(0, sizes.references), targetId: unitOperationIds[sizes.references]! };

@@ -6,7 +6,6 @@
 import type pg from 'pg';
 import type { createClickHouse } from '@bioprocess/shared/server/clickhouse';
 import { recomputeRollups } from '@bioprocess/ingest-worker';
-import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import type { BenchPlant } from './fixtures.ts';
 
 const DAY_MS = 86_400_000;
@@ -65,7 +64,7 @@ export async function benchDerived(context: DerivedStepContext): Promise<{ p95: 
     });
   }
   await recomputeRollups(clickhouse, pool, { organizationId: plant.organizationId, instrumentIds, startMs, endMs: startMs + (seconds - 1) * 1_000 },
-    { fromVersion: pointVersion(versionSeq, 0), toVersion: `${versionSeq + 1}0000000000` });
+    { versionSeq });
   const run = await pool.query('SELECT run_id FROM unit_operations WHERE id = $1', [plant.unitOperationId]);
   const unitOperation = await pool.query(
     `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time, properties)

@@ -10,7 +10,8 @@
  *   - fan-in: 1,000 feeds each posting one reading per second (1,000 posts/s offered) for a minute
  *     (x BENCH_SCALE): kept up with (every post answered within a second of the schedule's end), p95
  *     wait < 1 s.
- * Each workload writes its own time range, so none shares a minute with another.
+ * Each workload writes its own time range, so none shares a minute with another. BENCH_FEEDS (a comma list,
+ * default all: feeds,interleaved,backfill,fan-in) runs some of them, for profiling one.
  */
 import http from 'node:http';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
@@ -200,25 +201,33 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     return rate;
   };
 
+  const chosen = new Set((process.env.BENCH_FEEDS ?? 'feeds,interleaved,backfill,fan-in').split(',').map((name) => name.trim()));
+
   // Feeds: 200 feeds of 10 instruments, 5 s of 1 Hz readings per post.
-  const feeds = feedWorkload('feeds', instrumentIds.slice(0, 2_000), 10, 5, scaled(12), Date.UTC(2025, 0, 1));
-  log(`feeds: ${feeds.posts.length} posts of 50 points (200 feeds x 10 instruments, 5 s each), 32 clients, ?wait=true`);
-  reportRates(feeds, await both(feeds, 32), 0.5, 500);
+  if (chosen.has('feeds')) {
+    const feeds = feedWorkload('feeds', instrumentIds.slice(0, 2_000), 10, 5, scaled(12), Date.UTC(2025, 0, 1));
+    log(`feeds: ${feeds.posts.length} posts of 50 points (200 feeds x 10 instruments, 5 s each), 32 clients, ?wait=true`);
+    reportRates(feeds, await both(feeds, 32), 0.5, 500);
+  }
 
   // Interleaved: 16 feeds of 20 instruments, 25 s per post (500 points); a feed's next post shares its minute.
-  const interleaved = feedWorkload('interleaved', instrumentIds.slice(0, 320), 20, 25, scaled(25), Date.UTC(2025, 1, 1));
-  log(`interleaved: ${interleaved.posts.length} posts of 500 points (16 feeds x 20 instruments, 25 s each), 32 clients, ?wait=true`);
-  reportRates(interleaved, await both(interleaved, 32), 0.5, 500);
+  if (chosen.has('interleaved')) {
+    const interleaved = feedWorkload('interleaved', instrumentIds.slice(0, 320), 20, 25, scaled(25), Date.UTC(2025, 1, 1));
+    log(`interleaved: ${interleaved.posts.length} posts of 500 points (16 feeds x 20 instruments, 25 s each), 32 clients, ?wait=true`);
+    reportRates(interleaved, await both(interleaved, 32), 0.5, 500);
+  }
 
   // Backfill: 50,000-point posts of 10 instruments (5,000 s of each), 8 clients.
-  const backfill = feedWorkload('backfill', instrumentIds.slice(0, 10), 10, 5_000, scaled(20), Date.UTC(2025, 2, 1));
-  log(`backfill: ${backfill.posts.length} posts of 50,000 points, 8 clients, ?wait=true`);
-  const backfillRuns = await both(backfill, 8);
-  const backfillRate = reportRates(backfill, backfillRuns, 0, null);
-  report({ name: 'backfill_vs_baseline', value: Math.round(backfillRate), unit: 'points/s', baseline: Math.round(baseline), ratio: round(backfillRate / baseline), target: '>= 0.4 x baseline', pass: backfillRate / baseline >= 0.4 });
+  if (chosen.has('backfill')) {
+    const backfill = feedWorkload('backfill', instrumentIds.slice(0, 10), 10, 5_000, scaled(20), Date.UTC(2025, 2, 1));
+    log(`backfill: ${backfill.posts.length} posts of 50,000 points, 8 clients, ?wait=true`);
+    const backfillRuns = await both(backfill, 8);
+    const backfillRate = reportRates(backfill, backfillRuns, 0, null);
+    report({ name: 'backfill_vs_baseline', value: Math.round(backfillRate), unit: 'points/s', baseline: Math.round(baseline), ratio: round(backfillRate / baseline), target: '>= 0.4 x baseline', pass: backfillRate / baseline >= 0.4 });
+  }
 
   // Fan-in: 1,000 feeds, one reading per second each, spread over the second.
-  await fanIn({ ...options, plantOrganization: plant.organizationId, instrumentIds: instrumentIds.slice(0, 1_000), seconds: scaled(60), product, toPeer });
+  if (chosen.has('fan-in')) await fanIn({ ...options, plantOrganization: plant.organizationId, instrumentIds: instrumentIds.slice(0, 1_000), seconds: scaled(60), product, toPeer });
   agent.destroy();
 }
 

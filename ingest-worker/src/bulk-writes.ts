@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { GroupCommit, type FlushOutcome } from './group-commit.ts';
+import { GroupCommit, type FlushOutcome } from '@bioprocess/shared/group-commit';
 import { insertPoints, type PointRowsFormat } from './points-store.ts';
 import { recomputeRollupsTogether, type RollupRequest } from './rollups.ts';
 

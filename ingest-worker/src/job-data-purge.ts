@@ -1,5 +1,5 @@
 /**
- * Deletes the stored data of finished bulk jobs many at a time. A bulk post's rows stay in PostgreSQL
+ * Deletes the stored data of finished bulk jobs many at a time (a large post's spooled files at once). A bulk post's rows stay in PostgreSQL
  * (`ingest_job_data`) until its job finished; deleting them per job cost a statement (and its TOAST
  * work) in each job's critical path. Finished jobs are collected here and their data deleted in one
  * statement every PURGE_INTERVAL_MS and at shutdown. A worker killed before a purge leaves the rows to
@@ -7,6 +7,7 @@
  */
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
+import { removeSpooledData } from '@bioprocess/shared/server/bulk-spool';
 import { deleteFinishedJobData } from './job-store.ts';
 
 const PURGE_INTERVAL_MS = 1_000;
@@ -14,15 +15,15 @@ const PURGE_INTERVAL_MS = 1_000;
 const PURGE_BATCH = 2_000;
 
 export interface JobDataPurge {
-  /** Notes a finished job whose data may go. */
-  add(jobId: string): void;
+  /** Notes a finished job whose data may go (`spooled`: its files go now). */
+  add(jobId: string, spooled?: boolean): void;
   /** Deletes what was noted so far (also what the timer runs). */
   flush(): Promise<void>;
   /** Stops the timer after a last flush. */
   stop(): Promise<void>;
 }
 
-export function startJobDataPurge(pool: Pool, logger: Logger): JobDataPurge {
+export function startJobDataPurge(pool: Pool, logger: Logger, uploadDir: string): JobDataPurge {
   let pending: string[] = [];
   let running: Promise<void> = Promise.resolve();
   let lastProblemLog = 0;
@@ -49,7 +50,12 @@ export function startJobDataPurge(pool: Pool, logger: Logger): JobDataPurge {
   const timer = setInterval(() => { void flush(); }, PURGE_INTERVAL_MS);
   timer.unref();
   return {
-    add(jobId) {
+    add(jobId, spooled) {
+      if (spooled) {
+        // A file costs no database statement: removed at once (the sweeper catches what fails here).
+        removeSpooledData(uploadDir, [jobId]).catch((error: unknown) => logger.warn({ err: error, jobId }, 'spooled bulk data not removed yet'));
+        return;
+      }
       // Bounded: should PostgreSQL stay away, the oldest are left to the sweeper.
       if (pending.length >= 100 * PURGE_BATCH) pending.shift();
       pending.push(jobId);

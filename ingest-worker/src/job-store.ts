@@ -4,7 +4,7 @@
  */
 import { withTransaction, type Pool, type PoolClient } from '@bioprocess/shared/server/postgres';
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
-import { failIngestJob } from '@bioprocess/shared/server/ingest-job-failure';
+import { failIngestJob } from '@bioprocess/shared/server/ingest-job-store';
 import { writeJobAuditEvent } from './job-audit.ts';
 
 /** Completes an unfinished job; answers whether it did (false: it had already finished). */
@@ -18,12 +18,30 @@ async function completeJob(db: Pool | PoolClient, jobId: string, result: Record<
   return rows.length > 0;
 }
 
+/** What a finished bulk post's job records. */
+export interface BulkCompletion {
+  jobId: string;
+  result: Record<string, unknown>;
+  progress: Partial<IngestProgress>;
+}
+
 /**
- * Completes a bulk post's job: one statement (bulk posts are not audited one by one). Its stored data is
- * left for deleteFinishedJobData, which removes that of many jobs in one statement.
+ * Completes bulk posts' jobs: one statement however many (bulk posts are not audited one by one). Their
+ * stored data is left for deleteFinishedJobData, which removes that of many jobs in one statement.
  */
-export async function markBulkCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
-  await completeJob(pool, jobId, result, progress);
+export async function markBulkCompleted(pool: Pool, completions: readonly BulkCompletion[]): Promise<void> {
+  if (completions.length === 0) return;
+  await pool.query(
+    `UPDATE ingest_jobs j SET state = 'completed', result = done.result, progress = j.progress || done.progress, error = NULL,
+            updated_at = now(), finished_at = now()
+       FROM unnest($1::uuid[], $2::jsonb[], $3::jsonb[]) AS done (id, result, progress)
+      WHERE j.id = done.id AND j.state IN ('queued', 'running')`,
+    [
+      completions.map((completion) => completion.jobId),
+      completions.map((completion) => JSON.stringify(completion.result)),
+      completions.map((completion) => JSON.stringify(completion.progress)),
+    ],
+  );
 }
 
 /**
@@ -48,7 +66,7 @@ export async function markCompleted(pool: Pool, jobId: string, result: Record<st
 }
 
 /**
- * Fails the job (and removes a unit operation created for it: see shared/src/server/ingest-job-failure.ts)
+ * Fails the job (and removes a unit operation created for it: see shared/src/server/ingest-job-store.ts)
  * and, when this ends an upload or a deletion, writes its audit event in the same transaction. Failing
  * a job already failed only updates its message.
  */
@@ -90,40 +108,62 @@ export async function updateProgress(pool: Pool, jobId: string, progress: Partia
  * chunk twice (a retried job) is a no-op.
  */
 export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: number, points: number): Promise<{ allDone: boolean; retried: boolean }> {
-  const { rows } = await pool.query(
-    `UPDATE ingest_jobs
-        SET chunks_done = CASE WHEN $2 = ANY(chunks_done) THEN chunks_done ELSE array_append(chunks_done, $2) END,
-            progress = CASE WHEN $2 = ANY(chunks_done) THEN progress
-                       ELSE jsonb_set(progress, '{points_written}', to_jsonb(COALESCE((progress->>'points_written')::bigint, 0) + $3)) END,
+  return (await recordChunksDone(pool, [{ jobId, chunkIndex, points }]))[0] ?? { allDone: false, retried: false };
+}
+
+/** recordChunkDone for chunks of several jobs (one chunk per job) in one statement; answers in the order given. */
+export async function recordChunksDone(
+  pool: Pool, chunks: ReadonlyArray<{ jobId: string; chunkIndex: number; points: number }>,
+): Promise<Array<{ allDone: boolean; retried: boolean }>> {
+  if (chunks.length === 0) return [];
+  const { rows } = await pool.query<{ id: string; done: number; chunk_count: number; retried: boolean }>(
+    `UPDATE ingest_jobs j
+        SET chunks_done = CASE WHEN c.chunk = ANY(j.chunks_done) THEN j.chunks_done ELSE array_append(j.chunks_done, c.chunk) END,
+            progress = CASE WHEN c.chunk = ANY(j.chunks_done) THEN j.progress
+                       ELSE jsonb_set(j.progress, '{points_written}', to_jsonb(COALESCE((j.progress->>'points_written')::bigint, 0) + c.points)) END,
             updated_at = now(), retrying_since = NULL
-      WHERE id = $1
-      RETURNING cardinality(chunks_done) AS done, chunk_count, retried`,
-    [jobId, chunkIndex, points],
+       FROM unnest($1::uuid[], $2::integer[], $3::bigint[]) AS c (id, chunk, points)
+      WHERE j.id = c.id
+      RETURNING j.id, cardinality(j.chunks_done) AS done, j.chunk_count, j.retried`,
+    [chunks.map((chunk) => chunk.jobId), chunks.map((chunk) => chunk.chunkIndex), chunks.map((chunk) => chunk.points)],
   );
-  const row = rows[0];
-  return { allDone: Boolean(row) && Number(row.done) >= Number(row.chunk_count), retried: row?.retried === true };
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return chunks.map(({ jobId }) => {
+    const row = byId.get(jobId);
+    return { allDone: Boolean(row) && Number(row!.done) >= Number(row!.chunk_count), retried: row?.retried === true };
+  });
 }
 
 export interface JobRecord {
   state: string;
+  organization_id: number;
+  version_seq: number;
   /** Bulk chunks already written. */
   chunks_done: number[];
   request: Record<string, unknown>;
   checkpoint: Record<string, unknown> | null;
   progress: IngestProgress;
+  /** Some part of the job ran more than once (its rows may be stored twice). */
+  retried: boolean;
 }
 
 /** Marks a queued job running and answers its record (null when the row is gone), in one round trip. */
 export async function startJob(pool: Pool, jobId: string): Promise<JobRecord | null> {
-  const { rows } = await pool.query(
+  return (await startJobs(pool, [jobId])).get(jobId) ?? null;
+}
+
+/** startJob for several jobs in one round trip: the records of the rows that exist, by job id. */
+export async function startJobs(pool: Pool, jobIds: readonly string[]): Promise<Map<string, JobRecord>> {
+  const { rows } = await pool.query<JobRecord & { id: string }>(
     `WITH started AS (
-       UPDATE ingest_jobs SET state = 'running', updated_at = now() WHERE id = $1 AND state = 'queued' RETURNING id
+       UPDATE ingest_jobs SET state = 'running', updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'queued' RETURNING id
      )
-     SELECT CASE WHEN EXISTS (SELECT 1 FROM started) THEN 'running' ELSE state END AS state, chunks_done, request, checkpoint, progress
-       FROM ingest_jobs WHERE id = $1`,
-    [jobId],
+     SELECT id, CASE WHEN id IN (SELECT id FROM started) THEN 'running' ELSE state END AS state, chunks_done, request, checkpoint, progress, retried,
+            organization_id, version_seq
+       FROM ingest_jobs WHERE id = ANY($1::uuid[])`,
+    [jobIds],
   );
-  return (rows[0] as JobRecord | undefined) ?? null;
+  return new Map(rows.map(({ id, ...record }) => [id, record]));
 }
 
 /**

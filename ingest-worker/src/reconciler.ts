@@ -9,9 +9,11 @@
  * one that is already queued is a no-op, and a job delivered twice leaves the same data (versions drawn
  * at acceptance; chunks already recorded are skipped).
  */
+import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
 import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/periodic-pass';
 import type { Queue } from 'bullmq';
-import { ingestDeliveries, ingestQueueOf, INGEST_JOB_OPTIONS, QUEUE_NAMES, type IngestDelivery, type IngestJobRecord } from '@bioprocess/shared/queues';
+import { ingestDeliveries, ingestQueueOf, joinBatchDeliveries, QUEUE_NAMES, type IngestDelivery, type IngestJobRecord } from '@bioprocess/shared/queues';
+import { INGEST_JOB_OPTIONS } from '@bioprocess/shared/ingest/retry-policy';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { Redis } from '@bioprocess/shared/server/redis';
@@ -99,10 +101,12 @@ export function startReconciler(options: {
     // A running job delivered again may store some rows twice (identical ones): its rollups must then
     // be aggregated rather than taken from the post's own figures.
     const rerun = [...new Set(requeue.filter(({ job }) => job.state === 'running').map(({ job }) => job.id))];
-    if (rerun.length > 0) await pg.query('UPDATE ingest_jobs SET retried = true WHERE id = ANY($1::uuid[])', [rerun]);
+    await markRetried(pg, rerun);
     for (const queue of [queues.ingest, queues.ingestBulk]) {
       const own = requeue.filter(({ delivery }) => queueOf(delivery) === queue);
-      if (own.length > 0) await queue.addBulk(own.map(({ delivery }) => ({ name: delivery.name, data: delivery.data, opts: { ...INGEST_JOB_OPTIONS, jobId: delivery.jobId } })));
+      // The jobs of one batch are delivered again together, as the api delivered them.
+      const deliveries = joinBatchDeliveries(own.map(({ delivery }) => delivery));
+      if (deliveries.length > 0) await queue.addBulk(deliveries.map((delivery) => ({ name: delivery.name, data: delivery.data, opts: { ...INGEST_JOB_OPTIONS, jobId: delivery.jobId } })));
     }
     logger.warn({ requeued: requeue.length, jobs: new Set(requeue.map(({ job }) => job.id)).size }, 'ingest deliveries lost from the queue were queued again from PostgreSQL');
     return { requeued: requeue.length, failed: failed + failedEntries.size };

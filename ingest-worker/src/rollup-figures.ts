@@ -1,10 +1,9 @@
 /**
  * Rollup rows built from bulk posts' own per-minute figures (shared/src/minute-figures.ts): merged per
- * minute across the posts of one flush, summed up per hour, and written in ClickHouse's RowBinary
- * format for points_rollup_1m and points_rollup_1h, so the doubles land exactly as computed.
+ * minute across the posts of one flush and written in ClickHouse's RowBinary format for
+ * points_rollup_1m, so the doubles land exactly as computed.
  */
 import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
-import { floorTo, HOUR_MS } from '@bioprocess/shared/points-sql';
 
 /** The figures of one instrument over one minute or hour (`start`). */
 export interface RollupFigure {
@@ -53,10 +52,6 @@ export function minuteFiguresOf(writes: ReadonlyArray<{ organizationId: number; 
     organizationId, instrumentId: minute.instrumentId, start: minute.minute, points: minute.points, count: minute.count, sum: minute.sum, min: minute.min, max: minute.max,
   })));
   return merge(all, (start) => start);
-}
-
-export function hourFiguresOf(minutes: readonly RollupFigure[]): RollupFigure[] {
-  return merge(minutes, (start) => floorTo(start, HOUR_MS));
 }
 
 /** RowBinary rows (columns as ROLLUP_COLUMNS) with `version` (decimal: above 2^53). */

@@ -5,6 +5,8 @@
  * - Spooled CSV files (UPLOAD_DIR) whose job finished, or that no job names (the api refused the upload
  *   or died before committing its row) once untouched for SPOOL_GRACE_MS, are removed. A file an
  *   unfinished job names is kept.
+ * - Spooled data of large bulk posts (UPLOAD_DIR/bulk) goes the same way: when its job finished, or
+ *   when no job names it and it was left alone for SPOOL_GRACE_MS.
  * - Stored bulk data (`ingest_job_data`) of finished jobs is deleted (workers delete it in batches
  *   shortly after the jobs finish, job-data-purge.ts; this catches what a killed worker left).
  * - An unfinished job that made no progress for a while and that no live worker holds or will take
@@ -13,11 +15,14 @@
  *   INGEST_RETRY_MINUTES is failed with a message. Deliveries missing from Redis or failed there are
  *   the reconciler's business (reconciler.ts).
  */
+import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
+import { bulkSpoolFolder, removeSpooledData, spooledJobIds } from '@bioprocess/shared/server/bulk-spool';
 import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/periodic-pass';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
-import { ingestQueueOf, INGEST_JOB_OPTIONS, QUEUE_NAMES, type IngestDelivery } from '@bioprocess/shared/queues';
+import { ingestQueueOf, QUEUE_NAMES, type IngestDelivery } from '@bioprocess/shared/queues';
+import { INGEST_JOB_OPTIONS, stuckJobMessage } from '@bioprocess/shared/ingest/retry-policy';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { Redis } from '@bioprocess/shared/server/redis';
@@ -30,11 +35,6 @@ export const SPOOL_GRACE_MS = 10 * 60_000;
 const SPOOL_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.csv$/i;
 /** Jobs looked at per pass. */
 const JOBS_PER_PASS = 500;
-
-export function stuckJobMessage(minutes: number): string {
-  return `This job stopped before it finished and no worker could take it up again for ${Math.round(minutes)} minutes, `
-    + 'so part of it may be missing. Please send it again (data sent twice is stored once).';
-}
 
 export interface SweepOutcome {
   filesRemoved: number;
@@ -93,6 +93,28 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     return removed;
   }
 
+  /** Spooled data of large bulk posts whose job finished, or that no job names once left alone SPOOL_GRACE_MS. */
+  async function sweepBulkSpool(): Promise<number> {
+    const jobIds = await spooledJobIds(uploadDir);
+    if (jobIds.length === 0) return 0;
+    const { rows } = await pg.query<{ id: string; unfinished: boolean }>(
+      `SELECT id, state IN ('queued', 'running') AS unfinished FROM ingest_jobs WHERE id = ANY($1::uuid[])`, [jobIds]);
+    const named = new Map(rows.map((row) => [row.id, row.unfinished]));
+    const gone: string[] = [];
+    for (const jobId of jobIds) {
+      const unfinished = named.get(jobId);
+      if (unfinished === true) continue;
+      if (unfinished === undefined) {
+        // Its request may still be between the files and the row.
+        const info = await stat(path.join(bulkSpoolFolder(uploadDir), jobId)).catch(() => null);
+        if (!info || Date.now() - info.mtimeMs < SPOOL_GRACE_MS) continue;
+      }
+      gone.push(jobId);
+    }
+    await removeSpooledData(uploadDir, gone);
+    return gone.length;
+  }
+
   async function sweepJobData(): Promise<number> {
     const { rowCount } = await pg.query(
       `DELETE FROM ingest_job_data d USING ingest_jobs j WHERE d.job_id = j.id AND j.state IN ('completed', 'failed')`);
@@ -142,7 +164,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
         continue;
       }
       // Parts of it may have been written already: its rollups must be aggregated, not taken from the post.
-      await pg.query('UPDATE ingest_jobs SET retried = true WHERE id = $1', [job.id]);
+      await markRetried(pg, [job.id]);
       for (const delivery of deliveries) {
         await queueOf(delivery).add(delivery.name, delivery.data, { ...INGEST_JOB_OPTIONS, jobId: delivery.jobId });
       }
@@ -154,7 +176,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
   async function sweepOnce(): Promise<SweepOutcome> {
     const stuck = await sweepStuckJobs();
     const dataRowsRemoved = await sweepJobData();
-    const filesRemoved = await sweepSpool();
+    const filesRemoved = await sweepSpool() + await sweepBulkSpool();
     const outcome = { filesRemoved, dataRowsRemoved, ...stuck };
     // Finished bulk jobs' data is routinely deleted in batches by the workers (job-data-purge.ts); a
     // sweep meeting some before their purge ran is no sign of trouble.

@@ -6,7 +6,7 @@
  */
 import { Queue, Worker, UnrecoverableError, type Job } from 'bullmq';
 import {
-  QUEUE_NAMES, INGEST_JOBS, bulkChunkPayloadSchema, csvUploadPayloadSchema, deletionPayloadSchema,
+  QUEUE_NAMES, INGEST_JOBS, bulkBatchPayloadSchema, bulkChunkPayloadSchema, csvUploadPayloadSchema, deletionPayloadSchema,
 } from '@bioprocess/shared/queues';
 import { ingestWorkerEnvSchema, type BaseEnv, type IngestWorkerConfig } from '@bioprocess/shared/server/config';
 import type { Logger } from '@bioprocess/shared/server/logger';
@@ -14,11 +14,15 @@ import { createPool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
 import { createRedis } from '@bioprocess/shared/server/redis';
 import type { WorkerContext } from './context.ts';
-import { cappedBackoff, isTransient, PermanentJobError, retriesExhaustedMessage } from './errors.ts';
+import {
+  ingestBackoffMs, retriesExhaustedMessage, retryTimeExhausted, UNCLASSIFIED_FAILURE_ATTEMPTS,
+} from '@bioprocess/shared/ingest/retry-policy';
+import { isTransient, PermanentJobError } from './errors.ts';
 import { markFailed, noteTransientFailure } from './job-store.ts';
 import { startReconciler } from './reconciler.ts';
 import { startSweeper } from './sweeper.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
+import { processBulkBatch } from './jobs/bulk-batch.ts';
 import { createBulkWrites } from './bulk-writes.ts';
 import { startJobDataPurge } from './job-data-purge.ts';
 import { processDeletion } from './jobs/deletion.ts';
@@ -36,8 +40,6 @@ export interface IngestWorker {
   close(): Promise<void>;
 }
 
-/** Unclassified errors (bugs, malformed SQL) are retried a few times before the job fails. */
-const UNKNOWN_ERROR_ATTEMPTS = 5;
 /** The longest a shutdown waits for active jobs before closing connections anyway. */
 const SHUTDOWN_DEADLINE_MS = 20_000;
 
@@ -48,6 +50,10 @@ async function dispatch(context: WorkerContext, job: Job): Promise<void> {
       // field's type again on insert.
       const payload = bulkChunkPayloadSchema.parse(job.data);
       return processBulkChunk(context, payload, job);
+    }
+    case INGEST_JOBS.bulkBatch: {
+      const payload = bulkBatchPayloadSchema.parse(job.data);
+      return processBulkBatch(context, payload, job);
     }
     case INGEST_JOBS.deletion: {
       const payload = deletionPayloadSchema.parse(job.data);
@@ -74,19 +80,19 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     clickhouse,
     redis: createRedis(env.REDIS_URL, {}, logger),
     bulkWrites: createBulkWrites(clickhouse, pg),
-    jobDataPurge: startJobDataPurge(pg, logger),
+    jobDataPurge: startJobDataPurge(pg, logger, env.UPLOAD_DIR),
     shutdown: shutdown.signal,
   };
   const connection = createRedis(env.REDIS_URL);
   let lastOutageLog = 0;
 
-  const failForGood = async (job: Job, jobId: string | undefined, error: unknown, message: string): Promise<never> => {
-    logger.warn({ jobId, name: job.name, err: error }, 'ingest job failed permanently');
+  const failForGood = async (job: Job, jobIds: string[], error: unknown, message: string): Promise<never> => {
+    logger.warn({ jobIds, name: job.name, err: error }, 'ingest job failed permanently');
     // Failing the job writes its audit event in the same transaction. Should PostgreSQL be unreachable
     // now, the reconciler finds the BullMQ entry failed and fails the row later (and the sweeper then
     // removes the upload's file).
-    const recorded = jobId === undefined ? false : await markFailed(context.pg, jobId, message).then(() => true, (markError: unknown) => {
-      logger.warn({ err: markError, jobId }, 'failed job could not be marked failed yet');
+    const recorded = jobIds.length > 0 && await Promise.all(jobIds.map((jobId) => markFailed(context.pg, jobId, message))).then(() => true, (markError: unknown) => {
+      logger.warn({ err: markError, jobIds }, 'failed job could not be marked failed yet');
       return false;
     });
     if (recorded && job.name === INGEST_JOBS.csv && !(error instanceof PermanentJobError)) {
@@ -101,23 +107,25 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     try {
       await dispatch(context, job);
     } catch (error) {
-      const jobId = (job.data as { job_id?: string }).job_id;
+      // The ingest jobs the delivery carries: one, or a batch of bulk posts.
+      const data = job.data as { job_id?: string; job_ids?: string[] };
+      const jobIds = data.job_ids ?? (data.job_id === undefined ? [] : [data.job_id]);
       const permanent = error instanceof UnrecoverableError
-        || (!isTransient(error) && job.attemptsMade + 1 >= UNKNOWN_ERROR_ATTEMPTS);
+        || (!isTransient(error) && job.attemptsMade + 1 >= UNCLASSIFIED_FAILURE_ATTEMPTS);
       if (permanent) {
-        return failForGood(job, jobId, error, error instanceof PermanentJobError ? error.message : `Ingest failed: ${(error as Error).message}`);
+        return failForGood(job, jobIds, error, error instanceof PermanentJobError ? error.message : `Ingest failed: ${(error as Error).message}`);
       }
-      if (jobId && isTransient(error)) {
+      if (jobIds.length > 0 && isTransient(error)) {
         // Bounded in time rather than in attempts: the row remembers when the trouble began, across
         // restarts and deliveries made again by the reconciler. PostgreSQL itself down: retry.
-        const failingSeconds = await noteTransientFailure(context.pg, jobId).catch(() => 0);
-        if (failingSeconds > settings.INGEST_RETRY_MINUTES * 60) {
-          return failForGood(job, jobId, error, retriesExhaustedMessage(job.name, settings.INGEST_RETRY_MINUTES, error));
+        const failingSeconds = Math.max(0, ...await Promise.all(jobIds.map((jobId) => noteTransientFailure(context.pg, jobId).catch(() => 0))));
+        if (retryTimeExhausted(failingSeconds, settings.INGEST_RETRY_MINUTES)) {
+          return failForGood(job, jobIds, error, retriesExhaustedMessage(job.name, settings.INGEST_RETRY_MINUTES, error));
         }
       }
       if (Date.now() - lastOutageLog > 5_000) {
         lastOutageLog = Date.now();
-        logger.warn({ jobId, name: job.name, attempt: job.attemptsMade + 1, err: error }, 'ingest job failed, will retry');
+        logger.warn({ jobIds, name: job.name, attempt: job.attemptsMade + 1, err: error }, 'ingest job failed, will retry');
       }
       throw error;
     }
@@ -125,7 +133,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   const workerOptions = {
     connection,
     prefix: env.QUEUE_PREFIX,
-    settings: { backoffStrategy: (attemptsMade: number) => cappedBackoff(attemptsMade, settings.INGEST_BACKOFF_MAX_MS) },
+    settings: { backoffStrategy: (attemptsMade: number) => ingestBackoffMs(attemptsMade, settings.INGEST_BACKOFF_MAX_MS) },
     // Long CSV jobs keep their lock renewed; a crashed worker's job is picked up again after this.
     lockDuration: settings.INGEST_LOCK_MS,
     stalledInterval: Math.max(1_000, Math.floor(settings.INGEST_LOCK_MS / 2)),

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ROLES } from './enums.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_REQUIREMENTS_MESSAGE } from './password.ts';
+import { cappedExponentialDelay } from './capped-backoff.ts';
 
 export const EMAIL_MESSAGE = 'Please provide a valid email address';
 export const NAME_REQUIRED_MESSAGE = 'Name is required';
@@ -237,5 +238,5 @@ export const AUDIT_RETRY = {
 } as const;
 
 export function auditRetryDelayMs(attemptsMade: number): number {
-  return Math.min(AUDIT_RETRY.baseDelayMs * 2 ** Math.max(0, attemptsMade - 1), AUDIT_RETRY.maxDelayMs);
+  return cappedExponentialDelay(attemptsMade, AUDIT_RETRY.baseDelayMs, AUDIT_RETRY.maxDelayMs);
 }

@@ -55,13 +55,15 @@ export type AuditOutboxEvent = z.infer<typeof auditOutboxEventSchema>;
  */
 export const INGEST_JOBS = {
   bulkChunk: 'bulk-chunk',
+  /** One-chunk bulk posts accepted together (feeds), written as one. */
+  bulkBatch: 'bulk-batch',
   deletion: 'range-deletion',
   csv: 'csv-upload',
 } as const;
 
 /** The queue of an ingest job. */
 export function ingestQueueOf(jobName: string): typeof QUEUE_NAMES.ingest | typeof QUEUE_NAMES.ingestBulk {
-  return jobName === INGEST_JOBS.bulkChunk ? QUEUE_NAMES.ingestBulk : QUEUE_NAMES.ingest;
+  return jobName === INGEST_JOBS.bulkChunk || jobName === INGEST_JOBS.bulkBatch ? QUEUE_NAMES.ingestBulk : QUEUE_NAMES.ingest;
 }
 
 /** One chunk of a bulk post; its rows wait in PostgreSQL (`ingest_job_data`, part = chunk_index). */
@@ -76,6 +78,45 @@ export const bulkChunkPayloadSchema = z.object({
   /** How the chunk's rows are written: RowBinary (shared/src/point-rows.ts); absent from jobs queued by older apis, whose rows are TSV lines. */
   format: z.enum(['RowBinary', 'TabSeparated']).default('TabSeparated'),
 });
+
+/** Most jobs one batch delivery names: bounds its PostgreSQL statements and its ClickHouse insert. */
+export const BULK_BATCH_MAX_JOBS = 512;
+
+/** One-chunk bulk posts accepted together: each job's rows wait in PostgreSQL as part 0. */
+export const bulkBatchPayloadSchema = z.object({
+  job_ids: z.array(z.uuid()).min(1).max(BULK_BATCH_MAX_JOBS),
+});
+export type BulkBatchPayload = z.infer<typeof bulkBatchPayloadSchema>;
+
+/** The delivery of a batch of bulk jobs; `batch` is the id of its first job. */
+export function bulkBatchDelivery(batch: string, jobIds: string[]): IngestDelivery {
+  return { jobId: `${batch}-batch`, name: INGEST_JOBS.bulkBatch, data: { job_ids: jobIds } };
+}
+
+/**
+ * Joins deliveries of one batch (the reconciler derives one per job) into one naming all their jobs,
+ * so a lost batch is delivered again whole; other deliveries pass unchanged.
+ */
+export function joinBatchDeliveries(deliveries: readonly IngestDelivery[]): IngestDelivery[] {
+  const joined: IngestDelivery[] = [];
+  const batches = new Map<string, BulkBatchPayload>();
+  for (const delivery of deliveries) {
+    if (delivery.name !== INGEST_JOBS.bulkBatch) {
+      joined.push(delivery);
+      continue;
+    }
+    const payload = delivery.data as BulkBatchPayload;
+    const batch = batches.get(delivery.jobId);
+    if (batch) {
+      batch.job_ids.push(...payload.job_ids.filter((id) => !batch.job_ids.includes(id)));
+      continue;
+    }
+    const own = { job_ids: [...payload.job_ids] };
+    batches.set(delivery.jobId, own);
+    joined.push({ ...delivery, data: own });
+  }
+  return joined;
+}
 
 /**
  * Where an older api left a bulk chunk's rows: in Redis beside the job. Still read so that chunks it
@@ -111,19 +152,6 @@ export const csvUploadPayloadSchema = z.object({
 });
 export type CsvUploadPayload = z.infer<typeof csvUploadPayloadSchema>;
 
-/**
- * How ingest jobs are delivered: transient failures are retried with the worker's capped back-off until
- * they have lasted INGEST_RETRY_MINUTES (the worker then fails the job), so the attempts only need to
- * outnumber that; permanent ones fail at once. Completed jobs leave Redis; failed ones stay for
- * inspection, bounded.
- */
-export const INGEST_JOB_OPTIONS = {
-  attempts: 1_000_000,
-  backoff: { type: 'capped-exponential' },
-  removeOnComplete: true,
-  removeOnFail: 1_000,
-};
-
 /** What the deliveries of a job are derived from: its `ingest_jobs` row. */
 export interface IngestJobRecord {
   id: string;
@@ -138,7 +166,7 @@ export interface IngestDelivery {
   /** The BullMQ job id: one per delivery of a job, so adding it again while it is queued is a no-op. */
   jobId: string;
   name: (typeof INGEST_JOBS)[keyof typeof INGEST_JOBS];
-  data: BulkChunkPayload | DeletionPayload | CsvUploadPayload;
+  data: BulkChunkPayload | BulkBatchPayload | DeletionPayload | CsvUploadPayload;
 }
 
 /**
@@ -155,6 +183,8 @@ export function ingestDeliveries(job: IngestJobRecord, chunks?: number[]): Inges
       const bulk = bulkRequestSchema.safeParse(request);
       if (!bulk.success) return [];
       const points = bulk.data.points;
+      // Written by its batch's delivery (the worker skips a chunk already written and completes the job).
+      if (bulk.data.batch !== undefined && job.chunk_count === 1) return [bulkBatchDelivery(bulk.data.batch, [job.id])];
       const format = bulk.data.rows_format === 'TabSeparated' ? 'TabSeparated' : 'RowBinary';
       const indexes = chunks ?? Array.from({ length: job.chunk_count }, (_, index) => index);
       return indexes.map((chunkIndex) => ({

@@ -6,6 +6,7 @@ import { AUTH_MESSAGES } from '@bioprocess/shared/errors';
 import type { AppDeps } from '../platform/deps.ts';
 import { HttpError } from '../platform/http-error.ts';
 import { badTokenCounter, tooManyRequestsMessage } from '../platform/address-limits.ts';
+import { createApiKeyLookups, type ApiKeyLookups } from './api-key-lookups.ts';
 import { API_KEY_PREFIX, hashToken, type RequestPrincipal, type RouteAccess } from './principal.ts';
 
 function bearerToken(request: FastifyRequest): string | null {
@@ -23,26 +24,10 @@ export const API_KEY_NOT_ALLOWED_MESSAGE = 'API keys are for instrument feeds: t
  */
 const PEOPLE_ONLY_PERMISSIONS: ReadonlySet<RouteAccess> = new Set<RouteAccess>(['manage_users', 'view_audit_logs', 'superuser']);
 
-/** How stale an API key's last_used_at may be. */
-const API_KEY_USE_RESOLUTION = "interval '1 minute'";
-
-async function resolvePrincipal(deps: AppDeps, token: string): Promise<RequestPrincipal | null> {
+async function resolvePrincipal(deps: AppDeps, apiKeys: ApiKeyLookups, token: string): Promise<RequestPrincipal | null> {
   const tokenHash = hashToken(token);
   if (token.startsWith(API_KEY_PREFIX)) {
-    // A feed posts with its key many times a second: last_used_at is written at most once a minute,
-    // so concurrent requests do not queue on the key's row lock (or leave a dead row each).
-    const { rows } = await deps.pg.query(
-      `WITH key AS (
-         SELECT id, name, organization_id, role, last_used_at FROM api_keys
-          WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-       ), touched AS (
-         UPDATE api_keys SET last_used_at = now()
-          WHERE id IN (SELECT id FROM key WHERE last_used_at IS NULL OR last_used_at < now() - ${API_KEY_USE_RESOLUTION})
-       )
-       SELECT id, name, organization_id, role FROM key`,
-      [tokenHash],
-    );
-    const key = rows[0];
+    const key = await apiKeys.find(tokenHash);
     if (!key) return null;
     return {
       kind: 'api_key', userId: null, sessionId: null, apiKeyId: key.id, email: null,
@@ -100,11 +85,12 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, deps: AppDep
   });
 
   const countBadToken = badTokenCounter(app, deps.env);
+  const apiKeys = createApiKeyLookups(deps.pg);
 
   app.addHook('onRequest', async (request, reply) => {
     const token = bearerToken(request);
     if (token) {
-      request.principal = await resolvePrincipal(deps, token);
+      request.principal = await resolvePrincipal(deps, apiKeys, token);
       if (!request.principal) {
         // Guessing keys or replaying stolen tokens costs the address its budget; valid tokens never do.
         const overBudget = await countBadToken(request);

@@ -15,12 +15,23 @@ export interface FinishEventPolls {
   listeningMs: number;
   degradedMs: number;
 }
-const DEFAULT_POLLS: FinishEventPolls = { listeningMs: 1_000, degradedMs: 25 };
+/**
+ * While notifications arrive, a wait reads its row only when woken, or after a long while as a last
+ * resort: a thousand feeds waiting must not cost a thousand reads a second. Losing the connection or
+ * getting it back wakes every wait, so none sleeps through a notification that could not be heard.
+ */
+const DEFAULT_POLLS: FinishEventPolls = { listeningMs: 30_000, degradedMs: 25 };
 const RECONNECT_MS = 1_000;
 
+/** What a notification says of the job: it finished so. */
+export type NotifiedState = 'completed' | 'failed';
+
 export interface FinishWait {
-  /** Resolves on the job's notification, after the poll interval, or on end(), whichever comes first. */
-  readonly woken: Promise<void>;
+  /**
+   * Resolves on the job's notification (with the state it names), after the poll interval, or on
+   * end(), whichever comes first (then with undefined: read the row to know).
+   */
+  readonly woken: Promise<NotifiedState | undefined>;
   /** Stops the wait (resolving `woken`) and forgets it. */
   end(): void;
 }
@@ -37,16 +48,20 @@ export interface JobFinishEvents {
 }
 
 export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls: FinishEventPolls = DEFAULT_POLLS): JobFinishEvents {
-  const waiters = new Map<string, Set<() => void>>();
+  const waiters = new Map<string, Set<(state?: NotifiedState) => void>>();
   let client: pg.Client | null = null;
   let listening = false;
   let connecting = false;
   let closed = false;
   let reconnectTimer: NodeJS.Timeout | null = null;
 
-  const wake = (jobId: string) => {
+  const wake = (jobId: string, state?: NotifiedState) => {
     const set = waiters.get(jobId);
-    if (set) for (const resolve of [...set]) resolve();
+    if (set) for (const resolve of [...set]) resolve(state);
+  };
+
+  const wakeAll = () => {
+    for (const jobId of [...waiters.keys()]) wake(jobId);
   };
 
   const drop = (lost: pg.Client, error: unknown) => {
@@ -55,6 +70,7 @@ export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls
     client = null;
     listening = false;
     lost.end().catch(() => undefined);
+    wakeAll();
     if (closed) return;
     // Said once per outage; the retries every RECONNECT_MS are only debug lines.
     if (wasListening) logger.warn({ err: error }, 'ingest job notifications lost; waits poll until they are back');
@@ -72,7 +88,10 @@ export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls
     const next = new pg.Client({ connectionString: databaseUrl });
     client = next;
     next.on('notification', (message) => {
-      if (message.channel === JOB_FINISHED_CHANNEL && message.payload) wake(message.payload);
+      if (message.channel !== JOB_FINISHED_CHANNEL || !message.payload) return;
+      // `<id>:<state>`; a bare id from a database not yet migrated.
+      const [jobId, state] = message.payload.split(':');
+      wake(jobId!, state === 'completed' || state === 'failed' ? state : undefined);
     });
     next.on('error', (error) => drop(next, error));
     next.on('end', () => drop(next, new Error('connection ended')));
@@ -82,6 +101,8 @@ export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls
       if (client === next) {
         listening = true;
         logger.debug('listening for finished ingest jobs');
+        // Jobs that finished while nobody listened: their waits read their rows again now.
+        wakeAll();
       }
     } catch (error) {
       drop(next, error);
@@ -104,25 +125,25 @@ export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls
         waiters.set(jobId, set);
       }
       const entry = set;
-      let settle!: () => void;
-      const woken = new Promise<void>((resolve) => {
+      let settle!: (state?: NotifiedState) => void;
+      const woken = new Promise<NotifiedState | undefined>((resolve) => {
         settle = resolve;
       });
-      const end = () => {
+      const end = (state?: NotifiedState) => {
         clearTimeout(timer);
         entry.delete(end);
         if (entry.size === 0 && waiters.get(jobId) === entry) waiters.delete(jobId);
-        settle();
+        settle(state);
       };
       entry.add(end);
       // The sleep is decided now: a notification is certain only once LISTEN has been answered.
-      const timer = setTimeout(end, Math.max(0, Math.min(atMostMs, listening ? polls.listeningMs : polls.degradedMs)));
-      return { woken, end };
+      const timer = setTimeout(() => end(), Math.max(0, Math.min(atMostMs, listening ? polls.listeningMs : polls.degradedMs)));
+      return { woken, end: () => end() };
     },
     async close() {
       closed = true;
       if (reconnectTimer) clearTimeout(reconnectTimer);
-      for (const jobId of [...waiters.keys()]) wake(jobId);
+      wakeAll();
       const current = client;
       client = null;
       listening = false;

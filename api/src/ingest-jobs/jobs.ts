@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from '@bioprocess/shared/server/postgres';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
-import { failIngestJob } from '@bioprocess/shared/server/ingest-job-failure';
+import { failIngestJob, recordDeletion } from '@bioprocess/shared/server/ingest-job-store';
 import {
   EMPTY_PROGRESS,
   type IngestJobKind,
@@ -16,7 +16,7 @@ import {
 } from '@bioprocess/shared/timeseries';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import { notFound } from '../platform/http-error.ts';
-import type { JobFinishEvents } from './finish-events.ts';
+import type { FinishWait, JobFinishEvents } from './finish-events.ts';
 
 export interface IngestJobRow {
   id: string;
@@ -29,14 +29,17 @@ export interface IngestJobRow {
   progress: IngestProgress;
   result: Record<string, unknown> | null;
   error: string | null;
+  idempotency_key?: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export interface NewIngestJob {
+  /** The job's id, when the caller needs it before the row exists (else one is made). */
+  id?: string;
   kind: IngestJobKind;
   idempotencyKey?: string | null;
-  /** A version drawn beforehand with nextVersionSeq (else one is drawn with the job). */
+  /** A version drawn beforehand (version-draws.ts; else one is drawn with the job). */
   versionSeq?: number;
   request: Record<string, unknown>;
   chunkCount?: number;
@@ -47,7 +50,7 @@ export interface NewIngestJob {
   data?: Array<{ part: number; bytes: Uint8Array }>;
 }
 
-const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, created_at, updated_at';
+const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, idempotency_key, created_at, updated_at';
 
 /**
  * Creates the job (or returns the one an earlier request with the same idempotency key created:
@@ -59,61 +62,79 @@ export async function createIngestJob(pool: Pool, principal: RequestPrincipal, j
   if (!job.deletion) return insertIngestJob(pool, principal, job);
   return withTransaction(pool, async (client) => {
     const result = await insertIngestJob(client, principal, job);
-    if (result.created) await recordDeletion(client, result.job, job.deletion!);
+    if (result.created) {
+      await recordDeletion(client, { ...job.deletion!, organizationId: result.job.organization_id, jobId: result.job.id, versionSeq: result.job.version_seq });
+    }
     return result;
   });
 }
 
 /** Creates the job inside the caller's transaction (with the rows it goes with). */
 export async function insertIngestJob(db: Pool | PoolClient, principal: RequestPrincipal, job: NewIngestJob): Promise<{ job: IngestJobRow; created: boolean }> {
-  const parameters: unknown[] = [
-    randomUUID(), principal.organizationId, job.kind, principal.userId, principal.apiKeyId,
-    job.idempotencyKey ?? null, JSON.stringify(job.request), job.chunkCount ?? 0,
-    JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), job.versionSeq ?? null,
-  ];
-  // The data goes in with the row in one statement (atomic without a transaction's round trips): a job
-  // row never exists without its data, and a replayed idempotent request stores nothing twice.
-  const values = (job.data ?? []).map(({ part, bytes }) => {
-    parameters.push(part, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
-    return `($${parameters.length - 1}::integer, $${parameters.length}::bytea)`;
-  });
-  const storeData = values.length === 0 ? '' : `, stored AS (
-       INSERT INTO ingest_job_data (job_id, part, bytes) SELECT job.id, data.part, data.bytes FROM job CROSS JOIN (VALUES ${values.join(', ')}) AS data (part, bytes)
+  return (await insertIngestJobs(db, [{ principal, job }]))[0]!;
+}
+
+/**
+ * Creates several jobs, each with its data, in one statement (atomic without a transaction's round
+ * trips): a job row never exists without its data, and a replayed idempotent request stores nothing
+ * twice. Answers in the order given; a job whose idempotency key was used before (or earlier in the
+ * same list) answers that job, with `created` false.
+ */
+export async function insertIngestJobs(
+  db: Pool | PoolClient, entries: ReadonlyArray<{ principal: RequestPrincipal; job: NewIngestJob }>,
+): Promise<Array<{ job: IngestJobRow; created: boolean }>> {
+  const parameters: unknown[] = [];
+  const param = (value: unknown, type: string) => {
+    parameters.push(value);
+    return `$${parameters.length}::${type}`;
+  };
+  const ids = entries.map(({ job }) => job.id ?? randomUUID());
+  const jobValues = entries.map(({ principal, job }, index) => `(${[
+    param(ids[index], 'uuid'), param(principal.organizationId, 'bigint'), param(job.kind, 'text'),
+    `COALESCE(${param(job.versionSeq ?? null, 'bigint')}, nextval('time_series_version_seq'))`,
+    param(principal.userId, 'bigint'), param(principal.apiKeyId, 'bigint'), param(job.idempotencyKey ?? null, 'text'),
+    param(JSON.stringify(job.request), 'jsonb'), param(job.chunkCount ?? 0, 'integer'),
+    param(JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), 'jsonb'),
+  ].join(', ')})`);
+  const dataValues = entries.flatMap(({ job }, index) => (job.data ?? []).map(({ part, bytes }) => (
+    `(${param(ids[index], 'uuid')}, ${param(part, 'integer')}, ${param(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), 'bytea')})`
+  )));
+  const storeData = dataValues.length === 0 ? '' : `, stored AS (
+       INSERT INTO ingest_job_data (job_id, part, bytes)
+       SELECT data.job_id, data.part, data.bytes FROM (VALUES ${dataValues.join(', ')}) AS data (job_id, part, bytes) JOIN job ON job.id = data.job_id
      )`;
-  const { rows } = await db.query(
+  const { rows } = await db.query<IngestJobRow>(
     `WITH job AS (
        INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
-       VALUES ($1, $2, $3, COALESCE($10::bigint, nextval('time_series_version_seq')), $4, $5, $6, $7, $8, $9)
+       VALUES ${jobValues.join(', ')}
        ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING ${JOB_COLUMNS}
      )${storeData}
      SELECT * FROM job`,
     parameters,
   );
-  const created = rows[0] as IngestJobRow | undefined;
-  if (created) return { job: created, created: true };
-  const existing = await db.query(
-    `SELECT ${JOB_COLUMNS} FROM ingest_jobs WHERE organization_id = $1 AND idempotency_key = $2`,
-    [principal.organizationId, job.idempotencyKey],
-  );
-  return { job: existing.rows[0] as IngestJobRow, created: false };
+  const created = new Map(rows.map((row) => [row.id, row]));
+  const replayed = entries.filter((_, index) => !created.has(ids[index]!));
+  const existing = new Map<string, IngestJobRow>();
+  if (replayed.length > 0) {
+    const found = await db.query<IngestJobRow>(
+      `SELECT ${JOB_COLUMNS} FROM ingest_jobs
+        WHERE (organization_id, idempotency_key) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))`,
+      [replayed.map(({ principal }) => principal.organizationId), replayed.map(({ job }) => job.idempotencyKey)],
+    );
+    for (const row of found.rows) existing.set(`${row.organization_id}:${row.idempotency_key}`, row);
+  }
+  return entries.map(({ principal, job }, index) => {
+    const row = created.get(ids[index]!);
+    if (row) return { job: row, created: true };
+    const earlier = existing.get(`${principal.organizationId}:${job.idempotencyKey}`);
+    if (!earlier) throw new Error('An ingest job neither created nor found by its idempotency key');
+    return { job: earlier, created: false };
+  });
 }
 
-/** Draws a request version (the order in which requests were accepted). */
-export async function nextVersionSeq(pool: Pool): Promise<number> {
-  const { rows } = await pool.query<{ v: string }>("SELECT nextval('time_series_version_seq')::text AS v");
-  return Number(rows[0]!.v);
-}
 
-async function recordDeletion(client: PoolClient, job: IngestJobRow, deletion: NonNullable<NewIngestJob['deletion']>): Promise<void> {
-  await client.query(
-    `INSERT INTO time_series_deletions (organization_id, job_id, version_seq, instrument_ids, start_ms, end_ms)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (job_id) DO NOTHING`,
-    [job.organization_id, job.id, job.version_seq, deletion.instrumentIds, deletion.startMs, deletion.endMs],
-  );
-}
-
-/** Fails the job (and removes a unit operation created for it): see shared/src/server/ingest-job-failure.ts. */
+/** Fails the job (and removes a unit operation created for it): see shared/src/server/ingest-job-store.ts. */
 export async function markJobFailed(pool: Pool, jobId: string, message: string): Promise<void> {
   await failIngestJob(pool, jobId, message);
 }
@@ -144,23 +165,42 @@ export const WAIT_TIMEOUT_MS = 5 * 60_000;
 
 export const isFinished = (state: IngestJobState) => state === 'completed' || state === 'failed';
 
+/** How a wait for a job may begin. */
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /**
+   * A wait started before the job was queued (so no finish can have been missed): the first read of
+   * the row is skipped, and a notification that the job completed is taken at its word, answering
+   * `known` with its new state. Feeds waiting on every post then cost no read at all.
+   */
+  registered?: { wait: FinishWait; known: IngestJobRow };
+}
+
 /**
  * Waits until the job finished (completed or failed) or the timeout passed; returns the last row read.
  * The job row is the one place that knows when data is queryable: it is read again whenever the job's
- * finish is announced (finish-events.ts), and every so often in case the announcement was lost.
+ * finish is announced without its state (finish-events.ts), and every so often in case the
+ * announcement was lost.
  */
 export async function waitForJob(
-  pool: Pool, events: JobFinishEvents, organizationId: number, jobId: string, timeoutMs: number, signal?: AbortSignal,
+  pool: Pool, events: JobFinishEvents, organizationId: number, jobId: string, timeoutMs: number, options: WaitOptions = {},
 ): Promise<IngestJobRow> {
+  const { signal, registered } = options;
   const deadline = Date.now() + timeoutMs;
+  let first = registered?.wait;
   for (;;) {
-    const wait = events.wait(jobId, deadline - Date.now());
+    const wait = first ?? events.wait(jobId, deadline - Date.now());
     const onAbort = () => wait.end();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const job = await findIngestJob(pool, organizationId, jobId);
-      if (isFinished(job.state) || Date.now() >= deadline || signal?.aborted) return job;
-      await wait.woken;
+      if (!first) {
+        const job = await findIngestJob(pool, organizationId, jobId);
+        if (isFinished(job.state) || Date.now() >= deadline || signal?.aborted) return job;
+      }
+      first = undefined;
+      const notified = await wait.woken;
+      if (notified === 'completed' && registered) return { ...registered.known, state: 'completed' };
+      if (signal?.aborted && registered) return registered.known;
     } finally {
       signal?.removeEventListener('abort', onAbort);
       wait.end();

@@ -176,7 +176,7 @@ async function settleUpload(deps: AppDeps, reply: FastifyReply, organizationId: 
   if (!wait) return { status: 202, job };
   const controller = new AbortController();
   reply.raw.once('close', () => controller.abort());
-  const finished = await waitForJob(deps.pg, deps.jobEvents, organizationId, job.id, WAIT_TIMEOUT_MS, controller.signal);
+  const finished = await waitForJob(deps.pg, deps.jobEvents, organizationId, job.id, WAIT_TIMEOUT_MS, { signal: controller.signal });
   if (finished.state === 'failed') throw new HttpError(finished.result?.conflict === true ? 409 : 422, finished.error ?? 'CSV upload failed');
   return { status: finished.state === 'completed' ? 200 : 202, job: finished };
 }
@@ -265,7 +265,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
         const row = await insertUnitOperation(client, principal.organizationId, unitOperationBody);
         const window = { id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null };
         const { job } = await insertIngestJob(client, principal, {
-          // A failure of this job removes the unit operation again (shared/src/server/ingest-job-failure.ts).
+          // A failure of this job removes the unit operation again (shared/src/server/ingest-job-store.ts).
           kind: 'csv', request: await csvJobRequest(client, principal.organizationId, window, mapping, spooled, row.id), progress: { bytes_total: spooled.bytes },
         });
         await recordAudit(client, request, {

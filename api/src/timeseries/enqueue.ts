@@ -1,17 +1,20 @@
 /**
- * Hands an accepted ingest job to BullMQ, best effort. The job's row (and its data) are already
+ * Hands accepted ingest jobs to BullMQ, best effort (the jobs of a batch of bulk posts as one delivery). The job's row (and its data) are already
  * committed to PostgreSQL, which is the record: when Redis is down or slow the request still answers,
  * and the ingest-worker's reconciler queues the job from its row a few seconds later. Job ids derive
  * from the ingest job, so the two never deliver it twice.
  */
-import { ingestDeliveries, ingestQueueOf, INGEST_JOB_OPTIONS, type IngestJobRecord } from '@bioprocess/shared/queues';
+import { ingestDeliveries, ingestQueueOf, joinBatchDeliveries, type IngestJobRecord } from '@bioprocess/shared/queues';
+import { INGEST_JOB_OPTIONS } from '@bioprocess/shared/ingest/retry-policy';
 import type { AppDeps } from '../platform/deps.ts';
 
 /** How long a request waits for Redis to take its job before answering anyway. */
 export const ENQUEUE_WAIT_MS = 2_000;
 
-export async function enqueueIngest(deps: Pick<AppDeps, 'queues' | 'logger'>, job: IngestJobRecord): Promise<void> {
-  const deliveries = ingestDeliveries(job);
+export async function enqueueIngest(deps: Pick<AppDeps, 'queues' | 'logger'>, jobs: IngestJobRecord | readonly IngestJobRecord[]): Promise<void> {
+  const records = Array.isArray(jobs) ? jobs : [jobs as IngestJobRecord];
+  if (records.length === 0) return;
+  const deliveries = joinBatchDeliveries(records.flatMap((record) => ingestDeliveries(record)));
   const adds: Array<Promise<unknown>> = [];
   for (const queue of [deps.queues.ingest, deps.queues.ingestBulk]) {
     const own = deliveries.filter((delivery) => ingestQueueOf(delivery.name) === queue.name);
@@ -20,12 +23,12 @@ export async function enqueueIngest(deps: Pick<AppDeps, 'queues' | 'logger'>, jo
   // The queue connection keeps retrying while Redis is away; the adds may still land later (a no-op
   // if the reconciler got there first).
   const queued = Promise.all(adds).then(() => true, (error: unknown) => {
-    deps.logger.warn({ err: error, ingestJobId: job.id }, 'ingest job not queued; the reconciler will queue it');
+    deps.logger.warn({ err: error, ingestJobIds: records.map((record) => record.id) }, 'ingest job not queued; the reconciler will queue it');
     return true;
   });
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ENQUEUE_WAIT_MS); });
   const inTime = await Promise.race([queued, waited]);
   clearTimeout(timer);
-  if (!inTime) deps.logger.warn({ ingestJobId: job.id }, 'the ingest queue is slow to answer; the job is recorded and will be delivered');
+  if (!inTime) deps.logger.warn({ ingestJobIds: records.map((record) => record.id) }, 'the ingest queue is slow to answer; the job is recorded and will be delivered');
 }

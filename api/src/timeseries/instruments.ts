@@ -1,16 +1,47 @@
 /** Instrument ownership and lookups in PostgreSQL, always scoped by organisation. */
+import { GroupCommit } from '@bioprocess/shared/group-commit';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { notFound } from '../platform/http-error.ts';
 
-/** The subset of `ids` that are instruments of the organisation (one query for any number of ids). */
+/** The organisation of each of `ids` that is an instrument (one query for any number of ids). */
+async function instrumentOwners(pool: Pool, ids: readonly number[]): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await pool.query<{ id: number; organization_id: number }>(
+    'SELECT id, organization_id FROM instruments WHERE id = ANY($1::bigint[])', [[...new Set(ids)]]);
+  return new Map(rows.map((row) => [row.id, row.organization_id]));
+}
+
+const ownedOf = (owners: Map<number, number>, organizationId: number, ids: readonly number[]) =>
+  new Set(ids.filter((id) => owners.get(id) === organizationId));
+
+/** The subset of `ids` that are instruments of the organisation. */
 export async function ownedInstrumentIds(pool: Pool, organizationId: number, ids: Iterable<number>): Promise<Set<number>> {
-  const wanted = [...new Set(ids)];
-  if (wanted.length === 0) return new Set();
-  const { rows } = await pool.query<{ id: number }>(
-    'SELECT id FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[])',
-    [organizationId, wanted],
-  );
-  return new Set(rows.map((row) => row.id));
+  const wanted = [...ids];
+  return ownedOf(await instrumentOwners(pool, wanted), organizationId, wanted);
+}
+
+export interface OwnershipLookups {
+  /** ownedInstrumentIds, asked together with the requests asking meanwhile. */
+  owned(organizationId: number, ids: Iterable<number>): Promise<Set<number>>;
+}
+
+/** Instrument ids per statement at most. */
+const MAX_LOOKUP_IDS = 20_000;
+
+/**
+ * Which instruments belong to whom, for many requests in one statement: feeds' posts arrive many at a
+ * time and each names its instruments. Each answer is as fresh as a query of its own.
+ */
+export function createOwnershipLookups(pool: Pool): OwnershipLookups {
+  const lookups = new GroupCommit<{ organizationId: number; ids: number[] }, Set<number>>({
+    flush: async (asks) => {
+      const owners = await instrumentOwners(pool, asks.flatMap((ask) => ask.ids));
+      return asks.map(({ organizationId, ids }) => ownedOf(owners, organizationId, ids));
+    },
+    weigh: (ask) => ask.ids.length,
+    maxWeight: MAX_LOOKUP_IDS,
+  });
+  return { owned: async (organizationId, ids) => (await lookups.submit({ organizationId, ids: [...new Set(ids)] })).result };
 }
 
 /** Every instrument id of the organisation. */

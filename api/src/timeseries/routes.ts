@@ -3,6 +3,7 @@
  * deletions and a unit operation's series. Writes and deletions are queued (202 + ingest job);
  * `?wait=true` answers once the data is queryable.
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -26,13 +27,17 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { badRequest, notFound } from '../platform/http-error.ts';
-import { createIngestJob, nextVersionSeq, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
+import { createIngestJob, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
+import { createVersionDraws } from '../ingest-jobs/version-draws.ts';
+import type { FinishWait } from '../ingest-jobs/finish-events.ts';
+import { BATCHED_POST_MAX_POINTS, createBulkJobBatches } from './bulk-batches.ts';
+import { acceptLargePost } from './large-posts.ts';
 import { firstForeignIndex } from './bulk.ts';
 import { createBulkPool } from './bulk-pool.ts';
 import { admitBulkPostsBySize } from './bulk-admission.ts';
 import { bulkBytesPerOrganization } from '@bioprocess/shared/server/config';
 import { enqueueIngest } from './enqueue.ts';
-import { findUnitOperation, instrumentsOfEquipment, organizationInstrumentIds, ownedInstrumentIds } from './instruments.ts';
+import { createOwnershipLookups, findUnitOperation, instrumentsOfEquipment, organizationInstrumentIds, ownedInstrumentIds } from './instruments.ts';
 import { readSeries } from './read-series.ts';
 import { csvUploadRoutes } from './csv-upload.ts';
 
@@ -57,10 +62,12 @@ function jobHeaders(reply: FastifyReply, job: IngestJobRow): void {
   reply.header('x-ingest-job-id', job.id);
 }
 
-/** 200 once the job completed, 202 while it runs (timeout), 500 with its error when it failed. */
-async function settle(deps: AppDeps, job: IngestJobRow, wait: boolean, signal: AbortSignal): Promise<number> {
+/** 200 once the job completed, 202 while it runs (timeout), 422 with its error when it failed. */
+async function settle(deps: AppDeps, job: IngestJobRow, wait: boolean, signal: AbortSignal, registered?: FinishWait): Promise<number> {
   if (!wait) return 202;
-  const finished = await waitForJob(deps.pg, deps.jobEvents, job.organization_id, job.id, WAIT_TIMEOUT_MS, signal);
+  const finished = await waitForJob(deps.pg, deps.jobEvents, job.organization_id, job.id, WAIT_TIMEOUT_MS, {
+    signal, registered: registered && { wait: registered, known: job },
+  });
   if (finished.state === 'completed') return 200;
   if (finished.state === 'failed') throw Object.assign(new Error(finished.error ?? 'Ingest job failed'), { statusCode: 422 });
   return 202;
@@ -76,6 +83,9 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(csvUploadRoutes, deps);
   const bulkPool = createBulkPool(deps.env.BULK_PARSE_THREADS);
   app.addHook('onClose', async () => bulkPool.close());
+  const versionDraws = createVersionDraws(deps.pg);
+  const bulkBatches = createBulkJobBatches(deps);
+  const ownershipLookups = createOwnershipLookups(deps.pg);
   // Its own scope: only this route takes its JSON body as bytes.
   await app.register(async (scope: App) => {
     scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BULK_MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
@@ -100,10 +110,10 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       if (!(body instanceof Uint8Array)) throw badRequest('data: must be a list of points');
       // The version is drawn before the post is read, so the thread writes the final rows. Requests
       // are ordered by it: one sent after another was accepted always gets a higher version.
-      const versionSeq = await nextVersionSeq(deps.pg);
+      const versionSeq = await versionDraws.next();
       const prepared = await bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq });
       if (!prepared.ok) throw badRequest(prepared.error);
-      const owned = await ownedInstrumentIds(deps.pg, principal.organizationId, prepared.instruments.map(([id]) => id));
+      const owned = await ownershipLookups.owned(principal.organizationId, prepared.instruments.map(([id]) => id));
       const foreign = firstForeignIndex(prepared.instruments, owned);
       if (foreign >= 0) throw badRequest(TIME_SERIES_MESSAGES.instrumentNotFound(foreign));
 
@@ -111,8 +121,8 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
         ...prepared.chunks.map((rows, chunkIndex) => ({ part: chunkIndex, bytes: rows })),
         ...(prepared.minuteFigures ? [{ part: BULK_MINUTE_FIGURES_PART, bytes: prepared.minuteFigures }] : []),
       ];
-      const { job, created } = await createIngestJob(deps.pg, principal, {
-        kind: 'bulk',
+      const bulkJob = {
+        kind: 'bulk' as const,
         idempotencyKey: request.headers['idempotency-key'],
         versionSeq,
         chunkCount: prepared.chunks.length,
@@ -120,12 +130,32 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
           instrument_ids: prepared.instruments.map(([id]) => id), start_ms: prepared.startMs, end_ms: prepared.endMs,
           points: prepared.points, unique_keys: prepared.increasing, rows_format: POINT_ROWS_FORMAT,
         }),
-        // Stored with the job row before the answer: a 202 means the points are in PostgreSQL.
+        // Stored before the answer (with a small post's job row, or spooled for a large one): a 202 means durable.
         data,
-      });
-      if (created) await enqueueIngest(deps, job);
+      };
+      const wait = request.query.wait === 'true';
+      let job: IngestJobRow;
+      let registered: FinishWait | undefined;
+      if (bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS) {
+        // Small posts (feeds) are recorded and queued together with those arriving meanwhile.
+        // A post that waits listens for its job before it is queued: its finish cannot be missed.
+        const id = randomUUID();
+        registered = wait ? deps.jobEvents.wait(id, WAIT_TIMEOUT_MS) : undefined;
+        const accepted = await bulkBatches.accept(principal, { ...bulkJob, id, chunkCount: 1 }).catch((error: unknown) => {
+          registered?.end();
+          throw error;
+        });
+        job = accepted.job;
+        if (!accepted.created) {
+          // A replayed idempotency key answers an earlier job, which may have finished long ago: read it.
+          registered?.end();
+          registered = undefined;
+        }
+      } else {
+        ({ job } = await acceptLargePost(deps, principal, bulkJob));
+      }
       jobHeaders(reply, job);
-      const status = await settle(deps, job, request.query.wait === 'true', abortSignalOf(reply));
+      const status = await settle(deps, job, wait, abortSignalOf(reply), registered);
       return reply.status(status).type('application/json; charset=utf-8').send(Buffer.from(prepared.readings.buffer, prepared.readings.byteOffset, prepared.readings.length));
     });
   });

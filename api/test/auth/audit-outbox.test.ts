@@ -18,8 +18,8 @@ import { createTestContext, type TestContext } from '../support/test-context.ts'
 import { OwnRedis } from '../support/own-redis.ts';
 import { createFacility } from '../metadata/fixtures.ts';
 import { recordAudit } from '../../src/audit/record.ts';
-import { outboxCount, startWorkerFor, waitFor } from './audit-drain.ts';
-import type { AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
+import { outboxCount, startWorkerFor, waitFor } from '../support/audit-drain.ts';
+import type { AuditWorkerHandle } from '@bioprocess/audit-worker';
 
 const OWN_REDIS_PORT = 6410;
 const CHANGES = 1_000;

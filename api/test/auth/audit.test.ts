@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { AUDIT_EXPORT_COLUMNS } from '@bioprocess/shared/auth-contracts';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
-import { outboxCount, queuedAuditJobs, queuedEventFor, startWorkerFor, waitFor, waitForAuditRows } from './audit-drain.ts';
-import type { AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
+import { outboxCount, queuedAuditJobs, queuedEventFor, startWorkerFor, waitFor, waitForAuditRows } from '../support/audit-drain.ts';
+import type { AuditWorkerHandle } from '@bioprocess/audit-worker';
 
 const PASSWORD = 'Strong-Pass1!';
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
-import { startWorker } from '../timeseries/support.ts';
+import { startWorker } from '../support/ingest.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 
 const T0 = Date.UTC(2025, 2, 3, 8);

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnRedis } from '../support/own-redis.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { REPO_ROOT } from '../timeseries/support.ts';
+import { REPO_ROOT } from '../support/ingest.ts';
 
 const PORT = Number(process.env.REDIS_FITNESS_PORT ?? 6407);
 

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { AUDIT_EXPORT_COLUMNS, EMAIL_MESSAGE } from '@bioprocess/shared/auth-contracts';
 import { createTestContext, type TestContext, type TestUser } from '../support/test-context.ts';
-import { startWorkerFor, waitForAuditRows } from '../auth/audit-drain.ts';
-import type { AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
+import { startWorkerFor, waitForAuditRows } from '../support/audit-drain.ts';
+import type { AuditWorkerHandle } from '@bioprocess/audit-worker';
 
 const FORMULA = "=cmd|' /C calc'!A0";
 /** A well-formed address that a spreadsheet would still read as a formula. */

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIME_SERIES_MESSAGES } from '@bioprocess/shared/timeseries';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { multipartBody } from '../timeseries/support.ts';
+import { multipartBody } from '../support/ingest.ts';
 import { createApiKey, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
 const SMALL_CSV = 'time,v\n2024-01-01T00:00:00Z,1\n';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { readSeries, startWorker, waitForJobState } from './support.ts';
+import { readSeries, startWorker, waitForJobState } from '../support/ingest.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { INGEST_JOBS, bulkChunkDataKey } from '@bioprocess/shared/queues';
 import { createIngestJob } from '../../src/ingest-jobs/jobs.ts';

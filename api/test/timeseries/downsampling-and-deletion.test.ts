@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { readSeries, startWorker } from './support.ts';
+import { readSeries, startWorker } from '../support/ingest.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 

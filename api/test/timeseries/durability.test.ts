@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutageProxy } from '../support/outage-proxy.ts';
 import { OwnRedis } from '../support/own-redis.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { multipartBody, readSeries, startWorker, waitForJobState } from './support.ts';
+import { multipartBody, readSeries, startWorker, waitForJobState } from '../support/ingest.ts';
 import {
   feedPoints, jobStates, killChildren, killHard, spawnProcess, stopGently, storedCounts, T0, unfinishedJobs, waitAllFinished, waitForApi, writeCsv,
-} from './durability-support.ts';
+} from '../support/pipeline.ts';
 import { createPlant, createUnitOperation } from '../support/fixtures.ts';
 /** Ports of this file's own services (never the shared Redis on 6379). */
 const REDIS_PORT = Number(process.env.DURABILITY_REDIS_PORT ?? 6406);

@@ -13,10 +13,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutageProxy } from '../support/outage-proxy.ts';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { multipartBody } from './support.ts';
+import { multipartBody } from '../support/ingest.ts';
 import {
   feedPoints, freePort, jobStates, killChildren, spawnProcess, stopGently, storedCounts, T0, waitAllFinished, waitForApi, writeCsv,
-} from './durability-support.ts';
+} from '../support/pipeline.ts';
 import { createPlant, createUnitOperation } from '../support/fixtures.ts';
 
 /** How long PostgreSQL stays unreachable. */

@@ -8,11 +8,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { startWorkerFor, waitFor, waitForAuditRows } from '../auth/audit-drain.ts';
-import type { AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
+import { startWorkerFor, waitFor, waitForAuditRows } from '../support/audit-drain.ts';
+import type { AuditWorkerHandle } from '@bioprocess/audit-worker';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { DATASETS_DIR } from '../../src/demo/seed.ts';
-import { multipartBody, readSeries, startWorker, waitForJobState, type JobStatus } from './support.ts';
+import { multipartBody, readSeries, startWorker, waitForJobState, type JobStatus } from '../support/ingest.ts';
 import { addInstruments, createPlant, type Plant } from '../support/fixtures.ts';
 
 const DASWARE = 'CTPC06603.20200714 - 5GB1 - KDB.Control.csv';

@@ -1,58 +1,97 @@
 /**
- * A chunk of a bulk post: insert its rows (written by the api, stored in PostgreSQL with the job row);
- * the last chunk to finish stores the post's rollups and
- * completes the job. Chunks and rollups of posts that arrive together are written together
- * (bulk-writes.ts). The post's stored data is deleted afterwards, many jobs at a time (job-data-purge.ts).
+ * A chunk of a bulk post: insert its rows (written by the api, stored in PostgreSQL with the job row, or
+ * spooled to a file for a large post);
+ * the last chunk to finish completes the post (finishBulkPosts). Chunks and rollups of posts that arrive
+ * together are written together (bulk-writes.ts). The post's stored data is deleted afterwards, many
+ * jobs at a time (job-data-purge.ts).
  */
+import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
 import type { Job } from 'bullmq';
 import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minute-figures';
 import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
-import { bulkRequestSchema } from '@bioprocess/shared/ingest/requests';
+import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
+import { readSpooledPart } from '@bioprocess/shared/server/bulk-spool';
 import type { WorkerContext } from '../context.ts';
-import { applyLaterDeletions } from '../deletions.ts';
+import { anyLaterDeletions, applyLaterDeletions } from '../deletions.ts';
 import { startJob, markBulkCompleted, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
-import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';
+
+export const UNREADABLE_RECORD_MESSAGE = 'The record of this bulk post is unreadable, so it was not written; please post it again.';
+export const MISSING_DATA_MESSAGE = 'The data of this bulk post is missing, so it was not written; please post it again.';
 
 export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job): Promise<void> {
   const record = await startJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
   const parsed = bulkRequestSchema.safeParse(record.request);
-  if (!parsed.success) throw new PermanentJobError('The record of this bulk post is unreadable, so it was not written; please post it again.');
+  if (!parsed.success) throw new PermanentJobError(UNREADABLE_RECORD_MESSAGE);
   const request = parsed.data;
-  const markRetried = () => context.pg.query('UPDATE ingest_jobs SET retried = true WHERE id = $1', [payload.job_id]);
-  if (job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1) await markRetried();
+  if (job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1) await markRetried(context.pg, [payload.job_id]);
   // A chunk already recorded (its job delivered again after a crash or a lost queue) is not written twice.
   if (!record.chunks_done.includes(payload.chunk_index)) {
-    const rows = await chunkRows(context, payload);
-    if (!rows) throw new PermanentJobError('The data of this bulk post is missing, so it was not written; please post it again.');
+    const rows = await chunkRows(context, payload, request.spooled === true);
+    if (!rows) throw new PermanentJobError(MISSING_DATA_MESSAGE);
     // Written a second time after a shared insert failed part-way: some of its rows may be there twice.
-    if ((await context.bulkWrites.insert(rows, payload.format)).flushedAgain) await markRetried();
+    if ((await context.bulkWrites.insert(rows, payload.format)).flushedAgain) await markRetried(context.pg, [payload.job_id]);
   }
   const { allDone, retried } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points);
   if (!allDone) return;
-  const range = {
+  const unique = request.unique_keys === true && !retried;
+  await finishBulkPosts(context, [{
+    jobId: payload.job_id,
     organizationId: payload.organization_id,
-    instrumentIds: request.instrument_ids,
-    startMs: request.start_ms,
-    endMs: request.end_ms,
-  };
-  await applyLaterDeletions(context.clickhouse, context.pg, range, payload.version_seq);
-  // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
-  const ownRowsOnly = request.unique_keys === true && !retried;
-  await context.bulkWrites.recomputeRollups({
-    range,
-    points: request.points,
-    ownRows: ownRowsOnly ? { fromVersion: pointVersion(payload.version_seq, 0), toVersion: nextRequestVersion(payload.version_seq) } : undefined,
-    minuteFigures: ownRowsOnly ? await minuteFiguresOf(context, payload.job_id) : undefined,
-  });
-  await markBulkCompleted(context.pg, payload.job_id, { points_written: request.points, instruments: request.instrument_ids.length }, { points_written: request.points });
-  context.jobDataPurge.add(payload.job_id);
+    versionSeq: payload.version_seq,
+    request,
+    retried,
+    minuteFigures: unique ? minuteFiguresOf(context, payload.job_id, await storedPart(context, payload.job_id, BULK_MINUTE_FIGURES_PART, request.spooled === true)) : undefined,
+  }]);
 }
 
-/** The post's minute figures; undefined (the rollups are then aggregated in ClickHouse) when they are gone or unreadable. */
-async function minuteFiguresOf(context: WorkerContext, jobId: string): Promise<MinuteFigure[] | undefined> {
-  const bytes = await storedPart(context, jobId, BULK_MINUTE_FIGURES_PART);
+/** A bulk post whose rows are all written, about to be completed. */
+export interface FinishingPost {
+  jobId: string;
+  organizationId: number;
+  versionSeq: number;
+  request: BulkRequest;
+  /** Some part of it ran more than once: its rows may be stored twice. */
+  retried: boolean;
+  /** Its per-minute figures, when it stored each key once and they are readable. */
+  minuteFigures: MinuteFigure[] | undefined;
+}
+
+/**
+ * Completes posts whose rows are written: deletions accepted after them applied again, their rollups
+ * (recomputed together), then their job rows in one statement.
+ */
+export async function finishBulkPosts(context: WorkerContext, posts: readonly FinishingPost[]): Promise<void> {
+  const rangeOf = (post: FinishingPost) => ({
+    organizationId: post.organizationId, instrumentIds: post.request.instrument_ids, startMs: post.request.start_ms, endMs: post.request.end_ms,
+  });
+  // One question for the whole batch first: deletions are rare next to feeds' posts.
+  const organizations = [...new Set(posts.map((post) => post.organizationId))];
+  const oldest = Math.min(...posts.map((post) => post.versionSeq));
+  if (posts.length === 1 || await anyLaterDeletions(context.pg, organizations, oldest)) {
+    for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
+  }
+  await Promise.all(posts.map((post) => {
+    // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
+    const ownRowsOnly = post.request.unique_keys === true && !post.retried;
+    return context.bulkWrites.recomputeRollups({
+      range: rangeOf(post),
+      points: post.request.points,
+      ownRows: ownRowsOnly ? { versionSeq: post.versionSeq } : undefined,
+      minuteFigures: ownRowsOnly ? post.minuteFigures : undefined,
+    });
+  }));
+  await markBulkCompleted(context.pg, posts.map((post) => ({
+    jobId: post.jobId,
+    result: { points_written: post.request.points, instruments: post.request.instrument_ids.length },
+    progress: { points_written: post.request.points },
+  })));
+  for (const post of posts) context.jobDataPurge.add(post.jobId, post.request.spooled === true);
+}
+
+/** A post's minute figures; undefined (the rollups are then aggregated in ClickHouse) when they are gone or unreadable. */
+export function minuteFiguresOf(context: WorkerContext, jobId: string, bytes: Buffer | null): MinuteFigure[] | undefined {
   if (!bytes) return undefined;
   try {
     return decodeMinuteFigures(bytes);
@@ -62,15 +101,25 @@ async function minuteFiguresOf(context: WorkerContext, jobId: string): Promise<M
   }
 }
 
-async function storedPart(context: WorkerContext, jobId: string, part: number): Promise<Buffer | null> {
+/** A part of the post's stored data: spooled to a file (a large post) or in PostgreSQL with the job row. */
+async function storedPart(context: WorkerContext, jobId: string, part: number, spooled: boolean): Promise<Buffer | null> {
+  if (spooled) return readSpooledPart(context.env.UPLOAD_DIR, jobId, part);
+  return (await storedParts(context, [jobId], [part])).get(`${jobId}:${part}`) ?? null;
+}
+
+/** Stored parts of several jobs in one query, by `jobId:part`. */
+export async function storedParts(context: WorkerContext, jobIds: readonly string[], parts: readonly number[]): Promise<Map<string, Buffer>> {
   // As base64 rather than bytea's hex text: a third less to receive and decode (the driver reads every
   // field as a string; its binary mode does not keep bytes), about half the worker's CPU per chunk.
-  const { rows } = await context.pg.query<{ data: string }>(`SELECT encode(bytes, 'base64') AS data FROM ingest_job_data WHERE job_id = $1 AND part = $2`, [jobId, part]);
-  return rows[0] ? Buffer.from(rows[0].data, 'base64') : null;
+  const { rows } = await context.pg.query<{ job_id: string; part: number; data: string }>(
+    `SELECT job_id, part, encode(bytes, 'base64') AS data FROM ingest_job_data WHERE job_id = ANY($1::uuid[]) AND part = ANY($2::integer[])`,
+    [jobIds, parts],
+  );
+  return new Map(rows.map((row) => [`${row.job_id}:${row.part}`, Buffer.from(row.data, 'base64')]));
 }
 
 /** The chunk's rows: stored with the job, or (a chunk queued by an older api) in Redis. */
-async function chunkRows(context: WorkerContext, payload: BulkChunkPayload): Promise<Buffer | null> {
-  return await storedPart(context, payload.job_id, payload.chunk_index)
+async function chunkRows(context: WorkerContext, payload: BulkChunkPayload, spooled: boolean): Promise<Buffer | null> {
+  return await storedPart(context, payload.job_id, payload.chunk_index, spooled)
     ?? await context.redis.getBuffer(bulkChunkDataKey(context.env.QUEUE_PREFIX, payload.job_id, payload.chunk_index));
 }

@@ -12,6 +12,7 @@
  * missing. Finally newer deletions are re-applied, rollups recomputed and each instrument's alias set
  * to its column name (a failure there only warns).
  */
+import { recordDeletion } from '@bioprocess/shared/server/ingest-job-store';
 import { csvRequestSchema, type CsvRequest } from '@bioprocess/shared/ingest/requests';
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -29,7 +30,7 @@ import { recomputeRollups } from '../rollups.ts';
 import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } from '../csv/staging-reader.ts';
 import { stageInThread } from '../csv/staging-thread-runner.ts';
 import { attachStagedPartitions, createStagingTable, dropStagingTable, insertStaged, stagingTableName } from '../staging-table.ts';
-import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';
+import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { overlapMessage, UNIT_OPERATION_WINDOW_MESSAGES, type TimeWindow } from '@bioprocess/shared/unit-operation-windows';
 import { findOverlappingUnitOperation, lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
@@ -91,11 +92,7 @@ async function publish(context: WorkerContext, payload: CsvUploadPayload, reques
   if (request.mapping.replace_existing && !checkpoint.tombstoned) {
     // A replace clears the mapped instruments' readings in the unit operation's window, never beyond it.
     const range = replacedRange(payload, checkpoint);
-    await context.pg.query(
-      `INSERT INTO time_series_deletions (organization_id, job_id, version_seq, instrument_ids, start_ms, end_ms)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (job_id) DO NOTHING`,
-      [payload.organization_id, payload.job_id, payload.version_seq, range.instrumentIds, range.startMs, range.endMs],
-    );
+    await recordDeletion(context.pg, { ...range, organizationId: payload.organization_id, jobId: payload.job_id, versionSeq: payload.version_seq });
     const pointsRemoved = checkpoint.pointsRemoved ?? await countLiveReadings(context.clickhouse, range, payload.version_seq);
     await save({ ...checkpoint, pointsRemoved });
     await writeTombstones(context.clickhouse, range, payload.version_seq);
@@ -235,7 +232,7 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
       ? { ...range, startMs: Math.min(range.startMs, replaced.startMs), endMs: Math.max(range.endMs, replaced.endMs) }
       : range;
     await recomputeRollups(context.clickhouse, context.pg, rollupRange, ownRowsOnly
-      ? { fromVersion: pointVersion(payload.version_seq, 0), toVersion: nextRequestVersion(payload.version_seq) }
+      ? { versionSeq: payload.version_seq }
       : undefined);
     const warnings = await setAliases(context, payload.organization_id, plan, plan.keyIndex === -1 ? undefined : request.mapping.key_column);
     context.logger.info({

@@ -17,6 +17,13 @@ export const bulkRequestSchema = z.object({
   unique_keys: z.boolean().optional(),
   /** Absent from posts of older apis, whose rows are TSV lines. */
   rows_format: z.enum(['RowBinary', 'TabSeparated']).optional(),
+  /**
+   * Set on a one-chunk post accepted together with others: the id of the batch's first job, which names
+   * the one delivery that writes them all (bulkBatchDelivery in shared/src/queues.ts).
+   */
+  batch: z.uuid().optional(),
+  /** The data is in files under UPLOAD_DIR/bulk/<job id> (shared/src/server/bulk-spool.ts), not in `ingest_job_data`. */
+  spooled: z.boolean().optional(),
 });
 export type BulkRequest = z.infer<typeof bulkRequestSchema>;
 

@@ -115,6 +115,9 @@ export const apiEnvSchema = baseEnvSchema.extend({
   // Points a time-series export streams in one answer; a larger request becomes an export job (written
   // to EXPORT_DIR by the export-worker, downloaded once ready), so a download never holds a connection for hours.
   EXPORT_STREAM_MAX_POINTS: positiveInt.default(5_000_000),
+  // Export jobs one organisation may have queued or running at once; more answer 429. Each holds an
+  // export-worker for minutes, so one organisation cannot queue enough to delay everybody else's.
+  EXPORT_MAX_ACTIVE_JOBS: positiveInt.default(3),
   // The audit relay's sleep between passes when no notification wakes it (a safety net: commits notify).
   AUDIT_RELAY_POLL_MS: z.coerce.number().int().min(10).default(1_000),
   // Longest wait before an audit event still in the outbox is handed to the queue again (the queue

@@ -3,54 +3,19 @@
  * with exactly the right points; with two workers, the order in which jobs run does not change the
  * outcome (a deletion accepted after a write wins; a write accepted after a deletion survives).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stagingTableName } from '../../../ingest-worker/src/staging-table.ts';
-import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { multipartBody, readSeries, REPO_ROOT, startWorker, waitForJobState } from './support.ts';
-import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
+import { stagingTableName } from '../src/staging-table.ts';
+import { addInstruments, createPlant, createTestContext, createUnitOperation, exited, killChildren, multipartBody, type Plant, readSeries, spawnProcess, startWorker, type TestContext, waitForJobState, writeCsv } from '@bioprocess/api/test-support';
 
 const T0 = Date.UTC(2024, 6, 1);
 
-/** Worker processes started by this file: stopped in afterAll even when a test fails or times out. */
-const workerProcesses: ChildProcess[] = [];
-
+/** A worker process with one job at a time and a short lock, so a killed one's job is taken up soon. */
 function startWorkerProcess(ctx: TestContext): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'ingest-worker/src/main.ts'], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      DATABASE_URL: ctx.env.DATABASE_URL, REDIS_URL: ctx.env.REDIS_URL, CLICKHOUSE_URL: ctx.env.CLICKHOUSE_URL,
-      CLICKHOUSE_DATABASE: ctx.env.CLICKHOUSE_DATABASE, QUEUE_PREFIX: ctx.env.QUEUE_PREFIX, UPLOAD_DIR: ctx.env.UPLOAD_DIR,
-      LOG_LEVEL: 'error', WORKER_CONCURRENCY: '1', INGEST_LOCK_MS: '2000', NODE_ENV: 'test',
-    },
-  });
-  workerProcesses.push(child);
-  return child;
-}
-
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) resolve();
-  else child.once('exit', () => resolve());
-});
-
-async function writeCsv(file: string, rows: number, columns: number): Promise<void> {
-  const out = createWriteStream(file);
-  out.write(`time,${Array.from({ length: columns }, (_, c) => `c${c}`).join(',')}\n`);
-  let buffer = '';
-  for (let row = 0; row < rows; row += 1) {
-    buffer += `${new Date(T0 + row * 1000).toISOString()},${Array.from({ length: columns }, (_, c) => row + c / 2).join(',')}\n`;
-    if (buffer.length > 1 << 20) {
-      if (!out.write(buffer)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-      buffer = '';
-    }
-  }
-  out.end(buffer);
-  await new Promise<void>((resolve) => out.once('finish', () => resolve()));
+  return spawnProcess(ctx, 'ingest-worker/src/main.ts', { WORKER_CONCURRENCY: '1', INGEST_RECONCILE_MS: '5000', INGEST_BACKOFF_MAX_MS: '30000' });
 }
 
 async function dedupedCount(ctx: TestContext, organizationId: number): Promise<{ keys: number; sum: number; rows: number }> {
@@ -73,13 +38,10 @@ describe('crash safety', () => {
   beforeAll(async () => {
     ctx = await createTestContext({ UPLOAD_RATE_LIMIT_PER_MINUTE: '100' });
     plant = await createPlant(ctx, COLUMNS);
-    await writeCsv(file, ROWS, COLUMNS);
+    await writeCsv(file, ROWS, COLUMNS, T0, (row, column) => row + column / 2);
   });
   afterAll(async () => {
-    for (const child of workerProcesses) {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited(child);
-    }
+    await killChildren();
     rmSync(file, { force: true });
     await ctx.close();
   });

@@ -5,11 +5,8 @@
  * must equal what the deduplicated points give.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { startWorker } from './support.ts';
-import { waitAllFinished, jobStates } from './durability-support.ts';
-import type { IngestWorker } from '@bioprocess/ingest-worker';
-import { createPlant, type Plant } from '../support/fixtures.ts';
+import { createPlant, createTestContext, jobStates, type Plant, startWorker, type TestContext, waitAllFinished } from '@bioprocess/api/test-support';
+import type { IngestWorker } from '../src/worker.ts';
 
 // 90 s before an hour: the feeds' minutes cross into the next hour.
 const T0 = Date.UTC(2024, 6, 1, 9, 58, 30);

@@ -1,13 +1,13 @@
 /**
  * Helpers of the time-series tests: an in-process ingest-worker, multipart bodies, job polling and
- * reads (the plant they write to comes from ../support/fixtures.ts).
+ * reads (the plant they write to comes from ./fixtures.ts).
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import { startIngestWorker, type IngestWorker } from '@bioprocess/ingest-worker';
-import type { TestContext } from '../support/test-context.ts';
+import type { TestContext } from './test-context.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const DATASETS_DIR = path.resolve(REPO_ROOT, '../shared/datasets');

@@ -1,5 +1,5 @@
 /**
- * The shared rollup pass of bulk posts finishing together (ingest-worker/src/points-store.ts,
+ * The shared rollup pass of bulk posts finishing together (ingest-worker/src/rollups.ts,
  * recomputeRollupsTogether): the posts' own minute figures stored as they are when their minutes (and
  * hours) hold no other row, one statement per table when the writes hold only their own rows and
  * cannot share a key, one deduplicating statement per table for all of them otherwise (feeds whose
@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
-import { createTestContext, type TestContext } from '../support/test-context.ts';
+import { createTestContext, type TestContext } from '@bioprocess/api/test-support';
 import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
-import { insertPoints } from '@bioprocess/ingest-worker';
-import { recomputeRollupsTogether, type RollupRequest } from '../../../ingest-worker/src/rollups.ts';
-import { nextRequestVersion, pointVersion } from '@bioprocess/shared/ingest/versions';
+import { insertPoints } from '../src/points-store.ts';
+import { recomputeRollupsTogether, type RollupRequest } from '../src/rollups.ts';
+import { pointVersion } from '@bioprocess/shared/ingest/versions';
 
 const ORGANIZATION = 41;
 const T0 = Date.UTC(2024, 4, 1, 10, 0, 0);
@@ -33,7 +33,7 @@ function requestOf(write: Write, own = true): RollupRequest {
   const times = write.points.map(([ts]) => ts);
   return {
     range: { organizationId: ORGANIZATION, instrumentIds: [write.instrumentId], startMs: Math.min(...times), endMs: Math.max(...times) },
-    ownRows: own ? { fromVersion: pointVersion(write.versionSeq, 0), toVersion: nextRequestVersion(write.versionSeq) } : undefined,
+    ownRows: own ? { versionSeq: write.versionSeq } : undefined,
   };
 }
 
@@ -153,7 +153,7 @@ describe('rollups of writes finishing together', () => {
     expect(await rollups(ctx, 'points_rollup_1h', 4)).toEqual(expected([apart], 4, 3_600_000));
   });
 
-  it('stores the posts\' own minute figures, with no aggregation, when their minutes and hours hold no other row', async () => {
+  it('stores the posts\' own minute figures, with no aggregation of points, when their minutes hold no other row (hours from the minute rollups)', async () => {
     const writes: Write[] = [
       // Two posts of one instrument meeting inside a minute (its row must count both), another instrument, nulls.
       { versionSeq: 301, instrumentId: 5, points: seconds(0, 90, (index) => index * 1.25) },
@@ -163,7 +163,8 @@ describe('rollups of writes finishing together', () => {
     for (const write of writes) await store(ctx, write);
     const { client, commands, inserts } = countingClient(ctx.deps.clickhouse);
     await recomputeRollupsTogether(client, ctx.deps.pg, writes.map(requestWithFigures));
-    expect([commands(), inserts()]).toEqual([0, 2]);
+    // The minute rows as the posts computed them; the hours aggregated from at most 60 minute rows each.
+    expect([commands(), inserts()]).toEqual([1, 1]);
     for (const instrumentId of [5, 6]) {
       expect(await rollups(ctx, 'points_rollup_1m', instrumentId)).toEqual(expected(writes, instrumentId, 60_000));
       expect(await rollups(ctx, 'points_rollup_1h', instrumentId)).toEqual(expected(writes, instrumentId, 3_600_000));

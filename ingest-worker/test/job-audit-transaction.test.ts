@@ -7,10 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { multipartBody, startWorker } from './support.ts';
-import type { IngestWorker } from '@bioprocess/ingest-worker';
-import { createPlant, createUnitOperation } from '../support/fixtures.ts';
+import { createPlant, createTestContext, createUnitOperation, multipartBody, startWorker, type TestContext } from '@bioprocess/api/test-support';
+import type { IngestWorker } from '../src/worker.ts';
 
 const T0 = Date.UTC(2024, 9, 1);
 

@@ -1,12 +1,12 @@
 /**
- * What the durability tests share: the product's processes spawned for real (so they can be killed
+ * The product's processes spawned for real for tests of what survives a fault (so they can be killed
  * with -9 or pointed at a proxy), feeds with known keys, CSV files, and counts of what was stored.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import net from 'node:net';
-import type { TestContext } from '../support/test-context.ts';
-import { REPO_ROOT } from './support.ts';
+import type { TestContext } from './test-context.ts';
+import { REPO_ROOT } from './ingest.ts';
 
 export const T0 = Date.UTC(2024, 8, 1);
 
@@ -79,12 +79,13 @@ export async function jobStates(ctx: TestContext, organizationId: number): Promi
   return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]));
 }
 
-export async function writeCsv(file: string, rows: number, columns: number, firstMs: number): Promise<void> {
+/** A wide CSV file of one row per second from firstMs, columns c0, c1, ..., each cell value(row, column). */
+export async function writeCsv(file: string, rows: number, columns: number, firstMs: number, value = (row: number, column: number) => row + column): Promise<void> {
   const out = createWriteStream(file);
   out.write(`time,${Array.from({ length: columns }, (_, c) => `c${c}`).join(',')}\n`);
   let buffer = '';
   for (let row = 0; row < rows; row += 1) {
-    buffer += `${new Date(firstMs + row * 1000).toISOString()},${Array.from({ length: columns }, (_, c) => row + c).join(',')}\n`;
+    buffer += `${new Date(firstMs + row * 1000).toISOString()},${Array.from({ length: columns }, (_, c) => value(row, c)).join(',')}\n`;
     if (buffer.length > 1 << 20) {
       if (!out.write(buffer)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
       buffer = '';

@@ -12,11 +12,10 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '@bioprocess/shared/queues';
 import { createLogger } from '@bioprocess/shared/server/logger';
-import { startSweeper, stuckJobMessage, SPOOL_GRACE_MS, type Sweeper } from '../../../ingest-worker/src/sweeper.ts';
-import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { startWorker, waitForJobState } from './support.ts';
-import { feedPoints } from './durability-support.ts';
-import { createPlant } from '../support/fixtures.ts';
+import { stuckJobMessage } from '@bioprocess/shared/ingest/retry-policy';
+import { bulkSpoolFolder, readSpooledPart, spoolBulkData } from '@bioprocess/shared/server/bulk-spool';
+import { startSweeper, SPOOL_GRACE_MS, type Sweeper } from '../src/sweeper.ts';
+import { createPlant, createTestContext, feedPoints, startWorker, type TestContext, waitForJobState } from '@bioprocess/api/test-support';
 
 async function until(probe: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -77,6 +76,29 @@ describe('ingest sweeper', () => {
       await until(() => !existsSync(lateOrphan) && !existsSync(pendingFile), 'a periodic sweep');
       expect(existsSync(freshOrphan)).toBe(true);
       await until(async () => (await ctx.deps.pg.query('SELECT count(*)::int AS n FROM ingest_job_data')).rows[0].n === 0, 'the stored data of the failed job');
+    } finally {
+      await worker.close();
+    }
+  }, 60_000);
+
+  it('removes the spooled data of large bulk posts whose job finished or that no job names after the grace, keeping what unfinished jobs need', async () => {
+    const organizationId = await ctx.createOrganization();
+    const spooled = async (jobId: string, ageMs = 0) => {
+      await spoolBulkData(ctx.env.UPLOAD_DIR, jobId, [{ part: 0, bytes: new Uint8Array([1, 2, 3]) }]);
+      const folder = path.join(bulkSpoolFolder(ctx.env.UPLOAD_DIR), jobId);
+      if (ageMs > 0) utimesSync(folder, new Date(Date.now() - ageMs), new Date(Date.now() - ageMs));
+      return folder;
+    };
+    const completed = await insertJob(organizationId, 'completed', {});
+    const running = await insertJob(organizationId, 'running', {});
+    const [completedFolder, runningFolder, oldOrphan, freshOrphan] = [
+      await spooled(completed), await spooled(running), await spooled(randomUUID(), SPOOL_GRACE_MS + 60_000), await spooled(randomUUID()),
+    ];
+    const worker = startWorker(ctx, { INGEST_SWEEP_MS: 300 });
+    try {
+      await until(() => !existsSync(completedFolder) && !existsSync(oldOrphan), 'the sweep of spooled bulk data');
+      expect([existsSync(runningFolder), existsSync(freshOrphan)]).toEqual([true, true]);
+      expect(await readSpooledPart(ctx.env.UPLOAD_DIR, running, 0)).toEqual(Buffer.from([1, 2, 3]));
     } finally {
       await worker.close();
     }

@@ -31,8 +31,8 @@ describe('GroupCommit', () => {
     await releaseAll();
     expect(flushes).toEqual([['a'], ['b', 'c', 'd']]);
     await releaseAll();
-    await expect(first).resolves.toEqual({ flushedAgain: false });
-    await expect(Promise.all(waiting)).resolves.toEqual(Array(3).fill({ flushedAgain: false }));
+    await expect(first).resolves.toEqual({ flushedAgain: false, result: undefined });
+    await expect(Promise.all(waiting)).resolves.toEqual(Array(3).fill({ flushedAgain: false, result: undefined }));
   });
 
   it('takes items up to the maximum weight per flush, and a heavier item alone', async () => {
@@ -48,8 +48,8 @@ describe('GroupCommit', () => {
     const first = commit.submit('first');
     const outcomes = ['good', 'bad', 'fine'].map((item) => commit.submit(item).then((outcome) => outcome, (error: Error) => error.message));
     for (let round = 0; round < 6; round += 1) await releaseAll();
-    await expect(first).resolves.toEqual({ flushedAgain: false });
-    expect(await Promise.all(outcomes)).toEqual([{ flushedAgain: true }, 'failed: bad', { flushedAgain: true }]);
+    await expect(first).resolves.toEqual({ flushedAgain: false, result: undefined });
+    expect(await Promise.all(outcomes)).toEqual([{ flushedAgain: true, result: undefined }, 'failed: bad', { flushedAgain: true, result: undefined }]);
     expect(flushes).toEqual([['first'], ['good', 'bad', 'fine'], ['good'], ['bad'], ['fine']]);
   });
 
@@ -60,7 +60,24 @@ describe('GroupCommit', () => {
     expect(await bad).toBe('failed: bad');
     const later = commit.submit('later');
     await releaseAll();
-    await expect(later).resolves.toEqual({ flushedAgain: false });
+    await expect(later).resolves.toEqual({ flushedAgain: false, result: undefined });
     expect(flushes).toEqual([['bad'], ['later']]);
+  });
+});
+
+describe('GroupCommit results', () => {
+  it('answers each item its own result, also from a flush made again alone', async () => {
+    const commit = new GroupCommit<number, string>({
+      flush: async (items) => {
+        if (items.length > 1 && items.includes(2)) throw new Error('group failed');
+        return items.map((item) => `stored ${item}`);
+      },
+      weigh: () => 1,
+      maxWeight: 10,
+      maxItems: 2,
+    });
+    const outcomes = await Promise.all([1, 2, 3, 4].map((item) => commit.submit(item)));
+    expect(outcomes.map((outcome) => outcome.result)).toEqual(['stored 1', 'stored 2', 'stored 3', 'stored 4']);
+    expect(outcomes[0]!.flushedAgain).toBe(false);
   });
 });

@@ -3,9 +3,9 @@
  * waits for audit rows, so tests can read audit_logs after making changes.
  */
 import type { AuditEvent } from '@bioprocess/shared/queues';
-import { startAuditWorker, type AuditWorkerHandle } from '../../../audit-worker/src/worker.ts';
+import { startAuditWorker, type AuditWorkerHandle } from '@bioprocess/audit-worker';
 import { describeAuditEvent, type AuditInput } from '../../src/audit/record.ts';
-import type { TestContext } from '../support/test-context.ts';
+import type { TestContext } from './test-context.ts';
 
 /** A complete event as the relay queues it, for tests that put events on the queue themselves. */
 export function queuedEventFor(input: AuditInput): AuditEvent {
