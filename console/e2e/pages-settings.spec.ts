@@ -94,10 +94,13 @@ test.describe('user management', () => {
     await dialog.getByRole('button', { name: 'Send Invite' }).click();
     await expect(page.getByText(/Failed to invite user/)).toBeVisible();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toBeHidden();
 
     await row.getByRole('button', { name: `Delete ${email}` }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await expect(dialog).toContainText(`Delete Invited Colleague (${email})?`);
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
     await expect(page.getByText('User deleted successfully')).toBeVisible();
+    await expect(dialog).toBeHidden();
     await expect(row).toBeHidden();
   });
 });

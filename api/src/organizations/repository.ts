@@ -36,9 +36,14 @@ export async function organizationExists(db: Pool | PoolClient, id: number): Pro
   return Boolean(rowCount);
 }
 
-/** Locks the organisation's row: changes that could remove its last admin are serialised on it. */
+/**
+ * Locks the organisation's row: changes that could remove its last admin are serialised on it. NO KEY
+ * UPDATE, not UPDATE: the key never changes here, and a full lock would also wait for every open
+ * transaction that has written a row referencing the organisation (its foreign-key share lock), such as
+ * a long ingest or seed, so deleting a user could stall behind an upload.
+ */
 export async function lockOrganization(db: PoolClient, id: number): Promise<void> {
-  await db.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [id]);
+  await db.query('SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [id]);
 }
 
 export async function insertOrganization(db: PoolClient, values: { name: string; description: string | null }): Promise<number> {

@@ -132,6 +132,22 @@ describe('user management, invitations, superusers and organisation switching', 
     expect(again.statusCode).toBe(404);
   });
 
+  it('deletes a user while another transaction holds rows of the organisation open (an upload, a seed)', async () => {
+    const target = await ctx.createUser({ organizationId: orgA, role: 'viewer' });
+    const upload = await ctx.deps.pg.connect();
+    try {
+      await upload.query('BEGIN');
+      // Any insert referencing the organisation takes its foreign-key share lock until commit.
+      await upload.query(`INSERT INTO facilities (organization_id, name, type) VALUES ($1, 'Held open', 'pilot')`, [orgA]);
+      // Were the delete to wait for that transaction, this would hang until the test's timeout.
+      const deleted = await ctx.request({ method: 'DELETE', url: `/api/v1/auth/users/${target.id}`, token: adminA.token });
+      expect(deleted.statusCode).toBe(204);
+    } finally {
+      await upload.query('ROLLBACK');
+      upload.release();
+    }
+  });
+
   it('promotes and demotes superusers, but never the last one', async () => {
     const lastDemote = await ctx.request({ method: 'PUT', url: `/api/v1/auth/users/${superuser.id}/superuser`, token: superuser.token, payload: { superuser: false } });
     expect(lastDemote.statusCode).toBe(409);
