@@ -13,6 +13,7 @@
  * Each workload writes its own time range, so none shares a minute with another. BENCH_FEEDS (a comma list,
  * default all: feeds,interleaved,backfill,fan-in) runs some of them, for profiling one.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
@@ -152,6 +153,20 @@ async function productCount(clickhouse: ClickHouseClient, organizationId: number
   return Number((await result.json<[string]>()).data[0]?.[0] ?? 0);
 }
 
+/**
+ * Waits until ClickHouse merges nothing (at most 60 s) and a moment more: each side of a comparison
+ * starts on idle cores, not behind the background work of what ran before it.
+ */
+async function quiesce(clickhouse: ClickHouseClient): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const result = await clickhouse.query({ query: 'SELECT count() FROM system.merges', format: 'JSONCompact' });
+    if (Number((await result.json<[string]>()).data[0]?.[0] ?? 0) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+}
+
 export async function benchFeeds(options: FeedsOptions): Promise<void> {
   const { base, pool, clickhouse, peer, scale, baseline, log, report } = options;
   const scaled = (value: number) => Math.max(1, Math.round(value * scale));
@@ -162,13 +177,18 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
      SELECT $1, $2, 'Feed probe ' || n, 'temperature' FROM generate_series(1, 2000) AS n RETURNING id`,
     [plant.organizationId, plant.equipmentId]);
   const instrumentIds = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+  // Feeds post with an API key (an editor's), as instrument gateways do, not with a person's session.
+  const apiKey = `bpk_${randomBytes(32).toString('base64url')}`;
+  await pool.query(`INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role) VALUES ($1, 'Bench feeds', $2, $3, 'editor')`,
+    [plant.organizationId, createHash('sha256').update(apiKey).digest('hex'), apiKey.slice(0, 12)]);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2_000 });
-  const product = sender(`${base}/api/v1/time-series-data/bulk?wait=true`, { authorization: `Bearer ${plant.token}`, 'content-type': 'application/json' }, agent);
+  const product = sender(`${base}/api/v1/time-series-data/bulk?wait=true`, { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, agent);
   const toPeer = sender(`${peer.base}/write?precision=ms`, { 'content-type': 'text/plain' }, agent);
 
   /** Sends the workload to the product, then to the peer; answers both runs. */
   const both = async (workload: Workload, clients: number): Promise<{ product: Run; peer: Run }> => {
     const bodies = (side: 'product' | 'peer') => workload.posts.map((post) => post[side]);
+    await quiesce(clickhouse);
     let cpu = options.cpuMeter();
     let started = performance.now();
     const productRun = await closedLoop(bodies('product'), clients, product, (status) => status === 200);
@@ -176,6 +196,8 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     log(`${workload.name}: product ${Math.round(workload.points / (productMs / 1000))} points/s until queryable; CPU time ${cpu()}`);
     const stored = await productCount(clickhouse, plant.organizationId, workload);
     if (stored !== workload.points) throw new Error(`the product stores ${stored} points of ${workload.name}, not ${workload.points}`);
+    // ClickHouse merging the parts the product just wrote would take the peer's cores.
+    await quiesce(clickhouse);
     cpu = options.cpuMeter();
     started = performance.now();
     const peerRun = await closedLoop(bodies('peer'), clients, toPeer, (status) => status === 204);
@@ -282,11 +304,13 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
   };
   // The peer first: a product that fell behind goes on draining its backlog after the schedule, which
   // would take the peer's cores.
+  await quiesce(clickhouse);
   let cpu = options.cpuMeter();
   const peerRun = await openLoop('peer', options.toPeer, (status) => status === 204);
   await peerQueryable(peer, workload);
   const peerLastMs = peerRun.lastMs;
   log(`fan-in: peer CPU time ${cpu()}; ${peerRun.waits.length} posts answered, ${peerRun.failed} failed`);
+  await quiesce(clickhouse);
   cpu = options.cpuMeter();
   const productRun = await openLoop('product', options.product, (status) => status === 200);
   log(`fan-in: product CPU time ${cpu()}; ${productRun.waits.length} posts answered, ${productRun.failed} failed, ${productRun.unanswered} unanswered ${FANIN_GRACE_MS / 1000} s after the schedule`);
