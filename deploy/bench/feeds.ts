@@ -177,12 +177,13 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
      SELECT $1, $2, 'Feed probe ' || n, 'temperature' FROM generate_series(1, 2000) AS n RETURNING id`,
     [plant.organizationId, plant.equipmentId]);
   const instrumentIds = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
-  // Feeds post with an API key (an editor's), as instrument gateways do, not with a person's session.
+  // Feeds post with an API key (an editor's), as instrument gateways do, not with a person's session,
+  // and ask for an empty answer (Prefer: return=minimal): the peer answers 204 without a body too.
   const apiKey = `bpk_${randomBytes(32).toString('base64url')}`;
   await pool.query(`INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role) VALUES ($1, 'Bench feeds', $2, $3, 'editor')`,
     [plant.organizationId, createHash('sha256').update(apiKey).digest('hex'), apiKey.slice(0, 12)]);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2_000 });
-  const product = sender(`${base}/api/v1/time-series-data/bulk?wait=true`, { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, agent);
+  const product = sender(`${base}/api/v1/time-series-data/bulk?wait=true`, { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', prefer: 'return=minimal' }, agent);
   const toPeer = sender(`${peer.base}/write?precision=ms`, { 'content-type': 'text/plain' }, agent);
 
   /** Sends the workload to the product, then to the peer; answers both runs. */

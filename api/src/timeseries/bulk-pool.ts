@@ -40,7 +40,7 @@ export function createBulkPool(threads: number): BulkPool {
   return {
     // A body in its own memory (Fastify concatenates large ones into a fresh buffer) is moved, not copied.
     prepare: async (task) => {
-      if (task.body.length < IN_PLACE_MAX_BYTES) return prepareBulkPost(task.body, task.organizationId, task.versionSeq);
+      if (task.body.length < IN_PLACE_MAX_BYTES) return prepareBulkPost(task.body, task.organizationId, task.versionSeq, task.echo);
       return started(0).run(task, ownsItsMemory(task.body) ? { transferList: [task.body.buffer as ArrayBuffer] } : {});
     },
     keepOneThread: () => {

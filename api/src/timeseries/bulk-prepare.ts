@@ -16,10 +16,13 @@ import { BodyScanner, NotCommonShape } from './bulk-scanner.ts';
 
 export type { BulkPreparation, PreparedBulk } from './bulk-writer.ts';
 
-/** Parses, validates and writes a post; a bad post answers the 400 message naming its first bad index. */
-export function prepareBulkPost(body: Uint8Array, organizationId: number, versionSeq: number): BulkPreparation {
+/**
+ * Parses, validates and writes a post; a bad post answers the 400 message naming its first bad index.
+ * `echo` false leaves the answer empty (the client asked for a minimal one).
+ */
+export function prepareBulkPost(body: Uint8Array, organizationId: number, versionSeq: number, echo = true): BulkPreparation {
   try {
-    const fast = new BulkWriter(organizationId, versionSeq, body.length);
+    const fast = new BulkWriter(organizationId, versionSeq, body.length, echo);
     new BodyScanner(body, fast).scan();
     return fast.finish();
   } catch (error) {
@@ -34,7 +37,7 @@ export function prepareBulkPost(body: Uint8Array, organizationId: number, versio
   if (typeof parsed !== 'object' || parsed === null || !('data' in parsed)) return { ok: false, error: 'data: must be a list of points' };
   try {
     const points = validateBulkPoints(parsed.data);
-    const writer = new BulkWriter(organizationId, versionSeq, body.length);
+    const writer = new BulkWriter(organizationId, versionSeq, body.length, echo);
     for (const [instrumentId, ts, value] of points) writer.add(instrumentId, ts, { source: null, start: 0, end: 0, number: value });
     return writer.finish();
   } catch (error) {

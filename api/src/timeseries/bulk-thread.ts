@@ -10,11 +10,13 @@ export interface BulkTask {
   body: Uint8Array;
   organizationId: number;
   versionSeq: number;
+  /** Write the answer (the accepted readings); false when the client asked for a minimal answer. */
+  echo: boolean;
 }
 
 /** Prepares the post; its output buffers are moved to the api's thread, not copied. */
 export default function prepareBulkTask(task: BulkTask): BulkPreparation {
-  const result = prepareBulkPost(task.body, task.organizationId, task.versionSeq);
+  const result = prepareBulkPost(task.body, task.organizationId, task.versionSeq, task.echo);
   if (!result.ok) return result;
   return move({
     get [transferableSymbol]() {

@@ -17,7 +17,7 @@ const CHUNK_POINTS = BULK_CHUNK_POINTS;
 export interface PreparedBulk {
   ok: true;
   points: number;
-  /** The answer: `[{"ts":"…","instrument_id":…,"value":…},…]`. */
+  /** The answer: `[{"ts":"…","instrument_id":…,"value":…},…]` (empty when no echo was asked for). */
   readings: Uint8Array;
   /** ClickHouse rows (RowBinary) per chunk of BULK_CHUNK_POINTS points. */
   chunks: Uint8Array[];
@@ -90,11 +90,12 @@ export class BulkWriter {
   startMs = Number.POSITIVE_INFINITY;
   endMs = Number.NEGATIVE_INFINITY;
 
-  constructor(organizationId: number, versionSeq: number, bodyBytes: number) {
-    this.readings = new AsciiBuffer(bodyBytes * 1.2);
+  /** `echo`: write the answer (the accepted readings); a client that asked for a minimal answer gets none. */
+  constructor(organizationId: number, versionSeq: number, bodyBytes: number, private readonly echo = true) {
+    this.readings = new AsciiBuffer(echo ? bodyBytes * 1.2 : 2);
     // The common body spends about 70 bytes per point; a row takes at most MAX_POINT_ROW_BYTES.
     this.rows = new PointRowWriter(organizationId, versionSeq, (bodyBytes / 70) * MAX_POINT_ROW_BYTES);
-    this.readings.byte(0x5b /* [ */);
+    if (echo) this.readings.byte(0x5b /* [ */);
   }
 
   add(instrumentId: number, ts: number, value: ValueRef): void {
@@ -108,33 +109,34 @@ export class BulkWriter {
     if (ts > this.endMs) this.endMs = ts;
 
     const number = value.number;
-    let valueText: Uint8Array;
+    let valueText: Uint8Array = NULL_JSON;
     let valueStart = 0;
-    let valueEnd: number;
-    if (number === null) {
-      valueText = NULL_JSON;
-      valueEnd = NULL_JSON.length;
-    } else if (value.source !== null) {
-      valueText = value.source;
-      valueStart = value.start;
-      valueEnd = value.end;
-    } else {
-      valueText = ascii(String(number));
-      valueEnd = valueText.length;
+    let valueEnd = NULL_JSON.length;
+    if (number !== null && this.echo) {
+      if (value.source !== null) {
+        valueText = value.source;
+        valueStart = value.start;
+        valueEnd = value.end;
+      } else {
+        valueText = ascii(String(number));
+        valueEnd = valueText.length;
+      }
     }
 
-    // The reading: `,{"ts":"…","instrument_id":…,"value":…}`.
-    const readings = this.readings;
-    if (index > 0) readings.byte(0x2c); // ,
-    this.writeIso(ts);
-    readings.all(state.reading);
-    readings.copy(valueText, valueStart, valueEnd);
-    readings.byte(0x7d); // }
+    const offset = this.offsetInMinute(ts);
+    if (this.echo) {
+      // The reading: `,{"ts":"…","instrument_id":…,"value":…}`.
+      const readings = this.readings;
+      if (index > 0) readings.byte(0x2c); // ,
+      this.writeIso(offset);
+      readings.all(state.reading);
+      readings.copy(valueText, valueStart, valueEnd);
+      readings.byte(0x7d); // }
+    }
 
     this.rows.point(instrumentId, ts, number, index + 1);
     if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(this.rows.length);
 
-    // writeIso left the reading's minute in minuteStart.
     if (this.minuteStart !== state.minute) state.closeMinute(this.figures, this.minuteStart);
     state.points += 1;
     if (number !== null) {
@@ -156,14 +158,19 @@ export class BulkWriter {
     return state;
   }
 
-  /** Writes `{"ts":"YYYY-MM-DDTHH:MM:SS.mmmZ`. */
-  private writeIso(ts: number): void {
+  /** The time's offset in its minute; moves minuteStart (and the minute's text, when echoing) to its minute. */
+  private offsetInMinute(ts: number): number {
     let offset = ts - this.minuteStart;
     if (!(offset >= 0 && offset < 60_000)) {
       this.minuteStart = ts - (((ts % 60_000) + 60_000) % 60_000);
-      this.minuteText = ascii(`{"ts":"${new Date(this.minuteStart).toISOString().slice(0, 17)}`);
+      if (this.echo) this.minuteText = ascii(`{"ts":"${new Date(this.minuteStart).toISOString().slice(0, 17)}`);
       offset = ts - this.minuteStart;
     }
+    return offset;
+  }
+
+  /** Writes `{"ts":"YYYY-MM-DDTHH:MM:SS.mmmZ` of the time `offset` ms into the current minute. */
+  private writeIso(offset: number): void {
     const readings = this.readings;
     readings.all(this.minuteText);
     readings.reserve(7);
@@ -182,7 +189,7 @@ export class BulkWriter {
   }
 
   finish(): PreparedBulk {
-    this.readings.byte(0x5d /* ] */);
+    if (this.echo) this.readings.byte(0x5d /* ] */);
     if (this.chunkEnds.at(-1) !== this.rows.length) this.chunkEnds.push(this.rows.length);
     // Views, not copies: the thread moves the buffers to the api's thread as they are.
     const chunks: Uint8Array[] = [];

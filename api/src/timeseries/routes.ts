@@ -39,11 +39,15 @@ import { bulkBytesPerOrganization } from '@bioprocess/shared/server/config';
 import { enqueueIngest } from './enqueue.ts';
 import { createOwnershipLookups, findUnitOperation, instrumentsOfEquipment, organizationInstrumentIds, ownedInstrumentIds } from './instruments.ts';
 import { readSeries } from './read-series.ts';
+import { prefersMinimalReturn } from '../platform/prefer-header.ts';
 import { csvUploadRoutes } from './csv-upload.ts';
 
 
 const idempotencyHeaders = z.object({
   'idempotency-key': z.string().min(1).max(200).optional().describe('A retried request with the same key returns the original job'),
+});
+const bulkHeaders = idempotencyHeaders.extend({
+  prefer: z.string().max(1000).optional().describe('`return=minimal` (RFC 7240): an empty answer instead of the accepted readings, for feeds that do not read them'),
 });
 const unitOperationParams = z.object({ id: z.coerce.number().int().positive() });
 
@@ -103,16 +107,17 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
         summary: 'Write points (queued); answers the accepted readings with the ingest job in Location',
         body: bulkBodySchema,
         querystring: waitQuerySchema,
-        headers: idempotencyHeaders,
+        headers: bulkHeaders,
       },
     }, async (request, reply) => {
       const principal = principalOf(request);
       const body = request.body as unknown;
+      const minimal = prefersMinimalReturn(request.headers.prefer);
       if (!(body instanceof Uint8Array)) throw badRequest('data: must be a list of points');
       // The version is drawn before the post is read, so the thread writes the final rows. Requests
       // are ordered by it: one sent after another was accepted always gets a higher version.
       const versionSeq = await versionDraws.next();
-      const prepared = await bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq });
+      const prepared = await bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq, echo: !minimal });
       if (!prepared.ok) throw badRequest(prepared.error);
       const owned = await ownershipLookups.owned(principal.organizationId, prepared.instruments.map(([id]) => id));
       const foreign = firstForeignIndex(prepared.instruments, owned);
@@ -157,6 +162,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       }
       jobHeaders(reply, job);
       const status = await settle(deps, job, wait, abortSignalOf(reply), registered);
+      if (minimal) return reply.status(status).header('preference-applied', 'return=minimal').send();
       return reply.status(status).type('application/json; charset=utf-8').send(Buffer.from(prepared.readings.buffer, prepared.readings.byteOffset, prepared.readings.length));
     });
   });

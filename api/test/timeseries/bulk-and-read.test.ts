@@ -210,4 +210,34 @@ describe('bulk writes and reads', () => {
     const missing = await ctx.request({ method: 'GET', url: '/api/v1/ingest-jobs/00000000-0000-4000-8000-000000000000/events', token: plant.viewer.token });
     expect(missing.statusCode).toBe(404);
   });
+
+  it('answers Prefer: return=minimal with an empty answer and stores the same points, small posts and large', async () => {
+    const instrument = plant.instrumentIds[2]!;
+    const from = T0 + 86_400_000;
+    const minimal = (data: unknown[], url = '/api/v1/time-series-data/bulk?wait=true') =>
+      ctx.request({ method: 'POST', url, token: plant.editor.token, headers: { prefer: 'respond-async, return="minimal"; x=1' }, payload: { data } });
+    // 400 points: a body above the size parsed in place, so a parsing thread writes it.
+    const large = Array.from({ length: 400 }, (_, index) => ({ measured_at: from + index * 1000, instrument_id: instrument, float_value: index / 8 }));
+    const answered = await minimal(large);
+    expect(answered.statusCode).toBe(200);
+    expect(answered.body).toBe('');
+    expect(answered.headers['preference-applied']).toBe('return=minimal');
+    expect(answered.headers['x-ingest-job-id']).toBeTruthy();
+    const queued = await minimal([{ measured_at: from + 400_000, instrument_id: instrument, int_value: 9 }], '/api/v1/time-series-data/bulk');
+    expect(queued.statusCode).toBe(202);
+    expect(queued.body).toBe('');
+    expect(queued.headers.location).toBe(`/api/v1/ingest-jobs/${queued.headers['x-ingest-job-id'] as string}`);
+    await waitForJobState(ctx, plant.editor.token, queued.headers['x-ingest-job-id'] as string);
+
+    const stored = await readSeries(ctx, plant.viewer.token, { instrument_id: instrument, start_time: new Date(from).toISOString(), limit: 1000 });
+    expect(stored).toEqual([
+      ...large.map((point) => ({ ts: new Date(point.measured_at).toISOString(), instrument_id: instrument, value: point.float_value })),
+      { ts: new Date(from + 400_000).toISOString(), instrument_id: instrument, value: 9 },
+    ]);
+    // Without the preference the answer echoes the readings as before.
+    const echoed = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token, headers: { prefer: 'return=representation' },
+      payload: { data: [{ measured_at: from + 401_000, instrument_id: instrument, float_value: 1 }] } });
+    expect(echoed.headers['preference-applied']).toBeUndefined();
+    expect(echoed.json()).toEqual([{ ts: new Date(from + 401_000).toISOString(), instrument_id: instrument, value: 1 }]);
+  });
 });

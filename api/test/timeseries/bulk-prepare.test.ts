@@ -53,6 +53,19 @@ describe('prepareBulkPost', () => {
     ]);
   });
 
+  it('writes no answer when none is wanted, and the same rows and minute figures', () => {
+    const echoed = ok(prepareBulkPost(encode({ data }), 42, VERSION));
+    const minimal = ok(prepareBulkPost(encode({ data }), 42, VERSION, false));
+    expect(minimal.readings).toHaveLength(0);
+    expect(rows(minimal)).toEqual(rows(echoed));
+    expect(figures(minimal)).toEqual(figures(echoed));
+    // The slow path (a shape the scanner leaves to JSON.parse) too.
+    const spaced = encode(JSON.stringify({ data }, null, 1));
+    const slow = ok(prepareBulkPost(spaced, 42, VERSION, false));
+    expect(slow.readings).toHaveLength(0);
+    expect(rows(slow)).toEqual(rows(echoed));
+  });
+
   it('writes large ids, versions past 2^53 and timestamps before 1970 bit for bit', () => {
     const organization = 2 ** 40 + 3;
     const instrument = 2 ** 33 + 7;
