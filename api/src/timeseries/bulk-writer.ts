@@ -109,22 +109,19 @@ export class BulkWriter {
     if (ts > this.endMs) this.endMs = ts;
 
     const number = value.number;
-    let valueText: Uint8Array = NULL_JSON;
-    let valueStart = 0;
-    let valueEnd = NULL_JSON.length;
-    if (number !== null && this.echo) {
-      if (value.source !== null) {
+    const offset = this.offsetInMinute(ts);
+    if (this.echo) {
+      let valueText: Uint8Array = NULL_JSON;
+      let valueStart = 0;
+      let valueEnd = NULL_JSON.length;
+      if (number !== null && value.source !== null) {
         valueText = value.source;
         valueStart = value.start;
         valueEnd = value.end;
-      } else {
+      } else if (number !== null) {
         valueText = ascii(String(number));
         valueEnd = valueText.length;
       }
-    }
-
-    const offset = this.offsetInMinute(ts);
-    if (this.echo) {
       // The reading: `,{"ts":"…","instrument_id":…,"value":…}`.
       const readings = this.readings;
       if (index > 0) readings.byte(0x2c); // ,
