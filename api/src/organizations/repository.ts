@@ -20,8 +20,14 @@ export function toOrganization(row: OrganizationRow): Organization {
   return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
 }
 
-export async function findOrganization(db: Pool | PoolClient, id: number, forUpdate = false): Promise<OrganizationRow | null> {
-  const { rows } = await db.query(`${ORGANIZATION_SELECT} WHERE o.id = $1${forUpdate ? ' FOR UPDATE OF o' : ''}`, [id]);
+/**
+ * The organisation, optionally locked: 'change' for an edit of its columns (NO KEY UPDATE: rows being
+ * added that reference it still pass their foreign-key checks, so an edit never waits for an upload),
+ * 'delete' for its removal.
+ */
+export async function findOrganization(db: Pool | PoolClient, id: number, lock?: 'change' | 'delete'): Promise<OrganizationRow | null> {
+  const clause = lock === 'delete' ? ' FOR UPDATE OF o' : lock === 'change' ? ' FOR NO KEY UPDATE OF o' : '';
+  const { rows } = await db.query(`${ORGANIZATION_SELECT} WHERE o.id = $1${clause}`, [id]);
   return (rows[0] as OrganizationRow | undefined) ?? null;
 }
 

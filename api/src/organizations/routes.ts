@@ -64,7 +64,7 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
     schema: { tags: ['organizations'], summary: 'Rename or describe an organisation', params: idParamsSchema, body: organizationRequestSchema, response: { 200: organizationSchema } },
   }, async (request) => {
     const after = await withTransaction(deps.pg, async (client) => {
-      const before = await findOrganization(client, request.params.id, true);
+      const before = await findOrganization(client, request.params.id, 'change');
       if (!before) throw notFound(ORGANIZATION_MESSAGES.notFound);
       await updateOrganization(client, before.id, { name: request.body.name, description: request.body.description ?? null });
       const updated = (await findOrganization(client, before.id))!;
@@ -84,7 +84,7 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
     const principal = principalOf(request);
     if (request.params.id === principal.organizationId) throw conflict(ORGANIZATION_MESSAGES.deleteCurrent);
     await withTransaction(deps.pg, async (client) => {
-      const row = await findOrganization(client, request.params.id, true);
+      const row = await findOrganization(client, request.params.id, 'delete');
       if (!row) throw notFound(ORGANIZATION_MESSAGES.notFound);
       await deleteOrganization(client, row.id);
       await recordAudit(client, request, {

@@ -22,7 +22,7 @@ export async function organizationTimeZone(pg: Pool | PoolClient, organizationId
 
 async function readSettings(pg: Pool | PoolClient, organizationId: number, forUpdate = false): Promise<OrganizationSettings> {
   const { rows } = await pg.query<{ id: number; time_zone: string }>(
-    `SELECT id, time_zone FROM organizations WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [organizationId]);
+    `SELECT id, time_zone FROM organizations WHERE id = $1${forUpdate ? ' FOR NO KEY UPDATE' : ''}`, [organizationId]);
   if (!rows[0]) throw notFound(ORGANIZATION_MESSAGES.notFound);
   return { organization_id: Number(rows[0].id), time_zone: rows[0].time_zone };
 }

@@ -132,16 +132,20 @@ describe('user management, invitations, superusers and organisation switching', 
     expect(again.statusCode).toBe(404);
   });
 
-  it('deletes a user while another transaction holds rows of the organisation open (an upload, a seed)', async () => {
+  it('deletes a user and edits the organisation while another transaction holds rows of it open (an upload, a seed)', async () => {
     const target = await ctx.createUser({ organizationId: orgA, role: 'viewer' });
     const upload = await ctx.deps.pg.connect();
     try {
       await upload.query('BEGIN');
       // Any insert referencing the organisation takes its foreign-key share lock until commit.
       await upload.query(`INSERT INTO facilities (organization_id, name, type) VALUES ($1, 'Held open', 'pilot')`, [orgA]);
-      // Were the delete to wait for that transaction, this would hang until the test's timeout.
+      // Were any of these to wait for that transaction, it would hang until the test's timeout.
       const deleted = await ctx.request({ method: 'DELETE', url: `/api/v1/auth/users/${target.id}`, token: adminA.token });
       expect(deleted.statusCode).toBe(204);
+      const renamed = await ctx.request({ method: 'PUT', url: `/api/v1/organizations/${orgA}`, token: superuser.token, payload: { name: 'Org A' } });
+      expect(renamed.statusCode).toBe(200);
+      const zone = await ctx.request({ method: 'PUT', url: '/api/v1/organization-settings', token: adminA.token, payload: { time_zone: 'UTC' } });
+      expect(zone.statusCode).toBe(200);
     } finally {
       await upload.query('ROLLBACK');
       upload.release();
