@@ -72,6 +72,8 @@ const EXPORT_POINTS = scaled(10_000_000);
 const EXPORT_INSTRUMENTS = 10;
 /** The echoed bulk run's instruments: after the export's, so no other step's data shares their keys. */
 const ECHOED_FIRST_INSTRUMENT = 32 + EXPORT_INSTRUMENTS;
+/** The instrument of the bulk step's untimed first post. */
+const WARM_UP_INSTRUMENT = ECHOED_FIRST_INSTRUMENT + 10;
 const ANALYSIS_REFERENCES = 20;
 const ANALYSIS_DAYS = 14 * SCALE;
 const ANALYSIS_REQUESTS = 20;
@@ -510,7 +512,7 @@ async function main(): Promise<void> {
   const clickhouse = createClickHouse(config.CLICKHOUSE_URL, config.CLICKHOUSE_DATABASE);
   let stack: Stack | null = null;
   try {
-    const plant = await seedPlant(pool, ECHOED_FIRST_INSTRUMENT + BULK_LARGE.instruments);
+    const plant = await seedPlant(pool, WARM_UP_INSTRUMENT + 1);
     // The baseline runs before the api and worker start, so nothing else competes for the 2 cores.
     log(`baseline: ${BULK_POINTS} points as a TSV stream straight into ClickHouse`);
     const baseline = await baselineInsert(clickhouse);
@@ -521,6 +523,8 @@ async function main(): Promise<void> {
 
     if (STEPS.has('bulk')) {
       const describe = (shape: BulkShape) => `${shape.points} points, ${shape.clients} clients, ${shape.pointsPerPost} points per post, until queryable${shape.minimal ? ', Prefer: return=minimal' : ''}`;
+      // One untimed post first: the api loads its parsing thread on the first large post after a start.
+      await bulkEndToEnd(plant, stack, { points: BULK_LARGE.pointsPerPost, clients: 1, pointsPerPost: BULK_LARGE.pointsPerPost, instruments: 1, firstInstrument: WARM_UP_INSTRUMENT });
       log(`bulk endpoint: ${describe({ ...BULK_LARGE, minimal: true })}`);
       const bulk = await bulkEndToEnd(plant, stack, { ...BULK_LARGE, minimal: true });
       report({ name: 'bulk_endpoint_end_to_end', value: Math.round(bulk), unit: 'points/s', baseline: Math.round(baseline), ratio: round(bulk / baseline), target: '>= 0.4 x baseline', pass: bulk / baseline >= 0.4 });

@@ -1,8 +1,7 @@
 /**
- * The threads that parse bulk posts (bulk-thread.ts): one started when the api listens, more as posts
- * need them, each stopped after a quiet minute and all with the app. A small post (a feed's few
- * seconds of readings) is parsed on the api's own thread: handing it to a thread and back costs more
- * than parsing it.
+ * The threads that parse bulk posts (bulk-thread.ts), started on the first post and stopped with the
+ * app. A small post (a feed's few seconds of readings) is parsed on the api's own thread: handing it
+ * to a thread and back costs more than parsing it.
  */
 import { Piscina } from 'piscina';
 import { prepareBulkPost, type BulkPreparation } from './bulk-prepare.ts';
@@ -10,13 +9,6 @@ import type { BulkTask } from './bulk-thread.ts';
 
 export interface BulkPool {
   prepare(task: BulkTask): Promise<BulkPreparation>;
-  /**
-   * Starts a thread now. A thread takes a third of a second or more to start (the TypeScript loader):
-   * the first large posts after the api starts serving should not wait for it. Called once the api
-   * listens (an api built for a test starts none); like any thread, it stops after a quiet minute, so
-   * an idle api holds no thread's memory.
-   */
-  warmUp(): void;
   close(): Promise<void>;
 }
 
@@ -26,15 +18,13 @@ function ownsItsMemory(bytes: Uint8Array): boolean {
 
 /** Bodies below this are parsed in place (a 50-point post is about 4 KB). */
 const IN_PLACE_MAX_BYTES = 16 * 1024;
-/** The warm-up task: an empty post, refused as such once the thread has loaded. */
-const WARM_UP_TASK: BulkTask = { body: new TextEncoder().encode('{"data":[]}'), organizationId: 0, versionSeq: 0, echo: false };
 
 export function createBulkPool(threads: number): BulkPool {
   const pool = new Piscina<BulkTask, BulkPreparation>({
     filename: new URL('./bulk-thread-boot.mjs', import.meta.url).href,
     minThreads: 0,
     maxThreads: threads,
-    // Threads stay while feeds keep posting.
+    // Threads take a moment to start (the TypeScript loader): keep them while feeds keep posting.
     idleTimeout: 60_000,
   });
   return {
@@ -42,9 +32,6 @@ export function createBulkPool(threads: number): BulkPool {
     prepare: async (task) => {
       if (task.body.length < IN_PLACE_MAX_BYTES) return prepareBulkPost(task.body, task.organizationId, task.versionSeq, task.echo);
       return pool.run(task, ownsItsMemory(task.body) ? { transferList: [task.body.buffer as ArrayBuffer] } : {});
-    },
-    warmUp: () => {
-      pool.run(WARM_UP_TASK).catch(() => undefined);
     },
     close: () => pool.destroy(),
   };

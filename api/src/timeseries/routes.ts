@@ -86,7 +86,6 @@ function abortSignalOf(reply: FastifyReply): AbortSignal {
 export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(csvUploadRoutes, deps);
   const bulkPool = createBulkPool(deps.env.BULK_PARSE_THREADS);
-  app.addHook('onListen', async () => bulkPool.warmUp());
   app.addHook('onClose', async () => bulkPool.close());
   const versionDraws = createVersionDraws(deps.pg);
   const bulkBatches = createBulkJobBatches(deps);
