@@ -1,7 +1,7 @@
 /**
- * Whether a Prefer request header (RFC 7240) asks for `return=minimal`: preferences are comma-separated, each
- * may carry parameters after `;` and a quoted value; names are case-insensitive, and what is not
- * understood is ignored.
+ * Whether a Prefer request header (RFC 7240) asks for `return=minimal`: preferences are
+ * comma-separated, each may carry parameters after `;` and a quoted value; names are
+ * case-insensitive, and what is not understood is ignored.
  */
 export function prefersMinimalReturn(header: string | undefined): boolean {
   if (!header) return false;
