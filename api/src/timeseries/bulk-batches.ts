@@ -11,7 +11,8 @@ import { BULK_BATCH_MAX_JOBS } from '@bioprocess/shared/queues';
 import type { BulkRequest } from '@bioprocess/shared/ingest/requests';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import type { AppDeps } from '../platform/deps.ts';
-import { insertIngestJobs, type IngestJobRow, type NewIngestJob } from '../ingest-jobs/jobs.ts';
+import { insertIngestJobs, WAIT_TIMEOUT_MS, type IngestJobRow, type NewIngestJob } from '../ingest-jobs/jobs.ts';
+import type { FinishWait } from '../ingest-jobs/finish-events.ts';
 import { enqueueIngest } from './enqueue.ts';
 
 /**
@@ -27,23 +28,27 @@ export type BulkJob = NewIngestJob & { kind: 'bulk'; request: BulkRequest; chunk
 
 interface Entry {
   principal: RequestPrincipal;
-  job: BulkJob;
+  job: BulkJob & { id: string };
 }
 
 export interface BulkJobBatches {
-  /** Records a one-chunk post's job with its data and queues it (with the others of its batch). */
-  accept(principal: RequestPrincipal, job: BulkJob & { chunkCount: 1 }): Promise<{ job: IngestJobRow; created: boolean }>;
+  /**
+   * Records a one-chunk post's job with its data and queues it (with the others of its batch). With
+   * `wait`, the answer carries a wait for the job's finish registered before the job was queued, so
+   * its finish cannot be missed; none when the post replayed an idempotency key (the earlier job may
+   * have finished long ago: read its row).
+   */
+  accept(principal: RequestPrincipal, job: BulkJob & { chunkCount: 1 }, wait: boolean): Promise<{ job: IngestJobRow; registered?: FinishWait }>;
 }
 
-export function createBulkJobBatches(deps: Pick<AppDeps, 'pg' | 'queues' | 'logger'>): BulkJobBatches {
+export function createBulkJobBatches(deps: Pick<AppDeps, 'pg' | 'queues' | 'logger' | 'jobEvents'>): BulkJobBatches {
   const commit = new GroupCommit<Entry, { job: IngestJobRow; created: boolean }>({
     flush: async (entries) => {
-      const ids = entries.map(({ job }) => job.id ?? randomUUID());
       // Named after its first job: the delivery that writes them all, and the reconciler makes again.
-      const batch = entries.length > 1 ? ids[0] : undefined;
-      const results = await insertIngestJobs(deps.pg, entries.map(({ principal, job }, index) => ({
+      const batch = entries.length > 1 ? entries[0]!.job.id : undefined;
+      const results = await insertIngestJobs(deps.pg, entries.map(({ principal, job }) => ({
         principal,
-        job: { ...job, id: ids[index], request: batch === undefined ? job.request : { ...job.request, batch } },
+        job: batch === undefined ? job : { ...job, request: { ...job.request, batch } },
       })));
       await enqueueIngest(deps, results.filter((result) => result.created).map((result) => result.job));
       return results;
@@ -52,5 +57,19 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'pg' | 'queues' | 'logg
     maxWeight: BATCH_MAX_POINTS,
     maxItems: BULK_BATCH_MAX_JOBS,
   });
-  return { accept: async (principal, job) => (await commit.submit({ principal, job })).result };
+  return {
+    accept: async (principal, job, wait) => {
+      const id = randomUUID();
+      const registered = wait ? deps.jobEvents.wait(id, WAIT_TIMEOUT_MS) : undefined;
+      try {
+        const { job: row, created } = (await commit.submit({ principal, job: { ...job, id } })).result;
+        if (created) return { job: row, registered };
+        registered?.end();
+        return { job: row };
+      } catch (error) {
+        registered?.end();
+        throw error;
+      }
+    },
+  };
 }

@@ -10,7 +10,8 @@
 import { csvRequestSchema, type CsvRequest } from '@bioprocess/shared/ingest/requests';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
@@ -37,21 +38,6 @@ import { organizationTimeZone } from '../organizations/settings.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive() });
 const unitOperationWithUploadSchema = z.object({ unit_operation: unitOperationSchema, job: ingestJobStatusSchema });
-
-/**
- * The spooled file and its folder entry reach the disk before the job row is committed, so an answered
- * upload survives a crash of the machine, not only of the process.
- */
-async function syncToDisk(file: string): Promise<void> {
-  for (const target of [file, path.dirname(file)]) {
-    const handle = await open(target, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  }
-}
 
 function parseMapping(text: string): CsvMapping {
   let json: unknown;
@@ -114,7 +100,7 @@ async function receiveParts(deps: AppDeps, request: FastifyRequest, admission: U
       spooled = { path: target, name: part.filename ?? 'upload.csv', bytes: 0 };
       await pipeline(part.file, admission.meter(), createWriteStream(target, { flags: 'wx' }));
       spooled.bytes = (await stat(target)).size;
-      await syncToDisk(target);
+      await syncToDisk(target, path.dirname(target));
     }
   } catch (error) {
     if (spooled) await rm(spooled.path, { force: true });

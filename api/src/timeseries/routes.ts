@@ -3,7 +3,6 @@
  * deletions and a unit operation's series. Writes and deletions are queued (202 + ingest job);
  * `?wait=true` answers once the data is queryable.
  */
-import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -139,26 +138,10 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
         data,
       };
       const wait = request.query.wait === 'true';
-      let job: IngestJobRow;
-      let registered: FinishWait | undefined;
-      if (bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS) {
-        // Small posts (feeds) are recorded and queued together with those arriving meanwhile.
-        // A post that waits listens for its job before it is queued: its finish cannot be missed.
-        const id = randomUUID();
-        registered = wait ? deps.jobEvents.wait(id, WAIT_TIMEOUT_MS) : undefined;
-        const accepted = await bulkBatches.accept(principal, { ...bulkJob, id, chunkCount: 1 }).catch((error: unknown) => {
-          registered?.end();
-          throw error;
-        });
-        job = accepted.job;
-        if (!accepted.created) {
-          // A replayed idempotency key answers an earlier job, which may have finished long ago: read it.
-          registered?.end();
-          registered = undefined;
-        }
-      } else {
-        ({ job } = await acceptLargePost(deps, principal, bulkJob));
-      }
+      // Small posts (feeds) are recorded and queued together with those arriving meanwhile.
+      const { job, registered } = bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS
+        ? await bulkBatches.accept(principal, { ...bulkJob, chunkCount: 1 }, wait)
+        : { job: (await acceptLargePost(deps, principal, bulkJob)).job, registered: undefined };
       jobHeaders(reply, job);
       const status = await settle(deps, job, wait, abortSignalOf(reply), registered);
       if (minimal) return reply.status(status).header('preference-applied', 'return=minimal').send();

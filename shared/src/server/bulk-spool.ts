@@ -6,8 +6,9 @@
  * cost TOAST work (hundreds of chunk rows per post, written, deleted and vacuumed again) that, measured,
  * took PostgreSQL as much CPU as the post's whole insert took ClickHouse.
  */
-import { mkdir, open, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { syncToDisk } from './sync-to-disk.ts';
 
 const JOB_FOLDER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,30 +23,16 @@ function jobFolder(uploadDir: string, jobId: string): string {
 
 const partFile = (uploadDir: string, jobId: string, part: number) => path.join(jobFolder(uploadDir, jobId), `part${part}`);
 
-async function syncPath(target: string): Promise<void> {
-  const handle = await open(target, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Writes the job's parts and makes them durable (each file, the job's folder and its entry). */
 export async function spoolBulkData(uploadDir: string, jobId: string, parts: ReadonlyArray<{ part: number; bytes: Uint8Array }>): Promise<void> {
   const folder = jobFolder(uploadDir, jobId);
   await mkdir(folder, { recursive: true });
   await Promise.all(parts.map(async ({ part, bytes }) => {
-    const handle = await open(partFile(uploadDir, jobId, part), 'w');
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    const file = partFile(uploadDir, jobId, part);
+    await writeFile(file, bytes);
+    await syncToDisk(file);
   }));
-  await syncPath(folder);
-  await syncPath(bulkSpoolFolder(uploadDir));
+  await syncToDisk(folder, bulkSpoolFolder(uploadDir));
 }
 
 /** A spooled part, or null when it is not there. */

@@ -6,7 +6,8 @@
  * saved about once a second for the progress stream.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
 import path from 'node:path';
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -151,12 +152,7 @@ async function writeFile(context: ExportRunContext, job: ExportJobRow, part: str
   };
   const output = createWriteStream(part, { flags: 'w' });
   const written = job.kind === 'time_series' ? await writeTimeSeries(context, job, output, report) : await writeArchive(context, job, output, report);
-  const handle = await open(part, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await syncToDisk(part);
   return written;
 }
 
