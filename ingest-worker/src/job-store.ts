@@ -81,15 +81,18 @@ export async function markFailed(pool: Pool, jobId: string, message: string, res
 }
 
 /**
- * Notes that the job failed for a reason that may pass; answers how long it has been failing so
- * (since its first such failure after its last progress: a committed CSV batch or a written chunk
- * starts the count again), in seconds.
+ * Notes that the jobs (one, or a batch of bulk posts) failed for a reason that may pass; answers how
+ * long the longest-failing of them has been failing so (since its first such failure after its last
+ * progress: a committed CSV batch or a written chunk starts the count again), in seconds.
  */
-export async function noteTransientFailure(pool: Pool, jobId: string): Promise<number> {
-  const { rows } = await pool.query<{ seconds: number }>(
-    `UPDATE ingest_jobs SET retrying_since = COALESCE(retrying_since, now()), updated_at = now() WHERE id = $1
-     RETURNING EXTRACT(EPOCH FROM now() - retrying_since)::float8 AS seconds`,
-    [jobId],
+export async function noteTransientFailure(pool: Pool, jobIds: readonly string[]): Promise<number> {
+  const { rows } = await pool.query<{ seconds: number | null }>(
+    `WITH noted AS (
+       UPDATE ingest_jobs SET retrying_since = COALESCE(retrying_since, now()), updated_at = now() WHERE id = ANY($1::uuid[])
+       RETURNING retrying_since
+     )
+     SELECT EXTRACT(EPOCH FROM now() - min(retrying_since))::float8 AS seconds FROM noted`,
+    [jobIds],
   );
   return rows[0]?.seconds ?? 0;
 }

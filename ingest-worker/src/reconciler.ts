@@ -12,8 +12,8 @@
 import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
 import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/periodic-pass';
 import type { Queue } from 'bullmq';
-import { ingestDeliveries, ingestQueueOf, joinBatchDeliveries, QUEUE_NAMES, type IngestDelivery, type IngestJobRecord } from '@bioprocess/shared/queues';
-import { INGEST_JOB_OPTIONS } from '@bioprocess/shared/ingest/retry-policy';
+import { ingestDeliveries, type IngestDelivery, type IngestJobRecord } from '@bioprocess/shared/queues';
+import { addIngestDeliveries, queueOfDelivery } from '@bioprocess/shared/ingest/queue-deliveries';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { Redis } from '@bioprocess/shared/server/redis';
@@ -56,7 +56,7 @@ export function startReconciler(options: {
   intervalMs: number;
 }): Reconciler {
   const { pg, queues, redis, logger, intervalMs } = options;
-  const queueOf = (delivery: IngestDelivery) => (ingestQueueOf(delivery.name) === QUEUE_NAMES.ingestBulk ? queues.ingestBulk : queues.ingest);
+  const queueOf = (delivery: IngestDelivery) => queueOfDelivery(queues, delivery);
 
   async function pass(): Promise<ReconcileOutcome> {
     // A job younger than one interval may still be on its way from the api to the queue.
@@ -102,12 +102,8 @@ export function startReconciler(options: {
     // be aggregated rather than taken from the post's own figures.
     const rerun = [...new Set(requeue.filter(({ job }) => job.state === 'running').map(({ job }) => job.id))];
     await markRetried(pg, rerun);
-    for (const queue of [queues.ingest, queues.ingestBulk]) {
-      const own = requeue.filter(({ delivery }) => queueOf(delivery) === queue);
-      // The jobs of one batch are delivered again together, as the api delivered them.
-      const deliveries = joinBatchDeliveries(own.map(({ delivery }) => delivery));
-      if (deliveries.length > 0) await queue.addBulk(deliveries.map((delivery) => ({ name: delivery.name, data: delivery.data, opts: { ...INGEST_JOB_OPTIONS, jobId: delivery.jobId } })));
-    }
+    // The jobs of one batch are delivered again together, as the api delivered them.
+    await addIngestDeliveries(queues, requeue.map(({ delivery }) => delivery));
     logger.warn({ requeued: requeue.length, jobs: new Set(requeue.map(({ job }) => job.id)).size }, 'ingest deliveries lost from the queue were queued again from PostgreSQL');
     return { requeued: requeue.length, failed: failed + failedEntries.size };
   }

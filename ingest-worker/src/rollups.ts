@@ -25,7 +25,6 @@ export interface OwnRows {
 /** Conditions selecting the minutes and hours that ranges touch, in each table. */
 interface RollupScope {
   points: string;
-  pointsOfHours: string;
   minutes: string;
   minutesOfHours: string;
   hours: string;
@@ -57,7 +56,6 @@ function rollupScope(ranges: readonly RangeOnInstruments[]): RollupScope {
   const hours = (range: RangeOnInstruments): [number, number] => [floorTo(range.startMs, HOUR_MS), floorTo(range.endMs, HOUR_MS) + HOUR_MS];
   return {
     points: anyOf('ts', minutes),
-    pointsOfHours: anyOf('ts', hours),
     minutes: anyOf('minute', minutes),
     minutesOfHours: anyOf('minute', hours),
     hours: anyOf('hour', hours),

@@ -21,8 +21,9 @@ import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/pe
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
-import { ingestQueueOf, QUEUE_NAMES, type IngestDelivery } from '@bioprocess/shared/queues';
-import { INGEST_JOB_OPTIONS, stuckJobMessage } from '@bioprocess/shared/ingest/retry-policy';
+import type { IngestDelivery } from '@bioprocess/shared/queues';
+import { stuckJobMessage } from '@bioprocess/shared/ingest/retry-policy';
+import { addIngestDeliveries, queueOfDelivery } from '@bioprocess/shared/ingest/queue-deliveries';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { Redis } from '@bioprocess/shared/server/redis';
@@ -61,7 +62,7 @@ export interface SweeperOptions {
 
 export function startSweeper(options: SweeperOptions): Sweeper {
   const { pg, queues, redis, logger, uploadDir, intervalMs, quietMs, retryMinutes } = options;
-  const queueOf = (delivery: IngestDelivery) => (ingestQueueOf(delivery.name) === QUEUE_NAMES.ingestBulk ? queues.ingestBulk : queues.ingest);
+  const queueOf = (delivery: IngestDelivery) => queueOfDelivery(queues, delivery);
 
   async function sweepSpool(): Promise<number> {
     let names: string[];
@@ -165,9 +166,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
       }
       // Parts of it may have been written already: its rollups must be aggregated, not taken from the post.
       await markRetried(pg, [job.id]);
-      for (const delivery of deliveries) {
-        await queueOf(delivery).add(delivery.name, delivery.data, { ...INGEST_JOB_OPTIONS, jobId: delivery.jobId });
-      }
+      await addIngestDeliveries(queues, deliveries);
       redriven += 1;
     }
     return { redriven, failed };

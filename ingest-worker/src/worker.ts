@@ -118,7 +118,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
       if (jobIds.length > 0 && isTransient(error)) {
         // Bounded in time rather than in attempts: the row remembers when the trouble began, across
         // restarts and deliveries made again by the reconciler. PostgreSQL itself down: retry.
-        const failingSeconds = Math.max(0, ...await Promise.all(jobIds.map((jobId) => noteTransientFailure(context.pg, jobId).catch(() => 0))));
+        const failingSeconds = await noteTransientFailure(context.pg, jobIds).catch(() => 0);
         if (retryTimeExhausted(failingSeconds, settings.INGEST_RETRY_MINUTES)) {
           return failForGood(job, jobIds, error, retriesExhaustedMessage(job.name, settings.INGEST_RETRY_MINUTES, error));
         }

@@ -4,8 +4,8 @@
  * and the ingest-worker's reconciler queues the job from its row a few seconds later. Job ids derive
  * from the ingest job, so the two never deliver it twice.
  */
-import { ingestDeliveries, ingestQueueOf, joinBatchDeliveries, type IngestJobRecord } from '@bioprocess/shared/queues';
-import { INGEST_JOB_OPTIONS } from '@bioprocess/shared/ingest/retry-policy';
+import { ingestDeliveries, type IngestJobRecord } from '@bioprocess/shared/queues';
+import { addIngestDeliveries } from '@bioprocess/shared/ingest/queue-deliveries';
 import type { AppDeps } from '../platform/deps.ts';
 
 /** How long a request waits for Redis to take its job before answering anyway. */
@@ -14,15 +14,9 @@ export const ENQUEUE_WAIT_MS = 2_000;
 export async function enqueueIngest(deps: Pick<AppDeps, 'queues' | 'logger'>, jobs: IngestJobRecord | readonly IngestJobRecord[]): Promise<void> {
   const records = Array.isArray(jobs) ? jobs : [jobs as IngestJobRecord];
   if (records.length === 0) return;
-  const deliveries = joinBatchDeliveries(records.flatMap((record) => ingestDeliveries(record)));
-  const adds: Array<Promise<unknown>> = [];
-  for (const queue of [deps.queues.ingest, deps.queues.ingestBulk]) {
-    const own = deliveries.filter((delivery) => ingestQueueOf(delivery.name) === queue.name);
-    if (own.length > 0) adds.push(queue.addBulk(own.map((delivery) => ({ name: delivery.name, data: delivery.data, opts: { ...INGEST_JOB_OPTIONS, jobId: delivery.jobId } }))));
-  }
   // The queue connection keeps retrying while Redis is away; the adds may still land later (a no-op
   // if the reconciler got there first).
-  const queued = Promise.all(adds).then(() => true, (error: unknown) => {
+  const queued = addIngestDeliveries(deps.queues, records.flatMap((record) => ingestDeliveries(record))).then(() => true, (error: unknown) => {
     deps.logger.warn({ err: error, ingestJobIds: records.map((record) => record.id) }, 'ingest job not queued; the reconciler will queue it');
     return true;
   });

@@ -12,9 +12,9 @@ type Db = pg.Pool | pg.PoolClient;
  * Fails the job. A unit operation created together with its first upload (`created_unit_operation_id`
  * in the job's request) exists only if that upload succeeds: it is removed in the same statement that
  * fails the job, whoever fails it (the api when the job cannot be queued, the worker when the file is
- * rejected or retries run out).
+ * rejected or retries run out). `result` says more about the failure (e.g. `conflict`: the api answers
+ * a waiting request with 409).
  */
-/** `result` says more about the failure (e.g. `conflict`: the api answers a waiting request with 409). */
 export async function failIngestJob(db: Db, jobId: string, message: string, result?: Record<string, unknown>): Promise<void> {
   await db.query(
     `WITH failed AS (
