@@ -494,7 +494,7 @@ function timeOrder(rows: WindowRows, rankOf: Int32Array): Uint32Array | null {
  * ORDER BY, and re-sorting ten million rows by time cost it twice the api's whole work): the window's
  * text is held here and its per-instrument runs are merged into time order, then instrument id, the
  * order the other formats use. Whatever order an engine's FINAL streams its parts in, the merge takes
- * rising runs as they come. Each line is written as bytes: the ISO time (its second made once), elapsed
+ * rising runs as they come. Each line is written as bytes: the ISO time (its minute made once), elapsed
  * seconds from the integer milliseconds (exact: the shortest text of a whole number of milliseconds
  * over 1000 is that number with the point moved), the instrument's cells (formatted and neutralised once
  * per instrument) and the value, with JavaScript's spelling where ClickHouse's differs (`1e+21`, `0` for
