@@ -11,10 +11,16 @@
  *
  * What a post holds goes back when its response closes, which Node reports for every ending: answered
  * (successfully or with an error), timed out, or the connection dropped at any stage. A post whose
- * client leaves while it waits leaves the queue at once.
+ * client leaves while it waits leaves the queue at once. A post whose data is recorded gives back all
+ * but its answer's bytes at once (keepAdmittedBytes): waiting for its job (`?wait=true`) it holds
+ * nothing else, and holding its body's bytes then would let only a few large posts be in hand at a
+ * time, each waiting on the ingest-worker while the api idles.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from '../platform/http-error.ts';
+
+/** Gives back what a request took from a ByteBudget, all of it or all but `keep` bytes. */
+export type GiveBack = (keep?: number) => void;
 
 interface Waiter {
   bytes: number;
@@ -51,10 +57,11 @@ export class ByteBudget {
   }
 
   /**
-   * Resolves with the function that gives the bytes back (at most the share is taken). An aborted
+   * Resolves with the function that gives the bytes back (at most the share is taken): all of them, or
+   * all but `keep` when the request still holds that much (a later call gives back the rest). An aborted
    * signal takes a waiting request out of the queue and rejects with the signal's reason.
    */
-  async take(requested: number, owner = '', signal?: AbortSignal): Promise<() => void> {
+  async take(requested: number, owner = '', signal?: AbortSignal): Promise<GiveBack> {
     const bytes = Math.min(Math.max(1, requested), this.share);
     signal?.throwIfAborted();
     if (this.waiting.length > 0 || !this.fits(bytes, owner)) {
@@ -74,12 +81,13 @@ export class ByteBudget {
     } else {
       this.hold(bytes, owner);
     }
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      this.available += bytes;
-      const left = this.held(owner) - bytes;
+    let holding = bytes;
+    return (keep = 0) => {
+      const back = holding - Math.min(holding, Math.max(0, keep));
+      if (back <= 0) return;
+      holding -= back;
+      this.available += back;
+      const left = this.held(owner) - back;
       if (left > 0) this.heldBy.set(owner, left);
       else this.heldBy.delete(owner);
       this.grantWaiting();
@@ -113,7 +121,15 @@ export class ByteBudget {
   }
 }
 
-const admissions = new WeakMap<FastifyRequest, () => void>();
+const admissions = new WeakMap<FastifyRequest, GiveBack>();
+
+/**
+ * Gives back an admitted post's bytes but `keep`: once its data is recorded, a post that waits for its
+ * job holds only its answer, and its body's bytes let the posts queued behind it be read meanwhile.
+ */
+export function keepAdmittedBytes(request: FastifyRequest, keep: number): void {
+  admissions.get(request)?.(keep);
+}
 
 /** The client left before its post was admitted; nobody reads this answer. */
 const CLIENT_GONE = 'The client closed the connection before its post was admitted';

@@ -25,6 +25,7 @@ import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
+import type { RequestPrincipal } from '../auth/principal.ts';
 import { badRequest, notFound } from '../platform/http-error.ts';
 import { createIngestJob, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
 import { createVersionDraws } from '../ingest-jobs/version-draws.ts';
@@ -33,7 +34,7 @@ import { BATCHED_POST_MAX_POINTS, createBulkJobBatches } from './bulk-batches.ts
 import { acceptLargePost } from './large-posts.ts';
 import { firstForeignIndex } from './bulk.ts';
 import { createBulkPool } from './bulk-pool.ts';
-import { admitBulkPostsBySize } from './bulk-admission.ts';
+import { admitBulkPostsBySize, keepAdmittedBytes } from './bulk-admission.ts';
 import { bulkBytesPerOrganization } from '@bioprocess/shared/server/config';
 import { enqueueIngest } from './enqueue.ts';
 import { createOwnershipLookups, findUnitOperation, instrumentsOfEquipment, organizationInstrumentIds, ownedInstrumentIds } from './instruments.ts';
@@ -89,6 +90,46 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   const versionDraws = createVersionDraws(deps.pg);
   const bulkBatches = createBulkJobBatches(deps);
   const ownershipLookups = createOwnershipLookups(deps.pg);
+  /**
+   * Reads, checks and records a bulk post (a 202 means durable from here); answers its job and, unless
+   * the client asked for a minimal answer, the accepted readings to send back.
+   */
+  const recordBulkPost = async (
+    body: Uint8Array,
+    principal: RequestPrincipal,
+    options: { minimal: boolean; wait: boolean; idempotencyKey: string | undefined },
+  ): Promise<{ job: IngestJobRow; registered: FinishWait | undefined; readings: Uint8Array | null }> => {
+    // The version is drawn before the post is read, so the thread writes the final rows. Requests
+    // are ordered by it: one sent after another was accepted always gets a higher version.
+    const versionSeq = await versionDraws.next();
+    const prepared = await bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq, echo: !options.minimal });
+    if (!prepared.ok) throw badRequest(prepared.error);
+    const owned = await ownershipLookups.owned(principal.organizationId, prepared.instruments.map(([id]) => id));
+    const foreign = firstForeignIndex(prepared.instruments, owned);
+    if (foreign >= 0) throw badRequest(TIME_SERIES_MESSAGES.instrumentNotFound(foreign));
+
+    const data = [
+      ...prepared.chunks.map((rows, chunkIndex) => ({ part: chunkIndex, bytes: rows })),
+      ...(prepared.minuteFigures ? [{ part: BULK_MINUTE_FIGURES_PART, bytes: prepared.minuteFigures }] : []),
+    ];
+    const bulkJob = {
+      kind: 'bulk' as const,
+      idempotencyKey: options.idempotencyKey,
+      versionSeq,
+      chunkCount: prepared.chunks.length,
+      request: bulkRequestSchema.parse({
+        instrument_ids: prepared.instruments.map(([id]) => id), start_ms: prepared.startMs, end_ms: prepared.endMs,
+        points: prepared.points, unique_keys: prepared.increasing, rows_format: POINT_ROWS_FORMAT,
+      }),
+      // Stored before the answer (with a small post's job row, or spooled for a large one): a 202 means durable.
+      data,
+    };
+    // Small posts (feeds) are recorded and queued together with those arriving meanwhile.
+    const { job, registered } = bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS
+      ? await bulkBatches.accept(principal, { ...bulkJob, chunkCount: 1 }, options.wait)
+      : { job: (await acceptLargePost(deps, principal, bulkJob)).job, registered: undefined };
+    return { job, registered, readings: options.minimal ? null : prepared.readings };
+  };
   // Its own scope: only this route takes its JSON body as bytes.
   await app.register(async (scope: App) => {
     scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BULK_MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
@@ -109,43 +150,19 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     }, async (request, reply) => {
       const principal = principalOf(request);
-      const body = request.body as unknown;
       const minimal = prefersMinimalReturn(request.headers.prefer);
-      if (!(body instanceof Uint8Array)) throw badRequest('data: must be a list of points');
-      // The version is drawn before the post is read, so the thread writes the final rows. Requests
-      // are ordered by it: one sent after another was accepted always gets a higher version.
-      const versionSeq = await versionDraws.next();
-      const prepared = await bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq, echo: !minimal });
-      if (!prepared.ok) throw badRequest(prepared.error);
-      const owned = await ownershipLookups.owned(principal.organizationId, prepared.instruments.map(([id]) => id));
-      const foreign = firstForeignIndex(prepared.instruments, owned);
-      if (foreign >= 0) throw badRequest(TIME_SERIES_MESSAGES.instrumentNotFound(foreign));
-
-      const data = [
-        ...prepared.chunks.map((rows, chunkIndex) => ({ part: chunkIndex, bytes: rows })),
-        ...(prepared.minuteFigures ? [{ part: BULK_MINUTE_FIGURES_PART, bytes: prepared.minuteFigures }] : []),
-      ];
-      const bulkJob = {
-        kind: 'bulk' as const,
-        idempotencyKey: request.headers['idempotency-key'],
-        versionSeq,
-        chunkCount: prepared.chunks.length,
-        request: bulkRequestSchema.parse({
-          instrument_ids: prepared.instruments.map(([id]) => id), start_ms: prepared.startMs, end_ms: prepared.endMs,
-          points: prepared.points, unique_keys: prepared.increasing, rows_format: POINT_ROWS_FORMAT,
-        }),
-        // Stored before the answer (with a small post's job row, or spooled for a large one): a 202 means durable.
-        data,
-      };
       const wait = request.query.wait === 'true';
-      // Small posts (feeds) are recorded and queued together with those arriving meanwhile.
-      const { job, registered } = bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS
-        ? await bulkBatches.accept(principal, { ...bulkJob, chunkCount: 1 }, wait)
-        : { job: (await acceptLargePost(deps, principal, bulkJob)).job, registered: undefined };
+      const body = request.body as unknown;
+      if (!(body instanceof Uint8Array)) throw badRequest('data: must be a list of points');
+      // The body is not needed once read; the post's other bytes die with recordBulkPost's frame.
+      (request as { body: unknown }).body = undefined;
+      const { job, registered, readings } = await recordBulkPost(body, principal, { minimal, wait, idempotencyKey: request.headers['idempotency-key'] });
+      // Recorded: the post now holds its answer alone (nothing with return=minimal) while it waits.
+      keepAdmittedBytes(request, readings?.length ?? 0);
       jobHeaders(reply, job);
       const status = await settle(deps, job, wait, abortSignalOf(reply), registered);
-      if (minimal) return reply.status(status).header('preference-applied', 'return=minimal').send();
-      return reply.status(status).type('application/json; charset=utf-8').send(Buffer.from(prepared.readings.buffer, prepared.readings.byteOffset, prepared.readings.length));
+      if (!readings) return reply.status(status).header('preference-applied', 'return=minimal').send();
+      return reply.status(status).type('application/json; charset=utf-8').send(Buffer.from(readings.buffer, readings.byteOffset, readings.length));
     });
   });
 

@@ -31,10 +31,13 @@ describe('bulk admission by size', () => {
   }));
 
   /** Starts a post; answers the request (to write its body) and its status once answered. */
-  function post(payload: Buffer) {
+  function post(payload: Buffer, options: { wait?: boolean; minimal?: boolean } = {}) {
     const request = http.request({
-      host: '127.0.0.1', port, method: 'POST', path: '/api/v1/time-series-data/bulk',
-      headers: { authorization: `Bearer ${plant.editor.token}`, 'content-type': 'application/json', 'content-length': payload.length },
+      host: '127.0.0.1', port, method: 'POST', path: `/api/v1/time-series-data/bulk${options.wait ? '?wait=true' : ''}`,
+      headers: {
+        authorization: `Bearer ${plant.editor.token}`, 'content-type': 'application/json', 'content-length': payload.length,
+        ...(options.minimal ? { prefer: 'return=minimal' } : {}),
+      },
     });
     const status = new Promise<number>((resolve, reject) => {
       request.on('response', (response) => {
@@ -74,5 +77,32 @@ describe('bulk admission by size', () => {
       expect(await answeredWithin(next.status, 10_000)).toBe(true);
       expect(await next.status).toBe(202);
     }
+  });
+
+  // No ingest-worker runs here: a post with ?wait=true stays waiting for its job until its client leaves.
+  it('takes back a recorded post\'s body bytes while it waits for its job, keeping only its answer\'s', async () => {
+    const minimal = post(body(10_000, 200), { wait: true, minimal: true });
+    minimal.request.end(body(10_000, 200));
+    const minimalGone = minimal.status.catch(() => undefined); // its client leaves at the end
+    const next = post(body(11_000, 200));
+    next.request.end(body(11_000, 200));
+    // Recorded, the first holds nothing while it waits: the next post is read and answered meanwhile.
+    expect(await answeredWithin(next.status, 10_000)).toBe(true);
+    expect(await next.status).toBe(202);
+    expect(await answeredWithin(minimal.status, 100)).toBe(false);
+
+    // A post that echoes its readings holds its answer while it waits: the share stays taken.
+    const echoing = post(body(12_000, 200), { wait: true });
+    echoing.request.end(body(12_000, 200));
+    const echoingGone = echoing.status.catch(() => undefined);
+    const after = post(body(13_000, 3));
+    after.request.end(body(13_000, 3));
+    expect(await answeredWithin(after.status, 1_000)).toBe(false);
+    echoing.request.destroy();
+    expect(await answeredWithin(after.status, 10_000)).toBe(true);
+    expect(await after.status).toBe(202);
+
+    minimal.request.destroy();
+    await Promise.all([minimalGone, echoingGone]);
   });
 });

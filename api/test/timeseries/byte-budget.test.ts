@@ -41,6 +41,28 @@ describe('ByteBudget', () => {
   });
 });
 
+describe('ByteBudget partial give-back', () => {
+  it('gives back all but what a request keeps, then the rest once', async () => {
+    const budget = new ByteBudget(100);
+    const holder = await budget.take(80);
+    let second = false;
+    const secondRelease = budget.take(70).then((release) => { second = true; return release; });
+    holder(40);
+    await settled();
+    expect(second).toBe(false); // 60 free
+    holder(30);
+    await settled();
+    expect(second).toBe(true); // 70 free
+    holder(50); // keeping more than it holds gives nothing back, and takes nothing
+    expect(budget.free()).toBe(0);
+    holder();
+    holder();
+    expect(budget.free()).toBe(30);
+    (await secondRelease)();
+    expect(budget.free()).toBe(100);
+  });
+});
+
 describe('ByteBudget shares', () => {
   it('keeps one owner within its share while another owner goes ahead', async () => {
     const budget = new ByteBudget(100, 40);
