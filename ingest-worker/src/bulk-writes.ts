@@ -15,8 +15,21 @@ import { recomputeRollupsTogether, type RollupRequest } from './rollups.ts';
 const INSERT_MAX_BYTES = 64 * 1024 * 1024;
 /** Points per shared rollup pass: bounds ClickHouse's aggregation memory. */
 const ROLLUP_MAX_POINTS = 2_000_000;
+/**
+ * How long a rollup flush waits at most for the bulk jobs already under way (about a point insert and
+ * two PostgreSQL statements): each flush writes a part in each rollup table, 26 files each.
+ */
+const ROLLUP_MAX_WAIT_MS = 50;
+
+/** A bulk job on its way to the rollups: counted as expected there until it arrives or ends. */
+export interface RollupsAhead {
+  /** The job submits its rollups now, or will not (idempotent). */
+  arrived(): void;
+}
 
 export interface BulkWrites {
+  /** Counts a started bulk job as heading for the rollups (see GroupCommitOptions.expected). */
+  headingForRollups(): RollupsAhead;
   /** Inserts a chunk's point rows; resolves once they are stored. */
   insert(rows: Uint8Array, format: PointRowsFormat): Promise<FlushOutcome>;
   /** Recomputes the rollups of a finished post of `points` points. */
@@ -31,12 +44,26 @@ export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool): Bulk
     maxWeight: INSERT_MAX_BYTES,
   });
   const inserts = { RowBinary: insertsOf('RowBinary'), TabSeparated: insertsOf('TabSeparated') };
+  let heading = 0;
   const rollups = new GroupCommit<RollupRequest & { points: number }>({
     flush: (requests) => recomputeRollupsTogether(clickhouse, pool, requests),
     weigh: (request) => request.points,
     maxWeight: ROLLUP_MAX_POINTS,
+    expected: { count: () => heading, maxWaitMs: ROLLUP_MAX_WAIT_MS },
   });
   return {
+    headingForRollups: () => {
+      heading += 1;
+      let counted = true;
+      return {
+        arrived: () => {
+          if (!counted) return;
+          counted = false;
+          heading -= 1;
+          rollups.nudge();
+        },
+      };
+    },
     insert: (rows, format) => inserts[format].submit(rows),
     recomputeRollups: (request) => rollups.submit(request),
   };

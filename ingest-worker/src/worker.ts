@@ -23,7 +23,7 @@ import { startReconciler } from './reconciler.ts';
 import { startSweeper } from './sweeper.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { processBulkBatch } from './jobs/bulk-batch.ts';
-import { createBulkWrites } from './bulk-writes.ts';
+import { createBulkWrites, type RollupsAhead } from './bulk-writes.ts';
 import { startJobDataPurge } from './job-data-purge.ts';
 import { processDeletion } from './jobs/deletion.ts';
 import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
@@ -43,17 +43,27 @@ export interface IngestWorker {
 /** The longest a shutdown waits for active jobs before closing connections anyway. */
 const SHUTDOWN_DEADLINE_MS = 20_000;
 
+/** Runs a bulk job counted as on its way to the rollups until it submits them or ends. */
+async function headingForRollups(context: WorkerContext, run: (ahead: RollupsAhead) => Promise<void>): Promise<void> {
+  const ahead = context.bulkWrites.headingForRollups();
+  try {
+    await run(ahead);
+  } finally {
+    ahead.arrived();
+  }
+}
+
 async function dispatch(context: WorkerContext, job: Job): Promise<void> {
   switch (job.name) {
     case INGEST_JOBS.bulkChunk: {
       // The rows it refers to were written by the api from validated points; ClickHouse checks every
       // field's type again on insert.
       const payload = bulkChunkPayloadSchema.parse(job.data);
-      return processBulkChunk(context, payload, job);
+      return headingForRollups(context, (ahead) => processBulkChunk(context, payload, job, ahead));
     }
     case INGEST_JOBS.bulkBatch: {
       const payload = bulkBatchPayloadSchema.parse(job.data);
-      return processBulkBatch(context, payload, job);
+      return headingForRollups(context, (ahead) => processBulkBatch(context, payload, job, ahead));
     }
     case INGEST_JOBS.deletion: {
       const payload = deletionPayloadSchema.parse(job.data);

@@ -80,4 +80,57 @@ describe('GroupCommit results', () => {
     expect(outcomes.map((outcome) => outcome.result)).toEqual(['stored 1', 'stored 2', 'stored 3', 'stored 4']);
     expect(outcomes[0]!.flushedAgain).toBe(false);
   });
+
+  describe('with items expected', () => {
+    /** A committer that flushes at once, expecting `expected.left` more items. */
+    function expectingCommit(maxWaitMs = 60_000) {
+      const flushes: string[][] = [];
+      const expected = { left: 0 };
+      const commit = new GroupCommit<string>({
+        flush: async (items) => { flushes.push(items); },
+        weigh: (item) => item.length,
+        maxWeight: 100,
+        expected: { count: () => expected.left, maxWaitMs },
+      });
+      const arrive = (item: string) => {
+        expected.left -= 1;
+        return commit.submit(item);
+      };
+      return { commit, flushes, expected, arrive };
+    }
+
+    it('waits for the items on their way, then flushes them with the first', async () => {
+      const { commit, flushes, expected, arrive } = expectingCommit();
+      expected.left = 2;
+      const first = commit.submit('a');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(flushes).toEqual([]);
+      const second = arrive('b');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(flushes).toEqual([]);
+      await Promise.all([first, second, arrive('c')]);
+      expect(flushes).toEqual([['a', 'b', 'c']]);
+    });
+
+    it('flushes once an expected item turns out not to come (nudge)', async () => {
+      const { commit, flushes, expected } = expectingCommit();
+      expected.left = 1;
+      const first = commit.submit('a');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(flushes).toEqual([]);
+      expected.left = 0;
+      commit.nudge();
+      await first;
+      expect(flushes).toEqual([['a']]);
+    });
+
+    it('waits no longer than its bound for an item that never says', async () => {
+      const { commit, flushes, expected } = expectingCommit(30);
+      expected.left = 1;
+      const started = performance.now();
+      await commit.submit('a');
+      expect(flushes).toEqual([['a']]);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(25);
+    });
+  });
 });

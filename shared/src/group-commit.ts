@@ -27,11 +27,19 @@ export interface GroupCommitOptions<T, R = void> {
   maxWeight: number;
   /** At most this many items per flush (default: no limit but the weight). */
   maxItems?: number;
+  /**
+   * Items known to be on their way (their jobs already started): before a flush, the committer waits
+   * for them to be submitted, or to go no further (see nudge), for at most `maxWaitMs`. Bulk posts
+   * reach the rollups a few milliseconds apart; a flush that waits for the ones already being written
+   * makes one rollup part for them all instead of one each.
+   */
+  expected?: { count: () => number; maxWaitMs: number };
 }
 
 export class GroupCommit<T, R = void> {
   private readonly queue: Array<Pending<T, R>> = [];
   private flushing = false;
+  private wake: (() => void) | null = null;
 
   constructor(private readonly options: GroupCommitOptions<T, R>) {}
 
@@ -40,13 +48,23 @@ export class GroupCommit<T, R = void> {
     return new Promise<FlushOutcome<R>>((resolve, reject) => {
       this.queue.push({ item, weight: this.options.weigh(item), resolve, reject });
       if (!this.flushing) void this.drain();
+      else this.nudge();
     });
+  }
+
+  /** The expected count went down without a submit (an item will not come): a waiting flush looks again. */
+  nudge(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
   }
 
   private async drain(): Promise<void> {
     this.flushing = true;
     try {
       while (this.queue.length > 0) {
+        // Only then a pause: an idle committer with nothing expected flushes in the same turn.
+        if ((this.options.expected?.count() ?? 0) > 0) await this.awaitExpected(this.options.expected!);
         const batch = this.takeBatch();
         try {
           const results = await this.options.flush(batch.map((pending) => pending.item));
@@ -68,6 +86,19 @@ export class GroupCommit<T, R = void> {
       }
     } finally {
       this.flushing = false;
+    }
+  }
+
+  private async awaitExpected(expected: NonNullable<GroupCommitOptions<T, R>['expected']>): Promise<void> {
+    const deadline = Date.now() + expected.maxWaitMs;
+    const full = () => this.queue.reduce((sum, pending) => sum + pending.weight, 0) >= this.options.maxWeight
+      || this.queue.length >= (this.options.maxItems ?? Number.POSITIVE_INFINITY);
+    while (expected.count() > 0 && !full() && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadline - Date.now());
+        this.wake = () => { clearTimeout(timer); resolve(); };
+      });
+      this.wake = null;
     }
   }
 

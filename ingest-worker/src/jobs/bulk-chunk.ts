@@ -12,6 +12,7 @@ import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, type BulkChunkPayload } fro
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
 import { readSpooledPart } from '@bioprocess/shared/server/bulk-spool';
 import type { WorkerContext } from '../context.ts';
+import type { RollupsAhead } from '../bulk-writes.ts';
 import { anyLaterDeletions, applyLaterDeletions } from '../deletions.ts';
 import { startJob, markBulkCompleted, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
@@ -19,7 +20,7 @@ import { PermanentJobError } from '../errors.ts';
 export const UNREADABLE_RECORD_MESSAGE = 'The record of this bulk post is unreadable, so it was not written; please post it again.';
 export const MISSING_DATA_MESSAGE = 'The data of this bulk post is missing, so it was not written; please post it again.';
 
-export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job): Promise<void> {
+export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job, ahead?: RollupsAhead): Promise<void> {
   const record = await startJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
   const parsed = bulkRequestSchema.safeParse(record.request);
@@ -43,7 +44,7 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
     request,
     retried,
     minuteFigures: unique ? minuteFiguresOf(context, payload.job_id, await storedPart(context, payload.job_id, BULK_MINUTE_FIGURES_PART, request.spooled === true)) : undefined,
-  }]);
+  }], ahead);
 }
 
 /** A bulk post whose rows are all written, about to be completed. */
@@ -62,7 +63,7 @@ export interface FinishingPost {
  * Completes posts whose rows are written: deletions accepted after them applied again, their rollups
  * (recomputed together), then their job rows in one statement.
  */
-export async function finishBulkPosts(context: WorkerContext, posts: readonly FinishingPost[]): Promise<void> {
+export async function finishBulkPosts(context: WorkerContext, posts: readonly FinishingPost[], ahead?: RollupsAhead): Promise<void> {
   const rangeOf = (post: FinishingPost) => ({
     organizationId: post.organizationId, instrumentIds: post.request.instrument_ids, startMs: post.request.start_ms, endMs: post.request.end_ms,
   });
@@ -72,6 +73,7 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
   if (posts.length === 1 || await anyLaterDeletions(context.pg, organizations, oldest)) {
     for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
   }
+  ahead?.arrived();
   await Promise.all(posts.map((post) => {
     // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
     const ownRowsOnly = post.request.unique_keys === true && !post.retried;
