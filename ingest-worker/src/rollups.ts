@@ -151,21 +151,40 @@ function keysMayOverlap(ranges: readonly RangeOnInstruments[]): boolean {
     && other.instrumentIds.some((id) => range.instrumentIds.includes(id))));
 }
 
+/** Minutes shared with other writes that one flush recomputes from the points beside its own figures; more go the general way. */
+const SHARED_MINUTES_MAX = 32;
+/** Instrument-minutes the check reads back at most (a flush of many instruments sharing those minutes). */
+const SHARED_ROWS_MAX = 10_000;
+
 /**
  * When no other row is in the writes' minutes: stores their own minute figures as the minute rollups
  * (when every write brought them), or a plain aggregation of their rows; then aggregates their hours
  * from the minute rollups (at most 60 rows per instrument and hour, however long the feed has run).
- * Answers false, having written nothing, when another row is in their minutes.
+ * When other rows are in a few of their minutes (a backfill in posts that do not end on a minute: each
+ * post shares its edge minutes with the next) and every write brought its figures, those minutes alone
+ * are recomputed from the deduplicated points and the others take the figures.
+ * Answers false, having written nothing, otherwise.
  */
 async function storeOwnRollups(clickhouse: ClickHouseClient, pool: Pool, writes: ReadonlyArray<RollupRequest & Required<Pick<RollupRequest, 'ownRows'>>>): Promise<boolean> {
   // Drawn before the check: a write that lands in these minutes after it sees these rows in its own
   // check, recomputes from the points, and draws a later version, which wins.
   const minuteVersion = await nextRollupVersion(pool);
   const scope = rollupScope(writes.map((write) => write.range));
-  if (!await holdsOnlyOwnRows(clickhouse, scope, writes)) return false;
-  if (writes.every((write) => write.minuteFigures)) {
-    const minutes = minuteFiguresOf(writes.map((write) => ({ organizationId: write.range.organizationId, minutes: write.minuteFigures! })));
-    await insertRows(clickhouse, 'points_rollup_1m', ROLLUP_COLUMNS('minute'), 'RowBinary', Readable.from([rollupRows(minutes, minuteVersion)]));
+  const shared = await minutesWithOtherRows(clickhouse, scope, writes);
+  const withFigures = writes.every((write) => write.minuteFigures);
+  if (shared === null || (shared.length > 0 && !withFigures)) return false;
+  if (withFigures) {
+    const isShared = new Set(shared.map((key) => `${key.organizationId}:${key.instrumentId}:${key.minute}`));
+    const minutes = minuteFiguresOf(writes.map((write) => ({ organizationId: write.range.organizationId, minutes: write.minuteFigures! })))
+      .filter((figure) => !isShared.has(`${figure.organizationId}:${figure.instrumentId}:${figure.start}`));
+    if (minutes.length > 0) await insertRows(clickhouse, 'points_rollup_1m', ROLLUP_COLUMNS('minute'), 'RowBinary', Readable.from([rollupRows(minutes, minuteVersion)]));
+    if (shared.length > 0) {
+      const sharedScope = rollupScope(shared.map((key) => ({
+        organizationId: key.organizationId, instrumentIds: [key.instrumentId], startMs: key.minute, endMs: key.minute + MINUTE_MS - 1,
+      })));
+      // The same version as the figures: every write that reached these minutes before it was drawn is in the points.
+      await writeMinuteRollups(clickhouse, sharedScope, minuteVersion, false);
+    }
   } else {
     await writeMinuteRollups(clickhouse, scope, minuteVersion, true);
   }
@@ -189,6 +208,30 @@ async function holdsOnlyOwnRows(clickhouse: ClickHouseClient, scope: RollupScope
   const check = await clickhouse.query({ query: `SELECT count() FROM points WHERE (${scope.points}) AND NOT (${ownRowsOf(writes)})`, format: 'JSONCompact' });
   const [row] = (await check.json<[string | number]>()).data;
   return row !== undefined && Number(row[0]) === 0;
+}
+
+interface MinuteKey {
+  organizationId: number;
+  instrumentId: number;
+  minute: number;
+}
+
+/**
+ * The minutes of the scope that hold a row other than the writes' own; null when they fall in more
+ * than SHARED_MINUTES_MAX distinct minutes (each becomes a condition of the recomputation).
+ */
+async function minutesWithOtherRows(clickhouse: ClickHouseClient, scope: RollupScope, writes: ReadonlyArray<Required<Pick<RollupRequest, 'range' | 'ownRows'>>>): Promise<MinuteKey[] | null> {
+  const result = await clickhouse.query({
+    query: `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m FROM points
+             WHERE (${scope.points}) AND NOT (${ownRowsOf(writes)})
+             GROUP BY organization_id, instrument_id, m
+             LIMIT ${SHARED_ROWS_MAX + 1}`,
+    format: 'JSONCompact',
+  });
+  const keys = (await result.json<[string, string, string]>()).data.map(([organizationId, instrumentId, minute]) => ({
+    organizationId: Number(organizationId), instrumentId: Number(instrumentId), minute: Number(minute),
+  }));
+  return keys.length > SHARED_ROWS_MAX || new Set(keys.map((key) => key.minute)).size > SHARED_MINUTES_MAX ? null : keys;
 }
 
 /** `clean`: the scope holds each key once and no deleted row, so the points need no deduplication. */

@@ -193,6 +193,21 @@ describe('rollups of writes finishing together', () => {
     expect(await rollups(ctx, 'points_rollup_1h', 7)).toEqual(expected([earlier, sameHour, sameMinute], 7, 3_600_000));
   });
 
+  it('recomputes only the minutes a post shares with another write, and takes its own figures for the rest', async () => {
+    // A backfill in posts of 5,000 s: each shares its edge minutes with the next, finished apart.
+    const first: Write = { versionSeq: 451, instrumentId: 9, points: seconds(0, 5_000, (index) => index % 13) };
+    const second: Write = { versionSeq: 452, instrumentId: 9, points: seconds(5_000, 5_000, (index) => (index % 11 === 0 ? null : -index)) };
+    await store(ctx, first);
+    await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [requestWithFigures(first)]);
+    await store(ctx, second);
+    const edge = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(edge.client, ctx.deps.pg, [requestWithFigures(second)]);
+    // Its figures in one insert, the shared minute and the hours aggregated in the database.
+    expect([edge.inserts(), edge.commands()]).toEqual([1, 2]);
+    expect(await rollups(ctx, 'points_rollup_1m', 9)).toEqual(expected([first, second], 9, 60_000));
+    expect(await rollups(ctx, 'points_rollup_1h', 9)).toEqual(expected([first, second], 9, 3_600_000));
+  });
+
   it('counts a post in its hour when another post lands in that hour and finishes its rollups while the first is storing its own', async () => {
     const slow: Write = { versionSeq: 501, instrumentId: 8, points: seconds(0, 120, (index) => index) };
     const fast: Write = { versionSeq: 502, instrumentId: 8, points: seconds(1800, 60, () => 7) };
