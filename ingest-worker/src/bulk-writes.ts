@@ -23,8 +23,8 @@ const ROLLUP_MAX_WAIT_MS = 50;
 
 /** A bulk job on its way to the rollups: counted as expected there until it arrives or ends. */
 export interface RollupsAhead {
-  /** The job submits its rollups now, or will not (idempotent). */
-  arrived(): void;
+  /** The job submits its rollups now (`submitting`), or will not (idempotent). */
+  arrived(submitting?: boolean): void;
 }
 
 export interface BulkWrites {
@@ -56,11 +56,12 @@ export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool): Bulk
       heading += 1;
       let counted = true;
       return {
-        arrived: () => {
+        arrived: (submitting = false) => {
           if (!counted) return;
           counted = false;
           heading -= 1;
-          rollups.nudge();
+          // A job that submits is counted by its submit.
+          if (!submitting) rollups.nudge();
         },
       };
     },

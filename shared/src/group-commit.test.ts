@@ -112,6 +112,15 @@ describe('GroupCommit results', () => {
       expect(flushes).toEqual([['a', 'b', 'c']]);
     });
 
+    it('does not wait for items that set out while it waits', async () => {
+      const { commit, flushes, expected, arrive } = expectingCommit();
+      expected.left = 1;
+      const first = commit.submit('a');
+      expected.left += 1; // another job starts meanwhile: a steady stream must not hold the flush
+      await Promise.all([first, arrive('b')]);
+      expect(flushes).toEqual([['a', 'b']]);
+    });
+
     it('flushes once an expected item turns out not to come (nudge)', async () => {
       const { commit, flushes, expected } = expectingCommit();
       expected.left = 1;

@@ -29,9 +29,10 @@ export interface GroupCommitOptions<T, R = void> {
   maxItems?: number;
   /**
    * Items known to be on their way (their jobs already started): before a flush, the committer waits
-   * for them to be submitted, or to go no further (see nudge), for at most `maxWaitMs`. Bulk posts
-   * reach the rollups a few milliseconds apart; a flush that waits for the ones already being written
-   * makes one rollup part for them all instead of one each.
+   * for as many as are on their way then to be submitted, or to go no further (see nudge), for at most
+   * `maxWaitMs`; items that set out meanwhile are not waited for, so a steady stream never holds a
+   * flush to its bound. Bulk posts reach the rollups a few milliseconds apart; a flush that waits for
+   * the ones already being written makes one rollup part for them all instead of one each.
    */
   expected?: { count: () => number; maxWaitMs: number };
 }
@@ -40,6 +41,8 @@ export class GroupCommit<T, R = void> {
   private readonly queue: Array<Pending<T, R>> = [];
   private flushing = false;
   private wake: (() => void) | null = null;
+  /** Expected items a waiting flush still waits for. */
+  private awaited = 0;
 
   constructor(private readonly options: GroupCommitOptions<T, R>) {}
 
@@ -48,12 +51,19 @@ export class GroupCommit<T, R = void> {
     return new Promise<FlushOutcome<R>>((resolve, reject) => {
       this.queue.push({ item, weight: this.options.weigh(item), resolve, reject });
       if (!this.flushing) void this.drain();
-      else this.nudge();
+      else this.oneCame();
     });
   }
 
-  /** The expected count went down without a submit (an item will not come): a waiting flush looks again. */
+  /** One expected item will not come (its job went no further): a waiting flush stops waiting for it. */
   nudge(): void {
+    if (this.flushing) this.oneCame();
+  }
+
+  private oneCame(): void {
+    if (this.awaited === 0) return;
+    this.awaited -= 1;
+    if (this.awaited > 0) return;
     const wake = this.wake;
     this.wake = null;
     wake?.();
@@ -90,16 +100,16 @@ export class GroupCommit<T, R = void> {
   }
 
   private async awaitExpected(expected: NonNullable<GroupCommitOptions<T, R>['expected']>): Promise<void> {
-    const deadline = Date.now() + expected.maxWaitMs;
-    const full = () => this.queue.reduce((sum, pending) => sum + pending.weight, 0) >= this.options.maxWeight
+    const full = this.queue.reduce((sum, pending) => sum + pending.weight, 0) >= this.options.maxWeight
       || this.queue.length >= (this.options.maxItems ?? Number.POSITIVE_INFINITY);
-    while (expected.count() > 0 && !full() && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadline - Date.now());
-        this.wake = () => { clearTimeout(timer); resolve(); };
-      });
-      this.wake = null;
-    }
+    if (full) return;
+    this.awaited = expected.count();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, expected.maxWaitMs);
+      this.wake = () => { clearTimeout(timer); resolve(); };
+    });
+    this.wake = null;
+    this.awaited = 0;
   }
 
   private takeBatch(): Array<Pending<T, R>> {

@@ -73,7 +73,7 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
   if (posts.length === 1 || await anyLaterDeletions(context.pg, organizations, oldest)) {
     for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
   }
-  ahead?.arrived();
+  ahead?.arrived(true);
   await Promise.all(posts.map((post) => {
     // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
     const ownRowsOnly = post.request.unique_keys === true && !post.retried;
