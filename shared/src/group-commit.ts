@@ -2,8 +2,9 @@
  * Group commit: items submitted while a flush runs wait for it and then go out together in the next
  * flush. Bulk posts arrive many at a time; ClickHouse pays per insert (a part to write and later merge)
  * and per rollup statement, so a flush of several posts costs little more than one. An idle committer
- * flushes at once: no item waits for company. When a flush of several items fails, each is flushed
- * again alone, so one bad item (or a failure of the whole) settles each item on its own.
+ * flushes at once: no item waits for company, unless items are known to be on their way (`expected`).
+ * When a flush of several items fails, each is flushed again alone, so one bad item (or a failure of
+ * the whole) settles each item on its own.
  */
 interface Pending<T, R> {
   item: T;
@@ -73,7 +74,7 @@ export class GroupCommit<T, R = void> {
     this.flushing = true;
     try {
       while (this.queue.length > 0) {
-        // Only then a pause: an idle committer with nothing expected flushes in the same turn.
+        // A pause only while items are on their way: with none expected, a flush starts in the same turn.
         if ((this.options.expected?.count() ?? 0) > 0) await this.awaitExpected(this.options.expected!);
         const batch = this.takeBatch();
         try {
