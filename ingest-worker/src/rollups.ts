@@ -78,7 +78,7 @@ export async function recomputeRollups(clickhouse: ClickHouseClient, pool: Pool,
   for (let offset = 0; offset < range.instrumentIds.length; offset += ROLLUP_INSTRUMENT_BATCH) {
     const part = { ...range, instrumentIds: range.instrumentIds.slice(offset, offset + ROLLUP_INSTRUMENT_BATCH) };
     const scope = rollupScope([part]);
-    const clean = ownRows !== undefined && await holdsOnlyOwnRows(clickhouse, scope, [{ range: part, ownRows }]);
+    const clean = ownRows !== undefined && (await minutesWithOtherRows(clickhouse, scope, [{ range: part, ownRows }]))?.length === 0;
     await writeMinuteRollups(clickhouse, scope, minuteVersion, clean);
     await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool));
   }
@@ -203,13 +203,6 @@ function ownRowsOf(writes: ReadonlyArray<Required<Pick<RollupRequest, 'range' | 
   return `(intDiv(version, toUInt64(${VERSION_SEQ_FACTOR})) IN (${idList(requests)}) AND modulo(version, toUInt64(${VERSION_SEQ_FACTOR})) != 0)`;
 }
 
-/** Whether every row in the scope's minutes is one of the writes' own rows. */
-async function holdsOnlyOwnRows(clickhouse: ClickHouseClient, scope: RollupScope, writes: ReadonlyArray<Required<Pick<RollupRequest, 'range' | 'ownRows'>>>): Promise<boolean> {
-  const check = await clickhouse.query({ query: `SELECT count() FROM points WHERE (${scope.points}) AND NOT (${ownRowsOf(writes)})`, format: 'JSONCompact' });
-  const [row] = (await check.json<[string | number]>()).data;
-  return row !== undefined && Number(row[0]) === 0;
-}
-
 interface MinuteKey {
   organizationId: number;
   instrumentId: number;
@@ -217,8 +210,9 @@ interface MinuteKey {
 }
 
 /**
- * The minutes of the scope that hold a row other than the writes' own; null when they fall in more
- * than SHARED_MINUTES_MAX distinct minutes (each becomes a condition of the recomputation).
+ * The minutes of the scope that hold a row other than the writes' own (none: every row there is
+ * theirs); null when they fall in more than SHARED_MINUTES_MAX distinct minutes (each becomes a
+ * condition of a recomputation).
  */
 async function minutesWithOtherRows(clickhouse: ClickHouseClient, scope: RollupScope, writes: ReadonlyArray<Required<Pick<RollupRequest, 'range' | 'ownRows'>>>): Promise<MinuteKey[] | null> {
   const result = await clickhouse.query({
