@@ -53,6 +53,35 @@ interface Workload {
   instrumentIds: number[];
 }
 
+/** ClickHouse's counters (system.events) that tell where its share of a workload went. */
+const CLICKHOUSE_EVENTS = {
+  inserts: 'InsertQuery', selects: 'SelectQuery', parts: 'MergeTreeDataWriterBlocks', 'merged rows': 'MergedRows',
+  'query user s': 'UserTimeMicroseconds', 'query system s': 'SystemTimeMicroseconds',
+} as const;
+
+async function clickhouseEvents(clickhouse: ClickHouseClient): Promise<Map<string, number>> {
+  const result = await clickhouse.query({
+    query: `SELECT event, value FROM system.events WHERE event IN (${Object.values(CLICKHOUSE_EVENTS).map((event) => `'${event}'`).join(',')})`,
+    format: 'JSONCompact',
+  });
+  return new Map((await result.json<[string, string]>()).data.map(([event, value]) => [event, Number(value)]));
+}
+
+/**
+ * Starts counting what ClickHouse does (statements, parts written, rows merged, its queries' CPU);
+ * the returned function describes it. The counters are server-wide: the bench runs alone.
+ */
+async function clickhouseMeter(clickhouse: ClickHouseClient): Promise<() => Promise<string>> {
+  const before = await clickhouseEvents(clickhouse);
+  return async () => {
+    const after = await clickhouseEvents(clickhouse);
+    return Object.entries(CLICKHOUSE_EVENTS).map(([label, event]) => {
+      const delta = (after.get(event) ?? 0) - (before.get(event) ?? 0);
+      return `${label} ${event.endsWith('Microseconds') ? (delta / 1e6).toFixed(1) : delta}`;
+    }).join(', ');
+  };
+}
+
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))] ?? Number.NaN;
 
@@ -199,10 +228,11 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     await closedLoop(firstRound('peer'), clients, toPeer, (status) => status === 204);
     await quiesce(clickhouse);
     let cpu = options.cpuMeter();
+    const clickhouseWork = await clickhouseMeter(clickhouse);
     let started = performance.now();
     const productRun = await closedLoop(bodies('product'), clients, product, (status) => status === 200);
     const productMs = performance.now() - started;
-    log(`${workload.name}: product ${Math.round(workload.points / (productMs / 1000))} points/s until queryable; CPU time ${cpu()}`);
+    log(`${workload.name}: product ${Math.round(workload.points / (productMs / 1000))} points/s until queryable; CPU time ${cpu()}; ClickHouse ${await clickhouseWork()}`);
     const stored = await productCount(clickhouse, plant.organizationId, workload);
     if (stored !== workload.points) throw new Error(`the product stores ${stored} points of ${workload.name}, not ${workload.points}`);
     // ClickHouse merging the parts the product just wrote would take the peer's cores.
@@ -210,9 +240,10 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     cpu = options.cpuMeter();
     started = performance.now();
     const peerRun = await closedLoop(bodies('peer'), clients, toPeer, (status) => status === 204);
+    const peerWrittenMs = performance.now() - started;
     await peerQueryable(peer, workload);
     const peerMs = performance.now() - started;
-    log(`${workload.name}: peer CPU time ${cpu()}`);
+    log(`${workload.name}: peer wrote in ${Math.round(peerWrittenMs)} ms, queryable after ${Math.round(peerMs)} ms; CPU time ${cpu()}`);
     return { product: { elapsedMs: productMs, waits: productRun.waits }, peer: { elapsedMs: peerMs, waits: peerRun.waits } };
   };
 
@@ -322,8 +353,9 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
   log(`fan-in: peer CPU time ${cpu()}; ${peerRun.waits.length} posts answered, ${peerRun.failed} failed`);
   await quiesce(clickhouse);
   cpu = options.cpuMeter();
+  const clickhouseWork = await clickhouseMeter(clickhouse);
   const productRun = await openLoop('product', options.product, (status) => status === 200);
-  log(`fan-in: product CPU time ${cpu()}; ${productRun.waits.length} posts answered, ${productRun.failed} failed, ${productRun.unanswered} unanswered ${FANIN_GRACE_MS / 1000} s after the schedule`);
+  log(`fan-in: product CPU time ${cpu()}; ClickHouse ${await clickhouseWork()}; ${productRun.waits.length} posts answered, ${productRun.failed} failed, ${productRun.unanswered} unanswered ${FANIN_GRACE_MS / 1000} s after the schedule`);
   const keptUp = productRun.failed === 0 && productRun.unanswered === 0;
   if (keptUp) {
     const stored = await productCount(clickhouse, options.plantOrganization, workload);

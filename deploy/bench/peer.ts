@@ -66,12 +66,22 @@ export async function startVictoriaMetrics(dir: string, log: (message: string) =
   };
 }
 
-/** Points of metric `bp_value` with label step=`step` in [startMs, endMs], as the peer counts them now. */
+let polls = 0;
+
+/**
+ * Points of metric `bp_value` with label step=`step` in [startMs, endMs], as the peer counts them now.
+ * Each call's label filter is new (a matcher no series fails): VictoriaMetrics caches which series a
+ * filter matches, an empty answer included, and clears that cache only every 10 s. A poll that came
+ * before the new series were indexed would otherwise be answered "none" until the next clearing, and the
+ * peer's figure would be that timer (1 to 10 s for the same posts) rather than when its points became
+ * searchable (about a second after they were written).
+ */
 export async function peerCount(peer: Peer, step: string, startMs: number, endMs: number): Promise<number> {
   // The window (at - range, at] must hold startMs itself.
   const rangeSeconds = Math.ceil((endMs - startMs) / 1000) + 2;
   const at = Math.floor(endMs / 1000) + 1;
-  const query = `sum(count_over_time(bp_value{step="${step}"}[${rangeSeconds}s]))`;
+  polls += 1;
+  const query = `sum(count_over_time(bp_value{step="${step}",poll!="${polls}"}[${rangeSeconds}s]))`;
   const response = await fetch(`${peer.base}/api/v1/query?query=${encodeURIComponent(query)}&time=${at}`);
   if (!response.ok) throw new Error(`victoria-metrics query answered ${response.status}: ${await response.text()}`);
   const body = (await response.json()) as { data: { result: Array<{ value: [number, string] }> } };
