@@ -23,8 +23,8 @@ const ROLLUP_MAX_WAIT_MS = 50;
 
 /** A bulk job on its way to the rollups: counted as expected there until it arrives or ends. */
 export interface RollupsAhead {
-  /** The job submits its rollups now (`submitting`), or will not (idempotent). */
-  arrived(submitting?: boolean): void;
+  /** The job submitted its rollups (in the same turn), or will not (idempotent). */
+  arrived(): void;
 }
 
 export interface BulkWrites {
@@ -56,12 +56,11 @@ export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool): Bulk
       heading += 1;
       let counted = true;
       return {
-        arrived: (submitting = false) => {
+        arrived: () => {
           if (!counted) return;
           counted = false;
           heading -= 1;
-          // A job that submits is counted by its submit.
-          if (!submitting) rollups.nudge();
+          rollups.arrived();
         },
       };
     },

@@ -92,9 +92,12 @@ describe('GroupCommit results', () => {
         maxWeight: 100,
         expected: { count: () => expected.left, maxWaitMs },
       });
+      /** An expected sender submits its item and says it arrived. */
       const arrive = (item: string) => {
         expected.left -= 1;
-        return commit.submit(item);
+        const submitted = commit.submit(item);
+        commit.arrived();
+        return submitted;
       };
       return { commit, flushes, expected, arrive };
     }
@@ -121,14 +124,14 @@ describe('GroupCommit results', () => {
       expect(flushes).toEqual([['a', 'b']]);
     });
 
-    it('flushes once an expected item turns out not to come (nudge)', async () => {
+    it('flushes once an expected sender arrives with nothing', async () => {
       const { commit, flushes, expected } = expectingCommit();
       expected.left = 1;
       const first = commit.submit('a');
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(flushes).toEqual([]);
       expected.left = 0;
-      commit.nudge();
+      commit.arrived();
       await first;
       expect(flushes).toEqual([['a']]);
     });

@@ -2,7 +2,7 @@
  * Group commit: items submitted while a flush runs wait for it and then go out together in the next
  * flush. Bulk posts arrive many at a time; ClickHouse pays per insert (a part to write and later merge)
  * and per rollup statement, so a flush of several posts costs little more than one. An idle committer
- * flushes at once: no item waits for company, unless items are known to be on their way (`expected`).
+ * flushes at once: no item waits for company, unless senders are known to be on their way (`expected`).
  * When a flush of several items fails, each is flushed again alone, so one bad item (or a failure of
  * the whole) settles each item on its own.
  */
@@ -29,11 +29,12 @@ export interface GroupCommitOptions<T, R = void> {
   /** At most this many items per flush (default: no limit but the weight). */
   maxItems?: number;
   /**
-   * Items known to be on their way (their jobs already started): before a flush, the committer waits
-   * for as many as are on their way then to be submitted, or to go no further (see nudge), for at most
-   * `maxWaitMs`; items that set out meanwhile are not waited for, so a steady stream never holds a
-   * flush to its bound. Bulk posts reach the rollups a few milliseconds apart; a flush that waits for
-   * the ones already being written makes one rollup part for them all instead of one each.
+   * Senders known to be on their way (jobs already started, each bringing any number of items, or
+   * none): before a flush, the committer waits for as many senders as are on their way then to say they
+   * arrived (`arrived`, after submitting what they bring), for at most `maxWaitMs`; senders that set out
+   * meanwhile are not waited for, so a steady stream never holds a flush to its bound. Bulk jobs reach
+   * the rollups a few milliseconds apart; a flush that waits for the ones already being written makes
+   * one rollup part for them all instead of one each.
    */
   expected?: { count: () => number; maxWaitMs: number };
 }
@@ -42,7 +43,7 @@ export class GroupCommit<T, R = void> {
   private readonly queue: Array<Pending<T, R>> = [];
   private flushing = false;
   private wake: (() => void) | null = null;
-  /** Expected items a waiting flush still waits for. */
+  /** Expected senders a waiting flush still waits for. */
   private awaited = 0;
 
   constructor(private readonly options: GroupCommitOptions<T, R>) {}
@@ -52,17 +53,15 @@ export class GroupCommit<T, R = void> {
     return new Promise<FlushOutcome<R>>((resolve, reject) => {
       this.queue.push({ item, weight: this.options.weigh(item), resolve, reject });
       if (!this.flushing) void this.drain();
-      else this.oneCame();
     });
   }
 
-  /** One expected item will not come (its job went no further): a waiting flush stops waiting for it. */
-  nudge(): void {
-    if (this.flushing) this.oneCame();
-  }
-
-  private oneCame(): void {
-    if (this.awaited === 0) return;
+  /**
+   * An expected sender arrived: it submitted all it brings (in the same turn), or nothing. Counted in
+   * senders, not items: a job bringing many items is one arrival.
+   */
+  arrived(): void {
+    if (!this.flushing || this.awaited === 0) return;
     this.awaited -= 1;
     if (this.awaited > 0) return;
     const wake = this.wake;

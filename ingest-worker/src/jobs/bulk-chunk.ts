@@ -73,8 +73,7 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
   if (posts.length === 1 || await anyLaterDeletions(context.pg, organizations, oldest)) {
     for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
   }
-  ahead?.arrived(true);
-  await Promise.all(posts.map((post) => {
+  const rollups = Promise.all(posts.map((post) => {
     // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
     const ownRowsOnly = post.request.unique_keys === true && !post.retried;
     return context.bulkWrites.recomputeRollups({
@@ -84,6 +83,9 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
       minuteFigures: ownRowsOnly ? post.minuteFigures : undefined,
     });
   }));
+  // Its posts are all submitted: a rollup flush waiting for this job need wait no longer.
+  ahead?.arrived();
+  await rollups;
   await markBulkCompleted(context.pg, posts.map((post) => ({
     jobId: post.jobId,
     result: { points_written: post.request.points, instruments: post.request.instrument_ids.length },
