@@ -55,7 +55,10 @@ describe('bulk admission by size', () => {
     const large = body(0, 200);
     expect(large.length).toBeGreaterThan(BUDGET_BYTES);
     const holder = post(large);
-    holder.request.write(large.subarray(0, 100)); // admitted: its body is being read, the budget is taken
+    // Admitted once the api has its headers: its body is being read, the budget is taken. The others
+    // are sent only after a moment, or on a busy machine one of them could reach the api first.
+    await new Promise((resolve) => holder.request.write(large.subarray(0, 100), resolve));
+    await new Promise((resolve) => setTimeout(resolve, 200));
 
     const waiting = post(body(1_000, 3));
     waiting.request.end(body(1_000, 3));
