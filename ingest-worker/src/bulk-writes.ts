@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { GroupCommit, type FlushOutcome } from '@bioprocess/shared/group-commit';
+import { GroupCommit, type FlushOutcome, type Sender } from '@bioprocess/shared/group-commit';
 import { insertPoints, type PointRowsFormat } from './points-store.ts';
 import { recomputeRollupsTogether, type RollupRequest } from './rollups.ts';
 
@@ -21,15 +21,9 @@ const ROLLUP_MAX_POINTS = 2_000_000;
  */
 const ROLLUP_MAX_WAIT_MS = 50;
 
-/** A bulk job on its way to the rollups: counted as expected there until it arrives or ends. */
-export interface RollupsAhead {
-  /** The job submitted its rollups (in the same turn), or will not (idempotent). */
-  arrived(): void;
-}
-
 export interface BulkWrites {
-  /** Counts a started bulk job as heading for the rollups (see GroupCommitOptions.expected). */
-  headingForRollups(): RollupsAhead;
+  /** Counts a started bulk job as heading for the rollups until it says it arrived (GroupCommit.setOut). */
+  headingForRollups(): Sender;
   /** Inserts a chunk's point rows; resolves once they are stored. */
   insert(rows: Uint8Array, format: PointRowsFormat): Promise<FlushOutcome>;
   /** Recomputes the rollups of a finished post of `points` points. */
@@ -44,26 +38,14 @@ export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool): Bulk
     maxWeight: INSERT_MAX_BYTES,
   });
   const inserts = { RowBinary: insertsOf('RowBinary'), TabSeparated: insertsOf('TabSeparated') };
-  let heading = 0;
   const rollups = new GroupCommit<RollupRequest & { points: number }>({
     flush: (requests) => recomputeRollupsTogether(clickhouse, pool, requests),
     weigh: (request) => request.points,
     maxWeight: ROLLUP_MAX_POINTS,
-    expected: { count: () => heading, maxWaitMs: ROLLUP_MAX_WAIT_MS },
+    awaitSendersMs: ROLLUP_MAX_WAIT_MS,
   });
   return {
-    headingForRollups: () => {
-      heading += 1;
-      let counted = true;
-      return {
-        arrived: () => {
-          if (!counted) return;
-          counted = false;
-          heading -= 1;
-          rollups.arrived();
-        },
-      };
-    },
+    headingForRollups: () => rollups.setOut(),
     insert: (rows, format) => inserts[format].submit(rows),
     recomputeRollups: (request) => rollups.submit(request),
   };

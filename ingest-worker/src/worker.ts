@@ -23,7 +23,8 @@ import { startReconciler } from './reconciler.ts';
 import { startSweeper } from './sweeper.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { processBulkBatch } from './jobs/bulk-batch.ts';
-import { createBulkWrites, type RollupsAhead } from './bulk-writes.ts';
+import { createBulkWrites } from './bulk-writes.ts';
+import type { Sender } from '@bioprocess/shared/group-commit';
 import { startJobDataPurge } from './job-data-purge.ts';
 import { processDeletion } from './jobs/deletion.ts';
 import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
@@ -44,7 +45,7 @@ export interface IngestWorker {
 const SHUTDOWN_DEADLINE_MS = 20_000;
 
 /** Runs a bulk job counted as on its way to the rollups until it submits them or ends. */
-async function headingForRollups(context: WorkerContext, run: (ahead: RollupsAhead) => Promise<void>): Promise<void> {
+async function headingForRollups(context: WorkerContext, run: (ahead: Sender) => Promise<void>): Promise<void> {
   const ahead = context.bulkWrites.headingForRollups();
   try {
     await run(ahead);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit, type Sender } from './group-commit.ts';
 
 /** A committer whose flushes wait until released, recording what each flush held. */
 function recordingCommit(options: { maxWeight?: number; failWhen?: (items: string[]) => boolean } = {}) {
@@ -81,68 +81,75 @@ describe('GroupCommit results', () => {
     expect(outcomes[0]!.flushedAgain).toBe(false);
   });
 
-  describe('with items expected', () => {
-    /** A committer that flushes at once, expecting `expected.left` more items. */
-    function expectingCommit(maxWaitMs = 60_000) {
+  describe('with senders on their way', () => {
+    /** A committer that flushes at once unless senders set out. */
+    function expectingCommit(awaitSendersMs = 60_000) {
       const flushes: string[][] = [];
-      const expected = { left: 0 };
       const commit = new GroupCommit<string>({
         flush: async (items) => { flushes.push(items); },
         weigh: (item) => item.length,
         maxWeight: 100,
-        expected: { count: () => expected.left, maxWaitMs },
+        awaitSendersMs,
       });
-      /** An expected sender submits its item and says it arrived. */
-      const arrive = (item: string) => {
-        expected.left -= 1;
+      /** A sender that set out submits its item and says it arrived. */
+      const arrive = (sender: Sender, item: string) => {
         const submitted = commit.submit(item);
-        commit.arrived();
+        sender.arrived();
         return submitted;
       };
-      return { commit, flushes, expected, arrive };
+      return { commit, flushes, arrive };
     }
 
-    it('waits for the items on their way, then flushes them with the first', async () => {
-      const { commit, flushes, expected, arrive } = expectingCommit();
-      expected.left = 2;
+    it('waits for the senders on their way, then flushes their items with the first', async () => {
+      const { commit, flushes, arrive } = expectingCommit();
+      const [second, third] = [commit.setOut(), commit.setOut()];
       const first = commit.submit('a');
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(flushes).toEqual([]);
-      const second = arrive('b');
+      const secondSubmitted = arrive(second, 'b');
       await new Promise((resolve) => setImmediate(resolve));
       expect(flushes).toEqual([]);
-      await Promise.all([first, second, arrive('c')]);
+      await Promise.all([first, secondSubmitted, arrive(third, 'c')]);
       expect(flushes).toEqual([['a', 'b', 'c']]);
     });
 
-    it('does not wait for items that set out while it waits', async () => {
-      const { commit, flushes, expected, arrive } = expectingCommit();
-      expected.left = 1;
+    it('does not wait for senders that set out while it waits', async () => {
+      const { commit, flushes, arrive } = expectingCommit();
+      const second = commit.setOut();
       const first = commit.submit('a');
-      expected.left += 1; // another job starts meanwhile: a steady stream must not hold the flush
-      await Promise.all([first, arrive('b')]);
+      commit.setOut(); // another job starts meanwhile: a steady stream must not hold the flush
+      await Promise.all([first, arrive(second, 'b')]);
       expect(flushes).toEqual([['a', 'b']]);
     });
 
-    it('flushes once an expected sender arrives with nothing', async () => {
-      const { commit, flushes, expected } = expectingCommit();
-      expected.left = 1;
+    it('flushes once a sender arrives with nothing, and counts a sender once', async () => {
+      const { commit, flushes } = expectingCommit();
+      const [second, third] = [commit.setOut(), commit.setOut()];
       const first = commit.submit('a');
       await new Promise((resolve) => setTimeout(resolve, 20));
+      second.arrived();
+      second.arrived(); // said twice: still one sender; the flush still waits for the third
+      await new Promise((resolve) => setTimeout(resolve, 20));
       expect(flushes).toEqual([]);
-      expected.left = 0;
-      commit.arrived();
+      third.arrived();
       await first;
       expect(flushes).toEqual([['a']]);
     });
 
-    it('waits no longer than its bound for an item that never says', async () => {
-      const { commit, flushes, expected } = expectingCommit(30);
-      expected.left = 1;
+    it('waits no longer than its bound for a sender that never says', async () => {
+      const { commit, flushes } = expectingCommit(30);
+      commit.setOut();
       const started = performance.now();
       await commit.submit('a');
       expect(flushes).toEqual([['a']]);
       expect(performance.now() - started).toBeGreaterThanOrEqual(25);
+    });
+
+    it('flushes at once when no sender is on its way', async () => {
+      const { commit, flushes } = expectingCommit();
+      commit.setOut().arrived();
+      await commit.submit('a');
+      expect(flushes).toEqual([['a']]);
     });
   });
 });

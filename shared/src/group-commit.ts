@@ -2,7 +2,7 @@
  * Group commit: items submitted while a flush runs wait for it and then go out together in the next
  * flush. Bulk posts arrive many at a time; ClickHouse pays per insert (a part to write and later merge)
  * and per rollup statement, so a flush of several posts costs little more than one. An idle committer
- * flushes at once: no item waits for company, unless senders are known to be on their way (`expected`).
+ * flushes at once: no item waits for company, unless senders are known to be on their way (`setOut`).
  * When a flush of several items fails, each is flushed again alone, so one bad item (or a failure of
  * the whole) settles each item on its own.
  */
@@ -29,21 +29,29 @@ export interface GroupCommitOptions<T, R = void> {
   /** At most this many items per flush (default: no limit but the weight). */
   maxItems?: number;
   /**
-   * Senders known to be on their way (jobs already started, each bringing any number of items, or
-   * none): before a flush, the committer waits for as many senders as are on their way then to say they
-   * arrived (`arrived`, after submitting what they bring), for at most `maxWaitMs`; senders that set out
+   * Senders known to be on their way (`setOut`: a job already started, a post being read, each bringing
+   * any number of items, or none): before a flush, the committer waits for as many senders as are on
+   * their way then to say they arrived, for at most this many milliseconds; senders that set out
    * meanwhile are not waited for, so a steady stream never holds a flush to its bound. Bulk jobs reach
    * the rollups a few milliseconds apart; a flush that waits for the ones already being written makes
    * one rollup part for them all instead of one each.
    */
-  expected?: { count: () => number; maxWaitMs: number };
+  awaitSendersMs?: number;
+}
+
+/** A sender on its way to a committer. */
+export interface Sender {
+  /** It submitted all it brings (in the same turn), or will bring nothing. Idempotent. */
+  arrived(): void;
 }
 
 export class GroupCommit<T, R = void> {
   private readonly queue: Array<Pending<T, R>> = [];
   private flushing = false;
   private wake: (() => void) | null = null;
-  /** Expected senders a waiting flush still waits for. */
+  /** Senders on their way. */
+  private sendersOut = 0;
+  /** Senders a waiting flush still waits for. */
   private awaited = 0;
 
   constructor(private readonly options: GroupCommitOptions<T, R>) {}
@@ -57,10 +65,23 @@ export class GroupCommit<T, R = void> {
   }
 
   /**
-   * An expected sender arrived: it submitted all it brings (in the same turn), or nothing. Counted in
-   * senders, not items: a job bringing many items is one arrival.
+   * Counts a sender as on its way until it says it arrived (see `awaitSendersMs`). Counted in senders,
+   * not items: a job bringing many items is one arrival.
    */
-  arrived(): void {
+  setOut(): Sender {
+    this.sendersOut += 1;
+    let out = true;
+    return {
+      arrived: () => {
+        if (!out) return;
+        out = false;
+        this.sendersOut -= 1;
+        this.senderArrived();
+      },
+    };
+  }
+
+  private senderArrived(): void {
     if (!this.flushing || this.awaited === 0) return;
     this.awaited -= 1;
     if (this.awaited > 0) return;
@@ -74,7 +95,7 @@ export class GroupCommit<T, R = void> {
     try {
       while (this.queue.length > 0) {
         // A pause only while items are on their way: with none expected, a flush starts in the same turn.
-        if ((this.options.expected?.count() ?? 0) > 0) await this.awaitExpected(this.options.expected!);
+        if (this.sendersOut > 0 && this.options.awaitSendersMs !== undefined) await this.awaitSenders(this.options.awaitSendersMs);
         const batch = this.takeBatch();
         try {
           const results = await this.options.flush(batch.map((pending) => pending.item));
@@ -99,13 +120,13 @@ export class GroupCommit<T, R = void> {
     }
   }
 
-  private async awaitExpected(expected: NonNullable<GroupCommitOptions<T, R>['expected']>): Promise<void> {
+  private async awaitSenders(maxWaitMs: number): Promise<void> {
     const full = this.queue.reduce((sum, pending) => sum + pending.weight, 0) >= this.options.maxWeight
       || this.queue.length >= (this.options.maxItems ?? Number.POSITIVE_INFINITY);
     if (full) return;
-    this.awaited = expected.count();
+    this.awaited = this.sendersOut;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, expected.maxWaitMs);
+      const timer = setTimeout(resolve, maxWaitMs);
       this.wake = () => { clearTimeout(timer); resolve(); };
     });
     this.wake = null;

@@ -3,10 +3,10 @@
  * once; alone, each post would cost a job insert, a queue entry and a delivery to the worker. Small posts
  * that arrive while a commit runs wait for it and then go out together: their job rows with their data
  * in one PostgreSQL statement, and one delivery naming them all (the worker writes them with one
- * insert). An idle committer commits at once, so a lone post waits for nobody.
+ * insert). A commit first waits a moment for the posts being read meanwhile; a lone post waits for nobody.
  */
 import { randomUUID } from 'node:crypto';
-import { GroupCommit } from '@bioprocess/shared/group-commit';
+import { GroupCommit, type Sender } from '@bioprocess/shared/group-commit';
 import { BULK_BATCH_MAX_JOBS } from '@bioprocess/shared/queues';
 import type { BulkRequest } from '@bioprocess/shared/ingest/requests';
 import type { RequestPrincipal } from '../auth/principal.ts';
@@ -23,6 +23,12 @@ import { enqueueIngest } from './enqueue.ts';
 export const BATCHED_POST_MAX_POINTS = 5_000;
 /** Points per batch: one statement carries a megabyte or so at most. */
 const BATCH_MAX_POINTS = 50_000;
+/**
+ * How long a commit waits at most for the posts already being read (a version draw, a parse on a
+ * thread and an ownership lookup, a few milliseconds): feeds' posts arrive a moment apart, and each
+ * batch costs a statement, a delivery, a worker's job and a ClickHouse part.
+ */
+const AWAIT_POSTS_MS = 10;
 
 export type BulkJob = NewIngestJob & { kind: 'bulk'; request: BulkRequest; chunkCount: number };
 
@@ -33,12 +39,17 @@ interface Entry {
 
 export interface BulkJobBatches {
   /**
+   * Counts a post as on its way from now (it is being read) until it is accepted, takes another path
+   * or is refused (`arrived`): a commit waits a moment for the posts on their way.
+   */
+  setOut(): Sender;
+  /**
    * Records a one-chunk post's job with its data and queues it (with the others of its batch). With
    * `wait`, the answer carries a wait for the job's finish registered before the job was queued, so
    * its finish cannot be missed; none when the post replayed an idempotency key (the earlier job may
    * have finished long ago: read its row).
    */
-  accept(principal: RequestPrincipal, job: BulkJob & { chunkCount: 1 }, wait: boolean): Promise<{ job: IngestJobRow; registered?: FinishWait }>;
+  accept(principal: RequestPrincipal, job: BulkJob & { chunkCount: 1 }, wait: boolean, sender?: Sender): Promise<{ job: IngestJobRow; registered?: FinishWait }>;
 }
 
 export function createBulkJobBatches(deps: Pick<AppDeps, 'pg' | 'queues' | 'logger' | 'jobEvents'>): BulkJobBatches {
@@ -56,13 +67,17 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'pg' | 'queues' | 'logg
     weigh: ({ job }) => job.request.points,
     maxWeight: BATCH_MAX_POINTS,
     maxItems: BULK_BATCH_MAX_JOBS,
+    awaitSendersMs: AWAIT_POSTS_MS,
   });
   return {
-    accept: async (principal, job, wait) => {
+    setOut: () => commit.setOut(),
+    accept: async (principal, job, wait, sender) => {
       const id = randomUUID();
       const registered = wait ? deps.jobEvents.wait(id, WAIT_TIMEOUT_MS) : undefined;
       try {
-        const { job: row, created } = (await commit.submit({ principal, job: { ...job, id } })).result;
+        const submitted = commit.submit({ principal, job: { ...job, id } });
+        sender?.arrived();
+        const { job: row, created } = (await submitted).result;
         if (created) return { job: row, registered };
         registered?.end();
         return { job: row };

@@ -30,6 +30,7 @@ import { badRequest, notFound } from '../platform/http-error.ts';
 import { createIngestJob, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
 import { createVersionDraws } from '../ingest-jobs/version-draws.ts';
 import type { FinishWait } from '../ingest-jobs/finish-events.ts';
+import type { Sender } from '@bioprocess/shared/group-commit';
 import { BATCHED_POST_MAX_POINTS, createBulkJobBatches } from './bulk-batches.ts';
 import { acceptLargePost } from './large-posts.ts';
 import { firstForeignIndex } from './bulk.ts';
@@ -99,6 +100,20 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     principal: RequestPrincipal,
     options: { minimal: boolean; wait: boolean; idempotencyKey: string | undefined },
   ): Promise<{ job: IngestJobRow; registered: FinishWait | undefined; readings: Uint8Array | null }> => {
+    // Small posts are committed together with those being read meanwhile.
+    const onItsWay = bulkBatches.setOut();
+    try {
+      return await readAndRecordBulkPost(body, principal, options, onItsWay);
+    } finally {
+      onItsWay.arrived();
+    }
+  };
+  const readAndRecordBulkPost = async (
+    body: Uint8Array,
+    principal: RequestPrincipal,
+    options: { minimal: boolean; wait: boolean; idempotencyKey: string | undefined },
+    onItsWay: Sender,
+  ): Promise<{ job: IngestJobRow; registered: FinishWait | undefined; readings: Uint8Array | null }> => {
     // The version is drawn before the post is read, so the thread writes the final rows. Requests
     // are ordered by it: one sent after another was accepted always gets a higher version.
     const versionSeq = await versionDraws.next();
@@ -125,8 +140,10 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       data,
     };
     // Small posts (feeds) are recorded and queued together with those arriving meanwhile.
-    const { job, registered } = bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS
-      ? await bulkBatches.accept(principal, { ...bulkJob, chunkCount: 1 }, options.wait)
+    const batched = bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS;
+    if (!batched) onItsWay.arrived();
+    const { job, registered } = batched
+      ? await bulkBatches.accept(principal, { ...bulkJob, chunkCount: 1 }, options.wait, onItsWay)
       : { job: (await acceptLargePost(deps, principal, bulkJob)).job, registered: undefined };
     return { job, registered, readings: options.minimal ? null : prepared.readings };
   };

@@ -52,8 +52,13 @@ describe('bulk posts accepted together', () => {
     const jobIds = await postTogether(0);
     expect(new Set(jobIds).size).toBe(POSTS);
     const batches = await batchesOf(jobIds);
-    // The first post finds the committer idle and goes alone; the others wait for it and go together.
     expect([...batches.values()].some((count) => count > 1)).toBe(true);
+    // The first post to be recorded finds the committer idle but the others being read: it waits for
+    // them rather than going alone (a post alone has no batch).
+    const { rows: [first] } = await ctx.deps.pg.query<{ batch: string | null }>(
+      "SELECT request->>'batch' AS batch FROM ingest_jobs WHERE id = ANY($1::uuid[]) ORDER BY version_seq LIMIT 1", [jobIds]);
+    expect(first!.batch).not.toBeNull();
+    expect(batches.get(first!.batch)).toBeGreaterThan(1);
     expect((await queuedBatchDeliveries()).length).toBeGreaterThan(0);
 
     const worker = startWorker(ctx);

@@ -10,7 +10,7 @@ import type { Job } from 'bullmq';
 import { BULK_MINUTE_FIGURES_PART, type BulkBatchPayload } from '@bioprocess/shared/queues';
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
 import type { WorkerContext } from '../context.ts';
-import type { RollupsAhead } from '../bulk-writes.ts';
+import type { Sender } from '@bioprocess/shared/group-commit';
 import { markFailed, recordChunksDone, startJobs } from '../job-store.ts';
 import { finishBulkPosts, minuteFiguresOf, MISSING_DATA_MESSAGE, storedParts, UNREADABLE_RECORD_MESSAGE } from './bulk-chunk.ts';
 
@@ -23,7 +23,7 @@ interface BatchPost {
   retried: boolean;
 }
 
-export async function processBulkBatch(context: WorkerContext, payload: BulkBatchPayload, job: Job, ahead?: RollupsAhead): Promise<void> {
+export async function processBulkBatch(context: WorkerContext, payload: BulkBatchPayload, job: Job, ahead?: Sender): Promise<void> {
   const records = await startJobs(context.pg, payload.job_ids);
   const posts: BatchPost[] = [];
   for (const [jobId, record] of records) {

@@ -12,7 +12,7 @@ import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, type BulkChunkPayload } fro
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
 import { readSpooledPart } from '@bioprocess/shared/server/bulk-spool';
 import type { WorkerContext } from '../context.ts';
-import type { RollupsAhead } from '../bulk-writes.ts';
+import type { Sender } from '@bioprocess/shared/group-commit';
 import { anyLaterDeletions, applyLaterDeletions } from '../deletions.ts';
 import { startJob, markBulkCompleted, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
@@ -20,7 +20,7 @@ import { PermanentJobError } from '../errors.ts';
 export const UNREADABLE_RECORD_MESSAGE = 'The record of this bulk post is unreadable, so it was not written; please post it again.';
 export const MISSING_DATA_MESSAGE = 'The data of this bulk post is missing, so it was not written; please post it again.';
 
-export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job, ahead?: RollupsAhead): Promise<void> {
+export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job, ahead?: Sender): Promise<void> {
   const record = await startJob(context.pg, payload.job_id);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
   const parsed = bulkRequestSchema.safeParse(record.request);
@@ -63,7 +63,7 @@ export interface FinishingPost {
  * Completes posts whose rows are written: deletions accepted after them applied again, their rollups
  * (recomputed together), then their job rows in one statement.
  */
-export async function finishBulkPosts(context: WorkerContext, posts: readonly FinishingPost[], ahead?: RollupsAhead): Promise<void> {
+export async function finishBulkPosts(context: WorkerContext, posts: readonly FinishingPost[], ahead?: Sender): Promise<void> {
   const rangeOf = (post: FinishingPost) => ({
     organizationId: post.organizationId, instrumentIds: post.request.instrument_ids, startMs: post.request.start_ms, endMs: post.request.end_ms,
   });
