@@ -93,6 +93,13 @@ export interface RollupRequest {
   minuteFigures?: readonly MinuteFigure[];
 }
 
+/**
+ * Writes that stored at most this many points together are recomputed from the points at once rather
+ * than first asked whether their own figures would do: the question scans the same minutes and costs
+ * a round trip, and what it can save grows with their own points (feeds' small posts share minutes
+ * with their previous post, and fail it anyway).
+ */
+const RECOMPUTE_WITHOUT_ASKING_MAX_POINTS = 20_000;
 /** Points one deduplicating pass over several writes' minutes takes at most: bounds ClickHouse's aggregation memory. */
 const UNION_MAX_POINTS = 500_000;
 
@@ -107,10 +114,17 @@ const UNION_MAX_POINTS = 500_000;
  *     each post's minutes already hold rows and every flush lands here), and a large write on its own.
  * Writes that may share a key never take the first two ways.
  */
-export async function recomputeRollupsTogether(clickhouse: ClickHouseClient, pool: Pool, requests: readonly RollupRequest[]): Promise<void> {
+export interface RollupPassOptions {
+  /** Writes that stored more points than this together are checked for the fast ways first (default RECOMPUTE_WITHOUT_ASKING_MAX_POINTS). */
+  askAbovePoints?: number;
+}
+
+export async function recomputeRollupsTogether(clickhouse: ClickHouseClient, pool: Pool, requests: readonly RollupRequest[], options: RollupPassOptions = {}): Promise<void> {
   const writes = requests.filter((request) => request.range.instrumentIds.length > 0);
-  // One check decides both fast ways (feeds fail it on every flush: one question, not two).
-  if (writes.length > 0 && !keysMayOverlap(writes.map((request) => request.range)) && writes.every((request) => request.ownRows)) {
+  // One check decides both fast ways (feeds fail it on every flush: one question, not two). It reads
+  // the writes' minutes as a recomputation does, so it pays only when their own points are many.
+  const asking = writes.reduce((sum, request) => sum + (request.points ?? weightOf(request)), 0) > (options.askAbovePoints ?? RECOMPUTE_WITHOUT_ASKING_MAX_POINTS);
+  if (asking && !keysMayOverlap(writes.map((request) => request.range)) && writes.every((request) => request.ownRows)) {
     if (await storeOwnRollups(clickhouse, pool, writes as Array<RollupRequest & Required<Pick<RollupRequest, 'ownRows'>>>)) return;
   }
   const large = writes.filter((request) => weightOf(request) > UNION_MAX_POINTS);

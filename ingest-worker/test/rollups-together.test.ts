@@ -44,12 +44,19 @@ function requestWithFigures(write: Write): RollupRequest {
   return { ...requestOf(write), minuteFigures };
 }
 
-/** Counts the aggregating statements (command) and the row inserts (exec) run through the client. */
-function countingClient(clickhouse: ClickHouseClient): { client: ClickHouseClient; commands: () => number; inserts: () => number } {
+/** Counts the aggregating statements (command), the row inserts (exec) and the questions (query) run through the client. */
+function countingClient(clickhouse: ClickHouseClient): { client: ClickHouseClient; commands: () => number; inserts: () => number; queries: () => number } {
   let commands = 0;
   let inserts = 0;
+  let queries = 0;
   const client = new Proxy(clickhouse, {
     get(target, property, receiver) {
+      if (property === 'query') {
+        return (...args: Parameters<ClickHouseClient['query']>) => {
+          queries += 1;
+          return target.query(...args);
+        };
+      }
       if (property === 'command') {
         return (...args: Parameters<ClickHouseClient['command']>) => {
           commands += 1;
@@ -65,7 +72,7 @@ function countingClient(clickhouse: ClickHouseClient): { client: ClickHouseClien
       return Reflect.get(target, property, receiver) as unknown;
     },
   });
-  return { client, commands: () => commands, inserts: () => inserts };
+  return { client, commands: () => commands, inserts: () => inserts, queries: () => queries };
 }
 
 type Rollup = { points: number; count: number; sum: number; min: number | null; max: number | null };
@@ -104,6 +111,9 @@ function expected(writes: Write[], instrumentId: number, width: number): Record<
   return buckets;
 }
 
+/** Small writes go straight to the recomputation; these tests take the fast ways a large write takes. */
+const ASK_FIRST = { askAbovePoints: 0 };
+
 const seconds = (from: number, count: number, value: (index: number) => number | null): Array<[number, number | null]> =>
   Array.from({ length: count }, (_, index) => [T0 + (from + index) * 1000, value(index)]);
 
@@ -125,7 +135,7 @@ describe('rollups of writes finishing together', () => {
     ];
     for (const write of writes) await store(ctx, write);
     const { client, commands } = countingClient(ctx.deps.clickhouse);
-    await recomputeRollupsTogether(client, ctx.deps.pg, writes.map((write) => requestOf(write)));
+    await recomputeRollupsTogether(client, ctx.deps.pg, writes.map((write) => requestOf(write)), ASK_FIRST);
     expect(commands()).toBe(2);
     for (const instrumentId of [1, 2]) {
       expect(await rollups(ctx, 'points_rollup_1m', instrumentId)).toEqual(expected(writes, instrumentId, 60_000));
@@ -138,7 +148,7 @@ describe('rollups of writes finishing together', () => {
     const overlapping: Write = { versionSeq: 202, instrumentId: 3, points: seconds(100, 100, () => 2) };
     for (const write of [earlier, overlapping]) await store(ctx, write);
     const together = countingClient(ctx.deps.clickhouse);
-    await recomputeRollupsTogether(together.client, ctx.deps.pg, [requestOf(earlier), requestOf(overlapping)]);
+    await recomputeRollupsTogether(together.client, ctx.deps.pg, [requestOf(earlier), requestOf(overlapping)], ASK_FIRST);
     expect(together.commands()).toBe(2);
     expect(await rollups(ctx, 'points_rollup_1m', 3)).toEqual(expected([earlier, overlapping], 3, 60_000));
 
@@ -147,7 +157,7 @@ describe('rollups of writes finishing together', () => {
     const apart: Write = { versionSeq: 204, instrumentId: 4, points: seconds(0, 50, () => 4) };
     for (const write of [over, apart]) await store(ctx, write);
     const checked = countingClient(ctx.deps.clickhouse);
-    await recomputeRollupsTogether(checked.client, ctx.deps.pg, [requestOf(over), requestOf(apart)]);
+    await recomputeRollupsTogether(checked.client, ctx.deps.pg, [requestOf(over), requestOf(apart)], ASK_FIRST);
     expect(checked.commands()).toBe(2);
     expect(await rollups(ctx, 'points_rollup_1m', 3)).toEqual(expected([earlier, overlapping, over], 3, 60_000));
     expect(await rollups(ctx, 'points_rollup_1h', 4)).toEqual(expected([apart], 4, 3_600_000));
@@ -162,7 +172,7 @@ describe('rollups of writes finishing together', () => {
     ];
     for (const write of writes) await store(ctx, write);
     const { client, commands, inserts } = countingClient(ctx.deps.clickhouse);
-    await recomputeRollupsTogether(client, ctx.deps.pg, writes.map(requestWithFigures));
+    await recomputeRollupsTogether(client, ctx.deps.pg, writes.map(requestWithFigures), ASK_FIRST);
     // The minute rows as the posts computed them; the hours aggregated from at most 60 minute rows each.
     expect([commands(), inserts()]).toEqual([1, 1]);
     for (const instrumentId of [5, 6]) {
@@ -176,9 +186,9 @@ describe('rollups of writes finishing together', () => {
     // Same hour, other minutes: the minutes are the post's alone, its hour is not.
     const sameHour: Write = { versionSeq: 402, instrumentId: 7, points: seconds(600, 120, (index) => 100 + index) };
     for (const write of [earlier, sameHour]) await store(ctx, write);
-    await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [requestWithFigures(earlier)]);
+    await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [requestWithFigures(earlier)], ASK_FIRST);
     const hourShared = countingClient(ctx.deps.clickhouse);
-    await recomputeRollupsTogether(hourShared.client, ctx.deps.pg, [requestWithFigures(sameHour)]);
+    await recomputeRollupsTogether(hourShared.client, ctx.deps.pg, [requestWithFigures(sameHour)], ASK_FIRST);
     expect([hourShared.commands(), hourShared.inserts()]).toEqual([1, 1]);
     expect(await rollups(ctx, 'points_rollup_1m', 7)).toEqual(expected([earlier, sameHour], 7, 60_000));
     expect(await rollups(ctx, 'points_rollup_1h', 7)).toEqual(expected([earlier, sameHour], 7, 3_600_000));
@@ -187,7 +197,7 @@ describe('rollups of writes finishing together', () => {
     const sameMinute: Write = { versionSeq: 403, instrumentId: 7, points: seconds(30, 10, () => 1_000) };
     await store(ctx, sameMinute);
     const minuteShared = countingClient(ctx.deps.clickhouse);
-    await recomputeRollupsTogether(minuteShared.client, ctx.deps.pg, [requestWithFigures(sameMinute)]);
+    await recomputeRollupsTogether(minuteShared.client, ctx.deps.pg, [requestWithFigures(sameMinute)], ASK_FIRST);
     expect(minuteShared.inserts()).toBe(0);
     expect(await rollups(ctx, 'points_rollup_1m', 7)).toEqual(expected([earlier, sameHour, sameMinute], 7, 60_000));
     expect(await rollups(ctx, 'points_rollup_1h', 7)).toEqual(expected([earlier, sameHour, sameMinute], 7, 3_600_000));
@@ -198,14 +208,36 @@ describe('rollups of writes finishing together', () => {
     const first: Write = { versionSeq: 451, instrumentId: 9, points: seconds(0, 5_000, (index) => index % 13) };
     const second: Write = { versionSeq: 452, instrumentId: 9, points: seconds(5_000, 5_000, (index) => (index % 11 === 0 ? null : -index)) };
     await store(ctx, first);
-    await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [requestWithFigures(first)]);
+    await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [requestWithFigures(first)], ASK_FIRST);
     await store(ctx, second);
     const edge = countingClient(ctx.deps.clickhouse);
-    await recomputeRollupsTogether(edge.client, ctx.deps.pg, [requestWithFigures(second)]);
+    await recomputeRollupsTogether(edge.client, ctx.deps.pg, [requestWithFigures(second)], ASK_FIRST);
     // Its figures in one insert, the shared minute and the hours aggregated in the database.
     expect([edge.inserts(), edge.commands()]).toEqual([1, 2]);
     expect(await rollups(ctx, 'points_rollup_1m', 9)).toEqual(expected([first, second], 9, 60_000));
     expect(await rollups(ctx, 'points_rollup_1h', 9)).toEqual(expected([first, second], 9, 3_600_000));
+  });
+
+  it('recomputes small posts sharing minutes from the points without asking first, exactly', async () => {
+    // A feed's consecutive posts of 5 s (each minute already holds the previous post's rows), one across
+    // a minute's end, a post sending one of them again with another value, and another instrument's.
+    const writes: Write[] = [
+      { versionSeq: 601, instrumentId: 10, points: seconds(0, 5, (index) => index) },
+      { versionSeq: 602, instrumentId: 10, points: seconds(5, 5, (index) => (index === 2 ? null : 10 + index)) },
+      { versionSeq: 603, instrumentId: 10, points: seconds(58, 5, () => 3.5) },
+      { versionSeq: 604, instrumentId: 10, points: seconds(3, 1, () => 99) },
+      { versionSeq: 605, instrumentId: 11, points: seconds(0, 5, (index) => 1 - 2 * index) },
+    ];
+    await store(ctx, writes[0]!);
+    await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [{ ...requestWithFigures(writes[0]!), points: 5 }]);
+    for (const write of writes.slice(1)) await store(ctx, write);
+    const small = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(small.client, ctx.deps.pg, writes.slice(1).map((write) => ({ ...requestWithFigures(write), points: write.points.length })));
+    expect([small.queries(), small.commands(), small.inserts()]).toEqual([0, 2, 0]);
+    for (const instrumentId of [10, 11]) {
+      expect(await rollups(ctx, 'points_rollup_1m', instrumentId)).toEqual(expected(writes, instrumentId, 60_000));
+      expect(await rollups(ctx, 'points_rollup_1h', instrumentId)).toEqual(expected(writes, instrumentId, 3_600_000));
+    }
   });
 
   it('counts a post in its hour when another post lands in that hour and finishes its rollups while the first is storing its own', async () => {
@@ -223,7 +255,7 @@ describe('rollups of writes finishing together', () => {
             checks += 1;
             if (checks === 1) {
               await store(ctx, fast);
-              await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [requestWithFigures(fast)]);
+              await recomputeRollupsTogether(ctx.deps.clickhouse, ctx.deps.pg, [requestWithFigures(fast)], ASK_FIRST);
             }
             return result;
           };
@@ -231,7 +263,7 @@ describe('rollups of writes finishing together', () => {
         return Reflect.get(target, property, receiver) as unknown;
       },
     });
-    await recomputeRollupsTogether(interleaved, ctx.deps.pg, [requestWithFigures(slow)]);
+    await recomputeRollupsTogether(interleaved, ctx.deps.pg, [requestWithFigures(slow)], ASK_FIRST);
     expect(await rollups(ctx, 'points_rollup_1m', 8)).toEqual(expected([slow, fast], 8, 60_000));
     expect(await rollups(ctx, 'points_rollup_1h', 8)).toEqual(expected([slow, fast], 8, 3_600_000));
   });
