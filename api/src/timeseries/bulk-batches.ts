@@ -23,12 +23,7 @@ import { enqueueIngest } from './enqueue.ts';
 export const BATCHED_POST_MAX_POINTS = 5_000;
 /** Points per batch: one statement carries a megabyte or so at most. */
 const BATCH_MAX_POINTS = 50_000;
-/**
- * How long a commit waits at most for the posts already being read (a version draw, a parse on a
- * thread and an ownership lookup, a few milliseconds): feeds' posts arrive a moment apart, and each
- * batch costs a statement, a delivery, a worker's job and a ClickHouse part.
- */
-const AWAIT_POSTS_MS = 10;
+
 
 export type BulkJob = NewIngestJob & { kind: 'bulk'; request: BulkRequest; chunkCount: number };
 
@@ -52,7 +47,7 @@ export interface BulkJobBatches {
   accept(principal: RequestPrincipal, job: BulkJob & { chunkCount: 1 }, wait: boolean, sender?: Sender): Promise<{ job: IngestJobRow; registered?: FinishWait }>;
 }
 
-export function createBulkJobBatches(deps: Pick<AppDeps, 'pg' | 'queues' | 'logger' | 'jobEvents'>): BulkJobBatches {
+export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'queues' | 'logger' | 'jobEvents'>): BulkJobBatches {
   const commit = new GroupCommit<Entry, { job: IngestJobRow; created: boolean }>({
     flush: async (entries) => {
       // Named after its first job: the delivery that writes them all, and the reconciler makes again.
@@ -67,7 +62,10 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'pg' | 'queues' | 'logg
     weigh: ({ job }) => job.request.points,
     maxWeight: BATCH_MAX_POINTS,
     maxItems: BULK_BATCH_MAX_JOBS,
-    awaitSendersMs: AWAIT_POSTS_MS,
+    // The posts being read are a version draw, a parse on a thread and an ownership lookup away, a few
+    // milliseconds: feeds' posts arrive a moment apart, and each batch costs a statement, a delivery,
+    // a worker's job and a ClickHouse part.
+    awaitSendersMs: deps.env.BULK_BATCH_WAIT_MS > 0 ? deps.env.BULK_BATCH_WAIT_MS : undefined,
   });
   return {
     setOut: () => commit.setOut(),

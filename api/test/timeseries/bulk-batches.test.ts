@@ -19,7 +19,8 @@ describe('bulk posts accepted together', () => {
   let plant: Plant;
 
   beforeAll(async () => {
-    ctx = await createTestContext();
+    // Long enough that the first post to be recorded waits for the others however slow the machine.
+    ctx = await createTestContext({ BULK_BATCH_WAIT_MS: '1000' });
   });
   afterAll(async () => {
     await ctx.close();

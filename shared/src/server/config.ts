@@ -108,6 +108,9 @@ export const apiEnvSchema = baseEnvSchema.extend({
   FORGOT_PASSWORD_MAILS_PER_HOUR: positiveInt.default(3),
   // Worker threads that parse bulk posts (default: one fewer than the cores, at least one).
   BULK_PARSE_THREADS: positiveInt.default(() => Math.max(1, availableParallelism() - 1)),
+  // How long a commit of small bulk posts waits at most for the posts already being read, so that a
+  // wave of feeds' posts shares one statement, delivery and worker job (0: commit at once).
+  BULK_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(10),
   // Bytes of bulk post bodies taken in at once; further posts wait their turn before their body is read.
   BULK_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
   // At most this much of that budget held by one organisation (default: half of it).
