@@ -7,8 +7,9 @@
  * Clients behave as careful clients do: a request that got no answer is sent again (with the same
  * Idempotency-Key where the endpoint takes one) until it is answered 2xx. So every request counts as
  * accepted in the end, and the check is exact: each accepted point is queryable exactly once, each
- * accepted deletion removed its range, every job finished and none failed, and every change that
- * committed has exactly one audit event (none for a change that did not).
+ * accepted deletion removed its range, every job finished and none failed, every minute's and hour's
+ * rollup agrees with the points, and every change that committed has exactly one audit event (none for
+ * a change that did not).
  *
  * Private PostgreSQL and ClickHouse databases (dropped at the end), a Redis of its own on
  * SOAK_REDIS_PORT and an api on SOAK_API_PORT: nothing shared is flushed or killed.
@@ -296,6 +297,13 @@ async function checkInvariants(plant: BenchPlant, pool: Pool, clickhouse: Return
       : { keys: 0, seconds: 0, values: 0 };
     ok = report(`points_exactly_once:instrument_${instrumentId}`, got.keys === want.keys && got.seconds === want.seconds && got.values === want.values, want, got) && ok;
   }
+  // Long ranges are read from the rollups: each minute's and hour's newest row must say what the
+  // deduplicated points say, whatever the kills, replays and deletions did in between.
+  for (const [table, column, widthMs] of [['points_rollup_1m', 'minute', 60_000], ['points_rollup_1h', 'hour', 3_600_000]] as const) {
+    const disagreeing = await rollupsDisagreeing(clickhouse, plant.organizationId, table, column, widthMs);
+    ok = report(`rollups_agree_with_points:${table}`, disagreeing.periods.length === 0, { periods: disagreeing.compared, disagreeing: 0 },
+      { periods: disagreeing.compared, disagreeing: disagreeing.periods.length, first: disagreeing.periods.slice(0, 5) }) && ok;
+  }
   // Through the api: what a chart reads (a window small enough not to be bucketed) holds each accepted key once.
   const [first] = instruments;
   if (first !== undefined) {
@@ -323,7 +331,39 @@ async function checkInvariants(plant: BenchPlant, pool: Pool, clickhouse: Return
   const { rows: named } = await pool.query<{ file: string }>(
     `SELECT request->>'file_path' AS file FROM ingest_jobs WHERE kind = 'csv' AND request->>'file_path' = ANY($1::text[])`, [spooled]);
   ok = report('spooled_files_of_finished_jobs_removed', named.length === 0, 0, { of_jobs: named.length, named_by_no_job: spooled.length - named.length }) && ok;
-  return checkAuditInvariants(plant, pool) && ok;
+  return (await checkAuditInvariants(plant, pool)) && ok;
+}
+
+interface PeriodFigures { points: number; count: number; sum: number; min: number | null; max: number | null }
+
+/**
+ * The periods (instrument and start) where the newest rollup row differs from the aggregation of the
+ * deduplicated points, either way: a period holding points without its row, or a row for no points.
+ */
+async function rollupsDisagreeing(
+  clickhouse: ReturnType<typeof createClickHouse>, organizationId: number, table: string, column: string, widthMs: number,
+): Promise<{ compared: number; periods: Array<{ at: string; rollup: PeriodFigures | null; points: PeriodFigures | null }> }> {
+  const figures = async (query: string) => {
+    const result = await clickhouse.query({ query, format: 'JSONCompact' });
+    const rows = (await result.json<[string, string, string, string, number, number | null, number | null]>()).data;
+    return new Map(rows.map(([instrumentId, at, points, count, sum, min, max]) =>
+      [`${instrumentId}:${new Date(Number(at)).toISOString()}`, { points: Number(points), count: Number(count), sum, min, max }]));
+  };
+  const fromPoints = await figures(`
+    SELECT instrument_id, intDiv(ts, ${widthMs}) * ${widthMs} AS at, count(), count(v), sum(ifNull(v, 0)), min(v), max(v)
+      FROM (SELECT instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
+              FROM points WHERE organization_id = ${organizationId} GROUP BY instrument_id, ts)
+     WHERE d = 0 GROUP BY instrument_id, at`);
+  const fromRollups = await figures(`
+    SELECT instrument_id, ${column} AS at, argMax(points, version) AS p, argMax(value_count, version), argMax(value_sum, version),
+           argMax(tuple(value_min), version).1, argMax(tuple(value_max), version).1
+      FROM ${table} WHERE organization_id = ${organizationId} GROUP BY instrument_id, at HAVING p > 0`);
+  const same = (a: PeriodFigures, b: PeriodFigures) => a.points === b.points && a.count === b.count && a.min === b.min && a.max === b.max
+    && Math.abs(a.sum - b.sum) <= 1e-9 * Math.max(1, Math.abs(a.sum));
+  const periods = [...new Set([...fromPoints.keys(), ...fromRollups.keys()])]
+    .filter((at) => !fromPoints.has(at) || !fromRollups.has(at) || !same(fromPoints.get(at)!, fromRollups.get(at)!))
+    .map((at) => ({ at, rollup: fromRollups.get(at) ?? null, points: fromPoints.get(at) ?? null }));
+  return { compared: fromPoints.size, periods };
 }
 
 async function checkAuditInvariants(plant: BenchPlant, pool: Pool): Promise<boolean> {
