@@ -103,9 +103,15 @@ const RECOMPUTE_WITHOUT_ASKING_MAX_POINTS = 20_000;
 /** Points one deduplicating pass over several writes' minutes takes at most: bounds ClickHouse's aggregation memory. */
 const UNION_MAX_POINTS = 500_000;
 
+export interface RollupPassOptions {
+  /** Writes that stored more points than this together are checked for the fast ways first (default RECOMPUTE_WITHOUT_ASKING_MAX_POINTS). */
+  askAbovePoints?: number;
+}
+
 /**
  * Recomputes the rollups of several writes at once, the cheapest way the database allows. When each
- * stored only its own rows (`ownRows`) and one query shows that no other row is in their minutes:
+ * stored only its own rows (`ownRows`), together more points than `askAbovePoints` (below that the
+ * question costs what it could save), and one query shows that no other row is in their minutes:
  *   - they all brought their minute figures: the figures are stored as they are, with no aggregation
  *     of points in ClickHouse;
  *   - else one plain aggregation covers them all;
@@ -114,11 +120,6 @@ const UNION_MAX_POINTS = 500_000;
  *     each post's minutes already hold rows and every flush lands here), and a large write on its own.
  * Writes that may share a key never take the first two ways.
  */
-export interface RollupPassOptions {
-  /** Writes that stored more points than this together are checked for the fast ways first (default RECOMPUTE_WITHOUT_ASKING_MAX_POINTS). */
-  askAbovePoints?: number;
-}
-
 export async function recomputeRollupsTogether(clickhouse: ClickHouseClient, pool: Pool, requests: readonly RollupRequest[], options: RollupPassOptions = {}): Promise<void> {
   const writes = requests.filter((request) => request.range.instrumentIds.length > 0);
   // One check decides both fast ways (feeds fail it on every flush: one question, not two). It reads

@@ -145,6 +145,13 @@ describe('GroupCommit results', () => {
       expect(performance.now() - started).toBeGreaterThanOrEqual(25);
     });
 
+    it('does not wait for senders when its wait is 0', async () => {
+      const { commit, flushes } = expectingCommit(0);
+      commit.setOut();
+      await commit.submit('a');
+      expect(flushes).toEqual([['a']]);
+    });
+
     it('flushes at once when no sender is on its way', async () => {
       const { commit, flushes } = expectingCommit();
       commit.setOut().arrived();

@@ -31,7 +31,7 @@ export interface GroupCommitOptions<T, R = void> {
   /**
    * Senders known to be on their way (`setOut`: a job already started, a post being read, each bringing
    * any number of items, or none): before a flush, the committer waits for as many senders as are on
-   * their way then to say they arrived, for at most this many milliseconds; senders that set out
+   * their way then to say they arrived, for at most this many milliseconds (none or 0: no wait); senders that set out
    * meanwhile are not waited for, so a steady stream never holds a flush to its bound. Bulk jobs reach
    * the rollups a few milliseconds apart; a flush that waits for the ones already being written makes
    * one rollup part for them all instead of one each.
@@ -94,8 +94,9 @@ export class GroupCommit<T, R = void> {
     this.flushing = true;
     try {
       while (this.queue.length > 0) {
-        // A pause only while items are on their way: with none expected, a flush starts in the same turn.
-        if (this.sendersOut > 0 && this.options.awaitSendersMs !== undefined) await this.awaitSenders(this.options.awaitSendersMs);
+        // A pause only while senders are on their way: with none (or no wait set), a flush starts in the same turn.
+        const waitMs = this.options.awaitSendersMs ?? 0;
+        if (this.sendersOut > 0 && waitMs > 0) await this.awaitSenders(waitMs);
         const batch = this.takeBatch();
         try {
           const results = await this.options.flush(batch.map((pending) => pending.item));

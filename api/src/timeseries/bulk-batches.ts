@@ -24,7 +24,6 @@ export const BATCHED_POST_MAX_POINTS = 5_000;
 /** Points per batch: one statement carries a megabyte or so at most. */
 const BATCH_MAX_POINTS = 50_000;
 
-
 export type BulkJob = NewIngestJob & { kind: 'bulk'; request: BulkRequest; chunkCount: number };
 
 interface Entry {
@@ -65,7 +64,7 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'queues'
     // The posts being read are a version draw, a parse on a thread and an ownership lookup away, a few
     // milliseconds: feeds' posts arrive a moment apart, and each batch costs a statement, a delivery,
     // a worker's job and a ClickHouse part.
-    awaitSendersMs: deps.env.BULK_BATCH_WAIT_MS > 0 ? deps.env.BULK_BATCH_WAIT_MS : undefined,
+    awaitSendersMs: deps.env.BULK_BATCH_WAIT_MS,
   });
   return {
     setOut: () => commit.setOut(),
