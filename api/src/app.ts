@@ -19,6 +19,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { authenticationPlugin } from './auth/authenticate.ts';
+import { owedRollupsPlugin } from './timeseries/rollup-backlog.ts';
 import { installErrorHandler } from './platform/error-handler.ts';
 import { registerAddressLimits } from './platform/address-limits.ts';
 import type { AppDeps } from './platform/deps.ts';
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', async () => auditRelay.close());
 
   await app.register(authenticationPlugin, deps);
+  await app.register(owedRollupsPlugin, deps);
   await registerFeatureRoutes(app, deps);
 
   const consoleDist = path.resolve(deps.env.CONSOLE_DIST);

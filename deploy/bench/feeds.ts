@@ -18,7 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { seedPlant } from './fixtures.ts';
+import { rollupsStored, seedPlant } from './fixtures.ts';
 import { peerCount, type Peer } from './peer.ts';
 
 export interface FeedsFigure { name: string; value: number; unit: string; baseline: number | null; ratio: number | null; target: string; pass: boolean }
@@ -231,6 +231,7 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     const clickhouseWork = await clickhouseMeter(clickhouse);
     let started = performance.now();
     const productRun = await closedLoop(bodies('product'), clients, product, (status) => status === 200);
+    await rollupsStored(pool);
     const productMs = performance.now() - started;
     log(`${workload.name}: product ${Math.round(workload.points / (productMs / 1000))} points/s until queryable; CPU time ${cpu()}; ClickHouse ${await clickhouseWork()}`);
     const stored = await productCount(clickhouse, plant.organizationId, workload);

@@ -41,3 +41,18 @@ export async function seedPlant(pool: Pool, instruments: number): Promise<BenchP
     [organizationId, run.rows[0].id, equipmentId]);
   return { organizationId, token, equipmentId, instrumentIds, unitOperationId: unitOperation.rows[0].id as number };
 }
+
+/**
+ * Waits until no completed bulk post owes its rollups any more (rollup_backlog is empty): posts are
+ * answered once their points are stored, and their rollups follow. A product figure "until queryable"
+ * stops its clock here, so it counts the rollups that reads of long ranges wait for.
+ */
+export async function rollupsStored(pool: Pool): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const { rows } = await pool.query<{ owed: boolean }>('SELECT EXISTS (SELECT 1 FROM rollup_backlog) AS owed');
+    if (!rows[0]!.owed) return;
+    if (Date.now() > deadline) throw new Error('rollups still owed two minutes after the last answer');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -409,10 +409,12 @@ async function waitOutboxDrained(pool: Pool, timeoutMs: number): Promise<void> {
   }
 }
 
+/** Every ingest job finished and every completed post's rollups stored (none left owing in rollup_backlog). */
 async function waitAllFinished(pool: Pool, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ingest_jobs WHERE state IN ('queued', 'running')`);
+    const { rows } = await pool.query<{ n: string }>(
+      `SELECT (SELECT count(*) FROM ingest_jobs WHERE state IN ('queued', 'running')) + (SELECT count(*) FROM rollup_backlog) AS n`);
     if (Number(rows[0]!.n) === 0 || Date.now() > deadline) return;
     await sleep(1_000);
   }

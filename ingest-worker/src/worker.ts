@@ -21,6 +21,7 @@ import { isTransient, PermanentJobError } from './errors.ts';
 import { markFailed, noteTransientFailure } from './job-store.ts';
 import { startReconciler } from './reconciler.ts';
 import { startSweeper } from './sweeper.ts';
+import { startRollupBacklogPass } from './rollup-backlog.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { processBulkBatch } from './jobs/bulk-batch.ts';
 import { createBulkWrites } from './bulk-writes.ts';
@@ -90,7 +91,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     pg,
     clickhouse,
     redis: createRedis(env.REDIS_URL, {}, logger),
-    bulkWrites: createBulkWrites(clickhouse, pg),
+    bulkWrites: createBulkWrites(clickhouse, pg, logger),
     jobDataPurge: startJobDataPurge(pg, logger, env.UPLOAD_DIR),
     shutdown: shutdown.signal,
   };
@@ -175,13 +176,16 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     // A live worker renews its lock twice per lock duration: a job quiet for two is worth a look.
     quietMs: 2 * settings.INGEST_LOCK_MS, retryMinutes: settings.INGEST_RETRY_MINUTES,
   });
+  const rollupBacklog = startRollupBacklogPass({ pg, clickhouse, logger });
 
   return {
     async close() {
       shutdown.abort();
-      await Promise.all([reconciler.stop(), sweeper.stop()]);
+      await Promise.all([reconciler.stop(), sweeper.stop(), rollupBacklog.stop()]);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref());
-      await Promise.race([Promise.all(workers.map((worker) => worker.close())), deadline]);
+      // The rollups of posts already completed go out before the connections close; a backlog pass
+      // elsewhere takes up any the deadline cuts off.
+      await Promise.race([Promise.all(workers.map((worker) => worker.close())).then(() => context.bulkWrites.drain()), deadline]);
       await context.jobDataPurge.stop();
       await Promise.allSettled([context.pg.end(), context.clickhouse.close()]);
       await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));

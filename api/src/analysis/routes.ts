@@ -12,7 +12,7 @@ const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 503: errorR
 
 export async function analysisRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post('/api/v1/analysis/envelope', {
-    config: { access: 'read' },
+    config: { access: 'read', readsRollups: true },
     schema: {
       tags, summary: 'Envelope of a parameter (instrument type or derived parameter) over reference unit operations',
       description: 'Aligns each reference (start, first comment naming a word, or a threshold crossing), resamples it onto a grid of seconds since time zero (the average of its readings per step) and answers per grid time the median, mean, band, min, max and the number of contributing references. References without their event are listed in left_out. A derived parameter (derived:<id>) is evaluated per reference on the grid, from the grid averages of its inputs.',
@@ -28,7 +28,7 @@ export async function analysisRoutes(app: App, deps: AppDeps): Promise<void> {
   });
 
   app.post('/api/v1/analysis/deviation', {
-    config: { access: 'read' },
+    config: { access: 'read', readsRollups: true },
     schema: {
       tags, summary: 'Deviation of target unit operations from an envelope',
       description: 'Takes an envelope definition (or a saved golden batch) and targets, running ones included. Per target and parameter: the share of compared grid times outside the band, the first and the largest excursion; the ranking lists parameters worst first. parameters "all" compares every parameter the targets share with at least two references.',

@@ -140,7 +140,7 @@ export async function derivedParameterRoutes(app: App, deps: AppDeps): Promise<v
   });
 
   app.post('/api/v1/derived-parameters/preview', {
-    config: { access: 'read' },
+    config: { access: 'read', readsRollups: true },
     schema: {
       tags, summary: 'Compute an unsaved formula on a unit operation (the editor\'s live preview)', description: expressionNote,
       body: derivedPreviewBodySchema, response: { 200: derivedSeriesSchema, ...errors },
@@ -154,7 +154,7 @@ export async function derivedParameterRoutes(app: App, deps: AppDeps): Promise<v
   });
 
   app.get('/api/v1/unit-operations/:id/derived/:derivedId', {
-    config: { access: 'read' },
+    config: { access: 'read', readsRollups: true },
     schema: {
       tags, summary: 'A derived parameter computed over a unit operation',
       description: 'The same window and size rules as readings: the unit operation\'s window (clipped by start_time and end_time), '

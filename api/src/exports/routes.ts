@@ -65,7 +65,7 @@ function download(reply: FastifyReply, type: string, filename: string): FastifyR
 
 export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get('/api/v1/exports/time-series', {
-    config: { access: 'export' },
+    config: { access: 'export', readsRollups: true },
     schema: {
       tags: ['exports'],
       summary: 'Time series of a unit operation, a run or instruments as CSV long, CSV wide or XLSX, raw or downsampled: streamed up to '

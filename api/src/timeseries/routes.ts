@@ -184,7 +184,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   });
 
   app.get('/api/v1/time-series-data', {
-    config: { access: 'read' },
+    config: { access: 'read', readsRollups: true },
     schema: {
       summary: `Readings, deduplicated and downsampled in the database (default limit ${TIME_SERIES_DEFAULT_LIMIT} per instrument)`,
       querystring: timeSeriesQuerySchema,
@@ -218,7 +218,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   });
 
   app.get('/api/v1/unit-operations/:id/time-series-data', {
-    config: { access: 'read' },
+    config: { access: 'read', readsRollups: true },
     schema: {
       summary: "Readings of every instrument on the unit operation's equipment within its start and end (now when none); none without a start",
       params: unitOperationParams,

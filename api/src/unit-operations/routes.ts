@@ -177,7 +177,7 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
   });
 
   app.get('/api/v1/unit-operations/:id/deletion-preview', {
-    config: { access: 'read' },
+    config: { access: 'read', readsRollups: true },
     schema: {
       tags, summary: 'What deleting the unit operation (or replacing its readings) would remove',
       description: 'A dry run: the readings per instrument that deleting the unit operation would remove, inside its own window '

@@ -14,3 +14,4 @@ export * from './pipeline.ts';
 export { OutageProxy } from './outage-proxy.ts';
 export { queuedEventFor } from './audit-drain.ts';
 export { recordAudit } from '../../src/audit/record.ts';
+export { awaitOwedRollups } from '../../src/timeseries/rollup-backlog.ts';

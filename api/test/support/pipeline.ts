@@ -66,9 +66,16 @@ export async function unfinishedJobs(ctx: TestContext, organizationId: number): 
   return Number(rows[0]!.n);
 }
 
+/** Rollups that completed bulk posts of the organisation still owe (rollup_backlog rows). */
+export async function owedRollups(ctx: TestContext, organizationId: number): Promise<number> {
+  const { rows } = await ctx.deps.pg.query<{ n: string }>('SELECT count(*) AS n FROM rollup_backlog WHERE organization_id = $1', [organizationId]);
+  return Number(rows[0]!.n);
+}
+
+/** Every ingest job of the organisation finished and the rollups of its posts stored. */
 export async function waitAllFinished(ctx: TestContext, organizationId: number, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while ((await unfinishedJobs(ctx, organizationId)) > 0) {
+  while ((await unfinishedJobs(ctx, organizationId)) > 0 || (await owedRollups(ctx, organizationId)) > 0) {
     if (Date.now() > deadline) throw new Error('ingest jobs still unfinished');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -60,8 +60,9 @@ export interface FinishingPost {
 }
 
 /**
- * Completes posts whose rows are written: deletions accepted after them applied again, their rollups
- * (recomputed together), then their job rows in one statement.
+ * Completes posts whose rows are written: deletions accepted after them applied again, then their job
+ * rows completed with their rollups recorded as owed (one statement), then their rollups recomputed
+ * together with other posts' after the answer (bulk-writes.ts; reads wait for them).
  */
 export async function finishBulkPosts(context: WorkerContext, posts: readonly FinishingPost[], ahead?: Sender): Promise<void> {
   const rangeOf = (post: FinishingPost) => ({
@@ -73,24 +74,25 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
   if (posts.length === 1 || await anyLaterDeletions(context.pg, organizations, oldest)) {
     for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
   }
-  const rollups = Promise.all(posts.map((post) => {
+  await markBulkCompleted(context.pg, posts.map((post) => ({
+    jobId: post.jobId,
+    result: { points_written: post.request.points, instruments: post.request.instrument_ids.length },
+    progress: { points_written: post.request.points },
+    range: rangeOf(post),
+  })));
+  for (const post of posts) {
     // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
     const ownRowsOnly = post.request.unique_keys === true && !post.retried;
-    return context.bulkWrites.recomputeRollups({
+    context.bulkWrites.recomputeRollups({
+      jobId: post.jobId,
       range: rangeOf(post),
       points: post.request.points,
       ownRows: ownRowsOnly ? { versionSeq: post.versionSeq } : undefined,
       minuteFigures: ownRowsOnly ? post.minuteFigures : undefined,
     });
-  }));
+  }
   // Its posts are all submitted: a rollup flush waiting for this job need wait no longer.
   ahead?.arrived();
-  await rollups;
-  await markBulkCompleted(context.pg, posts.map((post) => ({
-    jobId: post.jobId,
-    result: { points_written: post.request.points, instruments: post.request.instrument_ids.length },
-    progress: { points_written: post.request.points },
-  })));
   for (const post of posts) context.jobDataPurge.add(post.jobId, post.request.spooled === true);
 }
 

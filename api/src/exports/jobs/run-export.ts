@@ -20,6 +20,7 @@ import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { HttpError } from '../../platform/http-error.ts';
 import { resolveExportScope } from '../scope.ts';
+import { awaitOwedRollups, ROLLUPS_OWED_MESSAGE } from '../../timeseries/rollup-backlog.ts';
 import { csvLong, csvWide, type ExportTally } from '../csv-formats.ts';
 import { xlsxStream } from '../xlsx.ts';
 import { organizationArchive, type ArchiveManifest } from '../archive.ts';
@@ -93,6 +94,8 @@ async function writeTimeSeries(context: ExportRunContext, job: ExportJobRow, out
   const stored = storedTimeSeriesRequestSchema.parse(job.request);
   const query = timeSeriesExportQuerySchema.parse(stored.query);
   const scope = await resolveExportScope(context.pg, job.organization_id, query, stored.now_ms);
+  // Its figures come partly from the rollups: those owed by posts answered before now are waited for.
+  if (!await awaitOwedRollups(context.pg, job.organization_id)) throw new Error(ROLLUPS_OWED_MESSAGE);
   const bucketMs = query.bucket === undefined ? null : parseBucket(query.bucket);
   const tally: ExportTally = { rows: 0, points: 0 };
   const input = { clickhouse: context.clickhouse, organizationId: job.organization_id, scope, bucketMs, tally };
