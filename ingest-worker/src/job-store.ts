@@ -48,7 +48,9 @@ export async function markBulkCompleted(pool: Pool, completions: readonly BulkCo
         WHERE j.id = done.id AND j.state IN ('queued', 'running')
      )
      INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms)
-     SELECT organization_id, id, instrument_ids::bigint[], start_ms, end_ms FROM done`,
+     SELECT organization_id, id, instrument_ids::bigint[], start_ms, end_ms FROM done
+      -- A job deleted with its organisation meanwhile owes nothing (and its organisation is gone).
+      WHERE EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = done.id)`,
     [
       completions.map((completion) => completion.jobId),
       completions.map((completion) => JSON.stringify(completion.result)),

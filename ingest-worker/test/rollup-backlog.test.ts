@@ -6,7 +6,7 @@
  * by one pass alone, and the figures then agree with the points.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { awaitOwedRollups, createPlant, createTestContext, readSeries, type Plant, type TestContext } from '@bioprocess/api/test-support';
+import { awaitOwedRollups, createPlant, createTestContext, readSeries, startWorker, type Plant, type TestContext } from '@bioprocess/api/test-support';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { markBulkCompleted } from '../src/job-store.ts';
 import { insertPoints } from '../src/points-store.ts';
@@ -92,5 +92,28 @@ describe('rollups owed by completed bulk posts', () => {
     expect(await awaitOwedRollups(ctx.deps.pg, plant.organizationId, 150)).toBe(false);
     await ctx.deps.pg.query('DELETE FROM rollup_backlog WHERE job_id = $1', [later]);
     expect(await awaitOwedRollups(ctx.deps.pg, plant.organizationId, 150)).toBe(true);
+  });
+
+  it('are recomputed by a running ingest-worker once a dead one left them past the grace period', async () => {
+    const sensor = plant.instrumentIds[1]!;
+    const start = T0 + 3_600_000;
+    await ctx.deps.pg.query('DELETE FROM rollup_backlog WHERE organization_id = $1', [plant.organizationId]);
+    await insertPoints(ctx.deps.clickhouse, Array.from({ length: 60 }, (_, second) =>
+      `${plant.organizationId}\t${sensor}\t${start + second * 1_000}\t${second}\t${pointVersion(900_000_001, second)}\t0\n`).join(''), 'TabSeparated');
+    await ctx.deps.pg.query(
+      `INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms, recorded_at)
+       VALUES ($1, '00000000-0000-4000-8000-000000000003', $2, $3, $4, now() - interval '1 minute')`,
+      [plant.organizationId, [sensor], start, start + 59_000]);
+    const worker = startWorker(ctx);
+    try {
+      // The read waits for the row: it answers once the worker's pass stored the minute.
+      const [minute] = await readSeries(ctx, plant.viewer.token, {
+        instrument_id: sensor, bucket: '1m', start_time: new Date(start).toISOString(), end_time: new Date(start + 59_999).toISOString(),
+      });
+      expect(await owed()).toEqual([]);
+      expect([minute!.value, minute!.min, minute!.max]).toEqual([29.5, 0, 59]);
+    } finally {
+      await worker.close();
+    }
   });
 });

@@ -28,7 +28,7 @@ export const ROLLUPS_OWED_MESSAGE = 'Readings accepted a moment ago are still be
  * How long a read waits at most. Owed rollups normally follow within a few tens of milliseconds; a
  * worker that died with some leaves them to another worker's backlog pass, a few seconds later.
  */
-export const ROLLUP_WAIT_MAX_MS = 30_000;
+export const ROLLUP_WAIT_MAX_MS = 15_000;
 const FIRST_PAUSE_MS = 5;
 const LONGEST_PAUSE_MS = 50;
 
