@@ -280,6 +280,9 @@ async function checkInvariants(plant: BenchPlant, pool: Pool, clickhouse: Return
   const byState = Object.fromEntries(states.map((row) => [row.state, Number(row.n)]));
   ok = report('every_job_finished', (byState.queued ?? 0) + (byState.running ?? 0) === 0, { queued: 0, running: 0 }, byState) && ok;
   ok = report('no_job_failed', (byState.failed ?? 0) === 0, 0, byState.failed ?? 0) && ok;
+  // Posts are answered before their rollups: whatever a killed worker left owing, another's backlog pass stored.
+  const { rows: [owed] } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM rollup_backlog');
+  ok = report('no_rollups_owed', owed!.n === 0, 0, owed!.n) && ok;
   const instruments = [...expectation.spans.keys()].sort((a, b) => a - b);
   const result = await clickhouse.query({
     query: `SELECT instrument_id, count(), sum(ts), sum(v), max(c) FROM (
