@@ -23,11 +23,11 @@ function clickHouseLog(logger: Logger | undefined): { LoggerClass: new () => Cli
   };
 }
 
-export function createClickHouse(url: string, database: string, logger?: Logger): ClickHouseClient {
+export function createClickHouse(url: string, database: string, logger?: Logger, requestTimeoutMs = 30_000): ClickHouseClient {
   return createClient({
     url,
     database,
-    request_timeout: 30_000,
+    request_timeout: requestTimeoutMs,
     compression: { request: false, response: false },
     // ClickHouse 18.16 (Debian) does not know newer settings; send none by default.
     clickhouse_settings: {},
