@@ -27,7 +27,12 @@ export async function processBulkBatch(context: WorkerContext, payload: BulkBatc
   const records = await startJobs(context.pg, payload.job_ids);
   const posts: BatchPost[] = [];
   for (const [jobId, record] of records) {
-    if (record.state === 'completed' || record.state === 'failed') continue;
+    if (record.state === 'completed' || record.state === 'failed') {
+      // Finished by an earlier run whose answer was lost (a connection cut after the commit): that
+      // run never noted its data for deletion.
+      context.jobDataPurge.add(jobId);
+      continue;
+    }
     const parsed = bulkRequestSchema.safeParse(record.request);
     if (!parsed.success) {
       await markFailed(context.pg, jobId, UNREADABLE_RECORD_MESSAGE);

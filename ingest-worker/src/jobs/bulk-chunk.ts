@@ -22,7 +22,13 @@ export const MISSING_DATA_MESSAGE = 'The data of this bulk post is missing, so i
 
 export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job, ahead?: Sender): Promise<void> {
   const record = await startJob(context.pg, payload.job_id);
-  if (!record || record.state === 'completed' || record.state === 'failed') return;
+  if (!record) return;
+  if (record.state === 'completed' || record.state === 'failed') {
+    // Finished by an earlier run whose answer was lost (a connection cut after the commit): that
+    // run never noted its data for deletion.
+    context.jobDataPurge.add(payload.job_id, (record.request as { spooled?: unknown }).spooled === true);
+    return;
+  }
   const parsed = bulkRequestSchema.safeParse(record.request);
   if (!parsed.success) throw new PermanentJobError(UNREADABLE_RECORD_MESSAGE);
   const request = parsed.data;
