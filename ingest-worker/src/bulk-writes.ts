@@ -5,27 +5,18 @@
  * parts and statements per flush instead of three per post.
  *
  * A post's rollups are recomputed after its job completed, which recorded them as owed
- * (rollup-backlog.ts): the post's answer does not wait for them, and the posts completed while one
- * rollup flush runs share the next.
+ * (shared/src/server/owed-rollups.ts): the post's answer does not wait for them.
  */
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { GroupCommit, type FlushOutcome, type Sender } from '@bioprocess/shared/group-commit';
-import { insertPoints, type PointRowsFormat } from './points-store.ts';
+import { insertPoints, type PointRowsFormat } from '@bioprocess/shared/server/points-store';
 import type { Logger } from '@bioprocess/shared/server/logger';
-import { recomputeRollupsTogether, type RollupRequest } from './rollups.ts';
-import { clearRollupBacklog } from './rollup-backlog.ts';
+import { createOwedRollupsFlush, type OwedRollups } from '@bioprocess/shared/server/owed-rollups';
 
 /** Bytes per shared insert: a few bulk chunks (about 2 MB each). */
 const INSERT_MAX_BYTES = 64 * 1024 * 1024;
-/** Points per shared rollup pass: bounds ClickHouse's aggregation memory. */
-const ROLLUP_MAX_POINTS = 2_000_000;
-/**
- * How long a rollup flush waits at most for the bulk jobs already under way (about a point insert and
- * two PostgreSQL statements): each flush writes a part in each rollup table, 26 files each.
- */
-const ROLLUP_MAX_WAIT_MS = 50;
 
 export interface BulkWrites {
   /** Counts a started bulk job as heading for the rollups until it says it arrived (GroupCommit.setOut). */
@@ -33,16 +24,13 @@ export interface BulkWrites {
   /** Inserts a chunk's point rows; resolves once they are stored. */
   insert(rows: Uint8Array, format: PointRowsFormat): Promise<FlushOutcome>;
   /**
-   * Recomputes the rollups of a completed post of `points` points, then deletes its backlog row. A
-   * failure is logged and leaves the row, which a backlog pass takes up.
+   * Recomputes the rollups of a completed post, then deletes its backlog row. A failure is logged and
+   * leaves the row, which a backlog pass takes up.
    */
   recomputeRollups(request: OwedRollups): void;
   /** Resolves once every rollup recomputation asked for so far ended. */
   drain(): Promise<void>;
 }
-
-/** The rollups a completed post owes: its backlog row is `jobId`'s. */
-export type OwedRollups = RollupRequest & { points: number; jobId: string };
 
 export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool, logger: Logger): BulkWrites {
   // One committer per format: a flush is one INSERT, in one format (TSV only from jobs of older apis).
@@ -52,28 +40,11 @@ export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool, logge
     maxWeight: INSERT_MAX_BYTES,
   });
   const inserts = { RowBinary: insertsOf('RowBinary'), TabSeparated: insertsOf('TabSeparated') };
-  const rollups = new GroupCommit<OwedRollups>({
-    flush: async (requests) => {
-      await recomputeRollupsTogether(clickhouse, pool, requests);
-      await clearRollupBacklog(pool, requests.map((request) => request.jobId));
-    },
-    weigh: (request) => request.points,
-    maxWeight: ROLLUP_MAX_POINTS,
-    awaitSendersMs: ROLLUP_MAX_WAIT_MS,
-  });
-  const underWay = new Set<Promise<void>>();
+  const rollups = createOwedRollupsFlush(clickhouse, pool, logger);
   return {
-    headingForRollups: () => rollups.setOut(),
+    headingForRollups: () => rollups.headingForRollups(),
     insert: (rows, format) => inserts[format].submit(rows),
-    recomputeRollups: (request) => {
-      const recomputed = rollups.submit(request).then(() => undefined, (error: unknown) => {
-        logger.warn({ err: error, jobId: request.jobId }, 'rollups of a completed bulk post not recomputed; the backlog pass will');
-      });
-      underWay.add(recomputed);
-      void recomputed.finally(() => underWay.delete(recomputed));
-    },
-    drain: async () => {
-      while (underWay.size > 0) await Promise.all(underWay);
-    },
+    recomputeRollups: (request) => rollups.recompute(request),
+    drain: () => rollups.drain(),
   };
 }

@@ -6,7 +6,7 @@ import { withTransaction, type Pool, type PoolClient } from '@bioprocess/shared/
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import { failIngestJob } from '@bioprocess/shared/server/ingest-job-store';
 import { writeJobAuditEvent } from './job-audit.ts';
-import type { RangeOnInstruments } from './points-store.ts';
+import type { RangeOnInstruments } from '@bioprocess/shared/server/points-store';
 
 /** Completes an unfinished job; answers whether it did (false: it had already finished). */
 async function completeJob(db: Pool | PoolClient, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<boolean> {

@@ -1,20 +1,16 @@
 /**
- * The rollup backlog (PostgreSQL `rollup_backlog`): bulk posts that completed before their rollups were
- * recomputed. The statement that completes a post records its range here (job-store.ts
- * markBulkCompleted); the worker's rollup flush deletes the row once the rollups are stored
- * (bulk-writes.ts). Reads of rollups wait for the rows recorded before them
- * (api/src/timeseries/rollup-backlog.ts), so a post's answer need not wait for its rollups while every
- * read still sees them.
- *
- * A row outlives its flush only when the worker died or its flush failed (ClickHouse down): each
- * ingest-worker's backlog pass recomputes rows left alone for ROLLUP_BACKLOG_GRACE_MS, locking them so
- * that several workers never take the same row, and deletes them in the same transaction.
+ * The backlog pass: the rollups completed bulk posts owe (PostgreSQL `rollup_backlog`, see
+ * shared/src/server/owed-rollups.ts) are recomputed by whoever completed them. A row outlives that only
+ * when its process (a worker, or the api for the small posts it writes itself) died, or its
+ * recomputation failed (ClickHouse down): each ingest-worker's backlog pass recomputes rows left alone
+ * for ROLLUP_BACKLOG_GRACE_MS, locking them so that several workers never take the same row, and
+ * deletes them in the same transaction.
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/periodic-pass';
 import { withTransaction, type Pool } from '@bioprocess/shared/server/postgres';
-import { recomputeRollupsTogether } from './rollups.ts';
+import { recomputeRollupsTogether } from '@bioprocess/shared/server/rollups';
 
 /** A row older than this has no flush coming (its worker died or its flush failed); a pass takes it. */
 export const ROLLUP_BACKLOG_GRACE_MS = 5_000;
@@ -22,12 +18,6 @@ export const ROLLUP_BACKLOG_GRACE_MS = 5_000;
 const ROLLUP_BACKLOG_PASS_MS = 1_000;
 /** Rows one pass recomputes at most (one deduplicating pass per table, bounded by recomputeRollupsTogether). */
 const ROWS_PER_PASS = 500;
-
-/** Deletes the backlog rows of posts whose rollups were just stored. */
-export async function clearRollupBacklog(pool: Pool, jobIds: readonly string[]): Promise<void> {
-  if (jobIds.length === 0) return;
-  await pool.query('DELETE FROM rollup_backlog WHERE job_id = ANY($1::uuid[])', [jobIds]);
-}
 
 /** Recomputes the rollups of backlog rows no flush took care of; answers how many. */
 export async function recomputeLeftBacklog(pool: Pool, clickhouse: ClickHouseClient, graceMs = ROLLUP_BACKLOG_GRACE_MS): Promise<number> {

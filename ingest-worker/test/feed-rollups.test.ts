@@ -1,11 +1,11 @@
 /**
  * Feeds posting together: 32 feeds interleave 5 s posts over 8 instruments, so posts in flight at the
- * same time share minutes and an hour (the worker's rollup pass takes many of them at once), and some
+ * same time share minutes and an hour (one rollup pass takes many of them at once), and some
  * keys are posted twice with other values (the later post wins). Afterwards the minute and hour rollups
- * must equal what the deduplicated points give.
+ * must equal what the deduplicated points give, whether the api writes the posts or the worker does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlant, createTestContext, jobStates, type Plant, startWorker, type TestContext, waitAllFinished } from '@bioprocess/api/test-support';
+import { createPlant, createTestContext, jobStates, type Plant, rollupFigures, startWorker, type TestContext, waitAllFinished } from '@bioprocess/api/test-support';
 import type { IngestWorker } from '../src/worker.ts';
 
 // 90 s before an hour: the feeds' minutes cross into the next hour.
@@ -15,20 +15,13 @@ const INSTRUMENTS = 8;
 const WINDOWS = 10;
 const SECONDS_PER_POST = 5;
 
-type Figures = Record<string, { points: number; count: number; sum: number; min: number | null; max: number | null }>;
-
-async function figures(ctx: TestContext, query: string): Promise<Figures> {
-  const result = await ctx.deps.clickhouse.query({ query, format: 'JSONEachRow' });
-  const rows = await result.json<{ instrument_id: string; at: string; p: string; n: string; s: number; lo: number | null; hi: number | null }>();
-  return Object.fromEntries(rows.map((row) => [`${row.instrument_id}@${row.at}`, { points: Number(row.p), count: Number(row.n), sum: row.s, min: row.lo, max: row.hi }]));
-}
-
-describe('rollups of feeds posting together', () => {
+// Small posts are written by the api itself (bulk-finish.ts) or, with BULK_WRITES_IN_API off, by the worker.
+describe.each([['the api', 'true'], ['the worker', 'false']])('rollups of feeds posting together, written by %s', (_writer, writesInApi) => {
   let ctx: TestContext;
   let worker: IngestWorker;
   let plant: Plant;
   beforeAll(async () => {
-    ctx = await createTestContext();
+    ctx = await createTestContext({ BULK_WRITES_IN_API: writesInApi });
     worker = startWorker(ctx, { INGEST_BULK_CONCURRENCY: 32 });
     plant = await createPlant(ctx, INSTRUMENTS);
   });
@@ -60,20 +53,10 @@ describe('rollups of feeds posting together', () => {
     await waitAllFinished(ctx, plant.organizationId, 120_000);
     expect(await jobStates(ctx, plant.organizationId)).toEqual({ completed: FEEDS * WINDOWS + 3 });
 
-    const organization = plant.organizationId;
-    const deduplicated = `SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d FROM points
-      WHERE organization_id = ${organization} GROUP BY instrument_id, ts`;
-    const fromPoints = (width: number) => figures(ctx, `SELECT instrument_id, intDiv(ts, ${width}) * ${width} AS at, count() AS p, count(v) AS n,
-        sum(ifNull(v, 0)) AS s, min(v) AS lo, max(v) AS hi FROM (${deduplicated}) WHERE d = 0 GROUP BY instrument_id, at`);
-    const fromRollups = (table: string, column: string) => figures(ctx, `SELECT instrument_id, at, p, n, s, lo, hi FROM (
-        SELECT instrument_id, ${column} AS at, argMax(points, version) AS p, argMax(value_count, version) AS n, argMax(value_sum, version) AS s,
-               argMax(value_min, version) AS lo, argMax(value_max, version) AS hi
-          FROM ${table} WHERE organization_id = ${organization} GROUP BY instrument_id, at) WHERE p > 0`);
-    const minutes = await fromPoints(60_000);
-    expect(Object.keys(minutes).length).toBeGreaterThan(INSTRUMENTS * 3);
-    expect(await fromRollups('points_rollup_1m', 'minute')).toEqual(minutes);
-    const hours = await fromPoints(3_600_000);
-    expect(Object.keys(hours)).toHaveLength(INSTRUMENTS * 2);
-    expect(await fromRollups('points_rollup_1h', 'hour')).toEqual(hours);
+    const { minutes, hours } = await rollupFigures(ctx, plant.organizationId);
+    expect(Object.keys(minutes.fromPoints).length).toBeGreaterThan(INSTRUMENTS * 3);
+    expect(minutes.fromRollups).toEqual(minutes.fromPoints);
+    expect(Object.keys(hours.fromPoints)).toHaveLength(INSTRUMENTS * 2);
+    expect(hours.fromRollups).toEqual(hours.fromPoints);
   }, 180_000);
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awaitOwedRollups, createPlant, createTestContext, readSeries, startWorker, type Plant, type TestContext } from '@bioprocess/api/test-support';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { markBulkCompleted } from '../src/job-store.ts';
-import { insertPoints } from '../src/points-store.ts';
+import { insertPoints } from '@bioprocess/shared/server/points-store';
 import { recomputeLeftBacklog } from '../src/rollup-backlog.ts';
 
 const T0 = Date.UTC(2024, 8, 2, 7, 0, 0);
@@ -20,7 +20,8 @@ describe('rollups owed by completed bulk posts', () => {
   let ctx: TestContext;
   let plant: Plant;
   beforeAll(async () => {
-    ctx = await createTestContext();
+    // BULK_WRITES_IN_API off: posts go through the queue to the worker.
+    ctx = await createTestContext({ BULK_WRITES_IN_API: 'false' });
     plant = await createPlant(ctx, 2);
   });
   afterAll(async () => {

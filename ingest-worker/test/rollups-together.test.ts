@@ -1,5 +1,5 @@
 /**
- * The shared rollup pass of bulk posts finishing together (ingest-worker/src/rollups.ts,
+ * The shared rollup pass of bulk posts finishing together (shared/src/server/rollups.ts,
  * recomputeRollupsTogether): the posts' own minute figures stored as they are when their minutes (and
  * hours) hold no other row, one statement per table when the writes hold only their own rows and
  * cannot share a key, one deduplicating statement per table for all of them otherwise (feeds whose
@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { createTestContext, type TestContext } from '@bioprocess/api/test-support';
 import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
-import { insertPoints } from '../src/points-store.ts';
-import { recomputeRollupsTogether, type RollupRequest } from '../src/rollups.ts';
+import { insertPoints } from '@bioprocess/shared/server/points-store';
+import { recomputeRollupsTogether, type RollupRequest } from '@bioprocess/shared/server/rollups';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
 
 const ORGANIZATION = 41;

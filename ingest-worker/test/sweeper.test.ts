@@ -30,7 +30,8 @@ describe('ingest sweeper', () => {
   let redis: Redis;
 
   beforeAll(async () => {
-    ctx = await createTestContext();
+    // BULK_WRITES_IN_API off: posts go through the queue to the worker.
+    ctx = await createTestContext({ BULK_WRITES_IN_API: 'false' });
     redis = new Redis(ctx.env.REDIS_URL, { maxRetriesPerRequest: null });
   });
   afterAll(async () => {

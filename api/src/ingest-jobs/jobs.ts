@@ -48,6 +48,8 @@ export interface NewIngestJob {
   deletion?: { instrumentIds: number[]; startMs: number; endMs: number };
   /** What the job works on, stored with the row (`ingest_job_data`): bulk chunks' rows and figures by part. */
   data?: Array<{ part: number; bytes: Uint8Array }>;
+  /** `running` for a job the api starts writing itself (small bulk posts, bulk-finish.ts); default `queued`. */
+  state?: 'queued' | 'running';
 }
 
 const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, idempotency_key, created_at, updated_at';
@@ -90,7 +92,7 @@ export async function insertIngestJobs(
   };
   const ids = entries.map(({ job }) => job.id ?? randomUUID());
   const jobValues = entries.map(({ principal, job }, index) => `(${[
-    param(ids[index], 'uuid'), param(principal.organizationId, 'bigint'), param(job.kind, 'text'),
+    param(ids[index], 'uuid'), param(principal.organizationId, 'bigint'), param(job.kind, 'text'), param(job.state ?? 'queued', 'text'),
     `COALESCE(${param(job.versionSeq ?? null, 'bigint')}, nextval('time_series_version_seq'))`,
     param(principal.userId, 'bigint'), param(principal.apiKeyId, 'bigint'), param(job.idempotencyKey ?? null, 'text'),
     param(JSON.stringify(job.request), 'jsonb'), param(job.chunkCount ?? 0, 'integer'),
@@ -105,7 +107,7 @@ export async function insertIngestJobs(
      )`;
   const { rows } = await db.query<IngestJobRow>(
     `WITH job AS (
-       INSERT INTO ingest_jobs (id, organization_id, kind, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
+       INSERT INTO ingest_jobs (id, organization_id, kind, state, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
        VALUES ${jobValues.join(', ')}
        ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING ${JOB_COLUMNS}

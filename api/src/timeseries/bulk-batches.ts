@@ -1,9 +1,11 @@
 /**
  * Group commit of small bulk posts in the api. Feeds post a few seconds of readings at a time, many at
- * once; alone, each post would cost a job insert, a queue entry and a delivery to the worker. Small posts
- * that arrive while a commit runs wait for it and then go out together: their job rows with their data
- * in one PostgreSQL statement, and one delivery naming them all (the worker writes them with one
- * insert). A commit first waits a moment for the posts being read meanwhile; a lone post waits for nobody.
+ * once; alone, each post would cost a job insert and its own writes. Small posts that arrive while a
+ * commit runs wait for it and then go out together: their job rows with their data in one PostgreSQL
+ * statement (the record a 202 stands on), then one ClickHouse insert and one completing statement made
+ * by the api itself (bulk-finish.ts); with BULK_WRITES_IN_API off, one delivery naming them all instead
+ * (the worker writes them with one insert). A commit first waits a moment for the posts being read
+ * meanwhile; a lone post waits for nobody.
  */
 import { randomUUID } from 'node:crypto';
 import { GroupCommit, type Sender } from '@bioprocess/shared/group-commit';
@@ -14,6 +16,7 @@ import type { AppDeps } from '../platform/deps.ts';
 import { insertIngestJobs, WAIT_TIMEOUT_MS, type IngestJobRow, type NewIngestJob } from '../ingest-jobs/jobs.ts';
 import type { FinishWait } from '../ingest-jobs/finish-events.ts';
 import { enqueueIngest } from './enqueue.ts';
+import { createBulkFinish } from './bulk-finish.ts';
 
 /**
  * Posts of at most this many points are batched. A larger post's statement and insert cost far more
@@ -31,6 +34,20 @@ interface Entry {
   job: BulkJob & { id: string };
 }
 
+/** A post's recorded job; `finished` when this api writes it (true once completed, false when handed to the worker). */
+interface Recorded {
+  job: IngestJobRow;
+  created: boolean;
+  finished?: Promise<boolean>;
+}
+
+/** A one-chunk post's point rows, as recorded with its job. */
+function pointRowsOf(job: BulkJob): Uint8Array {
+  const rows = job.data?.find((item) => item.part === 0);
+  if (!rows) throw new Error('A small bulk post without its point rows');
+  return rows.bytes;
+}
+
 export interface BulkJobBatches {
   /**
    * Counts a post as on its way from now (it is being read) until it is accepted, takes another path
@@ -44,19 +61,34 @@ export interface BulkJobBatches {
    * have finished long ago: read its row).
    */
   accept(principal: RequestPrincipal, job: BulkJob & { chunkCount: 1 }, wait: boolean, sender?: Sender): Promise<{ job: IngestJobRow; registered?: FinishWait }>;
+  /** Waits for the posts this api is still writing (a graceful shutdown). */
+  close(): Promise<void>;
 }
 
-export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'queues' | 'logger' | 'jobEvents'>): BulkJobBatches {
-  const commit = new GroupCommit<Entry, { job: IngestJobRow; created: boolean }>({
+export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse' | 'queues' | 'logger' | 'jobEvents'>): BulkJobBatches {
+  const writesHere = deps.env.BULK_WRITES_IN_API;
+  const finish = createBulkFinish(deps);
+  const commit = new GroupCommit<Entry, Recorded>({
     flush: async (entries) => {
       // Named after its first job: the delivery that writes them all, and the reconciler makes again.
       const batch = entries.length > 1 ? entries[0]!.job.id : undefined;
       const results = await insertIngestJobs(deps.pg, entries.map(({ principal, job }) => ({
         principal,
-        job: batch === undefined ? job : { ...job, request: { ...job.request, batch } },
+        job: {
+          ...(batch === undefined ? job : { ...job, request: { ...job.request, batch } }),
+          // Written by this api right away (bulk-finish.ts); recorded as running, so that a job it
+          // leaves unfinished is delivered again flagged as retried.
+          state: writesHere ? 'running' : 'queued',
+        },
       })));
-      await enqueueIngest(deps, results.filter((result) => result.created).map((result) => result.job));
-      return results;
+      const created = results.flatMap((result, index) => result.created ? [{ job: result.job, entry: entries[index]! }] : []);
+      if (!writesHere) {
+        await enqueueIngest(deps, created.map(({ job }) => job));
+        return results;
+      }
+      const finished = finish.finish(created.map(({ job, entry }) => ({ job, request: entry.job.request, rows: pointRowsOf(entry.job) })));
+      const finishedOf = new Map(created.map(({ job }, index) => [job.id, finished[index]!]));
+      return results.map((result) => ({ ...result, finished: finishedOf.get(result.job.id) }));
     },
     weigh: ({ job }) => job.request.points,
     maxWeight: BATCH_MAX_POINTS,
@@ -68,16 +100,26 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'queues'
   });
   return {
     setOut: () => commit.setOut(),
+    close: () => finish.close(),
     accept: async (principal, job, wait, sender) => {
       const id = randomUUID();
       const registered = wait ? deps.jobEvents.wait(id, WAIT_TIMEOUT_MS) : undefined;
       try {
         const submitted = commit.submit({ principal, job: { ...job, id } });
         sender?.arrived();
-        const { job: row, created } = (await submitted).result;
-        if (created) return { job: row, registered };
-        registered?.end();
-        return { job: row };
+        const { job: row, created, finished } = (await submitted).result;
+        if (!created) {
+          registered?.end();
+          return { job: row };
+        }
+        // Without a wait the answer goes now; the api goes on writing the post.
+        if (!finished || !wait) return { job: row, registered };
+        if (await finished) {
+          registered?.end();
+          return { job: { ...row, state: 'completed' } };
+        }
+        // Handed to the ingest-worker: its finish is announced like any job's.
+        return { job: row, registered };
       } catch (error) {
         registered?.end();
         throw error;

@@ -70,6 +70,8 @@ function jobHeaders(reply: FastifyReply, job: IngestJobRow): void {
 /** 200 once the job completed, 202 while it runs (timeout), 422 with its error when it failed. */
 async function settle(deps: AppDeps, job: IngestJobRow, wait: boolean, signal: AbortSignal, registered?: FinishWait): Promise<number> {
   if (!wait) return 202;
+  // Written and completed by this api before it answers (bulk-finish.ts).
+  if (job.state === 'completed') return 200;
   const finished = await waitForJob(deps.pg, deps.jobEvents, job.organization_id, job.id, WAIT_TIMEOUT_MS, {
     signal, registered: registered && { wait: registered, known: job },
   });
@@ -90,6 +92,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   app.addHook('onClose', async () => bulkPool.close());
   const versionDraws = createVersionDraws(deps.pg);
   const bulkBatches = createBulkJobBatches(deps);
+  app.addHook('onClose', async () => bulkBatches.close());
   const ownershipLookups = createOwnershipLookups(deps.pg);
   /**
    * Reads, checks and records a bulk post (a 202 means durable from here); answers its job and, unless

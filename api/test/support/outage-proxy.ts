@@ -1,7 +1,9 @@
 /**
  * A pass-through TCP proxy in front of a shared service (PostgreSQL, Redis, ClickHouse) that a test can
  * stop (every connection cut, the port refusing) and start again on the same port: an outage of the
- * service without touching the real one, which other tests use in parallel.
+ * service without touching the real one, which other tests use in parallel. It can also hold what
+ * clients send until released (a request stuck on its way), or drop the service's replies (a request
+ * that was carried out but whose answer never comes back).
  */
 import net from 'node:net';
 
@@ -17,6 +19,10 @@ export class OutageProxy {
 
   constructor(private readonly upstream: { host: string; port: number }) {}
 
+  private held = false;
+  private muted = false;
+  private readonly clients = new Set<net.Socket>();
+
   async start(): Promise<void> {
     const server = net.createServer((client) => {
       const upstream = net.connect(this.upstream);
@@ -25,7 +31,13 @@ export class OutageProxy {
         socket.once('close', () => this.sockets.delete(socket));
         socket.on('error', () => { client.destroy(); upstream.destroy(); });
       }
-      client.pipe(upstream).pipe(client);
+      this.clients.add(client);
+      client.once('close', () => this.clients.delete(client));
+      if (this.held) client.pause();
+      client.on('data', (chunk) => upstream.write(chunk));
+      upstream.on('data', (chunk) => { if (!this.muted) client.write(chunk); });
+      client.on('end', () => upstream.end());
+      upstream.on('end', () => client.end());
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -42,6 +54,26 @@ export class OutageProxy {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await closed;
+  }
+
+  /** Holds what clients send (on open connections and new ones) until release(). */
+  hold(): void {
+    this.held = true;
+    for (const client of this.clients) client.pause();
+  }
+
+  release(): void {
+    this.held = false;
+    for (const client of this.clients) client.resume();
+  }
+
+  /** From now on, drops what the service answers: requests are carried out, their clients never hear back. */
+  mute(): void {
+    this.muted = true;
+  }
+
+  unmute(): void {
+    this.muted = false;
   }
 
   /** The service URL with its host and port replaced by the proxy's. */

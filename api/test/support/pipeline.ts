@@ -81,6 +81,33 @@ export async function waitAllFinished(ctx: TestContext, organizationId: number, 
   }
 }
 
+type Figures = Record<string, { points: number; count: number; sum: number; min: number | null; max: number | null }>;
+
+async function figures(ctx: TestContext, query: string): Promise<Figures> {
+  const result = await ctx.deps.clickhouse.query({ query, format: 'JSONEachRow' });
+  const rows = await result.json<{ instrument_id: string; at: string; p: string; n: string; s: number; lo: number | null; hi: number | null }>();
+  return Object.fromEntries(rows.map((row) => [`${row.instrument_id}@${row.at}`, { points: Number(row.p), count: Number(row.n), sum: row.s, min: row.lo, max: row.hi }]));
+}
+
+/**
+ * The organisation's minute and hour figures (points, values, sum, min, max per instrument and period)
+ * as the deduplicated points give them and as the rollup tables hold them: the two must be equal.
+ */
+export async function rollupFigures(ctx: TestContext, organizationId: number): Promise<Record<'minutes' | 'hours', { fromPoints: Figures; fromRollups: Figures }>> {
+  const deduplicated = `SELECT instrument_id, ts, argMax(value, version) AS v, argMax(is_deleted, version) AS d FROM points
+    WHERE organization_id = ${organizationId} GROUP BY instrument_id, ts`;
+  const fromPoints = (width: number) => figures(ctx, `SELECT instrument_id, intDiv(ts, ${width}) * ${width} AS at, count() AS p, count(v) AS n,
+      sum(ifNull(v, 0)) AS s, min(v) AS lo, max(v) AS hi FROM (${deduplicated}) WHERE d = 0 GROUP BY instrument_id, at`);
+  const fromRollups = (table: string, column: string) => figures(ctx, `SELECT instrument_id, at, p, n, s, lo, hi FROM (
+      SELECT instrument_id, ${column} AS at, argMax(points, version) AS p, argMax(value_count, version) AS n, argMax(value_sum, version) AS s,
+             argMax(value_min, version) AS lo, argMax(value_max, version) AS hi
+        FROM ${table} WHERE organization_id = ${organizationId} GROUP BY instrument_id, at) WHERE p > 0`);
+  return {
+    minutes: { fromPoints: await fromPoints(60_000), fromRollups: await fromRollups('points_rollup_1m', 'minute') },
+    hours: { fromPoints: await fromPoints(3_600_000), fromRollups: await fromRollups('points_rollup_1h', 'hour') },
+  };
+}
+
 export async function jobStates(ctx: TestContext, organizationId: number): Promise<Record<string, number>> {
   const { rows } = await ctx.deps.pg.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM ingest_jobs WHERE organization_id = $1 GROUP BY state', [organizationId]);
   return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]));

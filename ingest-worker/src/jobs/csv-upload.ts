@@ -26,7 +26,7 @@ import type { WorkerContext } from '../context.ts';
 import { PermanentJobError } from '../errors.ts';
 import { startJob, markCompleted, markFailed, updateProgress, withJobLease } from '../job-store.ts';
 import { applyLaterDeletions, countLiveReadings, writeTombstones } from '../deletions.ts';
-import { recomputeRollups } from '../rollups.ts';
+import { recomputeRollups } from '@bioprocess/shared/server/rollups';
 import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } from '../csv/staging-reader.ts';
 import { stageInThread } from '../csv/staging-thread-runner.ts';
 import { attachStagedPartitions, createStagingTable, dropStagingTable, insertStaged, stagingTableName } from '../staging-table.ts';

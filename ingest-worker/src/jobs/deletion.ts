@@ -2,7 +2,7 @@
 import type { DeletionPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
 import { countLiveReadings, writeTombstones } from '../deletions.ts';
-import { recomputeRollups } from '../rollups.ts';
+import { recomputeRollups } from '@bioprocess/shared/server/rollups';
 import { startJob, markCompleted, updateProgress } from '../job-store.ts';
 
 export async function processDeletion(context: WorkerContext, payload: DeletionPayload): Promise<void> {

@@ -6,13 +6,13 @@
  * the database, before writing, the condition that makes this so; otherwise it falls back.
  */
 import { Readable } from 'node:stream';
-import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
-import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
-import type { Pool } from '@bioprocess/shared/server/postgres';
+import type { MinuteFigure } from '../minute-figures.ts';
+import type { ClickHouseClient } from './clickhouse.ts';
+import type { Pool } from './postgres.ts';
 import { minuteFiguresOf, ROLLUP_COLUMNS, rollupRows } from './rollup-figures.ts';
-import { floorExpr, floorTo, floorToMinute, HOUR_MS, idList, int, MINUTE_MS, minuteExpr, version } from '@bioprocess/shared/points-sql';
+import { floorExpr, floorTo, floorToMinute, HOUR_MS, idList, int, MINUTE_MS, minuteExpr, version } from '../points-sql.ts';
 import { insertRows, type RangeOnInstruments } from './points-store.ts';
-import { VERSION_SEQ_FACTOR } from '@bioprocess/shared/ingest/versions';
+import { VERSION_SEQ_FACTOR } from '../ingest/versions.ts';
 
 /** Instruments per rollup statement: bounds the memory of one deduplicating aggregation. */
 const ROLLUP_INSTRUMENT_BATCH = 4;

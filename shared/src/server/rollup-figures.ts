@@ -3,7 +3,7 @@
  * minute across the posts of one flush and written in ClickHouse's RowBinary format for
  * points_rollup_1m, so the doubles land exactly as computed.
  */
-import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
+import type { MinuteFigure } from '../minute-figures.ts';
 
 /** The figures of one instrument over one minute or hour (`start`). */
 export interface RollupFigure {

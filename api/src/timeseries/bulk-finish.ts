@@ -1,0 +1,163 @@
+/**
+ * Small bulk posts written by the api itself. Feeds post a few seconds of readings at a time and wait
+ * for them; through the queue, each batch of their posts costs a delivery, a worker's job, a read of
+ * its rows back from PostgreSQL and four worker statements, about half of a feed's wait. Instead, once
+ * a batch's job rows are committed (as `running`, with their data, as before: bulk-batches.ts), the api
+ * inserts their rows into ClickHouse and completes them, recording the rollups they owe in the same
+ * statement, and recomputes those after the answer (shared/src/server/owed-rollups.ts). Batches whose
+ * rows are committed while an insert runs share the next one: one part for many posts.
+ *
+ * Anything out of the ordinary hands the batch to the ingest-worker, which writes it from its recorded
+ * data exactly as it writes any other post: ClickHouse failing or stuck, PostgreSQL failing
+ * at completion, or a range deletion accepted after a post (the worker re-applies it over the post's
+ * rows). The posts are then flagged `retried`: some of their rows may already be stored, so their
+ * rollups are recomputed from the deduplicated points. When even that flag cannot be written, nothing
+ * is queued: the reconciler finds the jobs still `running` a few seconds later and delivers them, flag
+ * first. A process killed at any line leaves the same state: running jobs with their data, which the
+ * reconciler hands on; rows inserted twice are identical and read once.
+ */
+import { GroupCommit } from '@bioprocess/shared/group-commit';
+import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
+import { createOwedRollupsFlush } from '@bioprocess/shared/server/owed-rollups';
+import { insertPoints } from '@bioprocess/shared/server/points-store';
+import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
+import type { BulkRequest } from '@bioprocess/shared/ingest/requests';
+import type { IngestJobRow } from '../ingest-jobs/jobs.ts';
+import type { AppDeps } from '../platform/deps.ts';
+import { enqueueIngest } from './enqueue.ts';
+
+/** A recorded post: its job row (`running`), its request and its point rows. */
+export interface RecordedPost {
+  job: IngestJobRow;
+  request: BulkRequest;
+  rows: Uint8Array;
+}
+
+export interface BulkFinish {
+  /**
+   * Writes and completes the posts (with those of other batches recorded meanwhile); answers, per post,
+   * true once it completed, false when it was handed to the worker.
+   */
+  finish(posts: readonly RecordedPost[]): Array<Promise<boolean>>;
+  /** Waits for the posts being finished and their rollups (a graceful shutdown). */
+  close(): Promise<void>;
+}
+
+/** Bytes per insert: a few hundred feed posts. */
+const INSERT_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * How long an insert may take before the api gives up and hands the batch to the worker. The reconciler
+ * delivers a job left running for its interval (5 s) anyway; this only frees the posts behind it.
+ */
+const INSERT_TIMEOUT_MS = 10_000;
+
+export function createBulkFinish(deps: Pick<AppDeps, 'pg' | 'clickhouse' | 'queues' | 'logger'>): BulkFinish {
+  const rollups = createOwedRollupsFlush(deps.clickhouse, deps.pg, deps.logger);
+  const handOver = async (posts: readonly RecordedPost[], reason: string, error?: unknown) => {
+    const jobIds = posts.map((post) => post.job.id);
+    deps.logger.warn({ err: error, ingestJobIds: jobIds }, `bulk posts handed to the ingest-worker: ${reason}`);
+    try {
+      await markRetried(deps.pg, jobIds);
+    } catch (markError) {
+      deps.logger.warn({ err: markError, ingestJobIds: jobIds }, 'bulk posts not flagged as retried; the reconciler will deliver them');
+      return;
+    }
+    await enqueueIngest(deps, posts.map((post) => post.job));
+  };
+  const finishing = new GroupCommit<RecordedPost, boolean>({
+    flush: async (posts) => {
+      try {
+        await insertPoints(deps.clickhouse, Buffer.concat(posts.map((post) => post.rows)), POINT_ROWS_FORMAT, { timeoutMs: INSERT_TIMEOUT_MS });
+      } catch (error) {
+        await handOver(posts, 'their rows could not be inserted', error);
+        return posts.map(() => false);
+      }
+      let completed: boolean;
+      try {
+        completed = await completeWrittenPosts(deps, posts);
+      } catch (error) {
+        await handOver(posts, 'they could not be completed', error);
+        return posts.map(() => false);
+      }
+      if (!completed) {
+        await handOver(posts, 'a range deletion was accepted after them');
+        return posts.map(() => false);
+      }
+      const sender = rollups.headingForRollups();
+      for (const post of posts) {
+        rollups.recompute({
+          jobId: post.job.id,
+          points: post.request.points,
+          range: { organizationId: Number(post.job.organization_id), instrumentIds: post.request.instrument_ids, startMs: post.request.start_ms, endMs: post.request.end_ms },
+        });
+      }
+      sender.arrived();
+      return posts.map(() => true);
+    },
+    weigh: (post) => post.rows.length,
+    maxWeight: INSERT_MAX_BYTES,
+    // Only for the posts of one batch, submitted in the same turn: they go out in one insert.
+    awaitSendersMs: 1_000,
+  });
+  const underWay = new Set<Promise<boolean>>();
+  return {
+    finish: (posts) => {
+      const batch = finishing.setOut();
+      const finished = posts.map((post) => {
+        const outcome = finishing.submit(post).then(({ result }) => result, () => false);
+        underWay.add(outcome);
+        void outcome.finally(() => underWay.delete(outcome));
+        return outcome;
+      });
+      batch.arrived();
+      return finished;
+    },
+    close: async () => {
+      while (underWay.size > 0) await Promise.all(underWay);
+      await rollups.drain();
+    },
+  };
+}
+
+/**
+ * Completes posts whose rows are stored, records the rollups they owe and deletes their recorded data,
+ * in one statement; does nothing and answers false when a range deletion of their organisations was
+ * accepted after the oldest of them (its tombstones may predate their rows).
+ */
+async function completeWrittenPosts(deps: Pick<AppDeps, 'pg'>, posts: readonly RecordedPost[]): Promise<boolean> {
+  const { rows } = await deps.pg.query<{ later_deletion: boolean }>(
+    `WITH later AS (
+       SELECT EXISTS (SELECT 1 FROM time_series_deletions WHERE organization_id = ANY($2::bigint[]) AND version_seq > $3) AS found
+     ), done AS (
+       SELECT done.* FROM unnest($1::uuid[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::integer[], $9::integer[])
+                 AS done (id, organization_id, instrument_ids, start_ms, end_ms, points, instruments), later
+        WHERE NOT later.found
+     ), completed AS (
+       UPDATE ingest_jobs j
+          SET state = 'completed', result = jsonb_build_object('points_written', done.points, 'instruments', done.instruments),
+              progress = j.progress || jsonb_build_object('points_written', done.points), error = NULL, updated_at = now(), finished_at = now()
+         FROM done
+        WHERE j.id = done.id AND j.state IN ('queued', 'running')
+     ), owed AS (
+       -- A job deleted with its organisation meanwhile owes nothing (and its organisation is gone).
+       INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms)
+       SELECT organization_id, id, instrument_ids::bigint[], start_ms, end_ms FROM done
+        WHERE EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = done.id)
+     ), purged AS (
+       DELETE FROM ingest_job_data d USING done WHERE d.job_id = done.id
+     )
+     SELECT found AS later_deletion FROM later`,
+    [
+      posts.map((post) => post.job.id),
+      [...new Set(posts.map((post) => Number(post.job.organization_id)))],
+      Math.min(...posts.map((post) => Number(post.job.version_seq))),
+      posts.map((post) => Number(post.job.organization_id)),
+      posts.map((post) => `{${post.request.instrument_ids.join(',')}}`),
+      posts.map((post) => post.request.start_ms),
+      posts.map((post) => post.request.end_ms),
+      posts.map((post) => post.request.points),
+      posts.map((post) => post.request.instrument_ids.length),
+    ],
+  );
+  return rows[0]?.later_deletion === false;
+}

@@ -1,0 +1,70 @@
+/**
+ * The rollups completed bulk posts owe. The statement that completes a post records its range in
+ * PostgreSQL (`rollup_backlog`), so its answer need not wait for its minute and hour rollups; whoever
+ * completed it (the ingest-worker, or the api for the small posts it writes itself) then recomputes
+ * them here and deletes the row. Posts completed while one recomputation runs share the next: each
+ * writes a part in each rollup table. Reads of rollups wait for the rows recorded before them
+ * (api/src/timeseries/rollup-backlog.ts); a row whose recomputation never came (its process died, or
+ * ClickHouse was down) is taken up by the ingest-worker's backlog pass.
+ */
+import type { Sender } from '../group-commit.ts';
+import { GroupCommit } from '../group-commit.ts';
+import type { ClickHouseClient } from './clickhouse.ts';
+import type { Logger } from './logger.ts';
+import type { Pool } from './postgres.ts';
+import { recomputeRollupsTogether, type RollupRequest } from './rollups.ts';
+
+/** Points per shared recomputation: bounds ClickHouse's aggregation memory. */
+const ROLLUP_MAX_POINTS = 2_000_000;
+/**
+ * How long a recomputation waits at most for the posts already on their way to it (about a point
+ * insert and two PostgreSQL statements): each one writes a part in each rollup table, 26 files each.
+ */
+const ROLLUP_MAX_WAIT_MS = 50;
+
+/** The rollups a completed post of `points` points owes: its backlog row is `jobId`'s. */
+export type OwedRollups = RollupRequest & { points: number; jobId: string };
+
+export interface OwedRollupsFlush {
+  /** Counts a post as on its way to the rollups until it says it arrived (GroupCommit.setOut). */
+  headingForRollups(): Sender;
+  /**
+   * Recomputes a completed post's rollups, then deletes its backlog row. A failure is logged and
+   * leaves the row, which a backlog pass takes up.
+   */
+  recompute(request: OwedRollups): void;
+  /** Resolves once every recomputation asked for so far ended. */
+  drain(): Promise<void>;
+}
+
+/** Deletes the backlog rows of posts whose rollups were just stored. */
+export async function clearRollupBacklog(pool: Pool, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  await pool.query('DELETE FROM rollup_backlog WHERE job_id = ANY($1::uuid[])', [jobIds]);
+}
+
+export function createOwedRollupsFlush(clickhouse: ClickHouseClient, pool: Pool, logger: Logger): OwedRollupsFlush {
+  const rollups = new GroupCommit<OwedRollups>({
+    flush: async (requests) => {
+      await recomputeRollupsTogether(clickhouse, pool, requests);
+      await clearRollupBacklog(pool, requests.map((request) => request.jobId));
+    },
+    weigh: (request) => request.points,
+    maxWeight: ROLLUP_MAX_POINTS,
+    awaitSendersMs: ROLLUP_MAX_WAIT_MS,
+  });
+  const underWay = new Set<Promise<void>>();
+  return {
+    headingForRollups: () => rollups.setOut(),
+    recompute: (request) => {
+      const recomputed = rollups.submit(request).then(() => undefined, (error: unknown) => {
+        logger.warn({ err: error, jobId: request.jobId }, 'rollups of a completed bulk post not recomputed; the backlog pass will');
+      });
+      underWay.add(recomputed);
+      void recomputed.finally(() => underWay.delete(recomputed));
+    },
+    drain: async () => {
+      while (underWay.size > 0) await Promise.all(underWay);
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Point inserts into ClickHouse, as streams: RowBinary from bulk posts (written by the ingest-worker,
+ * or by the api for small posts) and CSV staging, TSV from jobs queued by older apis. Tombstones and
+ * deletions are in ingest-worker/src/deletions.ts, rollups in rollups.ts.
+ */
+import { Readable } from 'node:stream';
+import { POINT_ROW_COLUMNS } from '../point-rows.ts';
+import type { ClickHouseClient } from './clickhouse.ts';
+
+export type PointRowsFormat = 'RowBinary' | 'TabSeparated';
+
+export interface InsertOptions {
+  /** Gives up (rejects) after this long; the rows may or may not be stored then. Default: the client's own timeout. */
+  timeoutMs?: number;
+}
+
+/** Inserts rows of `table` written in `format`; resolves once ClickHouse stored them. */
+export async function insertRows(clickhouse: ClickHouseClient, table: string, columns: readonly string[], format: PointRowsFormat, values: Readable, options: InsertOptions = {}): Promise<void> {
+  // exec, not insert: the client's insert accepts text formats only.
+  const { stream } = await clickhouse.exec({
+    query: `INSERT INTO ${table} (${columns.join(', ')}) FORMAT ${format}`, values,
+    abort_signal: options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs),
+  });
+  for await (const _ of stream) { /* the answer of an INSERT is empty */ }
+}
+
+/** Inserts point rows: RowBinary (shared/src/point-rows.ts) or TSV lines `organization_id\tinstrument_id\tts\tvalue\tversion\tis_deleted\n` (value `\N` for null). */
+export async function insertPoints(clickhouse: ClickHouseClient, rows: string | Uint8Array | Readable, format: PointRowsFormat, options: InsertOptions = {}): Promise<void> {
+  const values = rows instanceof Readable ? rows : Readable.from([rows], { objectMode: false });
+  await insertRows(clickhouse, 'points', POINT_ROW_COLUMNS, format, values, options);
+}
+
+export interface RangeOnInstruments {
+  organizationId: number;
+  instrumentIds: number[];
+  startMs: number;
+  endMs: number;
+}
+
