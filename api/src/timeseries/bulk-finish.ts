@@ -10,7 +10,8 @@
  * Anything out of the ordinary hands the batch to the ingest-worker, which writes it from its recorded
  * data exactly as it writes any other post: ClickHouse failing or stuck, PostgreSQL failing
  * at completion, or a range deletion accepted after a post (the worker re-applies it over the post's
- * rows). The posts are then flagged `retried`: some of their rows may already be stored, so their
+ * rows). So does a batch that would take the rows the api holds for ClickHouse past
+ * BULK_WRITES_IN_API_MAX_BYTES (ClickHouse slow or stuck while feeds go on posting without waiting). The posts are then flagged `retried`: some of their rows may already be stored, so their
  * rollups are recomputed from the deduplicated points. When even that flag cannot be written, nothing
  * is queued: the reconciler finds the jobs still `running` a few seconds later and delivers them, flag
  * first. A process killed at any line leaves the same state: running jobs with their data, which the
@@ -50,8 +51,9 @@ const INSERT_MAX_BYTES = 16 * 1024 * 1024;
  * delivers a job left running for its interval (5 s) anyway; this only frees the posts behind it.
  */
 const INSERT_TIMEOUT_MS = 10_000;
+const TOO_MANY_HELD = 'the api holds as many rows for ClickHouse as it may already';
 
-export function createBulkFinish(deps: Pick<AppDeps, 'pg' | 'clickhouse' | 'queues' | 'logger'>): BulkFinish {
+export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse' | 'queues' | 'logger'>): BulkFinish {
   const rollups = createOwedRollupsFlush(deps.clickhouse, deps.pg, deps.logger);
   const handOver = async (posts: readonly RecordedPost[], reason: string, error?: unknown) => {
     const jobIds = posts.map((post) => post.job.id);
@@ -100,15 +102,28 @@ export function createBulkFinish(deps: Pick<AppDeps, 'pg' | 'clickhouse' | 'queu
     awaitSendersMs: 1_000,
   });
   const underWay = new Set<Promise<boolean>>();
+  /** Bytes of rows waiting for or in an insert: bounded, so a stuck ClickHouse cannot fill the api's memory. */
+  let heldBytes = 0;
+  const track = (outcome: Promise<boolean>, bytes: number) => {
+    heldBytes += bytes;
+    underWay.add(outcome);
+    void outcome.finally(() => {
+      heldBytes -= bytes;
+      underWay.delete(outcome);
+    });
+    return outcome;
+  };
   return {
     finish: (posts) => {
+      const bytes = posts.reduce((sum, post) => sum + post.rows.length, 0);
+      if (heldBytes > 0 && heldBytes + bytes > deps.env.BULK_WRITES_IN_API_MAX_BYTES) {
+        // Nothing of theirs reached ClickHouse: delivered as they are (not flagged retried).
+        deps.logger.warn({ ingestJobIds: posts.map((post) => post.job.id), heldBytes }, `bulk posts handed to the ingest-worker: ${TOO_MANY_HELD}`);
+        const handedOver = track(enqueueIngest(deps, posts.map((post) => post.job)).then(() => false), bytes);
+        return posts.map(() => handedOver);
+      }
       const batch = finishing.setOut();
-      const finished = posts.map((post) => {
-        const outcome = finishing.submit(post).then(({ result }) => result, () => false);
-        underWay.add(outcome);
-        void outcome.finally(() => underWay.delete(outcome));
-        return outcome;
-      });
+      const finished = posts.map((post) => track(finishing.submit(post).then(({ result }) => result, () => false), post.rows.length));
       batch.arrived();
       return finished;
     },

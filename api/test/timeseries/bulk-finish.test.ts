@@ -22,6 +22,20 @@ import {
 
 const POSTS = 24;
 const POINTS_PER_POST = 50;
+const HANDED_OVER = 'bulk posts handed to the ingest-worker: ';
+
+/** An api whose ClickHouse goes through `proxy`, and the reasons it gives for handing posts to the worker. */
+async function apiBehind(proxy: OutageProxy, clickhouseUrl: string, handOvers: string[], env: Record<string, string> = {}): Promise<TestContext> {
+  await proxy.start();
+  return createTestContext({ CLICKHOUSE_URL: proxy.urlFor(clickhouseUrl), LOG_LEVEL: 'warn', ...env }, {
+    logDestination: {
+      write: (line: string) => {
+        const { msg } = JSON.parse(line) as { msg: string };
+        if (msg.startsWith(HANDED_OVER)) handOvers.push(msg.slice(HANDED_OVER.length));
+      },
+    },
+  });
+}
 
 describe('small bulk posts written by the api', () => {
   const clickhouseUrl = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
@@ -31,15 +45,7 @@ describe('small bulk posts written by the api', () => {
   const handOvers: string[] = [];
 
   beforeAll(async () => {
-    await proxy.start();
-    ctx = await createTestContext({ CLICKHOUSE_URL: proxy.urlFor(clickhouseUrl), LOG_LEVEL: 'warn' }, {
-      logDestination: {
-        write: (line: string) => {
-          const { msg } = JSON.parse(line) as { msg: string };
-          if (msg.startsWith('bulk posts handed to the ingest-worker: ')) handOvers.push(msg.slice('bulk posts handed to the ingest-worker: '.length));
-        },
-      },
-    });
+    ctx = await apiBehind(proxy, clickhouseUrl, handOvers);
   });
   afterAll(async () => {
     await killChildren();
@@ -188,4 +194,56 @@ describe('small bulk posts written by the api', () => {
     expect((await storedCounts(ctx, plant.organizationId)).keys).toBe(POSTS * POINTS_PER_POST);
     await expectExactRollups(plant.organizationId);
   }, 120_000);
+});
+
+describe('small bulk posts while ClickHouse is stuck for the api', () => {
+  const clickhouseUrl = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
+  const proxy = new OutageProxy({ host: new URL(clickhouseUrl).hostname, port: Number(new URL(clickhouseUrl).port || 8123) });
+  const handOvers: string[] = [];
+  let ctx: TestContext;
+
+  beforeAll(async () => {
+    // Room for one feed post's rows (50 rows of 42 bytes), not two.
+    ctx = await apiBehind(proxy, clickhouseUrl, handOvers, { BULK_WRITES_IN_API_MAX_BYTES: '3000' });
+  });
+  afterAll(async () => {
+    proxy.release();
+    await ctx?.close();
+    await proxy.stop();
+  });
+
+  it('go to the worker once the api holds as many rows as it may, and are all stored once ClickHouse answers again', async () => {
+    const plant = await createPlant(ctx, 3);
+    // Its reconciler would deliver the held post too once left running for an interval.
+    const worker = startWorker(ctx, { CLICKHOUSE_URL: clickhouseUrl, INGEST_RECONCILE_MS: 600_000 });
+    try {
+      proxy.hold();
+      // Accepted (202) and held by the api: its insert is stuck in the proxy.
+      const first = await ctx.request({
+        method: 'POST', url: '/api/v1/time-series-data/bulk', token: plant.editor.token, headers: { prefer: 'return=minimal' },
+        payload: { data: feedPoints(plant.instrumentIds[0]!, 100_000, POINTS_PER_POST) },
+      });
+      expect(first.statusCode).toBe(202);
+      // The next ones would take the api past its bound: the worker writes them while the api's insert is stuck.
+      const answers = await Promise.all(Array.from({ length: POSTS }, (_, feed) => ctx.request({
+        method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token, headers: { prefer: 'return=minimal' },
+        payload: { data: feedPoints(plant.instrumentIds[feed % 3]!, feed * POINTS_PER_POST, POINTS_PER_POST) },
+      })));
+      for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
+      expect(new Set(handOvers)).toEqual(new Set(['the api holds as many rows for ClickHouse as it may already']));
+      expect(await jobStates(ctx, plant.organizationId)).toEqual({ completed: POSTS, running: 1 });
+    } finally {
+      proxy.release();
+    }
+    try {
+      await waitAllFinished(ctx, plant.organizationId, 60_000);
+    } finally {
+      await worker.close();
+    }
+    expect(await jobStates(ctx, plant.organizationId)).toEqual({ completed: POSTS + 1 });
+    expect((await storedCounts(ctx, plant.organizationId)).keys).toBe((POSTS + 1) * POINTS_PER_POST);
+    const { minutes, hours } = await rollupFigures(ctx, plant.organizationId);
+    expect(minutes.fromRollups).toEqual(minutes.fromPoints);
+    expect(hours.fromRollups).toEqual(hours.fromPoints);
+  });
 });
