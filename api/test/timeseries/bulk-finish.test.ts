@@ -2,8 +2,9 @@
  * Small bulk posts written by the api itself (bulk-finish.ts): recorded, inserted into ClickHouse and
  * completed without a worker, their rollups following. Whatever goes wrong on the way (ClickHouse
  * unreachable, a range deletion accepted while their rows travel, the api killed between its insert and
- * its completion), an ingest-worker finishes them from their record and every point is stored once as
- * reads see it, with exact rollups.
+ * its completion, ClickHouse stuck while the api already holds as many rows as it may), an
+ * ingest-worker finishes them from their record and every point is stored once as reads see it, with
+ * exact rollups.
  *
  * The api's ClickHouse goes through a proxy the tests cut, hold or mute; the workers use ClickHouse
  * directly.
