@@ -6,7 +6,6 @@ import { withTransaction, type Pool, type PoolClient } from '@bioprocess/shared/
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import { failIngestJob } from '@bioprocess/shared/server/ingest-job-store';
 import { writeJobAuditEvent } from './job-audit.ts';
-import type { RangeOnInstruments } from '@bioprocess/shared/server/points-store';
 
 /** Completes an unfinished job; answers whether it did (false: it had already finished). */
 async function completeJob(db: Pool | PoolClient, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<boolean> {
@@ -17,50 +16,6 @@ async function completeJob(db: Pool | PoolClient, jobId: string, result: Record<
     [jobId, JSON.stringify(result), JSON.stringify(progress ?? {})],
   );
   return rows.length > 0;
-}
-
-/** What a finished bulk post's job records, and where its rollups are due. */
-export interface BulkCompletion {
-  jobId: string;
-  result: Record<string, unknown>;
-  progress: Partial<IngestProgress>;
-  range: RangeOnInstruments;
-}
-
-/**
- * Completes bulk posts' jobs and records their rollups as due (rollup_backlog), in one statement however
- * many: a post is never complete without either its rollups or the record that they are owed. Bulk
- * posts are not audited one by one. Their stored data is left for deleteFinishedJobData, which removes
- * that of many jobs in one statement.
- */
-export async function markBulkCompleted(pool: Pool, completions: readonly BulkCompletion[]): Promise<void> {
-  if (completions.length === 0) return;
-  // A post delivered again after it completed still owes the rollups its run recomputes: every post
-  // gets its backlog row, which that recomputation deletes.
-  await pool.query(
-    `WITH done AS (
-       SELECT * FROM unnest($1::uuid[], $2::jsonb[], $3::jsonb[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[])
-         AS done (id, result, progress, organization_id, instrument_ids, start_ms, end_ms)
-     ), completed AS (
-       UPDATE ingest_jobs j SET state = 'completed', result = done.result, progress = j.progress || done.progress, error = NULL,
-              updated_at = now(), finished_at = now()
-         FROM done
-        WHERE j.id = done.id AND j.state IN ('queued', 'running')
-     )
-     INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms)
-     SELECT organization_id, id, instrument_ids::bigint[], start_ms, end_ms FROM done
-      -- A job deleted with its organisation meanwhile owes nothing (and its organisation is gone).
-      WHERE EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = done.id)`,
-    [
-      completions.map((completion) => completion.jobId),
-      completions.map((completion) => JSON.stringify(completion.result)),
-      completions.map((completion) => JSON.stringify(completion.progress)),
-      completions.map((completion) => completion.range.organizationId),
-      completions.map((completion) => `{${completion.range.instrumentIds.join(',')}}`),
-      completions.map((completion) => completion.range.startMs),
-      completions.map((completion) => completion.range.endMs),
-    ],
-  );
 }
 
 /**

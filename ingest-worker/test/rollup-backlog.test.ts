@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awaitOwedRollups, createPlant, createTestContext, readSeries, startWorker, type Plant, type TestContext } from '@bioprocess/api/test-support';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
-import { markBulkCompleted } from '../src/job-store.ts';
+import { completeBulkPosts } from '@bioprocess/shared/server/ingest-job-store';
 import { insertPoints } from '@bioprocess/shared/server/points-store';
 import { recomputeLeftBacklog } from '../src/rollup-backlog.ts';
 
@@ -49,7 +49,7 @@ describe('rollups owed by completed bulk posts', () => {
     await insertPoints(ctx.deps.clickhouse, data.map((point, index) =>
       `${plant.organizationId}\t${sensor}\t${point.ts}\t${point.value}\t${pointVersion(Number(job!.version_seq), index)}\t0\n`).join(''), 'TabSeparated');
     const range = { organizationId: plant.organizationId, instrumentIds: [sensor], startMs: T0, endMs: T0 + (SECONDS - 1) * 1_000 };
-    await markBulkCompleted(ctx.deps.pg, [{ jobId: job!.id, result: { points_written: SECONDS }, progress: { points_written: SECONDS }, range }]);
+    await completeBulkPosts(ctx.deps.pg, [{ jobId: job!.id, points: SECONDS, range }]);
     expect((await ctx.deps.pg.query('SELECT state FROM ingest_jobs WHERE id = $1', [job!.id])).rows[0].state).toBe('completed');
     expect(await owed()).toEqual([{ job_id: job!.id, instrument_ids: [String(sensor)], start_ms: T0, end_ms: range.endMs }]);
 

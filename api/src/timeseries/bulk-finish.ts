@@ -18,7 +18,7 @@
  * reconciler hands on; rows inserted twice are identical and read once.
  */
 import { GroupCommit } from '@bioprocess/shared/group-commit';
-import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
+import { completeBulkPosts, markRetried } from '@bioprocess/shared/server/ingest-job-store';
 import { createOwedRollupsFlush } from '@bioprocess/shared/server/owed-rollups';
 import { insertPoints } from '@bioprocess/shared/server/points-store';
 import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
@@ -33,6 +33,10 @@ export interface RecordedPost {
   request: BulkRequest;
   rows: Uint8Array;
 }
+
+const rangeOf = (post: RecordedPost) => ({
+  organizationId: Number(post.job.organization_id), instrumentIds: post.request.instrument_ids, startMs: post.request.start_ms, endMs: post.request.end_ms,
+});
 
 export interface BulkFinish {
   /**
@@ -76,7 +80,11 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
       }
       let completed: boolean;
       try {
-        completed = await completeWrittenPosts(deps, posts);
+        // Their stored rows go in the same statement: they were kept only for a hand-over.
+        completed = await completeBulkPosts(deps.pg, posts.map((post) => ({ jobId: post.job.id, points: post.request.points, range: rangeOf(post) })), {
+          unlessDeletionAfter: Math.min(...posts.map((post) => Number(post.job.version_seq))),
+          dropData: true,
+        });
       } catch (error) {
         await handOver(posts, 'they could not be completed', error);
         return posts.map(() => false);
@@ -87,11 +95,7 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
       }
       const sender = rollups.headingForRollups();
       for (const post of posts) {
-        rollups.recompute({
-          jobId: post.job.id,
-          points: post.request.points,
-          range: { organizationId: Number(post.job.organization_id), instrumentIds: post.request.instrument_ids, startMs: post.request.start_ms, endMs: post.request.end_ms },
-        });
+        rollups.recompute({ jobId: post.job.id, points: post.request.points, range: rangeOf(post) });
       }
       sender.arrived();
       return posts.map(() => true);
@@ -132,47 +136,4 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
       await rollups.drain();
     },
   };
-}
-
-/**
- * Completes posts whose rows are stored, records the rollups they owe and deletes their recorded data,
- * in one statement; does nothing and answers false when a range deletion of their organisations was
- * accepted after the oldest of them (its tombstones may predate their rows).
- */
-async function completeWrittenPosts(deps: Pick<AppDeps, 'pg'>, posts: readonly RecordedPost[]): Promise<boolean> {
-  const { rows } = await deps.pg.query<{ later_deletion: boolean }>(
-    `WITH later AS (
-       SELECT EXISTS (SELECT 1 FROM time_series_deletions WHERE organization_id = ANY($2::bigint[]) AND version_seq > $3) AS found
-     ), done AS (
-       SELECT done.* FROM unnest($1::uuid[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::integer[], $9::integer[])
-                 AS done (id, organization_id, instrument_ids, start_ms, end_ms, points, instruments), later
-        WHERE NOT later.found
-     ), completed AS (
-       UPDATE ingest_jobs j
-          SET state = 'completed', result = jsonb_build_object('points_written', done.points, 'instruments', done.instruments),
-              progress = j.progress || jsonb_build_object('points_written', done.points), error = NULL, updated_at = now(), finished_at = now()
-         FROM done
-        WHERE j.id = done.id AND j.state IN ('queued', 'running')
-     ), owed AS (
-       -- A job deleted with its organisation meanwhile owes nothing (and its organisation is gone).
-       INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms)
-       SELECT organization_id, id, instrument_ids::bigint[], start_ms, end_ms FROM done
-        WHERE EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = done.id)
-     ), purged AS (
-       DELETE FROM ingest_job_data d USING done WHERE d.job_id = done.id
-     )
-     SELECT found AS later_deletion FROM later`,
-    [
-      posts.map((post) => post.job.id),
-      [...new Set(posts.map((post) => Number(post.job.organization_id)))],
-      Math.min(...posts.map((post) => Number(post.job.version_seq))),
-      posts.map((post) => Number(post.job.organization_id)),
-      posts.map((post) => `{${post.request.instrument_ids.join(',')}}`),
-      posts.map((post) => post.request.start_ms),
-      posts.map((post) => post.request.end_ms),
-      posts.map((post) => post.request.points),
-      posts.map((post) => post.request.instrument_ids.length),
-    ],
-  );
-  return rows[0]?.later_deletion === false;
 }

@@ -5,7 +5,7 @@
  * together are written together (bulk-writes.ts). The post's stored data is deleted afterwards, many
  * jobs at a time (job-data-purge.ts).
  */
-import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
+import { completeBulkPosts, markRetried } from '@bioprocess/shared/server/ingest-job-store';
 import type { Job } from 'bullmq';
 import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minute-figures';
 import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
@@ -14,7 +14,7 @@ import { readSpooledPart } from '@bioprocess/shared/server/bulk-spool';
 import type { WorkerContext } from '../context.ts';
 import type { Sender } from '@bioprocess/shared/group-commit';
 import { anyLaterDeletions, applyLaterDeletions } from '../deletions.ts';
-import { startJob, markBulkCompleted, recordChunkDone } from '../job-store.ts';
+import { startJob, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
 
 export const UNREADABLE_RECORD_MESSAGE = 'The record of this bulk post is unreadable, so it was not written; please post it again.';
@@ -80,12 +80,7 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
   if (posts.length === 1 || await anyLaterDeletions(context.pg, organizations, oldest)) {
     for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
   }
-  await markBulkCompleted(context.pg, posts.map((post) => ({
-    jobId: post.jobId,
-    result: { points_written: post.request.points, instruments: post.request.instrument_ids.length },
-    progress: { points_written: post.request.points },
-    range: rangeOf(post),
-  })));
+  await completeBulkPosts(context.pg, posts.map((post) => ({ jobId: post.jobId, points: post.request.points, range: rangeOf(post) })));
   for (const post of posts) {
     // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
     const ownRowsOnly = post.request.unique_keys === true && !post.retried;
