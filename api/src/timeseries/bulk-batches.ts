@@ -32,6 +32,13 @@ export type BulkJob = NewIngestJob & { kind: 'bulk'; request: BulkRequest; chunk
 interface Entry {
   principal: RequestPrincipal;
   job: BulkJob & { id: string };
+  toInsert?: Sender;
+}
+
+/** A post on its way to a commit (`arrived`: it was submitted, took another path or was refused), then to the api's insert. */
+export interface PostOnItsWay extends Sender {
+  /** Arrives once the post's rows were given to the insert, or never will be. */
+  readonly toInsert: Sender;
 }
 
 /** A post's recorded job; `finished` when this api writes it (true once completed, false when handed to the worker). */
@@ -51,16 +58,17 @@ function pointRowsOf(job: BulkJob): Uint8Array {
 export interface BulkJobBatches {
   /**
    * Counts a post as on its way from now (it is being read) until it is accepted, takes another path
-   * or is refused (`arrived`): a commit waits a moment for the posts on their way.
+   * or is refused (`arrived`): a commit waits a moment for the posts on their way. So does the api's
+   * insert, until the post's rows reach it (`toInsert`).
    */
-  setOut(): Sender;
+  setOut(): PostOnItsWay;
   /**
    * Records a one-chunk post's job with its data and queues it (with the others of its batch). With
    * `wait`, the answer carries a wait for the job's finish registered before the job was queued, so
    * its finish cannot be missed; none when the post replayed an idempotency key (the earlier job may
    * have finished long ago: read its row).
    */
-  accept(principal: RequestPrincipal, job: BulkJob & { chunkCount: 1 }, wait: boolean, sender?: Sender): Promise<{ job: IngestJobRow; registered?: FinishWait }>;
+  accept(principal: RequestPrincipal, job: BulkJob & { chunkCount: 1 }, wait: boolean, sender?: PostOnItsWay): Promise<{ job: IngestJobRow; registered?: FinishWait }>;
   /** Waits for the posts this api is still writing (a graceful shutdown). */
   close(): Promise<void>;
 }
@@ -87,6 +95,7 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'clickho
         return results;
       }
       const finished = finish.finish(created.map(({ job, entry }) => ({ job, request: entry.job.request, rows: pointRowsOf(entry.job) })));
+      for (const entry of entries) entry.toInsert?.arrived();
       const finishedOf = new Map(created.map(({ job }, index) => [job.id, finished[index]!]));
       return results.map((result) => ({ ...result, finished: finishedOf.get(result.job.id) }));
     },
@@ -99,13 +108,17 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'clickho
     awaitSendersMs: deps.env.BULK_BATCH_WAIT_MS,
   });
   return {
-    setOut: () => commit.setOut(),
+    setOut: () => {
+      const toCommit = commit.setOut();
+      // Without writes here no insert waits: the posts go to the worker.
+      return { arrived: () => toCommit.arrived(), toInsert: writesHere ? finish.setOut() : { arrived: () => undefined } };
+    },
     close: () => finish.close(),
     accept: async (principal, job, wait, sender) => {
       const id = randomUUID();
       const registered = wait ? deps.jobEvents.wait(id, WAIT_TIMEOUT_MS) : undefined;
       try {
-        const submitted = commit.submit({ principal, job: { ...job, id } });
+        const submitted = commit.submit({ principal, job: { ...job, id }, toInsert: sender?.toInsert });
         sender?.arrived();
         const { job: row, created, finished } = (await submitted).result;
         if (!created) {

@@ -30,8 +30,7 @@ import { badRequest, notFound } from '../platform/http-error.ts';
 import { createIngestJob, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
 import { createVersionDraws } from '../ingest-jobs/version-draws.ts';
 import type { FinishWait } from '../ingest-jobs/finish-events.ts';
-import type { Sender } from '@bioprocess/shared/group-commit';
-import { BATCHED_POST_MAX_POINTS, createBulkJobBatches } from './bulk-batches.ts';
+import { BATCHED_POST_MAX_POINTS, createBulkJobBatches, type PostOnItsWay } from './bulk-batches.ts';
 import { acceptLargePost } from './large-posts.ts';
 import { firstForeignIndex } from './bulk.ts';
 import { createBulkPool } from './bulk-pool.ts';
@@ -109,13 +108,14 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       return await readAndRecordBulkPost(body, principal, options, onItsWay);
     } finally {
       onItsWay.arrived();
+      onItsWay.toInsert.arrived();
     }
   };
   const readAndRecordBulkPost = async (
     body: Uint8Array,
     principal: RequestPrincipal,
     options: { minimal: boolean; wait: boolean; idempotencyKey: string | undefined },
-    onItsWay: Sender,
+    onItsWay: PostOnItsWay,
   ): Promise<{ job: IngestJobRow; registered: FinishWait | undefined; readings: Uint8Array | null }> => {
     // The version is drawn before the post is read, so the thread writes the final rows. Requests
     // are ordered by it: one sent after another was accepted always gets a higher version.
@@ -144,7 +144,10 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     };
     // Small posts (feeds) are recorded and queued together with those arriving meanwhile.
     const batched = bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS;
-    if (!batched) onItsWay.arrived();
+    if (!batched) {
+      onItsWay.arrived();
+      onItsWay.toInsert.arrived();
+    }
     const { job, registered } = batched
       ? await bulkBatches.accept(principal, { ...bulkJob, chunkCount: 1 }, options.wait, onItsWay)
       : { job: (await acceptLargePost(deps, principal, bulkJob)).job, registered: undefined };
