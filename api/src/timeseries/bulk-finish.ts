@@ -143,8 +143,12 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
         return posts.map(() => handedOver);
       }
       const batch = finishing.setOut();
+      // A recomputation of rollups waits a moment for the posts being inserted and completed: the
+      // next few batches' rollups go out in one statement per table.
+      const toRollups = rollups.headingForRollups();
       const finished = posts.map((post) => track(finishing.submit(post).then(({ result }) => result, () => false), post.rows.length));
       batch.arrived();
+      void Promise.allSettled(finished).then(() => toRollups.arrived());
       return finished;
     },
     close: async () => {
