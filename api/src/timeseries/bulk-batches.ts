@@ -35,10 +35,12 @@ interface Entry {
   toInsert?: Sender;
 }
 
-/** A post on its way to a commit (`arrived`: it was submitted, took another path or was refused), then to the api's insert. */
+/** A post on its way to a commit (`arrived`: it was submitted), then to the api's insert. */
 export interface PostOnItsWay extends Sender {
-  /** Arrives once the post's rows were given to the insert, or never will be. */
+  /** Arrives once the post's rows were given to the insert. */
   readonly toInsert: Sender;
+  /** The post took another path, was refused or was answered: neither waits for it any longer. */
+  leave(): void;
 }
 
 /** A post's recorded job; `finished` when this api writes it (true once completed, false when handed to the worker). */
@@ -111,7 +113,15 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'clickho
     setOut: () => {
       const toCommit = commit.setOut();
       // Without writes here no insert waits: the posts go to the worker.
-      return { arrived: () => toCommit.arrived(), toInsert: writesHere ? finish.setOut() : { arrived: () => undefined } };
+      const toInsert = writesHere ? finish.setOut() : { arrived: () => undefined };
+      return {
+        arrived: () => toCommit.arrived(),
+        toInsert,
+        leave: () => {
+          toCommit.arrived();
+          toInsert.arrived();
+        },
+      };
     },
     close: () => finish.close(),
     accept: async (principal, job, wait, sender) => {

@@ -107,8 +107,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     try {
       return await readAndRecordBulkPost(body, principal, options, onItsWay);
     } finally {
-      onItsWay.arrived();
-      onItsWay.toInsert.arrived();
+      onItsWay.leave();
     }
   };
   const readAndRecordBulkPost = async (
@@ -144,10 +143,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     };
     // Small posts (feeds) are recorded and queued together with those arriving meanwhile.
     const batched = bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS;
-    if (!batched) {
-      onItsWay.arrived();
-      onItsWay.toInsert.arrived();
-    }
+    if (!batched) onItsWay.leave();
     const { job, registered } = batched
       ? await bulkBatches.accept(principal, { ...bulkJob, chunkCount: 1 }, options.wait, onItsWay)
       : { job: (await acceptLargePost(deps, principal, bulkJob)).job, registered: undefined };
