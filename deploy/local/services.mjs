@@ -6,7 +6,7 @@
  * Plain Node with no dependencies: it runs before `npm install`.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, ftruncateSync, mkdirSync, chownSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, chownSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -162,7 +162,8 @@ function onExt4WithoutJournal(dir) {
  */
 function journaledClickHouseVolume() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
-  if (!existsSync(CLICKHOUSE_IMAGE)) {
+  const made = !existsSync(CLICKHOUSE_IMAGE);
+  if (made) {
     if (!onExt4WithoutJournal(DATA_DIR)) return null;
     if (existsSync(path.join(DATA_DIR, 'clickhouse', 'metadata'))) {
       log('ClickHouse keeps its data in .data/clickhouse, on ext4 without a journal (slow to create files); delete that folder to move it to a journaled image');
@@ -171,26 +172,26 @@ function journaledClickHouseVolume() {
     log(`making a journaled ext4 image for ClickHouse's data: ${CLICKHOUSE_IMAGE}`);
     const fd = openSync(CLICKHOUSE_IMAGE, 'w');
     try { ftruncateSync(fd, CLICKHOUSE_IMAGE_BYTES); } finally { closeSync(fd); }
-    // A new sparse file reads as zeros: its inode tables and journal need no zeroing now or later.
-    if (!run('mkfs.ext4', ['-q', '-F', '-L', 'bp-clickhouse', '-E', 'lazy_itable_init=1,lazy_journal_init=1,nodiscard', CLICKHOUSE_IMAGE])) {
-      log('mkfs.ext4 failed: ClickHouse keeps its data in .data/clickhouse');
-      return null;
-    }
   }
-  const mountedFrom = capture('findmnt', ['-n', '-o', 'SOURCE', '--mountpoint', CLICKHOUSE_VOLUME]);
-  if (!mountedFrom) {
-    // A loop device still holding the image (a server stopping elsewhere) must not be mounted twice.
-    if (capture('losetup', ['-j', CLICKHOUSE_IMAGE])) {
-      log(`${CLICKHOUSE_IMAGE} is attached to a loop device but not mounted at ${CLICKHOUSE_VOLUME}: ClickHouse keeps its data in .data/clickhouse`);
-      return null;
-    }
-    mkdirSync(CLICKHOUSE_VOLUME, { recursive: true });
-    // discard: what ClickHouse deletes is given back to the disk, not kept in the image.
-    if (!run('mount', ['-o', 'loop,discard,noinit_itable', CLICKHOUSE_IMAGE, CLICKHOUSE_VOLUME])) {
-      log('the image could not be mounted: ClickHouse keeps its data in .data/clickhouse');
-      return null;
-    }
+  // An image this run made and could not use is removed: the next run does not try it again.
+  const giveUp = (why) => {
+    log(`${why}: ClickHouse keeps its data in .data/clickhouse`);
+    if (made) rmSync(CLICKHOUSE_IMAGE, { force: true });
+    return null;
+  };
+  // A new sparse file reads as zeros: its inode tables and journal need no zeroing now or later.
+  if (made && !run('mkfs.ext4', ['-q', '-F', '-L', 'bp-clickhouse', '-E', 'lazy_itable_init=1,lazy_journal_init=1,nodiscard', CLICKHOUSE_IMAGE])) {
+    return giveUp('mkfs.ext4 failed');
   }
+  if (capture('findmnt', ['-n', '-o', 'SOURCE', '--mountpoint', CLICKHOUSE_VOLUME])) return CLICKHOUSE_VOLUME;
+  // A loop device still holding the image (a server stopping elsewhere) must not be mounted twice.
+  if (capture('losetup', ['-j', CLICKHOUSE_IMAGE])) {
+    log(`${CLICKHOUSE_IMAGE} is attached to a loop device but not mounted at ${CLICKHOUSE_VOLUME}: ClickHouse keeps its data in .data/clickhouse`);
+    return null;
+  }
+  mkdirSync(CLICKHOUSE_VOLUME, { recursive: true });
+  // discard: what ClickHouse deletes is given back to the disk, not kept in the image.
+  if (!run('mount', ['-o', 'loop,discard,noinit_itable', CLICKHOUSE_IMAGE, CLICKHOUSE_VOLUME])) return giveUp('the image could not be mounted');
   return CLICKHOUSE_VOLUME;
 }
 
