@@ -114,11 +114,18 @@ const started = [];
 /**
  * Detached (own process group) so that a Ctrl-C reaches it only through stopStartedServices(),
  * after the api and workers using it have stopped. An early exit is remembered for a clear message.
+ * `afterStop` runs once it was told to stop (ClickHouse's volume is then unmounted).
  */
-function startDetached(name, command, args, logFile) {
+function startDetached(name, command, args, logFile, afterStop = () => undefined) {
   const child = spawn(command, args, { stdio: 'ignore', detached: true });
   child.unref();
-  const entry = { name, logFile, exited: false, stop: () => process.kill(-child.pid, 'SIGTERM') };
+  const entry = {
+    name, logFile, exited: false,
+    stop: () => {
+      process.kill(-child.pid, 'SIGTERM');
+      afterStop();
+    },
+  };
   child.once('exit', () => { entry.exited = true; });
   child.once('error', () => { entry.exited = true; });
   started.push(entry);
@@ -163,32 +170,28 @@ function onExt4WithoutJournal(dir) {
 function journaledClickHouseVolume() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
   const made = !existsSync(CLICKHOUSE_IMAGE);
-  if (made) {
-    if (!onExt4WithoutJournal(DATA_DIR)) return null;
-    if (existsSync(path.join(DATA_DIR, 'clickhouse', 'metadata'))) {
-      log('ClickHouse keeps its data in .data/clickhouse, on ext4 without a journal (slow to create files); delete that folder to move it to a journaled image');
-      return null;
-    }
-    log(`making a journaled ext4 image for ClickHouse's data: ${CLICKHOUSE_IMAGE}`);
-    const fd = openSync(CLICKHOUSE_IMAGE, 'w');
-    try { ftruncateSync(fd, CLICKHOUSE_IMAGE_BYTES); } finally { closeSync(fd); }
-  }
+  if (made && !onExt4WithoutJournal(DATA_DIR)) return null;
   // An image this run made and could not use is removed: the next run does not try it again.
   const giveUp = (why) => {
     log(`${why}: ClickHouse keeps its data in .data/clickhouse`);
     if (made) rmSync(CLICKHOUSE_IMAGE, { force: true });
     return null;
   };
-  // A new sparse file reads as zeros: its inode tables and journal need no zeroing now or later.
-  if (made && !run('mkfs.ext4', ['-q', '-F', '-L', 'bp-clickhouse', '-E', 'lazy_itable_init=1,lazy_journal_init=1,nodiscard', CLICKHOUSE_IMAGE])) {
-    return giveUp('mkfs.ext4 failed');
+  if (made) {
+    if (existsSync(path.join(DATA_DIR, 'clickhouse', 'metadata'))) {
+      return giveUp('.data/clickhouse holds data on ext4 without a journal (slow to create files; delete it to move to a journaled image)');
+    }
+    log(`making a journaled ext4 image for ClickHouse's data: ${CLICKHOUSE_IMAGE}`);
+    const fd = openSync(CLICKHOUSE_IMAGE, 'w');
+    try { ftruncateSync(fd, CLICKHOUSE_IMAGE_BYTES); } finally { closeSync(fd); }
+    // A new sparse file reads as zeros: its inode tables and journal need no zeroing now or later.
+    if (!run('mkfs.ext4', ['-q', '-F', '-L', 'bp-clickhouse', '-E', 'lazy_itable_init=1,lazy_journal_init=1,nodiscard', CLICKHOUSE_IMAGE])) {
+      return giveUp('mkfs.ext4 failed');
+    }
   }
   if (capture('findmnt', ['-n', '-o', 'SOURCE', '--mountpoint', CLICKHOUSE_VOLUME])) return CLICKHOUSE_VOLUME;
   // A loop device still holding the image (a server stopping elsewhere) must not be mounted twice.
-  if (capture('losetup', ['-j', CLICKHOUSE_IMAGE])) {
-    log(`${CLICKHOUSE_IMAGE} is attached to a loop device but not mounted at ${CLICKHOUSE_VOLUME}: ClickHouse keeps its data in .data/clickhouse`);
-    return null;
-  }
+  if (capture('losetup', ['-j', CLICKHOUSE_IMAGE])) return giveUp(`${CLICKHOUSE_IMAGE} is attached to a loop device but not mounted`);
   mkdirSync(CLICKHOUSE_VOLUME, { recursive: true });
   // discard: what ClickHouse deletes is given back to the disk, not kept in the image.
   if (!run('mount', ['-o', 'loop,discard,noinit_itable', CLICKHOUSE_IMAGE, CLICKHOUSE_VOLUME])) return giveUp('the image could not be mounted');
@@ -217,15 +220,7 @@ function startClickHouse() {
     `--user_files_path=${dir}/user_files/`, `--format_schema_path=${dir}/format_schemas/`,
     `--logger.log=${dir}/clickhouse.log`, `--logger.errorlog=${dir}/clickhouse.err.log`,
     '--listen_host=127.0.0.1', '--http_port=8123', '--tcp_port=9000',
-  ], path.join(dir, 'clickhouse.err.log'));
-  if (volume) {
-    const entry = started.at(-1);
-    const stopServer = entry.stop;
-    entry.stop = () => {
-      stopServer();
-      unmountWhenFree(volume);
-    };
-  }
+  ], path.join(dir, 'clickhouse.err.log'), () => { if (volume) unmountWhenFree(volume); });
   return true;
 }
 
