@@ -8,6 +8,8 @@
 export class AsciiBuffer {
   bytes: Uint8Array;
   length = 0;
+  private view: DataView | null = null;
+  private viewBytes: Uint8Array | null = null;
 
   constructor(initialBytes: number) {
     this.bytes = new Uint8Array(Math.max(1024, Math.ceil(initialBytes)));
@@ -19,6 +21,16 @@ export class AsciiBuffer {
     const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + count));
     grown.set(this.bytes.subarray(0, this.length));
     this.bytes = grown;
+  }
+
+  /** A DataView of the bytes, for writing binary numbers in place; valid until the next reserve. */
+  dataView(): DataView {
+    const bytes = this.bytes;
+    if (this.viewBytes !== bytes) {
+      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      this.viewBytes = bytes;
+    }
+    return this.view!;
   }
 
   /** Appends ASCII text. */

@@ -11,7 +11,11 @@ export const READ_CHUNK_BYTES = 1024 * 1024;
 const LF = 0x0a;
 
 export interface RecordBatch {
-  rows: string[][];
+  /**
+   * The chunk's rows, or null when the chunk is whole lines without quotes: the reader then cuts
+   * `text` itself (forEachPlainLine, then at delimiters) and may read cells in place.
+   */
+  rows: string[][] | null;
   /** Decoded text of the chunk (for the malicious-content scan). */
   text: string;
   /** File offset just after the chunk. */
@@ -51,7 +55,7 @@ export async function* readRecords(options: ReadRecordsOptions): AsyncGenerator<
       }
       carry = Buffer.from(bytes.subarray(lastLf + 1));
       const text = decoder.decode(bytes.subarray(0, lastLf + 1));
-      const rows = parser.push(text);
+      const rows = parser.isPlain(text) ? null : parser.push(text);
       yield { rows, text, byteEnd: position - carry.length, boundary: parser.pendingLength === 0 };
     }
     const tail = carry.length > 0 ? decoder.decode(carry) : '';

@@ -25,7 +25,9 @@ import {
   fitRowToWidth,
   hasOwnUtcOffset,
   isMultiSectionCsv,
+  forEachPlainLine,
   parseNumericCell,
+  parsePlainDecimal,
   parseTimeZone,
   readTimezoneBiasMinutes,
   sanitizeHeaders,
@@ -50,49 +52,25 @@ const BYTES_PER_STAGED_POINT = 48;
 const MAX_STAGED_ROW_BYTES = 33;
 const TWO_32 = 4_294_967_296;
 
-/** A double's bytes in the machine's order, which RowBinary's little-endian matches on every platform we run on. */
-const scratchDouble = new Float64Array(1);
-const scratchBytes = new Uint8Array(scratchDouble.buffer);
-if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('RowBinary staging assumes a little-endian machine');
-
-function writeUint64(bytes: Uint8Array, offset: number, value: number): void {
-  let low = value % TWO_32;
-  let high = Math.floor(value / TWO_32);
-  for (let index = 0; index < 4; index += 1) {
-    bytes[offset + index] = low & 0xff;
-    bytes[offset + 4 + index] = high & 0xff;
-    low = Math.floor(low / 256);
-    high = Math.floor(high / 256);
-  }
-}
-
 /** Appends one staged row in RowBinary: little-endian, a null flag byte before the double. */
 function writeStagedPoint(out: AsciiBuffer, instrumentId: number, ts: number, value: number, version: bigint | null): void {
   out.reserve(MAX_STAGED_ROW_BYTES);
-  const bytes = out.bytes;
-  let offset = out.length;
-  writeUint64(bytes, offset, instrumentId);
-  // Int64 in two's complement: a negative ts (before 1970) is 2^64 + ts, written as its two halves.
+  const view = out.dataView();
+  const offset = out.length;
+  view.setUint32(offset, instrumentId % TWO_32, true);
+  view.setUint32(offset + 4, Math.floor(instrumentId / TWO_32), true);
+  // Int64 in two's complement: a ts before 1970 has a negative high half.
   const tsHigh = Math.floor(ts / TWO_32);
-  writeUint64(bytes, offset + 8, ts - tsHigh * TWO_32);
-  const high = tsHigh >>> 0;
-  bytes[offset + 12] = high & 0xff;
-  bytes[offset + 13] = (high >>> 8) & 0xff;
-  bytes[offset + 14] = (high >>> 16) & 0xff;
-  bytes[offset + 15] = (high >>> 24) & 0xff;
-  bytes[offset + 16] = 0;
-  scratchDouble[0] = value;
-  for (let index = 0; index < 8; index += 1) bytes[offset + 17 + index] = scratchBytes[index]!;
-  offset += 25;
-  if (version !== null) {
-    let rest = version;
-    for (let index = 0; index < 8; index += 1) {
-      bytes[offset + index] = Number(rest & 0xffn);
-      rest >>= 8n;
-    }
-    offset += 8;
+  view.setUint32(offset + 8, ts - tsHigh * TWO_32, true);
+  view.setInt32(offset + 12, tsHigh, true);
+  view.setUint8(offset + 16, 0);
+  view.setFloat64(offset + 17, value, true);
+  if (version === null) {
+    out.length = offset + 25;
+    return;
   }
-  out.length = offset;
+  view.setBigUint64(offset + 25, version, true);
+  out.length = offset + 33;
 }
 
 /** How the file is read (settled from its head and header) and what reading it found so far. */
@@ -236,41 +214,70 @@ class ColumnBatch {
 }
 
 /**
- * Checks the cells of a row inside the window and writes its points to the batch, unless `batch` is
- * null (the upload already failed); answers the row's point count. `entries` are the indexes of the
- * column entries the row feeds (all of them, or those of its key in long format). An empty cell of an
- * entry that fills forward takes the entry's last value. The hot loop of an upload, kept apart from
- * the closure state so V8 optimises it on its own.
+ * The value of one cell of column entry `c` (null or NaN when it gives no point): an empty cell of an
+ * entry that fills forward takes the entry's last value; a non-numeric value is recorded.
+ */
+function resolveCell(raw: string, c: number, plan: CsvPlan, collector: NonNumericCollector, options: NumericCellOptions): number | null {
+  const column = plan.columns[c]!;
+  if (!column.fillForward) return collector.check(column.column, raw, options);
+  if (!isBlank(raw)) {
+    plan.carried[c] = raw;
+    return collector.check(column.column, raw, options);
+  }
+  const last = plan.carried[c];
+  if (last === null || last === undefined) return null;
+  const value = collector.check(column.column, last, options);
+  if (value !== null && value === value /* not NaN */) plan.filledPoints += 1;
+  return value;
+}
+
+/** Writes the point of column entry `c` unless the batch is null (the upload already failed); answers 1, or 0 without a value. */
+function stagePoint(c: number, value: number | null, plan: CsvPlan, batch: ColumnBatch | null, instrumentIds: number[], ts: number, version: bigint | null): number {
+  if (value === null || value !== value /* NaN */) return 0;
+  const out = batch?.columns[c];
+  if (out) writeStagedPoint(out, instrumentIds[c]!, ts, value, version);
+  if (ts <= plan.entryLastTs[c]!) plan.increasing = false;
+  plan.entryLastTs[c] = ts;
+  return 1;
+}
+
+/**
+ * Checks the cells of a row inside the window and writes its points to the batch; answers the row's
+ * point count. `entries` are the indexes of the column entries the row feeds (all of them, or those
+ * of its key in long format).
  */
 function stageCells(
   row: string[], entries: readonly number[], plan: CsvPlan, collector: NonNumericCollector, options: NumericCellOptions,
   batch: ColumnBatch | null, instrumentIds: number[], ts: number, version: bigint | null,
 ): number {
-  const columns = plan.columns;
   let points = 0;
   for (let e = 0; e < entries.length; e += 1) {
     const c = entries[e]!;
+    const value = resolveCell(row[plan.columns[c]!.index]!, c, plan, collector, options);
+    points += stagePoint(c, value, plan, batch, instrumentIds, ts, version);
+  }
+  if (batch) batch.points += points;
+  return points;
+}
+
+/**
+ * stageCells for a row read in place: its cells are text[starts[i], ends[i]). A plain decimal is read
+ * without making a string; any other cell goes the string way. The hot loop of an upload, kept apart
+ * from the closure state so V8 optimises it on its own.
+ */
+function stageCellsInPlace(
+  text: string, starts: Int32Array, ends: Int32Array, plan: CsvPlan, collector: NonNumericCollector, options: NumericCellOptions,
+  batch: ColumnBatch | null, instrumentIds: number[], ts: number, version: bigint | null,
+): number {
+  const columns = plan.columns;
+  let points = 0;
+  for (let c = 0; c < columns.length; c += 1) {
     const column = columns[c]!;
-    let raw = row[column.index]!;
-    let filled = false;
-    if (column.fillForward) {
-      if (isBlank(raw)) {
-        const last = plan.carried[c];
-        if (last === null || last === undefined) continue;
-        raw = last;
-        filled = true;
-      } else {
-        plan.carried[c] = raw;
-      }
-    }
-    const value = collector.check(column.column, raw, options);
-    if (value === null || value !== value /* NaN */) continue;
-    const out = batch?.columns[c];
-    if (out) writeStagedPoint(out, instrumentIds[c]!, ts, value, version);
-    points += 1;
-    if (filled) plan.filledPoints += 1;
-    if (ts <= plan.entryLastTs[c]!) plan.increasing = false;
-    plan.entryLastTs[c] = ts;
+    const start = starts[column.index]!;
+    const end = ends[column.index]!;
+    const plain = column.fillForward ? undefined : parsePlainDecimal(text, start, end);
+    const value = plain !== undefined ? plain : resolveCell(text.slice(start, end), c, plan, collector, options);
+    points += stagePoint(c, value, plan, batch, instrumentIds, ts, version);
   }
   if (batch) batch.points += points;
   return points;
@@ -376,23 +383,36 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
     }
     const rawTs = row[current.timestampIndex]!;
     const ts = readTimestamp(rawTs, current.lastTs);
+    if (ts === null || !inWindow(ts, options)) {
+      skipRow(row, entries, rawTs, ts);
+      return;
+    }
+    current.lastTs = ts;
+    // Once the upload fails, nothing more is staged.
+    const rowPoints = stageCells(row, entries, current, collector, numericOptions, collector.hasErrors ? null : batch, instrumentIds,
+      ts, rowVersion(index));
+    countStagedRow(ts, rowPoints);
+  };
+
+  const rowVersion = (index: number) => (versioned ? BigInt(pointVersion(options.versionSeq, index)) : null);
+
+  /** A row whose timestamp did not read (ts null) or lies outside the window. */
+  const skipRow = (row: string[], entries: readonly number[], rawTs: string, ts: number | null) => {
+    const current = plan!;
+    // Every cell is checked, also on skipped rows: a non-numeric column fails the upload either way.
+    checkCells(row, entries, current.columns, collector, numericOptions);
     if (ts === null) {
-      // Every cell is checked, also on skipped rows: a non-numeric column fails the upload either way.
-      checkCells(row, entries, current.columns, collector, numericOptions);
       if (isBlank(rawTs) && entries.every((c) => isBlank(row[current.columns[c]!.index]))) current.skippedEmpty += 1;
       else current.skippedBadTimestamp += 1;
       return;
     }
     current.lastTs = ts;
-    if (!inWindow(ts, options)) {
-      checkCells(row, entries, current.columns, collector, numericOptions);
-      carryCells(row, entries, current);
-      current.skippedOutOfRange += 1;
-      return;
-    }
-    // Once the upload fails, nothing more is staged.
-    const rowPoints = stageCells(row, entries, current, collector, numericOptions, collector.hasErrors ? null : batch, instrumentIds,
-      ts, versioned ? BigInt(pointVersion(options.versionSeq, index)) : null);
+    carryCells(row, entries, current);
+    current.skippedOutOfRange += 1;
+  };
+
+  const countStagedRow = (ts: number, rowPoints: number) => {
+    const current = plan!;
     if (!current.increasing && !versioned && !collector.hasErrors) throw new NeedsRowVersions();
     if (rowPoints === 0) {
       current.skippedEmpty += 1;
@@ -402,6 +422,69 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
     current.points += rowPoints;
     if (ts < current.minTs) current.minTs = ts;
     if (ts > current.maxTs) current.maxTs = ts;
+  };
+
+  /** Counts a data row against the row limits; answers its index in the file. */
+  const countDataRow = () => {
+    const current = plan!;
+    const index = current.dataRows;
+    current.dataRows += 1;
+    const tooMany = checkRowLimit(current.dataRows, options.maxRows);
+    if (tooMany) throw new CsvRejected(tooMany);
+    if (current.dataRows > MAX_ROWS_PER_VERSION) throw new CsvRejected(`The file has more than ${MAX_ROWS_PER_VERSION} rows`);
+    return index;
+  };
+
+  /**
+   * A data line of a quote-free chunk once the header and the timestamp format are settled, in a wide
+   * file: its cells are read in place (no array of strings per row, which made garbage collection a
+   * third of the read). A line that is not as wide as the header, or whose timestamp does not read or
+   * lies outside the window, goes the way of any other row.
+   */
+  const splitLine = (text: string, lineStart: number, lineEnd: number) => fitRowToWidth(text.slice(lineStart, lineEnd).split(delimiter), plan!.width);
+  let starts = new Int32Array(0);
+  let ends = new Int32Array(0);
+  const delimiterCode = delimiter.charCodeAt(0);
+  const considerInPlace = (text: string, lineStart: number, lineEnd: number) => {
+    const current = plan!;
+    const index = countDataRow();
+    const width = current.width;
+    if (starts.length < width) {
+      starts = new Int32Array(width);
+      ends = new Int32Array(width);
+    }
+    let fields = 0;
+    let fieldStart = lineStart;
+    for (let position = lineStart; position < lineEnd; position += 1) {
+      if (text.charCodeAt(position) !== delimiterCode) continue;
+      if (fields === width - 1) {
+        fields = width + 1; // wider than the header
+        break;
+      }
+      starts[fields] = fieldStart;
+      ends[fields] = position;
+      fields += 1;
+      fieldStart = position + 1;
+    }
+    if (fields < width) {
+      starts[fields] = fieldStart;
+      ends[fields] = lineEnd;
+      fields += 1;
+    }
+    if (fields !== width) {
+      consider(splitLine(text, lineStart, lineEnd), index);
+      return;
+    }
+    const rawTs = text.slice(starts[current.timestampIndex]!, ends[current.timestampIndex]!);
+    const ts = readTimestamp(rawTs, current.lastTs);
+    if (ts === null || !inWindow(ts, options)) {
+      skipRow(splitLine(text, lineStart, lineEnd), allEntries, rawTs, ts);
+      return;
+    }
+    current.lastTs = ts;
+    const rowPoints = stageCellsInPlace(text, starts, ends, current, collector, numericOptions, collector.hasErrors ? null : batch,
+      instrumentIds, ts, rowVersion(index));
+    countStagedRow(ts, rowPoints);
   };
 
   const detect = () => {
@@ -420,40 +503,52 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
   };
 
   let headerSeen = from !== null;
+  /** Takes one parsed row; answers false when the data table ended (read no further). */
+  const acceptRow = (row: string[]): boolean => {
+    if (sections) {
+      const verdict = sections.accept(row);
+      if (verdict === 'skip') return true;
+      if (verdict === 'end') return false;
+      if (verdict === 'header') {
+        settleHeader(row);
+        headerSeen = true;
+        return true;
+      }
+    } else if (!headerSeen) {
+      settleHeader(row);
+      headerSeen = true;
+      return true;
+    } else if (from && multiSection && sectionNameOfRow(row) !== null) {
+      return false; // resumed inside the data table: the next section ends it
+    }
+    const current = plan!;
+    const index = countDataRow();
+    if (!detected) {
+      pending.push(row);
+      if ((row[current.timestampIndex] ?? '').trim() !== '') samples += 1;
+      if (samples >= CSV_LIMITS.dateDetectionSampleSize || mapping.timestamp_mode === 'elapsed') detect();
+    } else {
+      consider(row, index);
+    }
+    return true;
+  };
+
   reading: for await (const records of readRecords({
     filePath: options.filePath, delimiter, encoding: from?.plan.encoding, startByte: from?.byteOffset ?? 0,
   })) {
     if (scanner.push(records.text)) throw new CsvRejected(CSV_MESSAGES.maliciousContent);
-    for (const row of records.rows) {
-      if (sections) {
-        const verdict = sections.accept(row);
-        if (verdict === 'skip') continue;
-        if (verdict === 'end') break reading;
-        if (verdict === 'header') {
-          settleHeader(row);
-          headerSeen = true;
-          continue;
-        }
-      } else if (!headerSeen) {
-        settleHeader(row);
-        headerSeen = true;
-        continue;
-      } else if (from && multiSection && sectionNameOfRow(row) !== null) {
-        break reading; // resumed inside the data table: the next section ends it
-      }
-      const current = plan!;
-      const index = current.dataRows;
-      current.dataRows += 1;
-      const tooMany = checkRowLimit(current.dataRows, options.maxRows);
-      if (tooMany) throw new CsvRejected(tooMany);
-      if (current.dataRows > MAX_ROWS_PER_VERSION) throw new CsvRejected(`The file has more than ${MAX_ROWS_PER_VERSION} rows`);
-      if (!detected) {
-        pending.push(row);
-        if ((row[current.timestampIndex] ?? '').trim() !== '') samples += 1;
-        if (samples >= CSV_LIMITS.dateDetectionSampleSize || mapping.timestamp_mode === 'elapsed') detect();
-      } else {
-        consider(row, index);
-      }
+    if (records.rows !== null) {
+      for (const row of records.rows) if (!acceptRow(row)) break reading;
+    } else if (!multiSection && headerSeen && detected && entriesByKey === null) {
+      const text = records.text;
+      forEachPlainLine(text, (start, end) => considerInPlace(text, start, end));
+    } else {
+      const text = records.text;
+      let ended = false;
+      forEachPlainLine(text, (start, end) => {
+        if (!ended && !acceptRow(text.slice(start, end).split(delimiter))) ended = true;
+      });
+      if (ended) break reading;
     }
     const current = plan as CsvPlan | null;
     if (!current) continue;

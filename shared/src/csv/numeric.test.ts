@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimalCommaAllowed, isNumericCell, parseNumericCell } from './numeric.ts';
+import { decimalCommaAllowed, isNumericCell, parseNumericCell, parsePlainDecimal } from './numeric.ts';
 import { findNonNumericValues, NonNumericCollector, nonNumericMessage } from './numeric-validation.ts';
 
 describe('parseNumericCell', () => {
@@ -41,6 +41,41 @@ describe('parseNumericCell', () => {
     expect(decimalCommaAllowed(';')).toBe(true);
     expect(decimalCommaAllowed(',')).toBe(false);
   });
+});
+
+describe('parsePlainDecimal', () => {
+  /** Reads `raw` inside other text, as the upload reads a cell inside its line. */
+  const plain = (raw: string) => parsePlainDecimal(`x,${raw},y`, 2, 2 + raw.length);
+
+  it('gives the double parseNumericCell gives, bit for bit, for plain decimals', () => {
+    const samples = ['0', '-0', '+0', '-0.0', '1.', '.5', '-.5', '007', '26.4900000000001', '0.1', '0.3', '123456.789012',
+      '999999999999999', '-99999999.9999999', '0.000000000000001', '0.0000000000000001', '000000000000000000042', '4.35', '1.005', '-273.15'];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let sample = 0; sample < 20_000; sample += 1) {
+      const zeros = '0'.repeat(random() < 0.2 ? Math.floor(random() * 6) : 0);
+      const digits = zeros + Array.from({ length: 1 + Math.floor(random() * 15) }, () => Math.floor(random() * 10)).join('');
+      const point = Math.floor(random() * (digits.length + 1));
+      const sign = random() < 0.3 ? '-' : random() < 0.1 ? '+' : '';
+      samples.push(`${sign}${digits.slice(0, point)}${random() < 0.9 ? '.' : ''}${digits.slice(point)}`);
+    }
+    for (const raw of samples) {
+      const value = plain(raw);
+      expect(value, raw).not.toBeUndefined();
+      expect(Object.is(value, parseNumericCell(raw)), raw).toBe(true);
+    }
+  });
+
+  it('reads an empty cell as missing', () => {
+    expect(plain('')).toBeNull();
+  });
+
+  it.each(['1e5', ' 1', '1 ', '3,14', '1.2.3', '-', '.', '+', '--1', '0x1A', 'abc', 'NaN', 'Infinity', '1234567890123456', '0.12345678901234567', '0.00000000000000000000001'])(
+    'leaves %j to parseNumericCell',
+    (raw) => {
+      expect(plain(raw)).toBeUndefined();
+    },
+  );
 });
 
 describe('non-numeric listing', () => {

@@ -45,6 +45,49 @@ export function parseNumericCell(raw: string, options: NumericCellOptions = {}):
   return Number.NaN;
 }
 
+/** 10^0 .. 10^22: each is exactly a double. */
+const EXACT_POWERS_OF_TEN = Array.from({ length: 23 }, (_, exponent) => 10 ** exponent);
+/** Significant digits whose integer is always exact in a double (below 2^53). */
+const MAX_EXACT_DIGITS = 15;
+
+/**
+ * Reads text[start, end) when it is a plain decimal - an optional sign, digits with at most 15
+ * significant ones and at most 22 after an optional point - with char codes, without making a string: the upload's hot path, one call per
+ * cell. Answers null for an empty cell and undefined for any other shape (exponents, spaces, decimal
+ * commas, long digit strings, text), which parseNumericCell then decides. The result is the double
+ * Number() gives: the digits form an exact integer, 10^k is exact, and one IEEE division rounds the
+ * exact quotient correctly.
+ */
+export function parsePlainDecimal(text: string, start: number, end: number): NumericCell | undefined {
+  if (start === end) return null;
+  let index = start;
+  const sign = text.charCodeAt(index);
+  const negative = sign === 45; /* - */
+  if (negative || sign === 43 /* + */) index += 1;
+  let mantissa = 0;
+  let digits = 0;
+  let significantDigits = 0;
+  let fractionDigits = 0;
+  let pointSeen = false;
+  for (; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    const digit = code - 48;
+    if (digit >= 0 && digit <= 9) {
+      mantissa = mantissa * 10 + digit;
+      digits += 1;
+      if (mantissa !== 0) significantDigits += 1;
+      if (pointSeen) fractionDigits += 1;
+    } else if (code === 46 /* . */ && !pointSeen) {
+      pointSeen = true;
+    } else {
+      return undefined;
+    }
+  }
+  if (digits === 0 || significantDigits > MAX_EXACT_DIGITS || fractionDigits >= EXACT_POWERS_OF_TEN.length) return undefined;
+  const value = fractionDigits === 0 ? mantissa : mantissa / EXACT_POWERS_OF_TEN[fractionDigits]!;
+  return negative ? -value : value;
+}
+
 /** True when the cell is a number or empty (missing). */
 export function isNumericCell(raw: string, options: NumericCellOptions = {}): boolean {
   return !Number.isNaN(parseNumericCell(raw, options));

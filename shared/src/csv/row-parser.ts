@@ -18,6 +18,23 @@ export interface CsvRowParserOptions {
   delimiter: CsvDelimiter;
 }
 
+/**
+ * Calls `visit` with the bounds of each line of quote-free text, without its line break (LF or CRLF);
+ * empty lines are skipped.
+ */
+export function forEachPlainLine(text: string, visit: (start: number, end: number) => void): void {
+  const length = text.length;
+  let start = 0;
+  while (start < length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = length;
+    const next = end + 1;
+    if (end > start && text.charCodeAt(end - 1) === CR) end -= 1;
+    if (end > start) visit(start, end);
+    start = next;
+  }
+}
+
 export class CsvRowParser {
   readonly delimiter: CsvDelimiter;
   private readonly delimiterCode: number;
@@ -92,20 +109,19 @@ export class CsvRowParser {
     return Math.min(position, length);
   }
 
+  /**
+   * True when `chunk` is whole lines without a quote and nothing is pending: cutting it with
+   * forEachPlainLine and at delimiters then gives exactly the rows push() would, so a caller may read
+   * the cells in place instead of as arrays of strings. The parser's state is the same either way.
+   */
+  isPlain(chunk: string): boolean {
+    return this.pending.length === 0 && !this.ended && chunk.indexOf('"') === -1 && chunk.charCodeAt(chunk.length - 1) === LF;
+  }
+
   /** Splits quote-free text into rows, line by line; returns the text's length. */
   private splitLines(text: string, rows: string[][]): number {
     const delimiter = this.delimiter;
-    const lines = text.split('\n');
-    for (let index = 0; index < lines.length; index += 1) {
-      let line = lines[index]!;
-      const lineLength = line.length;
-      if (lineLength === 0) continue;
-      if (line.charCodeAt(lineLength - 1) === CR) {
-        if (lineLength === 1) continue;
-        line = line.slice(0, lineLength - 1);
-      }
-      rows.push(line.split(delimiter));
-    }
+    forEachPlainLine(text, (start, end) => rows.push(text.slice(start, end).split(delimiter)));
     return text.length;
   }
 
