@@ -62,25 +62,39 @@ export class ByteBudget {
    * signal takes a waiting request out of the queue and rejects with the signal's reason.
    */
   async take(requested: number, owner = '', signal?: AbortSignal): Promise<GiveBack> {
-    const bytes = Math.min(Math.max(1, requested), this.share);
     signal?.throwIfAborted();
-    if (this.waiting.length > 0 || !this.fits(bytes, owner)) {
-      await new Promise<void>((resolve, reject) => {
-        const waiter: Waiter = { bytes, owner, grant: () => { signal?.removeEventListener('abort', onAbort); resolve(); } };
-        const onAbort = () => {
-          const index = this.waiting.indexOf(waiter);
-          if (index >= 0) this.waiting.splice(index, 1);
-          // Its leaving may unblock those queued behind it.
-          this.grantWaiting();
-          reject(signal!.reason);
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        this.waiting.push(waiter);
+    const now = this.takeNow(requested, owner);
+    if (now) return now;
+    const bytes = this.bounded(requested);
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { bytes, owner, grant: () => { signal?.removeEventListener('abort', onAbort); resolve(); } };
+      const onAbort = () => {
+        const index = this.waiting.indexOf(waiter);
+        if (index >= 0) this.waiting.splice(index, 1);
+        // Its leaving may unblock those queued behind it.
         this.grantWaiting();
-      });
-    } else {
-      this.hold(bytes, owner);
-    }
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+      this.grantWaiting();
+    });
+    return this.giveBack(bytes, owner);
+  }
+
+  /** take() when the bytes fit now and nobody waits ahead: the give-back, else null (nothing taken). */
+  takeNow(requested: number, owner = ''): GiveBack | null {
+    const bytes = this.bounded(requested);
+    if (this.waiting.length > 0 || !this.fits(bytes, owner)) return null;
+    this.hold(bytes, owner);
+    return this.giveBack(bytes, owner);
+  }
+
+  private bounded(requested: number): number {
+    return Math.min(Math.max(1, requested), this.share);
+  }
+
+  private giveBack(bytes: number, owner: string): GiveBack {
     let holding = bytes;
     return (keep = 0) => {
       const back = holding - Math.min(holding, Math.max(0, keep));
@@ -149,16 +163,26 @@ export function admitBulkPostsBySize(
     const declared = Number(request.headers['content-length']);
     // A body of unknown length (chunked) may be as large as the route accepts.
     const bytes = Number.isSafeInteger(declared) && declared > 0 ? declared : budget.maxBodyBytes;
-    const over = new AbortController();
+    if (reply.raw.destroyed || request.raw.socket?.destroyed) throw new HttpError(400, CLIENT_GONE);
+    const owner = ownerOf(request);
     // 'close' on the response comes once for every ending: answered, failed, timed out or dropped.
+    const granted = byteBudget.takeNow(bytes, owner);
+    if (granted) {
+      admissions.set(request, granted);
+      reply.raw.once('close', () => admissions.get(request)?.());
+      return;
+    }
+    // Only a post that waits for its bytes gets a signal: an aborted one makes an error with its stack.
+    const over = new AbortController();
+    let closed = false;
     reply.raw.once('close', () => {
+      closed = true;
       over.abort(new HttpError(400, CLIENT_GONE));
       admissions.get(request)?.();
     });
-    if (reply.raw.destroyed || request.raw.socket?.destroyed) throw new HttpError(400, CLIENT_GONE);
-    const release = await byteBudget.take(bytes, ownerOf(request), over.signal);
+    const release = await byteBudget.take(bytes, owner, over.signal);
     // The response may have closed between the grant and this line.
-    if (over.signal.aborted) release();
+    if (closed) release();
     else admissions.set(request, release);
   });
   return byteBudget;

@@ -27,6 +27,7 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { badRequest, conflict, HttpError } from '../platform/http-error.ts';
+import { clientLeftSignal } from '../platform/client-left.ts';
 import { recordAudit } from '../audit/record.ts';
 import { createIngestJob, insertIngestJob, toJobStatus, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
 import { insertUnitOperation } from '../unit-operations/windows.ts';
@@ -160,9 +161,7 @@ async function queueCsvJob(deps: AppDeps, job: IngestJobRow): Promise<void> {
 /** `?wait=true`: the finished job, or its failure as 409 (window taken) or 422 (the file). */
 async function settleUpload(deps: AppDeps, reply: FastifyReply, organizationId: number, job: IngestJobRow, wait: boolean): Promise<{ status: 200 | 202; job: IngestJobRow }> {
   if (!wait) return { status: 202, job };
-  const controller = new AbortController();
-  reply.raw.once('close', () => controller.abort());
-  const finished = await waitForJob(deps.pg, deps.jobEvents, organizationId, job.id, WAIT_TIMEOUT_MS, { signal: controller.signal });
+  const finished = await waitForJob(deps.pg, deps.jobEvents, organizationId, job.id, WAIT_TIMEOUT_MS, { signal: clientLeftSignal(reply) });
   if (finished.state === 'failed') throw new HttpError(finished.result?.conflict === true ? 409 : 422, finished.error ?? 'CSV upload failed');
   return { status: finished.state === 'completed' ? 200 : 202, job: finished };
 }

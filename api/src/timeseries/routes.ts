@@ -41,6 +41,7 @@ import { createOwnershipLookups, findUnitOperation, instrumentsOfEquipment, orga
 import { readSeries } from './read-series.ts';
 import { prefersMinimalReturn } from '../platform/prefer-header.ts';
 import { csvUploadRoutes } from './csv-upload.ts';
+import { clientLeftSignal } from '../platform/client-left.ts';
 
 
 const idempotencyHeaders = z.object({
@@ -67,22 +68,16 @@ function jobHeaders(reply: FastifyReply, job: IngestJobRow): void {
 }
 
 /** 200 once the job completed, 202 while it runs (timeout), 422 with its error when it failed. */
-async function settle(deps: AppDeps, job: IngestJobRow, wait: boolean, signal: AbortSignal, registered?: FinishWait): Promise<number> {
+async function settle(deps: AppDeps, job: IngestJobRow, wait: boolean, reply: FastifyReply, registered?: FinishWait): Promise<number> {
   if (!wait) return 202;
   // Written and completed by this api before it answers (bulk-finish.ts).
   if (job.state === 'completed') return 200;
   const finished = await waitForJob(deps.pg, deps.jobEvents, job.organization_id, job.id, WAIT_TIMEOUT_MS, {
-    signal, registered: registered && { wait: registered, known: job },
+    signal: clientLeftSignal(reply), registered: registered && { wait: registered, known: job },
   });
   if (finished.state === 'completed') return 200;
   if (finished.state === 'failed') throw Object.assign(new Error(finished.error ?? 'Ingest job failed'), { statusCode: 422 });
   return 202;
-}
-
-function abortSignalOf(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => controller.abort());
-  return controller.signal;
 }
 
 export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -179,7 +174,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       // Recorded: the post now holds its answer alone (nothing with return=minimal) while it waits.
       keepAdmittedBytes(request, readings?.length ?? 0);
       jobHeaders(reply, job);
-      const status = await settle(deps, job, wait, abortSignalOf(reply), registered);
+      const status = await settle(deps, job, wait, reply, registered);
       if (!readings) return reply.status(status).header('preference-applied', 'return=minimal').send();
       return reply.status(status).type('application/json; charset=utf-8').send(Buffer.from(readings.buffer, readings.byteOffset, readings.length));
     });
@@ -264,7 +259,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       idempotencyKey: request.headers['idempotency-key'],
     });
     jobHeaders(reply, job);
-    const status = await settle(deps, job, request.query.wait === 'true', abortSignalOf(reply));
+    const status = await settle(deps, job, request.query.wait === 'true', reply);
     return reply.status(status).send({ job_id: job.id, state: status === 200 ? 'completed' : job.state });
   });
 }
