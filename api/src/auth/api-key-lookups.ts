@@ -29,8 +29,10 @@ export function createApiKeyLookups(pool: Pool): ApiKeyLookups {
     flush: async (hashes) => {
       // A feed's key is used many times a second: last_used_at is written at most once a minute, so
       // concurrent requests do not queue on the key's row lock (or leave a dead row each).
-      const { rows } = await pool.query<ApiKeyRow & { key_hash: string }>(
-        `WITH key AS (
+      // Named: prepared once per connection (feeds run it many times a second).
+      const { rows } = await pool.query<ApiKeyRow & { key_hash: string }>({
+        name: 'api-key-lookup',
+        text: `WITH key AS (
            SELECT id, name, organization_id, role, last_used_at, key_hash FROM api_keys
             WHERE key_hash = ANY($1::text[]) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
          ), touched AS (
@@ -38,8 +40,8 @@ export function createApiKeyLookups(pool: Pool): ApiKeyLookups {
             WHERE id IN (SELECT id FROM key WHERE last_used_at IS NULL OR last_used_at < now() - ${API_KEY_USE_RESOLUTION})
          )
          SELECT id, name, organization_id, role, key_hash FROM key`,
-        [[...new Set(hashes)]],
-      );
+        values: [[...new Set(hashes)]],
+      });
       const byHash = new Map(rows.map(({ key_hash: keyHash, ...key }) => [keyHash, key]));
       return hashes.map((hash) => byHash.get(hash) ?? null);
     },

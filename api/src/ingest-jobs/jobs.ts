@@ -85,36 +85,37 @@ export async function insertIngestJob(db: Pool | PoolClient, principal: RequestP
 export async function insertIngestJobs(
   db: Pool | PoolClient, entries: ReadonlyArray<{ principal: RequestPrincipal; job: NewIngestJob }>,
 ): Promise<Array<{ job: IngestJobRow; created: boolean }>> {
-  const parameters: unknown[] = [];
-  const param = (value: unknown, type: string) => {
-    parameters.push(value);
-    return `$${parameters.length}::${type}`;
-  };
   const ids = entries.map(({ job }) => job.id ?? randomUUID());
-  const jobValues = entries.map(({ principal, job }, index) => `(${[
-    param(ids[index], 'uuid'), param(principal.organizationId, 'bigint'), param(job.kind, 'text'), param(job.state ?? 'queued', 'text'),
-    `COALESCE(${param(job.versionSeq ?? null, 'bigint')}, nextval('time_series_version_seq'))`,
-    param(principal.userId, 'bigint'), param(principal.apiKeyId, 'bigint'), param(job.idempotencyKey ?? null, 'text'),
-    param(JSON.stringify(job.request), 'jsonb'), param(job.chunkCount ?? 0, 'integer'),
-    param(JSON.stringify({ ...EMPTY_PROGRESS, ...job.progress }), 'jsonb'),
-  ].join(', ')})`);
-  const dataValues = entries.flatMap(({ job }, index) => (job.data ?? []).map(({ part, bytes }) => (
-    `(${param(ids[index], 'uuid')}, ${param(part, 'integer')}, ${param(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), 'bytea')})`
-  )));
-  const storeData = dataValues.length === 0 ? '' : `, stored AS (
-       INSERT INTO ingest_job_data (job_id, part, bytes)
-       SELECT data.job_id, data.part, data.bytes FROM (VALUES ${dataValues.join(', ')}) AS data (job_id, part, bytes) JOIN job ON job.id = data.job_id
-     )`;
-  const { rows } = await db.query<IngestJobRow>(
-    `WITH job AS (
+  // The jobs as one JSON document and their data as arrays: the statement's text never changes, so it
+  // is prepared once per connection (a VALUES list of a dozen parameters per job was parsed and
+  // planned again for every batch, a third of PostgreSQL's work for feeds).
+  const jobs = entries.map(({ principal, job }, index) => ({
+    id: ids[index], organization_id: principal.organizationId, kind: job.kind, state: job.state ?? 'queued',
+    version_seq: job.versionSeq ?? null, created_by: principal.userId, api_key_id: principal.apiKeyId,
+    idempotency_key: job.idempotencyKey ?? null, request: job.request, chunk_count: job.chunkCount ?? 0,
+    progress: { ...EMPTY_PROGRESS, ...job.progress },
+  }));
+  const data = entries.flatMap(({ job }, index) => (job.data ?? []).map(({ part, bytes }) => ({
+    jobId: ids[index]!, part, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+  })));
+  const { rows } = await db.query<IngestJobRow>({
+    name: 'insert-ingest-jobs',
+    text: `WITH job AS (
        INSERT INTO ingest_jobs (id, organization_id, kind, state, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
-       VALUES ${jobValues.join(', ')}
+       SELECT id, organization_id, kind, state, COALESCE(version_seq, nextval('time_series_version_seq')), created_by, api_key_id,
+              idempotency_key, request, chunk_count, progress
+         FROM jsonb_to_recordset($1::jsonb) AS input (id uuid, organization_id bigint, kind text, state text, version_seq bigint,
+              created_by bigint, api_key_id bigint, idempotency_key text, request jsonb, chunk_count integer, progress jsonb)
        ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING ${JOB_COLUMNS}
-     )${storeData}
+     ), stored AS (
+       INSERT INTO ingest_job_data (job_id, part, bytes)
+       SELECT data.job_id, data.part, data.bytes FROM unnest($2::uuid[], $3::integer[], $4::bytea[]) AS data (job_id, part, bytes)
+         JOIN job ON job.id = data.job_id
+     )
      SELECT * FROM job`,
-    parameters,
-  );
+    values: [JSON.stringify(jobs), data.map((item) => item.jobId), data.map((item) => item.part), data.map((item) => item.bytes)],
+  });
   const created = new Map(rows.map((row) => [row.id, row]));
   const replayed = entries.filter((_, index) => !created.has(ids[index]!));
   const existing = new Map<string, IngestJobRow>();

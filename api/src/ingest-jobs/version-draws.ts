@@ -17,10 +17,12 @@ const MAX_DRAW = 1_024;
 export function createVersionDraws(pool: Pool): VersionDraws {
   const draws = new GroupCommit<null, number>({
     flush: async (asks) => {
-      const { rows } = await pool.query<{ v: number }>(
-        "SELECT nextval('time_series_version_seq') AS v FROM generate_series(1, $1::integer)",
-        [asks.length],
-      );
+      // Named: prepared once per connection (feeds run it many times a second).
+      const { rows } = await pool.query<{ v: number }>({
+        name: 'draw-versions',
+        text: "SELECT nextval('time_series_version_seq') AS v FROM generate_series(1, $1::integer)",
+        values: [asks.length],
+      });
       return rows.map((row) => Number(row.v));
     },
     weigh: () => 1,

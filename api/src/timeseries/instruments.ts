@@ -6,8 +6,10 @@ import { notFound } from '../platform/http-error.ts';
 /** The organisation of each of `ids` that is an instrument (one query for any number of ids). */
 async function instrumentOwners(pool: Pool, ids: readonly number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await pool.query<{ id: number; organization_id: number }>(
-    'SELECT id, organization_id FROM instruments WHERE id = ANY($1::bigint[])', [[...new Set(ids)]]);
+  // Named: prepared once per connection (feeds run it many times a second).
+  const { rows } = await pool.query<{ id: number; organization_id: number }>({
+    name: 'instrument-owners', text: 'SELECT id, organization_id FROM instruments WHERE id = ANY($1::bigint[])', values: [[...new Set(ids)]],
+  });
   return new Map(rows.map((row) => [row.id, row.organization_id]));
 }
 

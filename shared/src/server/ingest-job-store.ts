@@ -89,8 +89,10 @@ export interface BulkCompletionOptions {
 export async function completeBulkPosts(db: Db, completions: readonly BulkCompletion[], options: BulkCompletionOptions = {}): Promise<boolean> {
   if (completions.length === 0) return true;
   const organizations = [...new Set(completions.map((completion) => completion.range.organizationId))];
-  const { rows } = await db.query<{ later_deletion: boolean }>(
-    `WITH later AS (
+  // Named: prepared once per connection, as feeds complete posts many times a second.
+  const { rows } = await db.query<{ later_deletion: boolean }>({
+    name: 'complete-bulk-posts',
+    text: `WITH later AS (
        SELECT $9::bigint IS NOT NULL
               AND EXISTS (SELECT 1 FROM time_series_deletions WHERE organization_id = ANY($8::bigint[]) AND version_seq > $9) AS found
      ), done AS (
@@ -112,7 +114,7 @@ export async function completeBulkPosts(db: Db, completions: readonly BulkComple
        DELETE FROM ingest_job_data d USING done WHERE $10::boolean AND d.job_id = done.id
      )
      SELECT found AS later_deletion FROM later`,
-    [
+    values: [
       completions.map((completion) => completion.jobId),
       completions.map((completion) => completion.points),
       completions.map((completion) => completion.range.instrumentIds.length),
@@ -124,6 +126,6 @@ export async function completeBulkPosts(db: Db, completions: readonly BulkComple
       options.unlessDeletionAfter ?? null,
       options.dropData === true,
     ],
-  );
+  });
   return rows[0]?.later_deletion === false;
 }
