@@ -92,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installErrorHandler(app);
 
   // Built once: @fastify/helmet builds helmet's middleware again for every request (its policy parsed
-  // each time), 6% of the api's work for instrument feeds.
+  // each time), 4% of the api's work for instrument feeds.
   const securityHeaders = helmet({
     contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY },
     crossOriginEmbedderPolicy: false,
