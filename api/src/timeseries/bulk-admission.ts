@@ -165,22 +165,22 @@ export function admitBulkPostsBySize(
     const bytes = Number.isSafeInteger(declared) && declared > 0 ? declared : budget.maxBodyBytes;
     if (reply.raw.destroyed || request.raw.socket?.destroyed) throw new HttpError(400, CLIENT_GONE);
     const owner = ownerOf(request);
+    // Only a post that waits for its bytes gets a signal: an aborted one makes an error with its stack.
+    let waiting: AbortController | null = null;
+    let closed = false;
     // 'close' on the response comes once for every ending: answered, failed, timed out or dropped.
+    reply.raw.once('close', () => {
+      closed = true;
+      waiting?.abort(new HttpError(400, CLIENT_GONE));
+      admissions.get(request)?.();
+    });
     const granted = byteBudget.takeNow(bytes, owner);
     if (granted) {
       admissions.set(request, granted);
-      reply.raw.once('close', () => admissions.get(request)?.());
       return;
     }
-    // Only a post that waits for its bytes gets a signal: an aborted one makes an error with its stack.
-    const over = new AbortController();
-    let closed = false;
-    reply.raw.once('close', () => {
-      closed = true;
-      over.abort(new HttpError(400, CLIENT_GONE));
-      admissions.get(request)?.();
-    });
-    const release = await byteBudget.take(bytes, owner, over.signal);
+    waiting = new AbortController();
+    const release = await byteBudget.take(bytes, owner, waiting.signal);
     // The response may have closed between the grant and this line.
     if (closed) release();
     else admissions.set(request, release);
