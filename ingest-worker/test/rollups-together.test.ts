@@ -3,15 +3,19 @@
  * recomputeRollupsTogether): the posts' own minute figures stored as they are when their minutes (and
  * hours) hold no other row, one statement per table when the writes hold only their own rows and
  * cannot share a key, one deduplicating statement per table for all of them otherwise (feeds whose
- * posts share minutes, 32 of them interleaving); the rollups agree with the points every way.
+ * posts share minutes, 32 of them interleaving); with a committer's chains, the posts' figures added
+ * to the rows it stored last (rollup-chains.ts), and a recomputation wherever that would not be exact.
+ * The rollups agree with the points every way, whatever order owed writes take their turns in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { createTestContext, type TestContext } from '@bioprocess/api/test-support';
 import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
 import { insertPoints } from '@bioprocess/shared/server/points-store';
-import { recomputeRollupsTogether, type RollupRequest } from '@bioprocess/shared/server/rollups';
-import { pointVersion } from '@bioprocess/shared/ingest/versions';
+import { recomputeRollups, recomputeRollupsTogether, type RollupRequest } from '@bioprocess/shared/server/rollups';
+import { RollupChains } from '@bioprocess/shared/server/rollup-chains';
+import { whileRecomputing } from '@bioprocess/shared/server/rollup-locks';
+import { pointVersion, tombstoneVersion } from '@bioprocess/shared/ingest/versions';
 
 const ORGANIZATION = 41;
 const T0 = Date.UTC(2024, 4, 1, 10, 0, 0);
@@ -266,5 +270,173 @@ describe('rollups of writes finishing together', () => {
     await recomputeRollupsTogether(interleaved, ctx.deps.pg, [requestWithFigures(slow)], ASK_FIRST);
     expect(await rollups(ctx, 'points_rollup_1m', 8)).toEqual(expected([slow, fast], 8, 60_000));
     expect(await rollups(ctx, 'points_rollup_1h', 8)).toEqual(expected([slow, fast], 8, 3_600_000));
+  });
+});
+
+describe('rollups composed onto the rows a committer stored (rollup chains)', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  let nextVersionSeq = 10_000;
+  const post = (instrumentId: number, from: number, count: number, value: (second: number) => number | null): Write => ({
+    versionSeq: nextVersionSeq++, instrumentId, points: seconds(from, count, (index) => value(from + index)),
+  });
+  const expectExact = async (writes: Write[], instrumentIds: number[]) => {
+    for (const instrumentId of instrumentIds) {
+      expect(await rollups(ctx, 'points_rollup_1m', instrumentId), `minutes of ${instrumentId}`).toEqual(expected(writes, instrumentId, 60_000));
+      expect(await rollups(ctx, 'points_rollup_1h', instrumentId), `hours of ${instrumentId}`).toEqual(expected(writes, instrumentId, 3_600_000));
+    }
+  };
+
+  it('composes 32 interleaving feeds\' posts with no aggregation in ClickHouse, exact after every flush, across an hour\'s end', async () => {
+    const chains = new RollupChains();
+    const feeds = Array.from({ length: 32 }, (_, index) => 1_000 + index);
+    const value = (feed: number) => (second: number) => ((feed * 7 + second) % 11 === 0 ? null : ((feed + second) % 13) * 0.25 - 1);
+    const written: Write[] = [];
+    // 5 s posts from a minute before an hour's end to a minute after it; four flushes of eight feeds per round.
+    for (let from = 3_540; from < 3_660; from += 5) {
+      for (let group = 0; group < 4; group += 1) {
+        const writes = feeds.slice(group * 8, group * 8 + 8).map((feed) => post(feed, from, 5, value(feed)));
+        for (const write of writes) await store(ctx, write);
+        written.push(...writes);
+        const counted = countingClient(ctx.deps.clickhouse);
+        await recomputeRollupsTogether(counted.client, ctx.deps.pg, writes.map(requestWithFigures), { chains });
+        // One question, then the composed minute and hour rows: never an aggregation of points.
+        expect([counted.queries(), counted.commands(), counted.inserts()]).toEqual([1, 0, 2]);
+      }
+      if (from % 60 === 55) await expectExact(written, feeds.slice(0, 9));
+    }
+    await expectExact(written, feeds);
+  });
+
+  it('recomputes what composing would get wrong: keys stored before, another writer\'s rows, another committer, a held lock, a failed insert', async () => {
+    const chains = new RollupChains();
+    const instrumentId = 1_100;
+    const written: Write[] = [];
+    const flush = async (write: Write, using = chains, clickhouse = ctx.deps.clickhouse) => {
+      await store(ctx, write);
+      written.push(write);
+      const counted = countingClient(clickhouse);
+      await recomputeRollupsTogether(counted.client, ctx.deps.pg, [requestWithFigures(write)], { chains: using });
+      return counted;
+    };
+    expect((await flush(post(instrumentId, 0, 10, (second) => second))).commands()).toBe(0);
+    // Sends seconds 5-9 again with other values, and a merge drops the rows it replaced before its
+    // rollups run: its figures would count those seconds twice, and the points no longer show them.
+    const again = post(instrumentId, 5, 10, (second) => -second);
+    await store(ctx, again);
+    written.push(again);
+    await ctx.deps.clickhouse.command({ query: 'OPTIMIZE TABLE points FINAL' });
+    const replacing = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(replacing.client, ctx.deps.pg, [requestWithFigures(again)], { chains });
+    expect(replacing.commands()).toBe(2);
+    await expectExact(written, [instrumentId]);
+
+    // Another writer (a deletion's or the backlog pass's recomputation) stores newer rows.
+    await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, { organizationId: ORGANIZATION, instrumentIds: [instrumentId], startMs: T0, endMs: T0 + 59_000 });
+    expect((await flush(post(instrumentId, 15, 5, () => 2))).commands()).toBe(2);
+    // Another committer (a second ingest-worker) does not know this one's rows, nor this one its.
+    expect((await flush(post(instrumentId, 20, 5, () => 3), new RollupChains())).commands()).toBe(2);
+    expect((await flush(post(instrumentId, 25, 5, () => 4))).commands()).toBe(2);
+    await expectExact(written, [instrumentId]);
+
+    // The next minute starts a chain again, onto the hour this committer recomputed last.
+    expect((await flush(post(instrumentId, 60, 5, () => 5))).commands()).toBe(0);
+    expect((await flush(post(instrumentId, 65, 5, () => 6))).commands()).toBe(0);
+
+    // A recomputation holding the organization's lock: the flush recomputes beside it rather than wait.
+    let held!: () => void;
+    let release!: () => void;
+    const holding = whileRecomputing(ctx.deps.pg, [ORGANIZATION], () => new Promise<void>((resolve) => {
+      held();
+      release = resolve;
+    }));
+    await new Promise<void>((resolve) => { held = resolve; });
+    const beside = await flush(post(instrumentId, 70, 5, () => 7));
+    release();
+    await holding;
+    expect([beside.commands(), beside.inserts()]).toEqual([2, 0]);
+    await expectExact(written, [instrumentId]);
+
+    // After another writer's rows the hour is recomputed, then composed onto again.
+    expect((await flush(post(instrumentId, 120, 5, () => 8))).commands()).toBe(1);
+    expect((await flush(post(instrumentId, 125, 5, () => 8.5))).commands()).toBe(0);
+    // The hour's insert fails after the minute's was stored: the next flush recomputes both.
+    const failing = new Proxy(ctx.deps.clickhouse, {
+      get(target, property, receiver) {
+        if (property === 'exec') {
+          return (...args: Parameters<ClickHouseClient['exec']>) => (args[0].query.includes('points_rollup_1h') ? Promise.reject(new Error('ClickHouse went away')) : target.exec(...args));
+        }
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    await expect(flush(post(instrumentId, 130, 5, () => 9), chains, failing)).rejects.toThrow('ClickHouse went away');
+    expect((await flush(post(instrumentId, 135, 5, () => 10))).commands()).toBe(2);
+    await expectExact(written, [instrumentId]);
+  });
+
+  it('recomputes a post whose readings a deletion removed before its turn (the deletion\'s rows say so, though no reading is left)', async () => {
+    const chains = new RollupChains();
+    const instrumentId = 1_150;
+    const write = post(instrumentId, 0, 30, (second) => second);
+    await store(ctx, write);
+    // A deletion accepted after the post runs in full first: tombstones over its readings, then its rollups.
+    const tombstones = write.points.map(([ts]) => `${ORGANIZATION}\t${instrumentId}\t${ts}\t\\N\t${tombstoneVersion(nextVersionSeq++)}\t1\n`);
+    await insertPoints(ctx.deps.clickhouse, tombstones.join(''), 'TabSeparated');
+    await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, { organizationId: ORGANIZATION, instrumentIds: [instrumentId], startMs: T0, endMs: T0 + 29_000 });
+    const counted = countingClient(ctx.deps.clickhouse);
+    await recomputeRollupsTogether(counted.client, ctx.deps.pg, [requestWithFigures(write)], { chains });
+    expect(counted.inserts()).toBe(0);
+    expect(await rollups(ctx, 'points_rollup_1m', instrumentId)).toEqual({});
+    expect(await rollups(ctx, 'points_rollup_1h', instrumentId)).toEqual({});
+  });
+
+  it.each([20261125, 7, 424242])('counts a write whose rollups are still owed when its turn comes, and never twice, whatever the order (random run %i)', async (seed) => {
+    let state = seed;
+    const random = () => {
+      state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return state / 2_147_483_648;
+    };
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    const instruments = [1_200, 1_201, 1_202].map((id) => id + seed % 1_000 * 3);
+    const committer = new RollupChains();
+    const another = new RollupChains();
+    const written: Write[] = [];
+    let owed: Write[] = [];
+    const counted = countingClient(ctx.deps.clickhouse);
+    const settle = async () => {
+      for (const write of owed) await recomputeRollupsTogether(counted.client, ctx.deps.pg, [requestWithFigures(write)], { chains: committer });
+      owed = [];
+      await expectExact(written, instruments);
+    };
+    for (let step = 0; step < 150; step += 1) {
+      // Now and then every owed write takes its turn: the rollups must then agree with the points.
+      if (step % 25 === 24) await settle();
+      const action = random();
+      if (action < 0.5) {
+        // A feed's next seconds, or seconds sent before, across minutes of two hours.
+        const write = post(pick(instruments), Math.floor(random() * 240) + 3_480, 1 + Math.floor(random() * 8), () => (random() < 0.1 ? null : Math.floor(random() * 40) * 0.5 - 10));
+        await store(ctx, write);
+        written.push(write);
+        owed.push(write);
+        // Now and then a merge drops the rows replaced so far.
+        if (random() < 0.1) await ctx.deps.clickhouse.command({ query: 'OPTIMIZE TABLE points FINAL' });
+      } else if (action < 0.96 && owed.length > 0) {
+        const flushed = owed.filter(() => random() < 0.3);
+        owed = owed.filter((write) => !flushed.includes(write));
+        await recomputeRollupsTogether(counted.client, ctx.deps.pg, flushed.map(requestWithFigures), { chains: random() < 0.9 ? committer : another });
+      } else {
+        // Another writer recomputes an instrument's range while some of its writes are still owed.
+        await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, { organizationId: ORGANIZATION, instrumentIds: [pick(instruments)], startMs: T0 + 3_480_000, endMs: T0 + 3_720_000 });
+      }
+    }
+    await settle();
+    // Composed rows were stored many times over (the run tests the chains, not only the recomputation).
+    expect(counted.inserts()).toBeGreaterThan(10);
   });
 });

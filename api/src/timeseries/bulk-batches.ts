@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GroupCommit, type Sender } from '@bioprocess/shared/group-commit';
-import { BULK_BATCH_MAX_JOBS } from '@bioprocess/shared/queues';
+import { BULK_BATCH_MAX_JOBS, BULK_MINUTE_FIGURES_PART } from '@bioprocess/shared/queues';
+import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minute-figures';
 import type { BulkRequest } from '@bioprocess/shared/ingest/requests';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import type { AppDeps } from '../platform/deps.ts';
@@ -57,6 +58,12 @@ function pointRowsOf(job: BulkJob): Uint8Array {
   return rows.bytes;
 }
 
+/** A post's per-minute figures, when it stored each key once (the api computed them while reading it). */
+function minuteFiguresOf(job: BulkJob): MinuteFigure[] | undefined {
+  const figures = job.data?.find((item) => item.part === BULK_MINUTE_FIGURES_PART);
+  return job.request.unique_keys === true && figures ? decodeMinuteFigures(figures.bytes) : undefined;
+}
+
 export interface BulkJobBatches {
   /**
    * Counts a post as on its way from now (it is being read) until it is accepted, takes another path
@@ -96,7 +103,9 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'clickho
         await enqueueIngest(deps, created.map(({ job }) => job));
         return results;
       }
-      const finished = finish.finish(created.map(({ job, entry }) => ({ job, request: entry.job.request, rows: pointRowsOf(entry.job) })));
+      const finished = finish.finish(created.map(({ job, entry }) => ({
+        job, request: entry.job.request, rows: pointRowsOf(entry.job), minuteFigures: minuteFiguresOf(entry.job),
+      })));
       for (const entry of entries) entry.toInsert?.arrived();
       const finishedOf = new Map(created.map(({ job }, index) => [job.id, finished[index]!]));
       return results.map((result) => ({ ...result, finished: finishedOf.get(result.job.id) }));

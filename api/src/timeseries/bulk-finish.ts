@@ -23,15 +23,17 @@ import { createOwedRollupsFlush } from '@bioprocess/shared/server/owed-rollups';
 import { insertPoints } from '@bioprocess/shared/server/points-store';
 import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
 import type { BulkRequest } from '@bioprocess/shared/ingest/requests';
+import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
 import type { IngestJobRow } from '../ingest-jobs/jobs.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { enqueueIngest } from './enqueue.ts';
 
-/** A recorded post: its job row (`running`), its request and its point rows. */
+/** A recorded post: its job row (`running`), its request, its point rows and, when it stored each key once, its minute figures. */
 export interface RecordedPost {
   job: IngestJobRow;
   request: BulkRequest;
   rows: Uint8Array;
+  minuteFigures?: readonly MinuteFigure[];
 }
 
 const rangeOf = (post: RecordedPost) => ({
@@ -109,7 +111,9 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
       }
       const sender = rollups.headingForRollups();
       for (const post of posts) {
-        rollups.recompute({ jobId: post.job.id, points: post.request.points, range: rangeOf(post) });
+        // Inserted once, by this api: with its figures, its rollups may compose onto the stored ones.
+        const own = post.minuteFigures && { ownRows: { versionSeq: Number(post.job.version_seq) }, minuteFigures: post.minuteFigures };
+        rollups.recompute({ jobId: post.job.id, points: post.request.points, range: rangeOf(post), ...own });
       }
       sender.arrived();
       return posts.map(() => true);

@@ -77,13 +77,17 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
   // One question for the whole batch first: deletions are rare next to feeds' posts.
   const organizations = [...new Set(posts.map((post) => post.organizationId))];
   const oldest = Math.min(...posts.map((post) => post.versionSeq));
+  /** Posts with readings deleted since: their own figures count readings that are gone. */
+  const deletedOver = new Set<FinishingPost>();
   if (posts.length === 1 || await anyLaterDeletions(context.pg, organizations, oldest)) {
-    for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
+    for (const post of posts) {
+      if (await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq) > 0) deletedOver.add(post);
+    }
   }
   await completeBulkPosts(context.pg, posts.map((post) => ({ jobId: post.jobId, points: post.request.points, range: rangeOf(post) })));
   for (const post of posts) {
     // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
-    const ownRowsOnly = post.request.unique_keys === true && !post.retried;
+    const ownRowsOnly = post.request.unique_keys === true && !post.retried && !deletedOver.has(post);
     context.bulkWrites.recomputeRollups({
       jobId: post.jobId,
       range: rangeOf(post),

@@ -12,6 +12,7 @@ import { GroupCommit } from '../group-commit.ts';
 import type { ClickHouseClient } from './clickhouse.ts';
 import type { Logger } from './logger.ts';
 import type { Pool } from './postgres.ts';
+import { RollupChains } from './rollup-chains.ts';
 import { recomputeRollupsTogether, type RollupRequest } from './rollups.ts';
 
 /** Points per shared recomputation: bounds ClickHouse's aggregation memory. */
@@ -44,9 +45,11 @@ export async function clearRollupBacklog(pool: Pool, jobIds: readonly string[]):
 }
 
 export function createOwedRollupsFlush(clickhouse: ClickHouseClient, pool: Pool, logger: Logger): OwedRollupsFlush {
+  // One flush at a time: a feed's next post composes onto the rows the previous flush stored.
+  const chains = new RollupChains();
   const rollups = new GroupCommit<OwedRollups>({
     flush: async (requests) => {
-      await recomputeRollupsTogether(clickhouse, pool, requests);
+      await recomputeRollupsTogether(clickhouse, pool, requests, { chains });
       await clearRollupBacklog(pool, requests.map((request) => request.jobId));
     },
     weigh: (request) => request.points,

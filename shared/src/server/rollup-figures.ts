@@ -4,6 +4,7 @@
  * points_rollup_1m, so the doubles land exactly as computed.
  */
 import type { MinuteFigure } from '../minute-figures.ts';
+import { floorTo, HOUR_MS } from '../points-sql.ts';
 
 /** The figures of one instrument over one minute or hour (`start`). */
 export interface RollupFigure {
@@ -34,14 +35,22 @@ function merge(figures: Iterable<RollupFigure>, periodOf: (start: number) => num
       merged.set(key, { ...figure, start });
       continue;
     }
-    into.points += figure.points;
-    into.count += figure.count;
-    into.sum += figure.sum;
-    into.min = lower(into.min, figure.min);
-    into.max = higher(into.max, figure.max);
+    addFigures(into, figure);
   }
   return [...merged.values()];
 }
+
+/** Adds `figure`'s readings to `into`: figures of disjoint readings compose. */
+export function addFigures(into: RollupFigure, figure: RollupFigure): void {
+  into.points += figure.points;
+  into.count += figure.count;
+  into.sum += figure.sum;
+  into.min = lower(into.min, figure.min);
+  into.max = higher(into.max, figure.max);
+}
+
+/** The hours of minute figures (each hour's row counts its minutes'). */
+export const hourFiguresOf = (minutes: Iterable<RollupFigure>): RollupFigure[] => merge(minutes, (start) => floorTo(start, HOUR_MS));
 
 /**
  * The minute figures of several writes of one flush as rows: writes whose keys never overlap may still

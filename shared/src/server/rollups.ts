@@ -1,69 +1,27 @@
 /**
- * Per-minute and per-hour rollups of the points. Three ways to the same figures: a write's own
- * figures stored as they are (only when nothing else is in its minutes), a plain aggregation of its
- * own rows (only when each key is there once), and the deduplicating recomputation from the points.
- * The rule every fast path keeps: it writes exactly what the recomputation would, and it checks in
- * the database, before writing, the condition that makes this so; otherwise it falls back.
+ * Per-minute and per-hour rollups of the points. Four ways to the same figures: a write's own
+ * figures added to the rows this process last stored (rollup-chains.ts), its own figures stored as
+ * they are (only when nothing else is in its minutes), a plain aggregation of its own rows (only when
+ * each key is there once), and the deduplicating recomputation from the points. The rule every fast
+ * path keeps: it writes exactly what the recomputation would, and it checks in the database, before
+ * writing, the condition that makes this so; otherwise it falls back. Every way holds the
+ * organizations' rollup lock (rollup-locks.ts): shared here, alone for a composition.
  */
 import { Readable } from 'node:stream';
 import type { MinuteFigure } from '../minute-figures.ts';
 import type { ClickHouseClient } from './clickhouse.ts';
-import type { Pool } from './postgres.ts';
+import type { Pool, Queryable } from './postgres.ts';
 import { minuteFiguresOf, ROLLUP_COLUMNS, rollupRows } from './rollup-figures.ts';
-import { floorExpr, floorTo, floorToMinute, HOUR_MS, idList, int, MINUTE_MS, minuteExpr, version } from '../points-sql.ts';
+import { floorToMinute, MINUTE_MS, minuteExpr } from '../points-sql.ts';
 import { insertRows, type RangeOnInstruments } from './points-store.ts';
-import { VERSION_SEQ_FACTOR } from '../ingest/versions.ts';
+import { composeRollups, type ComposableWrite, type RollupChains } from './rollup-chains.ts';
+import { whileRecomputing } from './rollup-locks.ts';
+import { nextRollupVersion, ownRowsOf, rollupScope, writeHourlyRollups, writeMinuteRollups, type OwnRows, type RollupScope } from './rollup-statements.ts';
+
+export type { OwnRows } from './rollup-statements.ts';
 
 /** Instruments per rollup statement: bounds the memory of one deduplicating aggregation. */
 const ROLLUP_INSTRUMENT_BATCH = 4;
-
-/** The rows a write may have stored only itself: the points of the request accepted with `versionSeq`. */
-export interface OwnRows {
-  versionSeq: number;
-}
-
-/** Conditions selecting the minutes and hours that ranges touch, in each table. */
-interface RollupScope {
-  points: string;
-  minutes: string;
-  minutesOfHours: string;
-  hours: string;
-}
-
-const within = (column: string, from: number, toExclusive: number) => `${column} >= ${int(from)} AND ${column} < ${int(toExclusive)}`;
-const onInstruments = (range: RangeOnInstruments) => `organization_id = ${int(range.organizationId)} AND instrument_id IN (${idList(range.instrumentIds)})`;
-
-/**
- * The ranges' minutes and hours as SQL conditions. Ranges sharing a window (feeds posting the same
- * seconds, a batch of many instruments) become one condition with their instruments listed: the
- * statement stays short and ClickHouse narrows it by its key, however many writes a flush holds.
- */
-function rollupScope(ranges: readonly RangeOnInstruments[]): RollupScope {
-  const anyOf = (column: string, bounds: (range: RangeOnInstruments) => [number, number]) => {
-    const windows = new Map<string, { organizationId: number; from: number; to: number; instrumentIds: Set<number> }>();
-    for (const range of ranges) {
-      const [from, to] = bounds(range);
-      const key = `${range.organizationId}:${from}:${to}`;
-      const window = windows.get(key) ?? { organizationId: range.organizationId, from, to, instrumentIds: new Set<number>() };
-      for (const id of range.instrumentIds) window.instrumentIds.add(id);
-      windows.set(key, window);
-    }
-    return [...windows.values()].map((window) =>
-      `(${onInstruments({ ...window, instrumentIds: [...window.instrumentIds], startMs: window.from, endMs: window.to })} AND ${within(column, window.from, window.to)})`,
-    ).join(' OR ');
-  };
-  const minutes = (range: RangeOnInstruments): [number, number] => [floorToMinute(range.startMs), floorToMinute(range.endMs) + MINUTE_MS];
-  const hours = (range: RangeOnInstruments): [number, number] => [floorTo(range.startMs, HOUR_MS), floorTo(range.endMs, HOUR_MS) + HOUR_MS];
-  return {
-    points: anyOf('ts', minutes),
-    minutes: anyOf('minute', minutes),
-    minutesOfHours: anyOf('minute', hours),
-    hours: anyOf('hour', hours),
-  };
-}
-
-const nextRollupVersion = async (pool: Pool) =>
-  version((await pool.query<{ v: string }>("SELECT nextval('time_series_rollup_seq')::text AS v")).rows[0]!.v);
 
 /**
  * Recomputes the per-minute rollups of the range from the deduplicated points. Its version comes
@@ -74,13 +32,18 @@ const nextRollupVersion = async (pool: Pool) =>
  */
 export async function recomputeRollups(clickhouse: ClickHouseClient, pool: Pool, range: RangeOnInstruments, ownRows?: OwnRows): Promise<void> {
   if (range.instrumentIds.length === 0) return;
-  const minuteVersion = await nextRollupVersion(pool);
+  await whileRecomputing(pool, [range.organizationId], (db) => recomputeRange(clickhouse, db, range, ownRows));
+}
+
+/** recomputeRollups, its lock held; `db` draws the versions. */
+async function recomputeRange(clickhouse: ClickHouseClient, db: Queryable, range: RangeOnInstruments, ownRows?: OwnRows): Promise<void> {
+  const minuteVersion = await nextRollupVersion(db);
   for (let offset = 0; offset < range.instrumentIds.length; offset += ROLLUP_INSTRUMENT_BATCH) {
     const part = { ...range, instrumentIds: range.instrumentIds.slice(offset, offset + ROLLUP_INSTRUMENT_BATCH) };
     const scope = rollupScope([part]);
     const clean = ownRows !== undefined && (await minutesWithOtherRows(clickhouse, scope, [{ range: part, ownRows }]))?.length === 0;
     await writeMinuteRollups(clickhouse, scope, minuteVersion, clean);
-    await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool));
+    await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(db));
   }
 }
 
@@ -106,50 +69,61 @@ const UNION_MAX_POINTS = 500_000;
 export interface RollupPassOptions {
   /** Writes that stored more points than this together are checked for the fast ways first (default RECOMPUTE_WITHOUT_ASKING_MAX_POINTS). */
   askAbovePoints?: number;
+  /** The rows this committer last stored by composing: given, writes that bring their figures compose onto them. */
+  chains?: RollupChains;
 }
 
 /**
  * Recomputes the rollups of several writes at once, the cheapest way the database allows. When each
- * stored only its own rows (`ownRows`), together more points than `askAbovePoints` (below that the
+ * stored only its own rows (`ownRows`) and brought its minute figures, and the caller keeps chains
+ * (a committer of feeds' posts), their figures are added to the rows it last stored where that is
+ * exact, and the rest recomputed (rollup-chains.ts), unless another writer holds the lock. Otherwise,
+ * when each stored only its own rows, together more points than `askAbovePoints` (below that the
  * question costs what it could save), and one query shows that no other row is in their minutes:
  *   - they all brought their minute figures: the figures are stored as they are, with no aggregation
  *     of points in ClickHouse;
  *   - else one plain aggregation covers them all;
  *   - otherwise their minutes are recomputed from the deduplicated points in one pass per table for
- *     as many writes as UNION_MAX_POINTS allows (feeds: consecutive posts of a feed share minutes, so
- *     each post's minutes already hold rows and every flush lands here), and a large write on its own.
- * Writes that may share a key never take the first two ways.
+ *     as many writes as UNION_MAX_POINTS allows, and a large write on its own.
+ * Writes that may share a key never compose nor take the two fast ways.
  */
 export async function recomputeRollupsTogether(clickhouse: ClickHouseClient, pool: Pool, requests: readonly RollupRequest[], options: RollupPassOptions = {}): Promise<void> {
   const writes = requests.filter((request) => request.range.instrumentIds.length > 0);
-  // One check decides both fast ways (feeds fail it on every flush: one question, not two). It reads
-  // the writes' minutes as a recomputation does, so it pays only when their own points are many.
-  const asking = writes.reduce((sum, request) => sum + (request.points ?? weightOf(request)), 0) > (options.askAbovePoints ?? RECOMPUTE_WITHOUT_ASKING_MAX_POINTS);
-  if (asking && !keysMayOverlap(writes.map((request) => request.range)) && writes.every((request) => request.ownRows)) {
-    if (await storeOwnRollups(clickhouse, pool, writes as Array<RollupRequest & Required<Pick<RollupRequest, 'ownRows'>>>)) return;
+  if (writes.length === 0) return;
+  const apart = !keysMayOverlap(writes.map((request) => request.range));
+  if (options.chains && apart && writes.every((request) => request.ownRows && request.minuteFigures)) {
+    if (await composeRollups(clickhouse, pool, options.chains, writes as ComposableWrite[])) return;
   }
-  const large = writes.filter((request) => weightOf(request) > UNION_MAX_POINTS);
-  for (const request of large) await recomputeRollups(clickhouse, pool, request.range, request.ownRows);
-  let union: RollupRequest[] = [];
-  let weight = 0;
-  const recomputeUnion = async () => {
-    if (union.length === 0) return;
-    // Exact whatever the writes share: every key of their minutes is deduplicated (its newest row wins),
-    // and the version, drawn after all of them were stored, is above that of any earlier recomputation.
-    const minuteVersion = await nextRollupVersion(pool);
-    const scope = rollupScope(union.map((request) => request.range));
-    await writeMinuteRollups(clickhouse, scope, minuteVersion, false);
-    await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool));
-    union = [];
-    weight = 0;
-  };
-  for (const request of writes) {
-    if (weightOf(request) > UNION_MAX_POINTS) continue;
-    if (weight + weightOf(request) > UNION_MAX_POINTS) await recomputeUnion();
-    union.push(request);
-    weight += weightOf(request);
-  }
-  await recomputeUnion();
+  await whileRecomputing(pool, writes.map((request) => request.range.organizationId), async (db) => {
+    // One check decides both fast ways (feeds fail it on every flush: one question, not two). It reads
+    // the writes' minutes as a recomputation does, so it pays only when their own points are many.
+    const asking = writes.reduce((sum, request) => sum + (request.points ?? weightOf(request)), 0) > (options.askAbovePoints ?? RECOMPUTE_WITHOUT_ASKING_MAX_POINTS);
+    if (asking && apart && writes.every((request) => request.ownRows)) {
+      if (await storeOwnRollups(clickhouse, db, writes as Array<RollupRequest & Required<Pick<RollupRequest, 'ownRows'>>>)) return;
+    }
+    const large = writes.filter((request) => weightOf(request) > UNION_MAX_POINTS);
+    for (const request of large) await recomputeRange(clickhouse, db, request.range, request.ownRows);
+    let union: RollupRequest[] = [];
+    let weight = 0;
+    const recomputeUnion = async () => {
+      if (union.length === 0) return;
+      // Exact whatever the writes share: every key of their minutes is deduplicated (its newest row wins),
+      // and the version, drawn after all of them were stored, is above that of any earlier recomputation.
+      const minuteVersion = await nextRollupVersion(db);
+      const scope = rollupScope(union.map((request) => request.range));
+      await writeMinuteRollups(clickhouse, scope, minuteVersion, false);
+      await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(db));
+      union = [];
+      weight = 0;
+    };
+    for (const request of writes) {
+      if (weightOf(request) > UNION_MAX_POINTS) continue;
+      if (weight + weightOf(request) > UNION_MAX_POINTS) await recomputeUnion();
+      union.push(request);
+      weight += weightOf(request);
+    }
+    await recomputeUnion();
+  });
 }
 
 /** The points a recomputation of the write's minutes reads, about (its own points and its minutes' neighbours). */
@@ -180,10 +154,10 @@ const SHARED_ROWS_MAX = 10_000;
  * are recomputed from the deduplicated points and the others take the figures.
  * Answers false, having written nothing, otherwise.
  */
-async function storeOwnRollups(clickhouse: ClickHouseClient, pool: Pool, writes: ReadonlyArray<RollupRequest & Required<Pick<RollupRequest, 'ownRows'>>>): Promise<boolean> {
+async function storeOwnRollups(clickhouse: ClickHouseClient, db: Queryable, writes: ReadonlyArray<RollupRequest & Required<Pick<RollupRequest, 'ownRows'>>>): Promise<boolean> {
   // Drawn before the check: a write that lands in these minutes after it sees these rows in its own
   // check, recomputes from the points, and draws a later version, which wins.
-  const minuteVersion = await nextRollupVersion(pool);
+  const minuteVersion = await nextRollupVersion(db);
   const scope = rollupScope(writes.map((write) => write.range));
   const shared = await minutesWithOtherRows(clickhouse, scope, writes);
   const withFigures = writes.every((write) => write.minuteFigures);
@@ -204,18 +178,8 @@ async function storeOwnRollups(clickhouse: ClickHouseClient, pool: Pool, writes:
     await writeMinuteRollups(clickhouse, scope, minuteVersion, true);
   }
   // Drawn after the minute rows are stored, as for any hourly recomputation.
-  await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool));
+  await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(db));
   return true;
-}
-
-/**
- * SQL: the rows that are the writes' own: the points (version suffix 1 and up) of their requests. A
- * version belongs to one request alone, so this names no instrument, and a flush of hundreds of posts
- * is one IN list (ClickHouse 18.16 takes many seconds to plan a long chain of ORs).
- */
-function ownRowsOf(writes: ReadonlyArray<Required<Pick<RollupRequest, 'range' | 'ownRows'>>>): string {
-  const requests = [...new Set(writes.map(({ ownRows }) => ownRows.versionSeq))];
-  return `(intDiv(version, toUInt64(${VERSION_SEQ_FACTOR})) IN (${idList(requests)}) AND modulo(version, toUInt64(${VERSION_SEQ_FACTOR})) != 0)`;
 }
 
 interface MinuteKey {
@@ -241,51 +205,4 @@ async function minutesWithOtherRows(clickhouse: ClickHouseClient, scope: RollupS
     organizationId: Number(organizationId), instrumentId: Number(instrumentId), minute: Number(minute),
   }));
   return keys.length > SHARED_ROWS_MAX || new Set(keys.map((key) => key.minute)).size > SHARED_MINUTES_MAX ? null : keys;
-}
-
-/** `clean`: the scope holds each key once and no deleted row, so the points need no deduplication. */
-async function writeMinuteRollups(clickhouse: ClickHouseClient, scope: RollupScope, rollupVersion: string, clean: boolean): Promise<void> {
-  const points = clean
-    ? `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, toUInt64(1) AS p, toUInt64(isNotNull(value)) AS n, ifNull(value, 0) AS s, value AS lo, value AS hi
-         FROM points WHERE ${scope.points}`
-    : `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, toUInt64(1) AS p, toUInt64(isNotNull(v)) AS n, ifNull(v, 0) AS s, v AS lo, v AS hi
-         FROM (SELECT organization_id, instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
-                 FROM points WHERE ${scope.points}
-                GROUP BY organization_id, instrument_id, ts)
-        WHERE d = 0`;
-  await clickhouse.command({
-    query: `INSERT INTO points_rollup_1m (organization_id, instrument_id, minute, points, value_count, value_sum, value_min, value_max, version)
-      SELECT organization_id, instrument_id, m, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${rollupVersion})
-        FROM (
-          ${points}
-          UNION ALL
-          SELECT organization_id, instrument_id, minute AS m, toUInt64(0) AS p, toUInt64(0) AS n, toFloat64(0) AS s,
-                 CAST(NULL AS Nullable(Float64)) AS lo, CAST(NULL AS Nullable(Float64)) AS hi
-            FROM points_rollup_1m WHERE ${scope.minutes}
-        )
-       GROUP BY organization_id, instrument_id, m`,
-  });
-}
-
-/**
- * Recomputes the hourly rollups of the hours the scope touches from the deduplicated minute rollups,
- * with a version taken after the minute rows were written (the newest hourly row saw them all).
- */
-async function writeHourlyRollups(clickhouse: ClickHouseClient, scope: RollupScope, hourlyVersion: string): Promise<void> {
-  await clickhouse.command({
-    query: `INSERT INTO points_rollup_1h (organization_id, instrument_id, hour, points, value_count, value_sum, value_min, value_max, version)
-      SELECT organization_id, instrument_id, h, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${hourlyVersion})
-        FROM (
-          SELECT organization_id, instrument_id, ${floorExpr('minute', HOUR_MS)} AS h, p, n, s, lo, hi FROM (
-            SELECT organization_id, instrument_id, minute, argMax(points, version) AS p, argMax(value_count, version) AS n,
-                   argMax(value_sum, version) AS s, argMax(tuple(value_min), version).1 AS lo, argMax(tuple(value_max), version).1 AS hi
-              FROM points_rollup_1m WHERE ${scope.minutesOfHours}
-             GROUP BY organization_id, instrument_id, minute)
-          UNION ALL
-          SELECT organization_id, instrument_id, hour AS h, toUInt64(0) AS p, toUInt64(0) AS n, toFloat64(0) AS s,
-                 CAST(NULL AS Nullable(Float64)) AS lo, CAST(NULL AS Nullable(Float64)) AS hi
-            FROM points_rollup_1h WHERE ${scope.hours}
-        )
-       GROUP BY organization_id, instrument_id, h`,
-  });
 }
