@@ -18,7 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { rollupsStored, seedPlant } from './fixtures.ts';
+import { rollupsStored, seedPlant, waitForMerges } from './fixtures.ts';
 import { peerCount, type Peer } from './peer.ts';
 
 export interface FeedsFigure { name: string; value: number; unit: string; baseline: number | null; ratio: number | null; target: string; pass: boolean }
@@ -183,20 +183,6 @@ async function productCount(clickhouse: ClickHouseClient, organizationId: number
   return Number((await result.json<[string]>()).data[0]?.[0] ?? 0);
 }
 
-/**
- * Waits until ClickHouse merges nothing (at most 60 s) and a moment more: each side of a comparison
- * starts on idle cores, not behind the background work of what ran before it.
- */
-async function quiesce(clickhouse: ClickHouseClient): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const result = await clickhouse.query({ query: 'SELECT count() FROM system.merges', format: 'JSONCompact' });
-    if (Number((await result.json<[string]>()).data[0]?.[0] ?? 0) === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-}
-
 export async function benchFeeds(options: FeedsOptions): Promise<void> {
   const { base, pool, clickhouse, peer, scale, baseline, log, report } = options;
   const scaled = (value: number) => Math.max(1, Math.round(value * scale));
@@ -226,7 +212,7 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     const firstRound = (side: 'product' | 'peer') => warmUp.posts.slice(0, clients).map((post) => post[side]);
     await closedLoop(firstRound('product'), clients, product, (status) => status === 200);
     await closedLoop(firstRound('peer'), clients, toPeer, (status) => status === 204);
-    await quiesce(clickhouse);
+    await waitForMerges(clickhouse);
     let cpu = options.cpuMeter();
     const clickhouseWork = await clickhouseMeter(clickhouse);
     let started = performance.now();
@@ -237,7 +223,7 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     const stored = await productCount(clickhouse, plant.organizationId, workload);
     if (stored !== workload.points) throw new Error(`the product stores ${stored} points of ${workload.name}, not ${workload.points}`);
     // ClickHouse merging the parts the product just wrote would take the peer's cores.
-    await quiesce(clickhouse);
+    await waitForMerges(clickhouse);
     cpu = options.cpuMeter();
     started = performance.now();
     const peerRun = await closedLoop(bodies('peer'), clients, toPeer, (status) => status === 204);
@@ -346,13 +332,13 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
   };
   // The peer first: a product that fell behind goes on draining its backlog after the schedule, which
   // would take the peer's cores.
-  await quiesce(clickhouse);
+  await waitForMerges(clickhouse);
   let cpu = options.cpuMeter();
   const peerRun = await openLoop('peer', options.toPeer, (status) => status === 204);
   await peerQueryable(peer, workload);
   const peerLastMs = peerRun.lastMs;
   log(`fan-in: peer CPU time ${cpu()}; ${peerRun.waits.length} posts answered, ${peerRun.failed} failed`);
-  await quiesce(clickhouse);
+  await waitForMerges(clickhouse);
   cpu = options.cpuMeter();
   const clickhouseWork = await clickhouseMeter(clickhouse);
   const productRun = await openLoop('product', options.product, (status) => status === 200);

@@ -47,7 +47,7 @@ import { DATASETS_DIR } from '../../api/src/demo/seed.ts';
 import type { ArchiveManifest } from '../../api/src/exports/archive.ts';
 import { recomputeRollups } from '@bioprocess/ingest-worker';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
-import { rollupsStored, seedPlant, type BenchPlant } from './fixtures.ts';
+import { rollupsStored, seedPlant, waitForMerges, type BenchPlant } from './fixtures.ts';
 import { benchDerived } from './derived-step.ts';
 import { benchFeeds } from './feeds.ts';
 import { startVictoriaMetrics } from './peer.ts';
@@ -227,7 +227,7 @@ async function baselineInsert(clickhouse: ReturnType<typeof createClickHouse>): 
     await clickhouse.insert({ table, values: Readable.from(chunks, { objectMode: false }), format: 'TabSeparated' });
     rates.push(BULK_POINTS / ((performance.now() - started) / 1000));
     await clickhouse.command({ query: `DROP TABLE ${table}` });
-    await waitForMerges(clickhouse);
+    await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE);
   }
   log(`baseline runs: ${rates.map((rate) => Math.round(rate)).join(', ')} points/s`);
   return rates.sort((a, b) => a - b)[Math.floor(rates.length / 2)]!;
@@ -398,17 +398,6 @@ async function seedReadSeries(clickhouse: ReturnType<typeof createClickHouse>, p
     { versionSeq });
 }
 
-/** Lets ClickHouse finish background merges of earlier steps, so a step is timed on a settled table. */
-async function waitForMerges(clickhouse: ReturnType<typeof createClickHouse>): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    const result = await clickhouse.query({ query: `SELECT count() FROM system.merges WHERE database = '${config.CLICKHOUSE_DATABASE}'`, format: 'JSONCompact' });
-    const [row] = (await result.json<[string]>()).data;
-    if (Number(row?.[0] ?? 0) === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-}
-
 async function timedReads(url: string, token: string): Promise<{ p95: number; points: number }> {
   const timings: number[] = [];
   let points = 0;
@@ -540,7 +529,7 @@ async function main(): Promise<void> {
       report({ name: 'bulk_endpoint_small_posts', value: Math.round(small), unit: 'points/s', baseline: Math.round(baseline), ratio: round(small / baseline), target: 'information', pass: true });
     }
     if (STEPS.has('feeds')) {
-      await waitForMerges(clickhouse);
+      await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE);
       const peer = await startVictoriaMetrics(path.join(workDir, 'victoria-metrics'), log);
       try {
         const running = stack;
@@ -555,7 +544,7 @@ async function main(): Promise<void> {
     if (STEPS.has('csv')) {
       const csvFile = path.join(workDir, 'upload.csv');
       await writeCsv(csvFile, { rows: CSV_ROWS }, CSV_COLUMNS);
-      await waitForMerges(clickhouse); // as for the baseline, a table that is not still merging the last step's parts
+      await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE); // as for the baseline, a table that is not still merging the last step's parts
       log(`CSV upload: ${CSV_ROWS} rows x ${CSV_COLUMNS} columns (${Math.round(statSync(csvFile).size / 1e6)} MB), until queryable`);
       const csvStarted = performance.now();
       const cpu = cpuMeter(stack);
@@ -570,7 +559,7 @@ async function main(): Promise<void> {
       const readInstrument = plant.instrumentIds[31]!;
       log(`downsampled reads: ${READ_POINTS} stored points of one instrument, ${READ_REQUESTS} requests`);
       await seedReadSeries(clickhouse, pool, plant, readInstrument);
-      await waitForMerges(clickhouse);
+      await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE);
       const rawBaseline = await timedReads(
         `${base}/api/v1/time-series-data?instrument_id=${readInstrument}&start_time=${T0}&end_time=${T0 + 1_999_000}&limit=2000`, plant.token);
       const downsampled = await timedReads(`${base}/api/v1/time-series-data?instrument_id=${readInstrument}&limit=2000`, plant.token);
@@ -586,7 +575,7 @@ async function main(): Promise<void> {
     if (STEPS.has('analysis')) {
       log(`analysis: ${ANALYSIS_REFERENCES} references + 1 target x ${round(ANALYSIS_DAYS, 2)} days, 30 parameters`);
       const analysis = await seedAnalysisPlant(pool, clickhouse, { references: ANALYSIS_REFERENCES, days: ANALYSIS_DAYS }, T0 + 400 * 86_400_000, log);
-      await waitForMerges(clickhouse);
+      await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE);
       const envelope = await timedPosts(`${base}/api/v1/analysis/envelope`, analysis.token,
         { reference_unit_operation_ids: analysis.referenceIds, parameter: INSTRUMENT_TYPES[0] }, ANALYSIS_REQUESTS);
       const envelopePoints = (envelope.last as { points: unknown[] }).points.length;
@@ -626,7 +615,7 @@ async function main(): Promise<void> {
       const instruments = plant.instrumentIds.slice(32, 32 + EXPORT_INSTRUMENTS);
       log(`export: ${EXPORT_POINTS} points of ${instruments.length} instruments as CSV long in one streamed request`);
       const endMs = await seedExportSeries(clickhouse, pool, plant, instruments);
-      await waitForMerges(clickhouse);
+      await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE);
       // A fresh api, so its peak resident set is this export's.
       await stopStack(stack);
       stack = startStack();
@@ -652,7 +641,7 @@ async function main(): Promise<void> {
       await waitHealthy();
       const seeded = await waitForDemoSeed(pool);
       log(`archive: demo organisation ${seeded.organizationId} seeded in ${seeded.seconds.toFixed(1)} s after the api listened: ${seeded.jobs} ingest jobs, ${seeded.points} points`);
-      await waitForMerges(clickhouse);
+      await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE);
       const token = await signIn(demoConfig.DEMO_EMAIL, demoConfig.DEMO_PASSWORD);
       const cpu = cpuMeter(stack);
       const archive = await archiveOfDemo(token);
