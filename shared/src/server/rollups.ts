@@ -91,7 +91,10 @@ export async function recomputeRollupsTogether(clickhouse: ClickHouseClient, poo
   const writes = requests.filter((request) => request.range.instrumentIds.length > 0);
   if (writes.length === 0) return;
   const apart = !keysMayOverlap(writes.map((request) => request.range));
-  if (options.chains && apart && writes.every((request) => request.ownRows && request.minuteFigures)) {
+  // Bounded as one deduplicating pass is: the minutes a composition cannot take are recomputed in one.
+  const composable = writes.reduce((sum, request) => sum + weightOf(request), 0) <= UNION_MAX_POINTS
+    && writes.every((request) => request.ownRows && request.minuteFigures);
+  if (options.chains && apart && composable) {
     if (await composeRollups(clickhouse, pool, options.chains, writes as ComposableWrite[])) return;
   }
   await whileRecomputing(pool, writes.map((request) => request.range.organizationId), async (db) => {
