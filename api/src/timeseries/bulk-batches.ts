@@ -59,7 +59,7 @@ function pointRowsOf(job: BulkJob): Uint8Array {
 }
 
 /** A post's per-minute figures, when it stored each key once (the api computed them while reading it). */
-function minuteFiguresOf(job: BulkJob): MinuteFigure[] | undefined {
+function ownMinuteFigures(job: BulkJob): MinuteFigure[] | undefined {
   const figures = job.data?.find((item) => item.part === BULK_MINUTE_FIGURES_PART);
   return job.request.unique_keys === true && figures ? decodeMinuteFigures(figures.bytes) : undefined;
 }
@@ -104,7 +104,7 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'clickho
         return results;
       }
       const finished = finish.finish(created.map(({ job, entry }) => ({
-        job, request: entry.job.request, rows: pointRowsOf(entry.job), minuteFigures: minuteFiguresOf(entry.job),
+        job, request: entry.job.request, rows: pointRowsOf(entry.job), minuteFigures: ownMinuteFigures(entry.job),
       })));
       for (const entry of entries) entry.toInsert?.arrived();
       const finishedOf = new Map(created.map(({ job }, index) => [job.id, finished[index]!]));

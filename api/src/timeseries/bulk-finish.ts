@@ -112,7 +112,7 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
       const sender = rollups.headingForRollups();
       for (const post of posts) {
         // Inserted once, by this api: with its figures, its rollups may compose onto the stored ones.
-        const own = post.minuteFigures && { ownRows: { versionSeq: Number(post.job.version_seq) }, minuteFigures: post.minuteFigures };
+        const own = post.minuteFigures && { ownRows: { versionSeq: post.job.version_seq }, minuteFigures: post.minuteFigures };
         rollups.recompute({ jobId: post.job.id, points: post.request.points, range: rangeOf(post), ...own });
       }
       sender.arrived();

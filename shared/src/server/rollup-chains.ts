@@ -29,7 +29,7 @@ import type { Pool, PoolClient } from './postgres.ts';
 import { insertRows, type RangeOnInstruments } from './points-store.ts';
 import { addFigures, hourFiguresOf, minuteFiguresOf, ROLLUP_COLUMNS, rollupRows, type RollupFigure } from './rollup-figures.ts';
 import { ifAlone } from './rollup-locks.ts';
-import { nextRollupVersion, rollupScope, writeHourlyRollups, writeMinuteRollups, type OwnRows } from './rollup-statements.ts';
+import { nextRollupVersions, rollupScope, writeHourlyRollups, writeMinuteRollups, type OwnRows } from './rollup-statements.ts';
 import { floorTo, floorToMinute, HOUR_MS, MINUTE_MS } from '../points-sql.ts';
 
 /** Links kept at most: two per instrument a feed posts to (its minute and its hour), for many feeds. */
@@ -113,8 +113,8 @@ async function composeHoldingLock(
   clickhouse: ClickHouseClient, client: PoolClient, chains: RollupChains, writes: readonly ComposableWrite[],
   minutes: readonly RollupFigure[], hours: readonly RollupFigure[],
 ): Promise<void> {
-  const minuteVersion = await nextRollupVersion(client);
-  const hourVersion = await nextRollupVersion(client);
+  // Both drawn at once: with the lock held alone, no write lands in these minutes before the hours.
+  const [minuteVersion, hourVersion] = await nextRollupVersions(client, 2) as [string, string];
   const newest = await newestVersions(clickhouse, writes);
   const base = (period: Period, figure: RollupFigure): ChainLink | null => {
     const key = linkKey(period, figure);
@@ -204,7 +204,9 @@ function writeSpansByMinute(writes: readonly ComposableWrite[]): Map<string, Spa
       const span: Span = [Math.max(range.startMs, minute), Math.min(range.endMs, minute + MINUTE_MS - 1)];
       for (const instrumentId of range.instrumentIds) {
         const key = linkKey('minute', { organizationId: range.organizationId, instrumentId, start: minute });
-        spans.set(key, [...(spans.get(key) ?? []), span]);
+        const known = spans.get(key);
+        if (known) known.push(span);
+        else spans.set(key, [span]);
       }
     }
   }

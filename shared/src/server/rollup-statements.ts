@@ -57,9 +57,13 @@ export function rollupScope(ranges: readonly RangeOnInstruments[]): RollupScope 
   };
 }
 
-/** A rollup version: drawn after the rows it covers were stored, so a later draw has seen more. */
-export const nextRollupVersion = async (db: Queryable) =>
-  version((await db.query<{ v: string }>("SELECT nextval('time_series_rollup_seq')::text AS v")).rows[0]!.v);
+/** Rollup versions, increasing: each drawn after the rows it covers were stored, so a later draw has seen more. */
+export async function nextRollupVersions(db: Queryable, count: number): Promise<string[]> {
+  const { rows } = await db.query<{ v: string }>("SELECT nextval('time_series_rollup_seq')::text AS v FROM generate_series(1, $1::integer)", [count]);
+  return rows.map((row) => version(row.v)).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+}
+
+export const nextRollupVersion = async (db: Queryable) => (await nextRollupVersions(db, 1))[0]!;
 
 /**
  * SQL: the rows that are the writes' own: the points (version suffix 1 and up) of their requests. A
