@@ -159,4 +159,36 @@ describe('GroupCommit results', () => {
       expect(flushes).toEqual([['a']]);
     });
   });
+
+  describe('with a minimum interval between flushes', () => {
+    function spacedCommit(minIntervalMs: number, maxWeight = 100) {
+      const flushes: string[][] = [];
+      const commit = new GroupCommit<string>({ flush: async (items) => { flushes.push(items); }, weigh: (item) => item.length, maxWeight, minIntervalMs });
+      return { commit, flushes };
+    }
+
+    it('gathers what arrives within the interval into one flush', async () => {
+      const { commit, flushes } = spacedCommit(200);
+      await commit.submit('a');
+      const later = ['b', 'c', 'd'].map((item) => commit.submit(item));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(flushes).toEqual([['a']]);
+      await Promise.all(later);
+      expect(flushes).toEqual([['a'], ['b', 'c', 'd']]);
+    });
+
+    it('flushes at once after a quiet spell, and when the waiting items make a full flush', async () => {
+      const quiet = spacedCommit(30);
+      await quiet.commit.submit('a');
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      const afterQuiet = quiet.commit.submit('b');
+      expect(quiet.flushes).toEqual([['a'], ['b']]);
+      await afterQuiet;
+
+      const full = spacedCommit(60_000, 3);
+      await full.commit.submit('a');
+      await full.commit.submit('bbb');
+      expect(full.flushes).toEqual([['a'], ['bbb']]);
+    });
+  });
 });

@@ -37,6 +37,14 @@ export interface GroupCommitOptions<T, R = void> {
    * one rollup part for them all instead of one each.
    */
   awaitSendersMs?: number;
+  /**
+   * A flush starts at least this many milliseconds after the previous one started (none or 0: at
+   * once), unless the items waiting already make a full flush: what arrives meanwhile goes out
+   * together. For work done after the answer, which a steady stream would otherwise flush as often as
+   * it can, a statement or a ClickHouse part for every few items; an item after a quiet spell still
+   * goes at once.
+   */
+  minIntervalMs?: number;
 }
 
 /** A sender on its way to a committer. */
@@ -53,6 +61,8 @@ export class GroupCommit<T, R = void> {
   private sendersOut = 0;
   /** Senders a waiting flush still waits for. */
   private awaited = 0;
+  /** When the last flush started (performance.now()). */
+  private lastFlushAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: GroupCommitOptions<T, R>) {}
 
@@ -94,9 +104,12 @@ export class GroupCommit<T, R = void> {
     this.flushing = true;
     try {
       while (this.queue.length > 0) {
+        const spacedUntil = this.lastFlushAt + (this.options.minIntervalMs ?? 0);
+        if (performance.now() < spacedUntil && !this.full()) await new Promise((resolve) => setTimeout(resolve, spacedUntil - performance.now()));
         // A pause only while senders are on their way: with none (or no wait set), a flush starts in the same turn.
         const waitMs = this.options.awaitSendersMs ?? 0;
         if (this.sendersOut > 0 && waitMs > 0) await this.awaitSenders(waitMs);
+        this.lastFlushAt = performance.now();
         const batch = this.takeBatch();
         try {
           const results = await this.options.flush(batch.map((pending) => pending.item));
@@ -121,10 +134,14 @@ export class GroupCommit<T, R = void> {
     }
   }
 
-  private async awaitSenders(maxWaitMs: number): Promise<void> {
-    const full = this.queue.reduce((sum, pending) => sum + pending.weight, 0) >= this.options.maxWeight
+  /** The items waiting make a full flush. */
+  private full(): boolean {
+    return this.queue.reduce((sum, pending) => sum + pending.weight, 0) >= this.options.maxWeight
       || this.queue.length >= (this.options.maxItems ?? Number.POSITIVE_INFINITY);
-    if (full) return;
+  }
+
+  private async awaitSenders(maxWaitMs: number): Promise<void> {
+    if (this.full()) return;
     this.awaited = this.sendersOut;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, maxWaitMs);
