@@ -97,8 +97,7 @@ export async function insertIngestJobs(
   }));
   const data = entries.flatMap(({ job }, index) => (job.data ?? []).map(({ part, bytes }) => ({ jobId: ids[index]!, part, bytes })));
   // The data goes as one bytea with each item's place in it: a bytea[] parameter is sent as text, two
-  // hex digits a byte, for the api to write and PostgreSQL to read back (a tenth of the api's work
-  // per feed post); a bytea alone is sent as it is.
+  // hex digits a byte, for the api to write and PostgreSQL to parse back; a bytea alone is sent as it is.
   const starts: number[] = [];
   let end = 1;
   for (const item of data) {
