@@ -65,6 +65,8 @@ export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
         changes: { before: { name: revoked.name, role: revoked.role, revoked: false }, after: { revoked: true } },
       });
     });
+    // Before the answer: the next request with the key must not race the change's notification.
+    deps.accessCaches.forgetAll();
     return reply.status(204).send();
   });
 }

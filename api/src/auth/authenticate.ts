@@ -85,7 +85,7 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, deps: AppDep
   });
 
   const countBadToken = badTokenCounter(app, deps.env);
-  const apiKeys = createApiKeyLookups(deps.pg);
+  const apiKeys = createApiKeyLookups(deps.pg, deps.accessCaches.apiKeys);
 
   app.addHook('onRequest', async (request, reply) => {
     const token = bearerToken(request);

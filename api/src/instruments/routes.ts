@@ -143,6 +143,8 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
       });
       return row;
     });
+    // Posts naming it are refused from the answer on, not from its change's notification.
+    deps.accessCaches.forgetAll();
     await queueInstrumentSeriesDeletion(deps, request, deleted);
     return reply.status(204).send(null);
   });

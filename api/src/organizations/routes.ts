@@ -96,6 +96,8 @@ export async function organizationRoutes(app: App, deps: AppDeps): Promise<void>
       if ((error as { code?: string }).code === '23503') throw conflict(ORGANIZATION_MESSAGES.stillInUse);
       throw error;
     });
+    // Its keys and instruments are refused from the answer on, not from their changes' notifications.
+    deps.accessCaches.forgetAll();
     return reply.status(204).send();
   });
 }

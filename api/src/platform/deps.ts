@@ -7,6 +7,7 @@ import { createClickHouse, type ClickHouseClient } from '@bioprocess/shared/serv
 import { createRedis, type Redis } from '@bioprocess/shared/server/redis';
 import { QUEUE_NAMES } from '@bioprocess/shared/queues';
 import { createJobFinishEvents, type JobFinishEvents } from '../ingest-jobs/finish-events.ts';
+import { createAccessCaches, type AccessCaches } from './access-caches.ts';
 
 export interface Queues {
   ingest: Queue;
@@ -25,6 +26,8 @@ export interface AppDeps {
   queues: Queues;
   /** Announces finished ingest jobs to the requests waiting for them. */
   jobEvents: JobFinishEvents;
+  /** Live API keys and instruments' organisations, held while their changes are heard. */
+  accessCaches: AccessCaches;
 }
 
 export function createQueues(env: Pick<ApiEnv, 'REDIS_URL' | 'QUEUE_PREFIX'>, logger?: Logger): Queues {
@@ -51,11 +54,12 @@ export function createDeps(env: ApiEnv, logger: Logger): AppDeps {
     redis: createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }, logger),
     queues: createQueues(env, logger),
     jobEvents: createJobFinishEvents(env.DATABASE_URL, logger),
+    accessCaches: createAccessCaches(env.DATABASE_URL, logger),
   };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
-  await Promise.allSettled([...Object.values(deps.queues).map((queue) => queue.close()), deps.jobEvents.close()]);
+  await Promise.allSettled([...Object.values(deps.queues).map((queue) => queue.close()), deps.jobEvents.close(), deps.accessCaches.close()]);
   await Promise.allSettled([deps.pg.end(), deps.clickhouse.close()]);
   deps.redis.disconnect();
 }

@@ -2,6 +2,7 @@
 import { GroupCommit } from '@bioprocess/shared/group-commit';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { notFound } from '../platform/http-error.ts';
+import type { ChangeNotifiedCache } from '../platform/access-caches.ts';
 
 /** The organisation of each of `ids` that is an instrument (one query for any number of ids). */
 async function instrumentOwners(pool: Pool, ids: readonly number[]): Promise<Map<number, number>> {
@@ -31,19 +32,34 @@ export interface OwnershipLookups {
 const MAX_LOOKUP_IDS = 20_000;
 
 /**
- * Which instruments belong to whom, for many requests in one statement: feeds' posts arrive many at a
- * time and each names its instruments. Each answer is as fresh as a query of its own.
+ * Which instruments belong to whom. Feeds post to the same instruments many times a second: an
+ * instrument's organisation, once found, is served from memory while no deletion or move of it is
+ * heard (platform/access-caches.ts). The others are looked up for many requests in one statement.
+ * An instrument not found is looked up every time: it may be created the next moment.
  */
-export function createOwnershipLookups(pool: Pool): OwnershipLookups {
+export function createOwnershipLookups(pool: Pool, cache: ChangeNotifiedCache<number, number>): OwnershipLookups {
   const lookups = new GroupCommit<{ organizationId: number; ids: number[] }, Set<number>>({
     flush: async (asks) => {
+      const stamp = cache.stamp();
       const owners = await instrumentOwners(pool, asks.flatMap((ask) => ask.ids));
+      for (const [id, organizationId] of owners) cache.set(id, organizationId, stamp);
       return asks.map(({ organizationId, ids }) => ownedOf(owners, organizationId, ids));
     },
     weigh: (ask) => ask.ids.length,
     maxWeight: MAX_LOOKUP_IDS,
   });
-  return { owned: async (organizationId, ids) => (await lookups.submit({ organizationId, ids: [...new Set(ids)] })).result };
+  return {
+    owned: async (organizationId, ids) => {
+      const unique = [...new Set(ids)];
+      const owners = new Map<number, number>();
+      for (const id of unique) {
+        const owner = cache.get(id);
+        if (owner === undefined) return (await lookups.submit({ organizationId, ids: unique })).result;
+        owners.set(id, owner);
+      }
+      return ownedOf(owners, organizationId, unique);
+    },
+  };
 }
 
 /** Every instrument id of the organisation. */

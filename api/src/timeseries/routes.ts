@@ -3,7 +3,7 @@
  * deletions and a unit operation's series. Writes and deletions are queued (202 + ingest job);
  * `?wait=true` answers once the data is queryable.
  */
-import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -87,7 +87,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   const versionDraws = createVersionDraws(deps.pg);
   const bulkBatches = createBulkJobBatches(deps);
   app.addHook('onClose', async () => bulkBatches.close());
-  const ownershipLookups = createOwnershipLookups(deps.pg);
+  const ownershipLookups = createOwnershipLookups(deps.pg, deps.accessCaches.instrumentOwners);
   /**
    * Reads, checks and records a bulk post (a 202 means durable from here); answers its job and, unless
    * the client asked for a minimal answer, the accepted readings to send back.
@@ -96,9 +96,8 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     body: Uint8Array,
     principal: RequestPrincipal,
     options: { minimal: boolean; wait: boolean; idempotencyKey: string | undefined },
+    onItsWay: PostOnItsWay,
   ): Promise<{ job: IngestJobRow; registered: FinishWait | undefined; readings: Uint8Array | null }> => {
-    // Small posts are committed together with those being read meanwhile.
-    const onItsWay = bulkBatches.setOut();
     try {
       return await readAndRecordBulkPost(body, principal, options, onItsWay);
     } finally {
@@ -152,6 +151,14 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       perOwner: bulkBytesPerOrganization(deps.env),
       maxBodyBytes: BULK_MAX_BODY_BYTES,
     }, (request) => String(principalOf(request).organizationId));
+    // Small posts are committed together with those on their way: from their admission, so that a
+    // commit waits for the posts whose bodies are still arriving, not only for those being parsed.
+    const postsOnTheirWay = new WeakMap<FastifyRequest, PostOnItsWay>();
+    scope.addHook('onRequest', async (request, reply) => {
+      const onItsWay = bulkBatches.setOut();
+      postsOnTheirWay.set(request, onItsWay);
+      reply.raw.once('close', () => onItsWay.leave());
+    });
     scope.post('/api/v1/time-series-data/bulk', {
       config: { access: 'create' },
       bodyLimit: BULK_MAX_BODY_BYTES,
@@ -170,7 +177,8 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       if (!(body instanceof Uint8Array)) throw badRequest('data: must be a list of points');
       // The body is not needed once read; the post's other bytes die with recordBulkPost's frame.
       (request as { body: unknown }).body = undefined;
-      const { job, registered, readings } = await recordBulkPost(body, principal, { minimal, wait, idempotencyKey: request.headers['idempotency-key'] });
+      const onItsWay = postsOnTheirWay.get(request)!;
+      const { job, registered, readings } = await recordBulkPost(body, principal, { minimal, wait, idempotencyKey: request.headers['idempotency-key'] }, onItsWay);
       // Recorded: the post now holds its answer alone (nothing with return=minimal) while it waits.
       keepAdmittedBytes(request, readings?.length ?? 0);
       jobHeaders(reply, job);
