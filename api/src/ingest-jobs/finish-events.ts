@@ -5,8 +5,8 @@
  * nor keeps the database busy with polls. While that connection is down (PostgreSQL restarting), the
  * waits fall back to short polls and the connection is made again.
  */
-import pg from 'pg';
 import type { Logger } from '@bioprocess/shared/server/logger';
+import { listenConnection } from '../platform/listen-connection.ts';
 
 export const JOB_FINISHED_CHANNEL = 'ingest_job_finished';
 
@@ -21,7 +21,6 @@ export interface FinishEventPolls {
  * getting it back wakes every wait, so none sleeps through a notification that could not be heard.
  */
 const DEFAULT_POLLS: FinishEventPolls = { listeningMs: 30_000, degradedMs: 25 };
-const RECONNECT_MS = 1_000;
 
 /** What a notification says of the job: it finished so. */
 export type NotifiedState = 'completed' | 'failed';
@@ -49,12 +48,6 @@ export interface JobFinishEvents {
 
 export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls: FinishEventPolls = DEFAULT_POLLS): JobFinishEvents {
   const waiters = new Map<string, Set<(state?: NotifiedState) => void>>();
-  let client: pg.Client | null = null;
-  let listening = false;
-  let connecting = false;
-  let closed = false;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-
   const wake = (jobId: string, state?: NotifiedState) => {
     const set = waiters.get(jobId);
     if (set) for (const resolve of [...set]) resolve(state);
@@ -64,61 +57,25 @@ export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls
     for (const jobId of [...waiters.keys()]) wake(jobId);
   };
 
-  const drop = (lost: pg.Client, error: unknown) => {
-    if (client !== lost) return;
-    const wasListening = listening;
-    client = null;
-    listening = false;
-    lost.end().catch(() => undefined);
-    wakeAll();
-    if (closed) return;
-    // Said once per outage; the retries every RECONNECT_MS are only debug lines.
-    if (wasListening) logger.warn({ err: error }, 'ingest job notifications lost; waits poll until they are back');
-    else logger.debug({ err: error }, 'ingest job notifications not connected');
-    reconnectTimer ??= setTimeout(() => {
-      reconnectTimer = null;
-      void connect();
-    }, RECONNECT_MS);
-    reconnectTimer.unref();
-  };
-
-  const connect = async () => {
-    if (closed || client || connecting) return;
-    connecting = true;
-    const next = new pg.Client({ connectionString: databaseUrl });
-    client = next;
-    next.on('notification', (message) => {
-      if (message.channel !== JOB_FINISHED_CHANNEL || !message.payload) return;
+  const connection = listenConnection(databaseUrl, [JOB_FINISHED_CHANNEL], {
+    notification: (_channel, payload) => {
+      if (!payload) return;
       // `<id>:<state>`; a bare id from a database not yet migrated.
-      const [jobId, state] = message.payload.split(':');
+      const [jobId, state] = payload.split(':');
       wake(jobId!, state === 'completed' || state === 'failed' ? state : undefined);
-    });
-    next.on('error', (error) => drop(next, error));
-    next.on('end', () => drop(next, new Error('connection ended')));
-    try {
-      await next.connect();
-      await next.query(`LISTEN ${JOB_FINISHED_CHANNEL}`);
-      if (client === next) {
-        listening = true;
-        logger.debug('listening for finished ingest jobs');
-        // Jobs that finished while nobody listened: their waits read their rows again now.
-        wakeAll();
-      }
-    } catch (error) {
-      drop(next, error);
-    } finally {
-      connecting = false;
-    }
-    if (closed) await next.end().catch(() => undefined);
-  };
+    },
+    // Jobs that finished while nobody listened: their waits read their rows again now.
+    listening: wakeAll,
+    lost: wakeAll,
+  }, logger, 'ingest job notifications');
 
   return {
     get listening() {
-      return listening;
+      return connection.listening;
     },
     wait(jobId, atMostMs) {
       // Connects on first use; after a loss the reconnect timer retries, not every wait.
-      if (!client && !closed && !reconnectTimer) void connect();
+      connection.start();
       let set = waiters.get(jobId);
       if (!set) {
         set = new Set();
@@ -137,17 +94,12 @@ export function createJobFinishEvents(databaseUrl: string, logger: Logger, polls
       };
       entry.add(end);
       // The sleep is decided now: a notification is certain only once LISTEN has been answered.
-      const timer = setTimeout(() => end(), Math.max(0, Math.min(atMostMs, listening ? polls.listeningMs : polls.degradedMs)));
+      const timer = setTimeout(() => end(), Math.max(0, Math.min(atMostMs, connection.listening ? polls.listeningMs : polls.degradedMs)));
       return { woken, end: () => end() };
     },
     async close() {
-      closed = true;
-      if (reconnectTimer) clearTimeout(reconnectTimer);
       wakeAll();
-      const current = client;
-      client = null;
-      listening = false;
-      if (current) await current.end().catch(() => undefined);
+      await connection.close();
     },
   };
 }

@@ -11,15 +11,14 @@
  * made through this api also empties the caches before its answer goes (forgetAll), so the caller's next
  * request never races the notification.
  */
-import pg from 'pg';
 import type { Logger } from '@bioprocess/shared/server/logger';
+import { listenConnection } from './listen-connection.ts';
 
 export const API_KEY_CHANGED_CHANNEL = 'api_key_changed';
 export const INSTRUMENT_CHANGED_CHANNEL = 'instrument_changed';
 /** The listening connection's application_name (pg_stat_activity). */
 export const ACCESS_CHANGES_APPLICATION = 'bioprocess-access-changes';
 
-const RECONNECT_MS = 1_000;
 /** A key is looked up again at least this often: its last use is recorded to the minute. */
 const API_KEY_TTL_MS = 30_000;
 const INSTRUMENT_TTL_MS = 10 * 60_000;
@@ -88,74 +87,32 @@ export interface AccessCaches {
 }
 
 export function createAccessCaches(databaseUrl: string, logger: Logger): AccessCaches {
-  let client: pg.Client | null = null;
-  let listening = false;
-  let closed = false;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-  const serving = () => listening;
+  const serving = () => connection.listening;
   const apiKeys = new ChangeNotifiedCache<string, CachedApiKey>(API_KEY_TTL_MS, serving);
   const instrumentOwners = new ChangeNotifiedCache<number, number>(INSTRUMENT_TTL_MS, serving);
   const forgetAll = () => {
     apiKeys.clear();
     instrumentOwners.clear();
   };
-
-  const drop = (lost: pg.Client, error: unknown) => {
-    if (client !== lost) return;
-    const wasListening = listening;
-    client = null;
-    listening = false;
-    forgetAll();
-    lost.end().catch(() => undefined);
-    if (closed) return;
-    if (wasListening) logger.warn({ err: error }, 'key and instrument change notifications lost; both are looked up for every request until they are back');
-    reconnectTimer ??= setTimeout(() => {
-      reconnectTimer = null;
-      void connect();
-    }, RECONNECT_MS);
-    reconnectTimer.unref();
-  };
-
-  const connect = async () => {
-    if (closed || client) return;
-    const next = new pg.Client({ connectionString: databaseUrl, application_name: ACCESS_CHANGES_APPLICATION });
-    client = next;
-    next.on('notification', (message) => {
-      if (message.channel === API_KEY_CHANGED_CHANNEL && message.payload) apiKeys.forget(message.payload);
-      else if (message.channel === INSTRUMENT_CHANGED_CHANNEL && message.payload) instrumentOwners.forget(Number(message.payload));
+  const connection = listenConnection(databaseUrl, [API_KEY_CHANGED_CHANNEL, INSTRUMENT_CHANGED_CHANNEL], {
+    notification: (channel, payload) => {
+      if (channel === API_KEY_CHANGED_CHANNEL && payload) apiKeys.forget(payload);
+      else if (channel === INSTRUMENT_CHANGED_CHANNEL && payload) instrumentOwners.forget(Number(payload));
       else forgetAll();
-    });
-    next.on('error', (error) => drop(next, error));
-    next.on('end', () => drop(next, new Error('connection ended')));
-    try {
-      await next.connect();
-      await next.query(`LISTEN ${API_KEY_CHANGED_CHANNEL}; LISTEN ${INSTRUMENT_CHANGED_CHANNEL}`);
-      if (client === next && !closed) {
-        // Anything may have changed while nobody listened.
-        forgetAll();
-        listening = true;
-      }
-    } catch (error) {
-      drop(next, error);
-    }
-    if (closed) await next.end().catch(() => undefined);
-  };
-  void connect();
+    },
+    // Anything may have changed while nobody listened.
+    listening: forgetAll,
+    lost: forgetAll,
+  }, logger, 'key and instrument change notifications', ACCESS_CHANGES_APPLICATION);
+  connection.start();
 
   return {
     apiKeys,
     instrumentOwners,
     forgetAll,
     get listening() {
-      return listening;
+      return connection.listening;
     },
-    close: async () => {
-      closed = true;
-      listening = false;
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      const last = client;
-      client = null;
-      await last?.end().catch(() => undefined);
-    },
+    close: () => connection.close(),
   };
 }
