@@ -2,7 +2,7 @@
  * API keys looked up together. Instrument feeds post with their keys many times a second: a key found
  * live is then served from memory while no change to it is heard (platform/access-caches.ts: a
  * revocation through this api takes effect before its answer, one made elsewhere the moment its
- * notification arrives), and looked up again at least once a minute. Requests that ask while a
+ * notification arrives), and looked up again every 30 seconds at least. Requests that ask while a
  * lookup is on its way share the next one (one statement for all the keys asked for).
  */
 import type { Pool } from '@bioprocess/shared/server/postgres';
@@ -45,7 +45,7 @@ export function createApiKeyLookups(pool: Pool, cache: ChangeNotifiedCache<strin
   });
   return {
     find: async (keyHash) => {
-      // A feed's key comes from memory (access-caches.ts), looked up again at least once a minute.
+      // A feed's key comes from memory (access-caches.ts), looked up again every 30 seconds at least.
       const cached = cache.get(keyHash);
       if (cached && (cached.expires_at === null || cached.expires_at.getTime() > Date.now())) return cached;
       const stamp = cache.stamp();
