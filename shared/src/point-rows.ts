@@ -112,3 +112,34 @@ export function decodePointRows(bytes: Uint8Array): PointRow[] {
   }
   return rows;
 }
+
+/**
+ * Gives rows written before their request had a version (PointRowWriter with `versionSeq` 0, so each
+ * row's version is its suffix alone) the request's version, in place: adds `versionSeq * 10^10` to
+ * every row's version. Small bulk posts draw their version in the statement that records them, after
+ * their rows were written; whoever inserts such rows (the api, or the ingest-worker from the recorded
+ * data) stamps them first.
+ */
+export function stampVersions(bytes: Uint8Array, versionSeq: number): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  const base = BigInt(versionSeq) * VERSION_SEQ_FACTOR;
+  let offset = 0;
+  while (offset < bytes.length) {
+    // organization_id, instrument_id and ts (24 bytes), then the value's null flag and its double.
+    offset += bytes[offset + 24] === 0 ? 33 : 25;
+    view.setBigUint64(offset, view.getBigUint64(offset, true) + base, true);
+    offset += 9;
+  }
+}
+
+/**
+ * A recorded post's rows as they are inserted: as written, or (`versionsFromJob`: written before the
+ * version was drawn) a copy stamped with it. The recorded rows stay as written, so a retried insert
+ * stamps them again from the same bytes.
+ */
+export function rowsWithVersion(rows: Uint8Array, versionSeq: number, versionsFromJob: boolean): Uint8Array {
+  if (!versionsFromJob) return rows;
+  const stamped = rows.slice();
+  stampVersions(stamped, versionSeq);
+  return stamped;
+}

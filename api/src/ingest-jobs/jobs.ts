@@ -50,6 +50,12 @@ export interface NewIngestJob {
   data?: Array<{ part: number; bytes: Uint8Array }>;
   /** `running` for a job the api starts writing itself (small bulk posts, bulk-finish.ts); default `queued`. */
   state?: 'queued' | 'running';
+  /**
+   * A bulk post's rollups recorded as owed (`rollup_backlog`) with the job: a small post the api writes
+   * itself is answered once its points are stored, before the statement that completes it, and reads
+   * of rollups must wait for its figures from then on.
+   */
+  owesRollups?: { instrumentIds: number[]; startMs: number; endMs: number };
 }
 
 const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, idempotency_key, created_at, updated_at';
@@ -104,6 +110,7 @@ export async function insertIngestJobs(
     starts.push(end);
     end += item.bytes.length;
   }
+  const owing = entries.flatMap(({ job }, index) => job.owesRollups ? [{ index, owes: job.owesRollups }] : []);
   const { rows } = await db.query<IngestJobRow>({
     name: 'insert-ingest-jobs',
     text: `WITH job AS (
@@ -119,11 +126,18 @@ export async function insertIngestJobs(
        SELECT data.job_id, data.part, substring($4::bytea FROM data.start FOR data.length)
          FROM unnest($2::uuid[], $3::integer[], $5::integer[], $6::integer[]) AS data (job_id, part, start, length)
          JOIN job ON job.id = data.job_id
+     ), owed AS (
+       INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms)
+       SELECT job.organization_id, job.id, owes.instrument_ids::bigint[], owes.start_ms, owes.end_ms
+         FROM unnest($7::uuid[], $8::text[], $9::bigint[], $10::bigint[]) AS owes (job_id, instrument_ids, start_ms, end_ms)
+         JOIN job ON job.id = owes.job_id
      )
      SELECT * FROM job`,
     values: [
       JSON.stringify(jobs), data.map((item) => item.jobId), data.map((item) => item.part),
       Buffer.concat(data.map((item) => item.bytes)), starts, data.map((item) => item.bytes.length),
+      owing.map(({ index }) => ids[index]), owing.map(({ owes }) => `{${owes.instrumentIds.join(',')}}`),
+      owing.map(({ owes }) => owes.startMs), owing.map(({ owes }) => owes.endMs),
     ],
   });
   const created = new Map(rows.map((row) => [row.id, row]));

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { GroupCommit, type Sender } from '@bioprocess/shared/group-commit';
 import { BULK_BATCH_MAX_JOBS, BULK_MINUTE_FIGURES_PART } from '@bioprocess/shared/queues';
 import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minute-figures';
+import { rowsWithVersion } from '@bioprocess/shared/point-rows';
 import type { BulkRequest } from '@bioprocess/shared/ingest/requests';
 import type { RequestPrincipal } from '../auth/principal.ts';
 import type { AppDeps } from '../platform/deps.ts';
@@ -94,8 +95,10 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'clickho
         job: {
           ...(batch === undefined ? job : { ...job, request: { ...job.request, batch } }),
           // Written by this api right away (bulk-finish.ts); recorded as running, so that a job it
-          // leaves unfinished is delivered again flagged as retried.
+          // leaves unfinished is delivered again flagged as retried, and owing its rollups, as it is
+          // answered before the statement that completes it.
           state: writesHere ? 'running' : 'queued',
+          owesRollups: writesHere ? { instrumentIds: job.request.instrument_ids, startMs: job.request.start_ms, endMs: job.request.end_ms } : undefined,
         },
       })));
       const created = results.flatMap((result, index) => result.created ? [{ job: result.job, entry: entries[index]! }] : []);
@@ -104,7 +107,7 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'clickho
         return results;
       }
       const finished = finish.finish(created.map(({ job, entry }) => ({
-        job, request: entry.job.request, rows: pointRowsOf(entry.job), minuteFigures: ownMinuteFigures(entry.job),
+        job, request: entry.job.request, rows: rowsWithVersion(pointRowsOf(entry.job), Number(job.version_seq), entry.job.request.versions_from_job === true), minuteFigures: ownMinuteFigures(entry.job),
       })));
       for (const entry of entries) entry.toInsert?.arrived();
       const finishedOf = new Map(created.map(({ job }, index) => [job.id, finished[index]!]));

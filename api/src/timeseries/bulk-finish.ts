@@ -2,16 +2,21 @@
  * Small bulk posts written by the api itself. Feeds post a few seconds of readings at a time and wait
  * for them; through the queue, each batch of their posts costs a delivery, a worker's job, a read of
  * its rows back from PostgreSQL and four worker statements, about half of a feed's wait. Instead, once
- * a batch's job rows are committed (as `running`, with their data, as before: bulk-batches.ts), the api
- * inserts their rows into ClickHouse and completes them, recording the rollups they owe in the same
- * statement, and recomputes those after the answer (shared/src/server/owed-rollups.ts). Batches whose
- * rows are committed while an insert runs share the next one: one part for many posts.
+ * a batch's job rows are committed (as `running`, with their data and the record that their rollups
+ * are owed: bulk-batches.ts), the api inserts their rows into ClickHouse and answers them: they are
+ * queryable, and reads of rollups wait for the owed ones. The statement that completes them follows,
+ * shared by the posts inserted meanwhile, and their rollups are recomputed after it
+ * (shared/src/server/owed-rollups.ts). So a post waits for two statements, not three; its job record
+ * reads `running` for the few milliseconds until its completion is written. Batches whose rows are
+ * committed while an insert runs share the next one: one part for many posts.
  *
  * Anything out of the ordinary hands the batch to the ingest-worker, which writes it from its recorded
- * data exactly as it writes any other post: ClickHouse failing or stuck, PostgreSQL failing
- * at completion, or a range deletion accepted after a post (the worker re-applies it over the post's
- * rows). So does a batch that would take the rows the api holds for ClickHouse past
- * BULK_WRITES_IN_API_MAX_BYTES (ClickHouse slow or stuck while feeds go on posting without waiting). The posts are then flagged `retried`: some of their rows may already be stored, so their
+ * data exactly as it writes any other post: ClickHouse failing or stuck (the post then waits for the
+ * worker), PostgreSQL failing at completion, or a range deletion accepted after a post (the worker
+ * re-applies it over the post's rows, as it would over rows answered a moment earlier). So does a
+ * batch that would take the rows the api holds for ClickHouse past BULK_WRITES_IN_API_MAX_BYTES
+ * (ClickHouse slow or stuck while feeds go on posting without waiting). The posts are then flagged
+ * `retried`: some of their rows may already be stored, so their
  * rollups are recomputed from the deduplicated points. When even that flag cannot be written, nothing
  * is queued: the reconciler finds the jobs still `running` a few seconds later and delivers them, flag
  * first. A process killed at any line leaves the same state: running jobs with their data, which the
@@ -43,7 +48,7 @@ const rangeOf = (post: RecordedPost) => ({
 export interface BulkFinish {
   /**
    * Writes and completes the posts (with those of other batches recorded meanwhile); answers, per post,
-   * true once it completed, false when it was handed to the worker.
+   * true once its rows are stored (its completion follows), false when it was handed to the worker.
    */
   finish(posts: readonly RecordedPost[]): Array<Promise<boolean>>;
   /**
@@ -71,6 +76,8 @@ const INSERT_TIMEOUT_MS = 10_000;
  * about 12% more points per second than an insert that waited for no one.
  */
 const INSERT_AWAITS_POSTS_MS = 25;
+/** Points per completing statement: a few batches' posts. */
+const COMPLETION_MAX_POINTS = 200_000;
 const TOO_MANY_HELD = 'the api holds as many rows for ClickHouse as it may already';
 
 export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse' | 'queues' | 'logger'>): BulkFinish {
@@ -86,28 +93,27 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
     }
     await enqueueIngest(deps, posts.map((post) => post.job));
   };
-  const finishing = new GroupCommit<RecordedPost, boolean>({
+  /**
+   * Completes posts whose rows are stored (and answered): their jobs' state, their recorded data
+   * dropped, then their rollups. Whatever goes wrong hands them to the worker, which writes them again
+   * from their recorded data and completes them; their rollups stay owed meanwhile.
+   */
+  const completing = new GroupCommit<RecordedPost>({
     flush: async (posts) => {
-      try {
-        await insertPoints(deps.clickhouse, Buffer.concat(posts.map((post) => post.rows)), POINT_ROWS_FORMAT, { timeoutMs: INSERT_TIMEOUT_MS });
-      } catch (error) {
-        await handOver(posts, 'their rows could not be inserted', error);
-        return posts.map(() => false);
-      }
       let completed: boolean;
       try {
-        // Their stored rows go in the same statement: they were kept only for a hand-over.
         completed = await completeBulkPosts(deps.pg, posts.map((post) => ({ jobId: post.job.id, points: post.request.points, range: rangeOf(post) })), {
           unlessDeletionAfter: Math.min(...posts.map((post) => Number(post.job.version_seq))),
           dropData: true,
+          owedSinceRecorded: true,
         });
       } catch (error) {
         await handOver(posts, 'they could not be completed', error);
-        return posts.map(() => false);
+        return;
       }
       if (!completed) {
         await handOver(posts, 'a range deletion was accepted after them');
-        return posts.map(() => false);
+        return;
       }
       const sender = rollups.headingForRollups();
       for (const post of posts) {
@@ -116,7 +122,24 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
         rollups.recompute({ jobId: post.job.id, points: post.request.points, range: rangeOf(post), ...own });
       }
       sender.arrived();
-      return posts.map(() => true);
+    },
+    weigh: (post) => post.request.points,
+    maxWeight: COMPLETION_MAX_POINTS,
+  });
+  const finishing = new GroupCommit<RecordedPost, { completed: Promise<void> } | null>({
+    flush: async (posts) => {
+      try {
+        await insertPoints(deps.clickhouse, Buffer.concat(posts.map((post) => post.rows)), POINT_ROWS_FORMAT, { timeoutMs: INSERT_TIMEOUT_MS });
+      } catch (error) {
+        await handOver(posts, 'their rows could not be inserted', error);
+        return posts.map(() => null);
+      }
+      // Queryable now: the posts are answered while their completion is written.
+      const completion = completing.setOut();
+      // Wrapped: a promise answered from a promise's callback would be waited for.
+      const completions = posts.map((post) => ({ completed: completing.submit(post).then(() => undefined) }));
+      completion.arrived();
+      return completions;
     },
     weigh: (post) => post.rows.length,
     maxWeight: INSERT_MAX_BYTES,
@@ -124,17 +147,18 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
     // recorded meanwhile.
     awaitSendersMs: INSERT_AWAITS_POSTS_MS,
   });
-  const underWay = new Set<Promise<boolean>>();
+  /** Inserts and completions under way, which a graceful shutdown waits for. */
+  const underWay = new Set<Promise<unknown>>();
   /** Bytes of rows waiting for or in an insert: bounded, so a stuck ClickHouse cannot fill the api's memory. */
   let heldBytes = 0;
-  const track = (outcome: Promise<boolean>, bytes: number) => {
+  const track = <T>(work: Promise<T>, bytes = 0) => {
     heldBytes += bytes;
-    underWay.add(outcome);
-    void outcome.finally(() => {
+    underWay.add(work);
+    void work.finally(() => {
       heldBytes -= bytes;
-      underWay.delete(outcome);
+      underWay.delete(work);
     });
-    return outcome;
+    return work;
   };
   return {
     setOut: () => finishing.setOut(),
@@ -150,10 +174,14 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
       // A recomputation of rollups waits a moment for the posts being inserted and completed: the
       // next few batches' rollups go out in one statement per table.
       const toRollups = rollups.headingForRollups();
-      const finished = posts.map((post) => track(finishing.submit(post).then(({ result }) => result, () => false), post.rows.length));
+      const inserted = posts.map((post) => track(finishing.submit(post).then(({ result }) => result, () => null), post.rows.length));
       batch.arrived();
-      void Promise.allSettled(finished).then(() => toRollups.arrived());
-      return finished;
+      const completed = inserted.map((insert) => track(insert.then((outcome) => outcome?.completed).catch((error: unknown) => {
+        // The job stays running with its data: the reconciler delivers it to the worker.
+        deps.logger.warn({ err: error }, 'bulk posts neither completed nor handed to the ingest-worker; the reconciler will deliver them');
+      })));
+      void Promise.allSettled(completed).then(() => toRollups.arrived());
+      return inserted.map((insert) => insert.then((outcome) => outcome !== null));
     },
     close: async () => {
       while (underWay.size > 0) await Promise.all(underWay);

@@ -33,7 +33,7 @@ import type { FinishWait } from '../ingest-jobs/finish-events.ts';
 import { BATCHED_POST_MAX_POINTS, createBulkJobBatches, type PostOnItsWay } from './bulk-batches.ts';
 import { acceptLargePost } from './large-posts.ts';
 import { firstForeignIndex } from './bulk.ts';
-import { createBulkPool } from './bulk-pool.ts';
+import { createBulkPool, PARSED_IN_PLACE_MAX_BYTES } from './bulk-pool.ts';
 import { admitBulkPostsBySize, keepAdmittedBytes } from './bulk-admission.ts';
 import { bulkBytesPerOrganization } from '@bioprocess/shared/server/config';
 import { enqueueIngest } from './enqueue.ts';
@@ -110,11 +110,24 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     options: { minimal: boolean; wait: boolean; idempotencyKey: string | undefined },
     onItsWay: PostOnItsWay,
   ): Promise<{ job: IngestJobRow; registered: FinishWait | undefined; readings: Uint8Array | null }> => {
-    // The version is drawn before the post is read, so the thread writes the final rows. Requests
-    // are ordered by it: one sent after another was accepted always gets a higher version.
-    const versionSeq = await versionDraws.next();
-    const prepared = await bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq, echo: !options.minimal });
+    // Requests are ordered by their version: one sent after another was accepted always gets a higher
+    // one. A small post (a feed's) is read first and gets its version from the statement that records
+    // it, one round trip fewer per post; its rows are stamped with it afterwards. A larger one draws
+    // its version first, so that its rows are final as written (it may be spooled or split).
+    const versionedAtCommit = body.length < PARSED_IN_PLACE_MAX_BYTES;
+    const read = async (versionSeq: number) =>
+      bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq, echo: !options.minimal });
+    let versionSeq = versionedAtCommit ? 0 : await versionDraws.next();
+    let prepared = await read(versionSeq);
     if (!prepared.ok) throw badRequest(prepared.error);
+    const batched = prepared.chunks.length === 1 && prepared.points <= BATCHED_POST_MAX_POINTS;
+    if (versionedAtCommit && !batched) {
+      // Not reached by any body that small (each point takes thirty bytes or more); kept for safety.
+      versionSeq = await versionDraws.next();
+      prepared = await read(versionSeq);
+      if (!prepared.ok) throw badRequest(prepared.error);
+    }
+    const versionFromJob = versionedAtCommit && batched;
     const owned = await ownershipLookups.owned(principal.organizationId, prepared.instruments.map(([id]) => id));
     const foreign = firstForeignIndex(prepared.instruments, owned);
     if (foreign >= 0) throw badRequest(TIME_SERIES_MESSAGES.instrumentNotFound(foreign));
@@ -126,17 +139,17 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     const bulkJob = {
       kind: 'bulk' as const,
       idempotencyKey: options.idempotencyKey,
-      versionSeq,
+      versionSeq: versionFromJob ? undefined : versionSeq,
       chunkCount: prepared.chunks.length,
       request: bulkRequestSchema.parse({
         instrument_ids: prepared.instruments.map(([id]) => id), start_ms: prepared.startMs, end_ms: prepared.endMs,
         points: prepared.points, unique_keys: prepared.increasing, rows_format: POINT_ROWS_FORMAT,
+        ...(versionFromJob ? { versions_from_job: true } : {}),
       }),
       // Stored before the answer (with a small post's job row, or spooled for a large one): a 202 means durable.
       data,
     };
     // Small posts (feeds) are recorded and queued together with those arriving meanwhile.
-    const batched = bulkJob.chunkCount === 1 && bulkJob.request.points <= BATCHED_POST_MAX_POINTS;
     if (!batched) onItsWay.leave();
     const { job, registered } = batched
       ? await bulkBatches.accept(principal, { ...bulkJob, chunkCount: 1 }, options.wait, onItsWay)

@@ -87,6 +87,8 @@ describe('small bulk posts written by the api', () => {
     // Answered 200: the points are there already, and nothing was queued for a worker.
     expect(await storedCounts(ctx, plant.organizationId)).toEqual({ keys: POSTS * POINTS_PER_POST, rows: POSTS * POINTS_PER_POST });
     expect(await ctx.deps.queues.ingestBulk.getJobCounts()).toMatchObject({ waiting: 0, active: 0, delayed: 0 });
+    // Their completion follows the answer by a statement.
+    await waitAllFinished(ctx, plant.organizationId, 30_000);
     const jobs = await jobsOf(plant.organizationId);
     expect(jobs).toEqual(Array(POSTS).fill({ state: 'completed', retried: false, data: 0 }));
     expect(handOvers).toEqual([]);
@@ -103,6 +105,76 @@ describe('small bulk posts written by the api', () => {
     await waitAllFinished(ctx, plant.organizationId, 30_000);
     expect(await jobStates(ctx, plant.organizationId)).toEqual({ completed: 2 * POSTS });
     expect((await storedCounts(ctx, plant.organizationId)).keys).toBe(2 * POSTS * POINTS_PER_POST);
+  });
+
+  it('are answered once their rows are stored, before the statement completing them, and reads of rollups wait for them from the answer', async () => {
+    const plant = await createPlant(ctx, 3);
+    const [instrumentId] = plant.instrumentIds as [number];
+    // The statement that completes posts looks for later range deletions: a lock on their table holds it.
+    const blocker = await ctx.deps.pg.connect();
+    let read: Promise<{ statusCode: number; body: string }> | undefined;
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE time_series_deletions IN ACCESS EXCLUSIVE MODE');
+      const answer = await ctx.request({
+        method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token, headers: { prefer: 'return=minimal' },
+        payload: { data: feedPoints(instrumentId, 0, POINTS_PER_POST) },
+      });
+      expect(answer.statusCode, answer.body).toBe(200);
+      // Queryable at the answer; the job still running with its data (rows and figures), its rollups owed since it was recorded.
+      expect(await storedCounts(ctx, plant.organizationId)).toEqual({ keys: POINTS_PER_POST, rows: POINTS_PER_POST });
+      expect(await jobsOf(plant.organizationId)).toEqual([{ state: 'running', retried: false, data: 2 }]);
+      expect(await owedRollups(ctx, plant.organizationId)).toBe(1);
+      // A read of rollups waits for them rather than answer without the post.
+      read = ctx.request({ method: 'GET', url: `/api/v1/time-series-data?instrument_id=${instrumentId}&limit=1000`, token: plant.viewer.token });
+      const early = await Promise.race([read.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]);
+      expect(early).toBe('waiting');
+    } finally {
+      await blocker.query('COMMIT');
+      blocker.release();
+    }
+    const answered = await read!;
+    expect(answered.statusCode, answered.body).toBe(200);
+    expect(JSON.parse(answered.body)).toHaveLength(POINTS_PER_POST);
+    await waitAllFinished(ctx, plant.organizationId, 30_000);
+    expect(await jobsOf(plant.organizationId)).toEqual([{ state: 'completed', retried: false, data: 0 }]);
+    expect(handOvers).toEqual([]);
+    await expectExactRollups(plant.organizationId);
+  });
+
+  it('carry versions drawn by the statement recording them, stamped alike by the api and by a worker writing them from their record', async () => {
+    const plant = await createPlant(ctx, 3);
+    const [instrumentId] = plant.instrumentIds as [number];
+    const post = (value: number) => ctx.request({
+      method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: plant.editor.token,
+      payload: { data: feedPoints(instrumentId, 0, POINTS_PER_POST).map((point) => ({ ...point, float_value: value })) },
+    });
+    // Written by the api, then the same keys again written by a worker (the api cannot reach ClickHouse).
+    expect((await post(1)).statusCode).toBe(200);
+    // Its rollups too, before the api loses ClickHouse.
+    await waitAllFinished(ctx, plant.organizationId, 30_000);
+    const worker = directWorker();
+    await proxy.stop();
+    try {
+      expect((await post(2)).statusCode).toBe(200);
+      expect(handOvers.splice(0)).toEqual(['their rows could not be inserted']);
+    } finally {
+      await proxy.start();
+      await worker.close();
+    }
+    await waitAllFinished(ctx, plant.organizationId, 30_000);
+    // The later post wins every key, and each row's version is its job's version then its index in the post.
+    const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: instrumentId, limit: 1_000 });
+    expect(readings.map((reading) => reading.value)).toEqual(Array(POINTS_PER_POST).fill(2));
+    const { rows: jobs } = await ctx.deps.pg.query<{ version_seq: string; request: { versions_from_job?: boolean } }>(
+      'SELECT version_seq, request FROM ingest_jobs WHERE organization_id = $1 ORDER BY version_seq', [plant.organizationId]);
+    expect(jobs.map((job) => job.request.versions_from_job)).toEqual([true, true]);
+    const stored = await ctx.deps.clickhouse.query({
+      query: `SELECT toString(version), value FROM points WHERE organization_id = ${plant.organizationId} ORDER BY version`, format: 'JSONCompact',
+    });
+    const expected = jobs.flatMap((job, index) => Array.from({ length: POINTS_PER_POST }, (_, point) =>
+      [(BigInt(job.version_seq) * 10n ** 10n + BigInt(point + 1)).toString(), index + 1]));
+    expect(new Set((await stored.json<[string, number]>()).data.map((row) => JSON.stringify(row)))).toEqual(new Set(expected.map((row) => JSON.stringify(row))));
   });
 
   it('lose to a range deletion accepted while their rows were on their way to ClickHouse', async () => {
@@ -129,6 +201,8 @@ describe('small bulk posts written by the api', () => {
       proxy.release();
       const answer = await posted;
       expect(answer.statusCode, answer.body).toBe(200);
+      // Answered once its rows were stored; the statement completing it then finds the later deletion.
+      await waitAllFinished(ctx, plant.organizationId, 60_000);
       expect(handOvers.splice(0)).toEqual(['a range deletion was accepted after them']);
     } finally {
       proxy.release();

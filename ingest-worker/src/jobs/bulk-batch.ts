@@ -9,6 +9,7 @@ import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
 import type { Job } from 'bullmq';
 import { BULK_MINUTE_FIGURES_PART, type BulkBatchPayload } from '@bioprocess/shared/queues';
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
+import { rowsWithVersion } from '@bioprocess/shared/point-rows';
 import type { WorkerContext } from '../context.ts';
 import type { Sender } from '@bioprocess/shared/group-commit';
 import { markFailed, recordChunksDone, startJobs } from '../job-store.ts';
@@ -55,7 +56,8 @@ export async function processBulkBatch(context: WorkerContext, payload: BulkBatc
   let retried = deliveredAgain;
   if (toWrite.length > 0) {
     // Batches are made only by apis that write RowBinary rows.
-    const outcome = await context.bulkWrites.insert(Buffer.concat(toWrite.map((post) => stored.get(`${post.jobId}:0`)!)), 'RowBinary');
+    const outcome = await context.bulkWrites.insert(Buffer.concat(toWrite.map((post) =>
+      rowsWithVersion(stored.get(`${post.jobId}:0`)!, Number(post.versionSeq), post.request.versions_from_job === true))), 'RowBinary');
     // Written a second time after a shared insert failed part-way: some rows may be there twice.
     retried ||= outcome.flushedAgain;
   }

@@ -11,6 +11,7 @@ import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minut
 import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
 import { readSpooledPart } from '@bioprocess/shared/server/bulk-spool';
+import { rowsWithVersion } from '@bioprocess/shared/point-rows';
 import type { WorkerContext } from '../context.ts';
 import type { Sender } from '@bioprocess/shared/group-commit';
 import { anyLaterDeletions, applyLaterDeletions } from '../deletions.ts';
@@ -38,7 +39,8 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
     const rows = await chunkRows(context, payload, request.spooled === true);
     if (!rows) throw new PermanentJobError(MISSING_DATA_MESSAGE);
     // Written a second time after a shared insert failed part-way: some of its rows may be there twice.
-    if ((await context.bulkWrites.insert(rows, payload.format)).flushedAgain) await markRetried(context.pg, [payload.job_id]);
+    const versioned = rowsWithVersion(rows, Number(payload.version_seq), request.versions_from_job === true);
+    if ((await context.bulkWrites.insert(versioned, payload.format)).flushedAgain) await markRetried(context.pg, [payload.job_id]);
   }
   const { allDone, retried } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points);
   if (!allDone) return;

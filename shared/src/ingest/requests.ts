@@ -24,6 +24,12 @@ export const bulkRequestSchema = z.object({
   batch: z.uuid().optional(),
   /** The data is in files under UPLOAD_DIR/bulk/<job id> (shared/src/server/bulk-spool.ts), not in `ingest_job_data`. */
   spooled: z.boolean().optional(),
+  /**
+   * The version was drawn by the statement that recorded the job, after the rows were written: their
+   * versions are their suffixes alone, and whoever inserts them first adds the job's (stampVersions in
+   * shared/src/point-rows.ts). Set on small posts, which so spend no round trip on a draw of their own.
+   */
+  versions_from_job: z.boolean().optional(),
 });
 export type BulkRequest = z.infer<typeof bulkRequestSchema>;
 

@@ -78,11 +78,14 @@ export interface BulkCompletionOptions {
   unlessDeletionAfter?: number;
   /** Deletes the posts' stored data (`ingest_job_data`) in the same statement. */
   dropData?: boolean;
+  /** Their rollups were recorded as owed with their jobs (the api's small posts): none are recorded again. */
+  owedSinceRecorded?: boolean;
 }
 
 /**
  * Completes bulk posts' jobs and records their rollups as owed (`rollup_backlog`), in one statement
- * however many: a post is never complete without either its rollups or the record that they are owed.
+ * however many (unless they were recorded with the jobs): a post is never complete without either its
+ * rollups or the record that they are owed.
  * Bulk posts are not audited one by one. Every post gets its backlog row, also one that had completed
  * already (delivered again): the recomputation that follows deletes it.
  */
@@ -109,7 +112,7 @@ export async function completeBulkPosts(db: Db, completions: readonly BulkComple
        INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms)
        SELECT organization_id, id, instrument_ids::bigint[], start_ms, end_ms FROM done
         -- A job deleted with its organisation meanwhile owes nothing (and its organisation is gone).
-        WHERE EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = done.id)
+        WHERE NOT $11::boolean AND EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = done.id)
      ), dropped AS (
        DELETE FROM ingest_job_data d USING done WHERE $10::boolean AND d.job_id = done.id
      )
@@ -125,6 +128,7 @@ export async function completeBulkPosts(db: Db, completions: readonly BulkComple
       organizations,
       options.unlessDeletionAfter ?? null,
       options.dropData === true,
+      options.owedSinceRecorded === true,
     ],
   });
   return rows[0]?.later_deletion === false;
