@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { apiEnvSchema, exportWorkerEnvSchema, ingestWorkerEnvSchema, parseEnv, workerEnvSchema } from '@bioprocess/shared/server/config';
-import { API_GLIBC_TUNABLES, apiProcessEnv } from '../../../deploy/local/allocator.mjs';
+import { API_GLIBC_TUNABLES, API_NODE_OPTIONS, apiProcessEnv } from '../../../deploy/local/allocator.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -149,12 +149,16 @@ describe('deploy Dockerfiles', () => {
     expect(environmentOf(compose.services.api as ComposeService).CONSOLE_DIST).toBe('console/dist');
   });
 
-  it('runs the api with the allocator settings that npm start and the bench give it', () => {
+  it('runs the api with the memory settings that npm start and the bench give it', () => {
     const api = images.find((image) => image.name === 'api');
     expect(api?.dockerfile).toContain(`ENV GLIBC_TUNABLES=${API_GLIBC_TUNABLES}`);
     expect(images.find((image) => image.name === 'ingest-worker')?.dockerfile).not.toContain('GLIBC_TUNABLES');
     expect(apiProcessEnv({}).GLIBC_TUNABLES).toBe(API_GLIBC_TUNABLES);
     expect(apiProcessEnv({ GLIBC_TUNABLES: '' }).GLIBC_TUNABLES).toBe('');
+    expect(api?.dockerfile).toContain(`ENV NODE_OPTIONS=${API_NODE_OPTIONS}`);
+    expect(apiProcessEnv({}).NODE_OPTIONS).toBe(API_NODE_OPTIONS);
+    expect(apiProcessEnv({ NODE_OPTIONS: '--enable-source-maps' }).NODE_OPTIONS).toBe(`--enable-source-maps ${API_NODE_OPTIONS}`);
+    expect(apiProcessEnv({ NODE_OPTIONS: '--max-semi-space-size=8' }).NODE_OPTIONS).toBe('--max-semi-space-size=8');
   });
 
   it('keeps local dependencies, builds and data out of the build context', () => {
