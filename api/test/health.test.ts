@@ -1,4 +1,8 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import helmet from 'helmet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY } from '../src/app.ts';
 import { createTestContext, type TestContext } from './support/test-context.ts';
 
 describe('GET /api/v1/health', () => {
@@ -33,6 +37,23 @@ describe('GET /api/v1/health', () => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/health' });
     expect(response.headers['content-security-policy']).toContain("default-src 'self'");
     expect(response.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('sends every header helmet itself sets, on answers of every kind', async () => {
+    // helmet run as a middleware of a plain server, with the api's policy.
+    const middleware = helmet({ contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY }, crossOriginEmbedderPolicy: false });
+    const server = http.createServer((request, response) => middleware(request, response, () => response.end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const fromHelmet = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await new Promise((resolve) => server.close(resolve));
+    const expected = Object.fromEntries([...fromHelmet.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)));
+    expect(Object.keys(expected).length).toBeGreaterThan(8);
+    const answers = [
+      await ctx.request({ method: 'GET', url: '/api/v1/health' }),
+      await ctx.request({ method: 'GET', url: '/api/v1/does-not-exist' }),
+      await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk', payload: { data: [] } }),
+    ];
+    for (const answer of answers) expect(answer.headers).toMatchObject(expected);
   });
 
   it('answers unknown api paths with a JSON 404', async () => {
