@@ -137,6 +137,16 @@ function sender(url: string, headers: Record<string, string>, agent: http.Agent)
   });
 }
 
+/**
+ * Closes the client's idle keep-alive connections before a timed run. The api closes a connection idle
+ * for KEEP_ALIVE_TIMEOUT_MS (72 s): the connections of an earlier workload, idle through the peer's run
+ * and the wait for merges, were closing as the fan-in reused them, and its first posts failed with a
+ * reset connection (63 of them in one run), a race of HTTP keep-alive rather than of the product.
+ */
+function dropIdleConnections(agent: http.Agent): void {
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+}
+
 interface Run {
   /** Milliseconds from the first post sent until every point was queryable. */
   elapsedMs: number;
@@ -215,6 +225,7 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     await closedLoop(warmUpBodies('product'), clients, product, (status) => status === 200);
     await closedLoop(warmUpBodies('peer'), clients, toPeer, (status) => status === 204);
     await waitForMerges(clickhouse);
+    dropIdleConnections(agent);
     let cpu = options.cpuMeter();
     const clickhouseWork = await clickhouseMeter(clickhouse);
     let started = performance.now();
@@ -226,6 +237,7 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     if (stored !== workload.points) throw new Error(`the product stores ${stored} points of ${workload.name}, not ${workload.points}`);
     // ClickHouse merging the parts the product just wrote would take the peer's cores.
     await waitForMerges(clickhouse);
+    dropIdleConnections(agent);
     cpu = options.cpuMeter();
     started = performance.now();
     const peerRun = await closedLoop(bodies('peer'), clients, toPeer, (status) => status === 204);
@@ -281,7 +293,7 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
   }
 
   // Fan-in: 1,000 feeds, one reading per second each, spread over the second.
-  if (chosen.has('fan-in')) await fanIn({ ...options, plantOrganization: plant.organizationId, instrumentIds: instrumentIds.slice(0, 1_000), seconds: scaled(60), product, toPeer });
+  if (chosen.has('fan-in')) await fanIn({ ...options, plantOrganization: plant.organizationId, instrumentIds: instrumentIds.slice(0, 1_000), seconds: scaled(60), product, toPeer, agent });
   agent.destroy();
 }
 
@@ -290,7 +302,7 @@ const FANIN_GRACE_MS = 30_000;
 /** How long fan-in then lets a product that fell behind drain its backlog before the next step. */
 const FANIN_DRAIN_MS = 120_000;
 
-async function fanIn(options: FeedsOptions & { plantOrganization: number; instrumentIds: number[]; seconds: number; product: Send; toPeer: Send }): Promise<void> {
+async function fanIn(options: FeedsOptions & { plantOrganization: number; instrumentIds: number[]; seconds: number; product: Send; toPeer: Send; agent: http.Agent }): Promise<void> {
   const { instrumentIds, seconds, log, report, clickhouse, peer } = options;
   const startMs = Date.UTC(2025, 3, 1);
   const feeds = instrumentIds.length;
@@ -311,18 +323,24 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
   const openLoop = async (side: 'product' | 'peer', send: Send, ok: (status: number) => boolean) => {
     const waits: number[] = [];
     let failed = 0;
+    /** Why posts failed: their status, or the client's error. */
+    const failures = new Map<string, number>();
     let lastMs = 0;
     const pending: Array<Promise<void>> = [];
+    dropIdleConnections(options.agent);
     const started = performance.now();
     let index = 0;
     while (index < posts.length) {
       const now = performance.now() - started;
       while (index < posts.length && posts[index]!.dueMs <= now) {
         pending.push(send(posts[index]!.post[side]).then(({ status, ms }) => {
-          if (!ok(status)) throw new Error(`fan-in post answered ${status}`);
+          if (!ok(status)) throw new Error(`answered ${status}`);
           waits.push(ms);
           lastMs = performance.now() - started;
-        }).catch(() => { failed += 1; }));
+        }).catch((error: Error) => {
+          failed += 1;
+          failures.set(error.message, (failures.get(error.message) ?? 0) + 1);
+        }));
         index += 1;
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -332,7 +350,7 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
     clearTimeout(timer);
     const unanswered = posts.length - waits.length - failed;
     // A copy: answers still arriving after the grace must not change the figures.
-    return { waits: [...waits].sort((a, b) => a - b), failed, unanswered, lastMs };
+    return { waits: [...waits].sort((a, b) => a - b), failed, failures, unanswered, lastMs };
   };
   // The peer first: a product that fell behind goes on draining its backlog after the schedule, which
   // would take the peer's cores.
@@ -346,7 +364,7 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
   cpu = options.cpuMeter();
   const clickhouseWork = await clickhouseMeter(clickhouse);
   const productRun = await openLoop('product', options.product, (status) => status === 200);
-  log(`fan-in: product CPU time ${cpu()}; ClickHouse ${await clickhouseWork()}; ${productRun.waits.length} posts answered, ${productRun.failed} failed, ${productRun.unanswered} unanswered ${FANIN_GRACE_MS / 1000} s after the schedule`);
+  log(`fan-in: product CPU time ${cpu()}; ClickHouse ${await clickhouseWork()}; ${productRun.waits.length} posts answered, ${productRun.failed} failed${productRun.failed > 0 ? ` (${[...productRun.failures].map(([why, count]) => `${count} ${why}`).join(', ')})` : ''}, ${productRun.unanswered} unanswered ${FANIN_GRACE_MS / 1000} s after the schedule`);
   const keptUp = productRun.failed === 0 && productRun.unanswered === 0;
   if (keptUp) {
     const stored = await productCount(clickhouse, options.plantOrganization, workload);
