@@ -137,16 +137,6 @@ function sender(url: string, headers: Record<string, string>, agent: http.Agent)
   });
 }
 
-/**
- * Closes the client's idle keep-alive connections before a timed run. The api closes a connection idle
- * for KEEP_ALIVE_TIMEOUT_MS (72 s): the connections of an earlier workload, idle through the peer's run
- * and the wait for merges, were closing as the fan-in reused them, and its first posts failed with a
- * reset connection (63 of them in one run), a race of HTTP keep-alive rather than of the product.
- */
-function dropIdleConnections(agent: http.Agent): void {
-  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
-}
-
 interface Run {
   /** Milliseconds from the first post sent until every point was queryable. */
   elapsedMs: number;
@@ -225,7 +215,6 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     await closedLoop(warmUpBodies('product'), clients, product, (status) => status === 200);
     await closedLoop(warmUpBodies('peer'), clients, toPeer, (status) => status === 204);
     await waitForMerges(clickhouse);
-    dropIdleConnections(agent);
     let cpu = options.cpuMeter();
     const clickhouseWork = await clickhouseMeter(clickhouse);
     let started = performance.now();
@@ -237,7 +226,6 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     if (stored !== workload.points) throw new Error(`the product stores ${stored} points of ${workload.name}, not ${workload.points}`);
     // ClickHouse merging the parts the product just wrote would take the peer's cores.
     await waitForMerges(clickhouse);
-    dropIdleConnections(agent);
     cpu = options.cpuMeter();
     started = performance.now();
     const peerRun = await closedLoop(bodies('peer'), clients, toPeer, (status) => status === 204);
@@ -293,7 +281,7 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
   }
 
   // Fan-in: 1,000 feeds, one reading per second each, spread over the second.
-  if (chosen.has('fan-in')) await fanIn({ ...options, plantOrganization: plant.organizationId, instrumentIds: instrumentIds.slice(0, 1_000), seconds: scaled(60), product, toPeer, agent });
+  if (chosen.has('fan-in')) await fanIn({ ...options, plantOrganization: plant.organizationId, instrumentIds: instrumentIds.slice(0, 1_000), seconds: scaled(60), product, toPeer });
   agent.destroy();
 }
 
@@ -302,7 +290,7 @@ const FANIN_GRACE_MS = 30_000;
 /** How long fan-in then lets a product that fell behind drain its backlog before the next step. */
 const FANIN_DRAIN_MS = 120_000;
 
-async function fanIn(options: FeedsOptions & { plantOrganization: number; instrumentIds: number[]; seconds: number; product: Send; toPeer: Send; agent: http.Agent }): Promise<void> {
+async function fanIn(options: FeedsOptions & { plantOrganization: number; instrumentIds: number[]; seconds: number; product: Send; toPeer: Send }): Promise<void> {
   const { instrumentIds, seconds, log, report, clickhouse, peer } = options;
   const startMs = Date.UTC(2025, 3, 1);
   const feeds = instrumentIds.length;
@@ -327,7 +315,6 @@ async function fanIn(options: FeedsOptions & { plantOrganization: number; instru
     const failures = new Map<string, number>();
     let lastMs = 0;
     const pending: Array<Promise<void>> = [];
-    dropIdleConnections(options.agent);
     const started = performance.now();
     let index = 0;
     while (index < posts.length) {
