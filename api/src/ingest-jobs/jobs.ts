@@ -51,11 +51,11 @@ export interface NewIngestJob {
   /** `running` for a job the api starts writing itself (small bulk posts, bulk-finish.ts); default `queued`. */
   state?: 'queued' | 'running';
   /**
-   * A bulk post's rollups recorded as owed (`rollup_backlog`) with the job: a small post the api writes
-   * itself is answered once its points are stored, before the statement that completes it, and reads
-   * of rollups must wait for its figures from then on.
+   * A bulk post's rollups (over its request's instruments and range) recorded as owed (`rollup_backlog`)
+   * with the job: a small post the api writes itself is answered once its points are stored, before
+   * the statement that completes it, and reads of rollups must wait for its figures from then on.
    */
-  owesRollups?: { instrumentIds: number[]; startMs: number; endMs: number };
+  owesRollups?: boolean;
 }
 
 const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, idempotency_key, created_at, updated_at';
@@ -110,7 +110,6 @@ export async function insertIngestJobs(
     starts.push(end);
     end += item.bytes.length;
   }
-  const owing = entries.flatMap(({ job }, index) => job.owesRollups ? [{ index, owes: job.owesRollups }] : []);
   const { rows } = await db.query<IngestJobRow>({
     name: 'insert-ingest-jobs',
     text: `WITH job AS (
@@ -128,16 +127,15 @@ export async function insertIngestJobs(
          JOIN job ON job.id = data.job_id
      ), owed AS (
        INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms)
-       SELECT job.organization_id, job.id, owes.instrument_ids::bigint[], owes.start_ms, owes.end_ms
-         FROM unnest($7::uuid[], $8::text[], $9::bigint[], $10::bigint[]) AS owes (job_id, instrument_ids, start_ms, end_ms)
-         JOIN job ON job.id = owes.job_id
+       SELECT job.organization_id, job.id, ARRAY(SELECT jsonb_array_elements_text(job.request->'instrument_ids'))::bigint[],
+              (job.request->>'start_ms')::bigint, (job.request->>'end_ms')::bigint
+         FROM job WHERE job.id = ANY($7::uuid[])
      )
      SELECT * FROM job`,
     values: [
       JSON.stringify(jobs), data.map((item) => item.jobId), data.map((item) => item.part),
       Buffer.concat(data.map((item) => item.bytes)), starts, data.map((item) => item.bytes.length),
-      owing.map(({ index }) => ids[index]), owing.map(({ owes }) => `{${owes.instrumentIds.join(',')}}`),
-      owing.map(({ owes }) => owes.startMs), owing.map(({ owes }) => owes.endMs),
+      entries.flatMap(({ job }, index) => job.owesRollups === true ? [ids[index]] : []),
     ],
   });
   const created = new Map(rows.map((row) => [row.id, row]));

@@ -98,7 +98,7 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'clickho
           // leaves unfinished is delivered again flagged as retried, and owing its rollups, as it is
           // answered before the statement that completes it.
           state: writesHere ? 'running' : 'queued',
-          owesRollups: writesHere ? { instrumentIds: job.request.instrument_ids, startMs: job.request.start_ms, endMs: job.request.end_ms } : undefined,
+          owesRollups: writesHere,
         },
       })));
       const created = results.flatMap((result, index) => result.created ? [{ job: result.job, entry: entries[index]! }] : []);

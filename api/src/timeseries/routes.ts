@@ -113,21 +113,14 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     // Requests are ordered by their version: one sent after another was accepted always gets a higher
     // one. A small post (a feed's) is read first and gets its version from the statement that records
     // it, one round trip fewer per post; its rows are stamped with it afterwards. A larger one draws
-    // its version first, so that its rows are final as written (it may be spooled or split).
-    const versionedAtCommit = body.length < PARSED_IN_PLACE_MAX_BYTES;
-    const read = async (versionSeq: number) =>
-      bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq, echo: !options.minimal });
-    let versionSeq = versionedAtCommit ? 0 : await versionDraws.next();
-    let prepared = await read(versionSeq);
+    // its version first, so that its rows are final as written (it may be spooled or split). A body
+    // this small holds a few hundred points at most (each takes thirty bytes or more): always batched.
+    const versionFromJob = body.length < PARSED_IN_PLACE_MAX_BYTES;
+    const versionSeq = versionFromJob ? 0 : await versionDraws.next();
+    const prepared = await bulkPool.prepare({ body, organizationId: principal.organizationId, versionSeq, echo: !options.minimal });
     if (!prepared.ok) throw badRequest(prepared.error);
     const batched = prepared.chunks.length === 1 && prepared.points <= BATCHED_POST_MAX_POINTS;
-    if (versionedAtCommit && !batched) {
-      // Not reached by any body that small (each point takes thirty bytes or more); kept for safety.
-      versionSeq = await versionDraws.next();
-      prepared = await read(versionSeq);
-      if (!prepared.ok) throw badRequest(prepared.error);
-    }
-    const versionFromJob = versionedAtCommit && batched;
+    if (versionFromJob && !batched) throw new Error('A bulk post read before its version was drawn is too large to be batched');
     const owned = await ownershipLookups.owned(principal.organizationId, prepared.instruments.map(([id]) => id));
     const foreign = firstForeignIndex(prepared.instruments, owned);
     if (foreign >= 0) throw badRequest(TIME_SERIES_MESSAGES.instrumentNotFound(foreign));
