@@ -16,6 +16,14 @@ import { seedDemo } from './demo/seed.ts';
 // halves them for a few tens of MB more heap (measured with `npm run bench` and --trace-gc).
 v8.setFlagsFromString('--heap-growing-percent=150');
 
+/**
+ * Connections the kernel may hold until the api accepts them. Node's 511 overflowed when a thousand
+ * feeds posting every second connected in the same moment (the api busy for a few tens of ms):
+ * dropped handshakes are retried by clients after 1 s, then 3 s, and some ended reset. Linux caps it
+ * at net.core.somaxconn.
+ */
+const LISTEN_BACKLOG = 4096;
+
 const env = loadEnvOrExit(apiEnvSchema);
 const logger = createLogger('api', env.LOG_LEVEL);
 
@@ -33,7 +41,7 @@ try {
 const app = await buildApp(deps);
 await app.ready();
 if (env.SEED_DEMO) await seedDemo(app, deps);
-await app.listen({ port: env.PORT, host: env.HOST });
+await app.listen({ port: env.PORT, host: env.HOST, backlog: LISTEN_BACKLOG });
 
 closeOnSignals('api', logger, async () => {
   await app.close();
