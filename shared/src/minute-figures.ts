@@ -39,15 +39,24 @@ export class MinuteFiguresBuilder {
   }
 }
 
+/** NaN (a minute without a value) read back as null. */
+const nullable = (value: number) => (Number.isNaN(value) ? null : value);
+
 export function decodeMinuteFigures(bytes: Uint8Array): MinuteFigure[] {
   if (bytes.length % (FIELDS_PER_ROW * 8) !== 0) throw new Error(`minute figures of ${bytes.length} bytes are not whole rows`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   const figures: MinuteFigure[] = [];
+  // No closures in the loop: the TypeScript loader names every function it creates (a defineProperty
+  // per row), which cost more than the decoding itself.
   for (let offset = 0; offset < bytes.length; offset += FIELDS_PER_ROW * 8) {
-    const field = (index: number) => view.getFloat64(offset + index * 8, true);
-    const nullable = (value: number) => (Number.isNaN(value) ? null : value);
     figures.push({
-      instrumentId: field(0), minute: field(1), points: field(2), count: field(3), sum: field(4), min: nullable(field(5)), max: nullable(field(6)),
+      instrumentId: view.getFloat64(offset, true),
+      minute: view.getFloat64(offset + 8, true),
+      points: view.getFloat64(offset + 16, true),
+      count: view.getFloat64(offset + 24, true),
+      sum: view.getFloat64(offset + 32, true),
+      min: nullable(view.getFloat64(offset + 40, true)),
+      max: nullable(view.getFloat64(offset + 48, true)),
     });
   }
   return figures;
