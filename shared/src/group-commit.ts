@@ -58,6 +58,7 @@ export interface Sender {
 
 export class GroupCommit<T, R = void> {
   private readonly queue: Array<Pending<T, R>> = [];
+  /** A drain is scheduled or running: submitted items wait for it. */
   private flushing = false;
   private wake: (() => void) | null = null;
   /** Senders on their way. */
@@ -106,8 +107,8 @@ export class GroupCommit<T, R = void> {
     wake?.();
   }
 
+  /** Runs while `flushing` (set by `submit` when it schedules it). */
   private async drain(): Promise<void> {
-    this.flushing = true;
     try {
       while (this.queue.length > 0) {
         const spacedUntil = this.lastFlushAt + (this.options.minIntervalMs ?? 0);
