@@ -10,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import { GroupCommit, type Sender } from '@bioprocess/shared/group-commit';
 import { BULK_BATCH_MAX_JOBS, BULK_MINUTE_FIGURES_PART } from '@bioprocess/shared/queues';
-import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minute-figures';
 import { rowsWithVersion } from '@bioprocess/shared/point-rows';
 import type { BulkRequest } from '@bioprocess/shared/ingest/requests';
 import type { RequestPrincipal } from '../auth/principal.ts';
@@ -59,10 +58,10 @@ function pointRowsOf(job: BulkJob): Uint8Array {
   return rows.bytes;
 }
 
-/** A post's per-minute figures, when it stored each key once (the api computed them while reading it). */
-function ownMinuteFigures(job: BulkJob): MinuteFigure[] | undefined {
+/** A post's per-minute figures (encoded), when it stored each key once (the api computed them while reading it). */
+function ownMinuteFigures(job: BulkJob): Uint8Array | undefined {
   const figures = job.data?.find((item) => item.part === BULK_MINUTE_FIGURES_PART);
-  return job.request.unique_keys === true && figures ? decodeMinuteFigures(figures.bytes) : undefined;
+  return job.request.unique_keys === true && figures ? figures.bytes : undefined;
 }
 
 export interface BulkJobBatches {

@@ -5,8 +5,8 @@
  * a batch's job rows are committed (as `running`, with their data and the record that their rollups
  * are owed: bulk-batches.ts), the api inserts their rows into ClickHouse and answers them: they are
  * queryable, and reads of rollups wait for the owed ones. The statement that completes them follows,
- * shared by the posts inserted meanwhile, and their rollups are recomputed after it
- * (shared/src/server/owed-rollups.ts). So a post waits for two statements, not three; its job record
+ * shared by the posts inserted meanwhile, and their rollups are stored after it, on a thread of their
+ * own (owed-rollups-thread.ts). So a post waits for two statements, not three; its job record
  * reads `running` for the few milliseconds until its completion is written. Batches whose rows are
  * committed while an insert runs share the next one: one part for many posts.
  *
@@ -24,21 +24,20 @@
  */
 import { GroupCommit, type Sender } from '@bioprocess/shared/group-commit';
 import { completeBulkPosts, markRetried } from '@bioprocess/shared/server/ingest-job-store';
-import { createOwedRollupsFlush } from '@bioprocess/shared/server/owed-rollups';
 import { insertPoints } from '@bioprocess/shared/server/points-store';
 import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
 import type { BulkRequest } from '@bioprocess/shared/ingest/requests';
-import type { MinuteFigure } from '@bioprocess/shared/minute-figures';
 import type { IngestJobRow } from '../ingest-jobs/jobs.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { enqueueIngest } from './enqueue.ts';
+import { createOwedRollupsThread } from './owed-rollups-thread.ts';
 
-/** A recorded post: its job row (`running`), its request, its point rows and, when it stored each key once, its minute figures. */
+/** A recorded post: its job row (`running`), its request, its point rows and, when it stored each key once, its minute figures (encoded). */
 export interface RecordedPost {
   job: IngestJobRow;
   request: BulkRequest;
   rows: Uint8Array;
-  minuteFigures?: readonly MinuteFigure[];
+  minuteFigures?: Uint8Array;
 }
 
 const rangeOf = (post: RecordedPost) => ({
@@ -87,7 +86,7 @@ const COMPLETION_MIN_INTERVAL_MS = 50;
 const TOO_MANY_HELD = 'the api holds as many rows for ClickHouse as it may already';
 
 export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse' | 'queues' | 'logger'>): BulkFinish {
-  const rollups = createOwedRollupsFlush(deps.clickhouse, deps.pg, deps.logger);
+  const rollups = createOwedRollupsThread(deps.env, deps.logger);
   const handOver = async (posts: readonly RecordedPost[], reason: string, error?: unknown) => {
     const jobIds = posts.map((post) => post.job.id);
     deps.logger.warn({ err: error, ingestJobIds: jobIds }, `bulk posts handed to the ingest-worker: ${reason}`);
@@ -192,7 +191,7 @@ export function createBulkFinish(deps: Pick<AppDeps, 'env' | 'pg' | 'clickhouse'
     },
     close: async () => {
       while (underWay.size > 0) await Promise.all(underWay);
-      await rollups.drain();
+      await rollups.close();
     },
   };
 }

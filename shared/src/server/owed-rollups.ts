@@ -35,14 +35,14 @@ const ROLLUP_MIN_INTERVAL_MS = 100;
 /** The rollups a completed post of `points` points owes: its backlog row is `jobId`'s. */
 export type OwedRollups = RollupRequest & { points: number; jobId: string };
 
-export interface OwedRollupsFlush {
+export interface OwedRollupsFlush<R extends { points: number; jobId: string } = OwedRollups> {
   /** Counts a post as on its way to the rollups until it says it arrived (GroupCommit.setOut). */
   headingForRollups(): Sender;
   /**
    * Recomputes a completed post's rollups, then deletes its backlog row. A failure is logged and
    * leaves the row, which a backlog pass takes up.
    */
-  recompute(request: OwedRollups): void;
+  recompute(request: R): void;
   /** Resolves once every recomputation asked for so far ended. */
   drain(): Promise<void>;
 }
@@ -53,14 +53,19 @@ export async function clearRollupBacklog(pool: Pool, jobIds: readonly string[]):
   await pool.query('DELETE FROM rollup_backlog WHERE job_id = ANY($1::uuid[])', [jobIds]);
 }
 
-export function createOwedRollupsFlush(clickhouse: ClickHouseClient, pool: Pool, logger: Logger): OwedRollupsFlush {
-  // One flush at a time: a feed's next post composes onto the rows the previous flush stored.
-  const chains = new RollupChains();
-  const rollups = new GroupCommit<OwedRollups>({
-    flush: async (requests) => {
-      await recomputeRollupsTogether(clickhouse, pool, requests, { chains });
-      await clearRollupBacklog(pool, requests.map((request) => request.jobId));
-    },
+/** Stores the rollups of posts committed together (composed onto `chains` where they may be), then deletes their backlog rows. */
+export async function storeOwedRollups(clickhouse: ClickHouseClient, pool: Pool, chains: RollupChains, requests: readonly OwedRollups[]): Promise<void> {
+  await recomputeRollupsTogether(clickhouse, pool, requests, { chains });
+  await clearRollupBacklog(pool, requests.map((request) => request.jobId));
+}
+
+/**
+ * Commits owed rollups together, one commit at a time (a feed's next post composes onto the rows the
+ * previous one stored); `store` stores a commit's rollups and deletes their backlog rows.
+ */
+export function owedRollupsCommitter<R extends { points: number; jobId: string }>(store: (requests: R[]) => Promise<void>, logger: Logger): OwedRollupsFlush<R> {
+  const rollups = new GroupCommit<R>({
+    flush: store,
     weigh: (request) => request.points,
     maxWeight: ROLLUP_MAX_POINTS,
     awaitSendersMs: ROLLUP_MAX_WAIT_MS,
@@ -80,4 +85,10 @@ export function createOwedRollupsFlush(clickhouse: ClickHouseClient, pool: Pool,
       while (underWay.size > 0) await Promise.all(underWay);
     },
   };
+}
+
+/** Owed rollups stored by this process, with the chains they compose onto. */
+export function createOwedRollupsFlush(clickhouse: ClickHouseClient, pool: Pool, logger: Logger): OwedRollupsFlush {
+  const chains = new RollupChains();
+  return owedRollupsCommitter((requests) => storeOwedRollups(clickhouse, pool, chains, requests), logger);
 }
