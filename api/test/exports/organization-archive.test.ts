@@ -17,6 +17,7 @@ import type { ExportWorker } from '../../src/exports/jobs/export-worker.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { followExportJob, startExportWorkerFor } from './job-support.ts';
 import { createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
+import { recomputeRollups } from '@bioprocess/shared/server/rollups';
 
 const T0 = Date.UTC(2024, 8, 1);
 
@@ -81,6 +82,29 @@ describe('organisation archive', () => {
     expect(manifest.files.at(-1)!.rows).toBe(1000);
     const runs = parse(await zip.file('records/runs.csv')!.async('nodebuffer')) as string[][];
     expect(runs).toHaveLength(2); // the header and this organisation's one run
+  });
+
+  it('waits for the rollups of readings answered before it, as its windows are planned from them', async () => {
+    const owedPlant = await createPlant(ctx, 1);
+    const owedAdmin = await ctx.createUser({ organizationId: owedPlant.organizationId, role: 'admin' });
+    await createUnitOperation(ctx, owedPlant, { start: new Date(T0).toISOString(), end: new Date(T0 + 3_600_000).toISOString() });
+    const range = { organizationId: owedPlant.organizationId, instrumentIds: owedPlant.instrumentIds.slice(0, 1), startMs: T0, endMs: T0 + 299_000 };
+    // 300 readings stored and their rollups still owed, as a post answered a moment ago leaves them.
+    const rows = Array.from({ length: 300 }, (_, index) => `(${range.organizationId}, ${range.instrumentIds[0]}, ${T0 + index * 1000}, ${index}, 1, 0)`);
+    await ctx.deps.clickhouse.command({ query: `INSERT INTO points (organization_id, instrument_id, ts, value, version, is_deleted) VALUES ${rows.join(',')}` });
+    await ctx.deps.pg.query('INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms) VALUES ($1, gen_random_uuid(), $2, $3, $4)',
+      [range.organizationId, range.instrumentIds, range.startMs, range.endMs]);
+    const accepted = await ctx.request({ method: 'POST', url: '/api/v1/exports/organization-archive', token: owedAdmin.token });
+    expect(accepted.statusCode).toBe(202);
+    // The archive has had its chance to run; the rollups come only now.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, range);
+    await ctx.deps.pg.query('DELETE FROM rollup_backlog WHERE organization_id = $1', [range.organizationId]);
+    const last = (await followExportJob(ctx, owedAdmin.token, accepted.json().id)).at(-1)!;
+    expect(last.state).toBe('completed');
+    const zip = await JSZip.loadAsync((await ctx.request({ method: 'GET', url: last.download_url!, token: owedAdmin.token })).rawPayload);
+    const manifest = JSON.parse(await zip.file('manifest.json')!.async('string')) as ArchiveManifest;
+    expect(manifest.files.at(-1)!.rows).toBe(300);
   });
 
   it('is for admins only', async () => {

@@ -120,6 +120,9 @@ async function writeTimeSeries(context: ExportRunContext, job: ExportJobRow, out
 }
 
 async function writeArchive(context: ExportRunContext, job: ExportJobRow, output: Writable, report: (progress: Partial<ExportJobProgress>) => void): Promise<Written> {
+  // Its unit operations' readings are read in windows planned from the hourly rollups: a post answered
+  // before now whose rollups are still owed would be left out.
+  if (!await awaitOwedRollups(context.pg, job.organization_id)) throw new Error(ROLLUPS_OWED_MESSAGE);
   const counter = byteCounter();
   let told!: (end: { manifest: ArchiveManifest; error: unknown }) => void;
   const ended = new Promise<{ manifest: ArchiveManifest; error: unknown }>((resolve) => { told = resolve; });
