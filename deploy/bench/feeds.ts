@@ -289,8 +289,8 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
   };
 
   /**
-   * A workload's rounds (BENCH_ROUNDS, default 5): the same posts, each round `spacingDays` later in
-   * time and under its own name, so that the peer indexes new series each round as in the first.
+   * Builders of a workload's rounds (BENCH_ROUNDS, default 5): the same posts, each round `spacingDays`
+   * later in time and under its own name, so that the peer indexes new series each round as in the first.
    */
   const rounds = (name: string, make: (name: string, startMs: number) => Workload, startMs: number, spacingDays: number) =>
     Array.from({ length: ROUNDS }, (_, index) => () => make(index === 0 ? name : `${name}-${index + 1}`, startMs + index * spacingDays * DAY_MS));
