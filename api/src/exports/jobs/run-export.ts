@@ -94,8 +94,6 @@ async function writeTimeSeries(context: ExportRunContext, job: ExportJobRow, out
   const stored = storedTimeSeriesRequestSchema.parse(job.request);
   const query = timeSeriesExportQuerySchema.parse(stored.query);
   const scope = await resolveExportScope(context.pg, job.organization_id, query, stored.now_ms);
-  // Its figures come partly from the rollups: those owed by posts answered before now are waited for.
-  if (!await awaitOwedRollups(context.pg, job.organization_id)) throw new Error(ROLLUPS_OWED_MESSAGE);
   const bucketMs = query.bucket === undefined ? null : parseBucket(query.bucket);
   const tally: ExportTally = { rows: 0, points: 0 };
   const input = { clickhouse: context.clickhouse, organizationId: job.organization_id, scope, bucketMs, tally };
@@ -120,9 +118,6 @@ async function writeTimeSeries(context: ExportRunContext, job: ExportJobRow, out
 }
 
 async function writeArchive(context: ExportRunContext, job: ExportJobRow, output: Writable, report: (progress: Partial<ExportJobProgress>) => void): Promise<Written> {
-  // Its unit operations' readings are read in windows planned from the hourly rollups: a post answered
-  // before now whose rollups are still owed would be left out.
-  if (!await awaitOwedRollups(context.pg, job.organization_id)) throw new Error(ROLLUPS_OWED_MESSAGE);
   const counter = byteCounter();
   let told!: (end: { manifest: ArchiveManifest; error: unknown }) => void;
   const ended = new Promise<{ manifest: ArchiveManifest; error: unknown }>((resolve) => { told = resolve; });
@@ -146,6 +141,9 @@ async function writeArchive(context: ExportRunContext, job: ExportJobRow, output
 
 /** Writes `part` durably (flushed to disk) with the job's content. */
 async function writeFile(context: ExportRunContext, job: ExportJobRow, part: string): Promise<Written> {
+  // Both kinds read readings partly from the rollups (figures of whole hours, windows planned from the
+  // hourly rollups): those owed by posts answered before now are waited for, or a post is left out.
+  if (!await awaitOwedRollups(context.pg, job.organization_id)) throw new Error(ROLLUPS_OWED_MESSAGE);
   let last: Partial<ExportJobProgress> | null = null;
   let saving = false;
   const report = (progress: Partial<ExportJobProgress>) => {
