@@ -4,7 +4,7 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { idList, int, version } from '@bioprocess/shared/points-sql';
+import { int, oneOf, version } from '@bioprocess/shared/points-sql';
 import { tombstoneVersion } from '@bioprocess/shared/ingest/versions';
 import { type RangeOnInstruments } from '@bioprocess/shared/server/points-store';
 
@@ -15,7 +15,7 @@ export async function writeTombstones(clickhouse: ClickHouseClient, range: Range
     query: `INSERT INTO points (organization_id, instrument_id, ts, value, version, is_deleted)
       SELECT organization_id, instrument_id, ts, CAST(NULL AS Nullable(Float64)), toUInt64(${tombstone}), toUInt8(1)
         FROM points
-       WHERE organization_id = ${int(range.organizationId)} AND instrument_id IN (${idList(range.instrumentIds)})
+       WHERE organization_id = ${int(range.organizationId)} AND ${oneOf('instrument_id', range.instrumentIds)}
          AND ts >= ${int(range.startMs)} AND ts <= ${int(range.endMs)}
        GROUP BY organization_id, instrument_id, ts
       HAVING max(version) < toUInt64(${tombstone})`,
@@ -28,7 +28,7 @@ export async function countLiveReadings(clickhouse: ClickHouseClient, range: Ran
   const result = await clickhouse.query({
     query: `SELECT count() FROM (
       SELECT argMax(is_deleted, version) AS deleted, max(version) AS newest FROM points
-       WHERE organization_id = ${int(range.organizationId)} AND instrument_id IN (${idList(range.instrumentIds)})
+       WHERE organization_id = ${int(range.organizationId)} AND ${oneOf('instrument_id', range.instrumentIds)}
          AND ts >= ${int(range.startMs)} AND ts <= ${int(range.endMs)}
        GROUP BY instrument_id, ts) WHERE deleted = 0 AND newest < toUInt64(${tombstone})`,
     format: 'JSONCompact',

@@ -18,6 +18,34 @@ export function idList(ids: readonly number[]): string {
   return ids.map(int).join(',');
 }
 
+/** Runs of consecutive ids written as ranges at most: a few comparisons cost ClickHouse nothing to plan. */
+const RANGES_MAX = 4;
+/** Ids listed in the statement at most; ClickHouse 18.16 takes about 15 microseconds to plan each one. */
+const LISTED_IDS_MAX = 200;
+
+/**
+ * SQL: `expression` (a UInt64) is one of `ids`. ClickHouse 18.16 plans an IN list of literals slowly:
+ * 2,000 instruments (one rollup flush of 200 feeds) took 35 ms of its CPU per statement, more than the
+ * statement's work. So consecutive ids (instruments are mostly created together) become ranges, and a
+ * long scattered list an array, which it reads as one literal; both still narrow reads by the table's key.
+ */
+export function oneOf(expression: string, ids: readonly number[]): string {
+  if (ids.length === 0) throw new Error('empty id list');
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const runs: Array<[from: number, to: number]> = [];
+  for (const id of sorted) {
+    const last = runs.at(-1);
+    if (last && id === last[1] + 1) last[1] = id;
+    else runs.push([id, id]);
+  }
+  if (runs.length <= RANGES_MAX) {
+    const ranges = runs.map(([from, to]) => (from === to ? `${expression} = ${int(from)}` : `(${expression} >= ${int(from)} AND ${expression} <= ${int(to)})`));
+    return ranges.length === 1 ? ranges[0]! : `(${ranges.join(' OR ')})`;
+  }
+  if (sorted.length <= LISTED_IDS_MAX) return `${expression} IN (${idList(sorted)})`;
+  return `${expression} IN (SELECT arrayJoin(CAST([${idList(sorted)}] AS Array(UInt64))))`;
+}
+
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const floorTo = (ts: number, width: number) => ts - (((ts % width) + width) % width);

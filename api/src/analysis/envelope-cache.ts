@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Band } from '@bioprocess/shared/analysis';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
-import { int } from '@bioprocess/shared/points-sql';
+import { int, oneOf } from '@bioprocess/shared/points-sql';
 import { rows } from '../timeseries/read-series.ts';
 import type { CellStatistics, GridMember } from './resample.ts';
 
@@ -46,7 +46,7 @@ export async function dataVersion(clickhouse: ClickHouseClient, organizationId: 
   if (instrumentIds.length === 0) return '0';
   const [row] = await rows<[string, string]>(clickhouse,
     `SELECT toString(max(version)), toString(count()) FROM points_rollup_1h
-      WHERE organization_id = ${int(organizationId)} AND instrument_id IN (${[...new Set(instrumentIds)].map(int).join(',')})`);
+      WHERE organization_id = ${int(organizationId)} AND ${oneOf('instrument_id', instrumentIds)}`);
   return row ? `${row[0]}/${row[1]}` : '0';
 }
 

@@ -10,6 +10,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import { floorTo, int, oneOf } from '@bioprocess/shared/points-sql';
 import { countReadings } from '../timeseries/read-series.ts';
 import type { ExportSection } from './scope.ts';
 
@@ -33,15 +34,9 @@ export interface PointBatch {
   max: Float64Array | null;
 }
 
-function int(value: number): string {
-  if (!Number.isSafeInteger(value)) throw new Error(`not a safe integer: ${value}`);
-  return String(value);
-}
-
-const floorTo = (value: number, width: number) => value - (((value % width) + width) % width);
 
 function scopeFilter(organizationId: number, section: ExportSection): string {
-  return `organization_id = ${int(organizationId)} AND instrument_id IN (${section.instruments.map((instrument) => int(instrument.id)).join(',')})`;
+  return `organization_id = ${int(organizationId)} AND ${oneOf('instrument_id', section.instruments.map((instrument) => instrument.id))}`;
 }
 
 /** Stored points of the section (exact: rollups where whole, points at the edges). */

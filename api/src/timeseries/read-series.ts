@@ -8,7 +8,7 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Reading } from '@bioprocess/shared/timeseries';
-import { floorExpr, floorTo, HOUR_MS, int, MINUTE_MS } from '@bioprocess/shared/points-sql';
+import { floorExpr, floorTo, HOUR_MS, int, MINUTE_MS, oneOf } from '@bioprocess/shared/points-sql';
 
 
 export interface SeriesRequest {
@@ -30,7 +30,7 @@ export async function rows<T>(clickhouse: ClickHouseClient, query: string): Prom
 }
 
 function scope(request: SeriesRequest): string {
-  return `organization_id = ${int(request.organizationId)} AND instrument_id IN (${request.instrumentIds.map(int).join(',')})`;
+  return `organization_id = ${int(request.organizationId)} AND ${oneOf('instrument_id', request.instrumentIds)}`;
 }
 
 export function dedupedPoints(request: SeriesRequest, ranges: Array<[number, number]>): string {

@@ -5,7 +5,7 @@
  */
 import type { ClickHouseClient } from './clickhouse.ts';
 import type { Queryable } from './postgres.ts';
-import { floorExpr, floorTo, floorToMinute, HOUR_MS, idList, int, MINUTE_MS, minuteExpr, version } from '../points-sql.ts';
+import { floorExpr, floorTo, floorToMinute, HOUR_MS, int, MINUTE_MS, minuteExpr, oneOf, version } from '../points-sql.ts';
 import type { RangeOnInstruments } from './points-store.ts';
 import { VERSION_SEQ_FACTOR } from '../ingest/versions.ts';
 
@@ -23,7 +23,7 @@ export interface RollupScope {
 }
 
 const within = (column: string, from: number, toExclusive: number) => `${column} >= ${int(from)} AND ${column} < ${int(toExclusive)}`;
-const onInstruments = (range: RangeOnInstruments) => `organization_id = ${int(range.organizationId)} AND instrument_id IN (${idList(range.instrumentIds)})`;
+const onInstruments = (range: RangeOnInstruments) => `organization_id = ${int(range.organizationId)} AND ${oneOf('instrument_id', range.instrumentIds)}`;
 
 /**
  * SQL: `column` within the ranges' `bounds` on their instruments. Ranges sharing a window (feeds
@@ -68,11 +68,11 @@ export const nextRollupVersion = async (db: Queryable) => (await nextRollupVersi
 /**
  * SQL: the rows that are the writes' own: the points (version suffix 1 and up) of their requests. A
  * version belongs to one request alone, so this names no instrument, and a flush of hundreds of posts
- * is one IN list (ClickHouse 18.16 takes many seconds to plan a long chain of ORs).
+ * is one condition on their versions (ClickHouse 18.16 takes many seconds to plan a long chain of ORs).
  */
 export function ownRowsOf(writes: ReadonlyArray<{ ownRows: OwnRows }>): string {
   const requests = [...new Set(writes.map(({ ownRows }) => ownRows.versionSeq))];
-  return `(intDiv(version, toUInt64(${VERSION_SEQ_FACTOR})) IN (${idList(requests)}) AND modulo(version, toUInt64(${VERSION_SEQ_FACTOR})) != 0)`;
+  return `(${oneOf(`intDiv(version, toUInt64(${VERSION_SEQ_FACTOR}))`, requests)} AND modulo(version, toUInt64(${VERSION_SEQ_FACTOR})) != 0)`;
 }
 
 /** `clean`: the scope holds each key once and no deleted row, so the points need no deduplication. */
