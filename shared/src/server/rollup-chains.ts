@@ -45,6 +45,12 @@ interface ChainLink {
 /** Timestamps from `[0]` to `[1]`, both included, on one instrument. */
 type Span = readonly [from: number, to: number];
 
+/** A link composed by a flush, with its key in the chains. */
+interface KeyedLink {
+  key: string;
+  link: ChainLink;
+}
+
 const meets = (spans: readonly Span[], others: readonly Span[]) =>
   spans.some(([from, to]) => others.some(([otherFrom, otherTo]) => from <= otherTo && otherFrom <= to));
 
@@ -116,8 +122,8 @@ async function composeHoldingLock(
   // Both drawn at once: with the lock held alone, no write lands in these minutes before the hours.
   const [minuteVersion, hourVersion] = await nextRollupVersions(client, 2) as [string, string];
   const newest = await newestVersions(clickhouse, writes);
-  const base = (period: Period, figure: RollupFigure): ChainLink | null => {
-    const key = linkKey(period, figure);
+  // Each figure's key is made once: a flush composes thousands of rows, and a new string is hashed anew.
+  const base = (key: string, figure: RollupFigure): ChainLink | null => {
     const link = chains.get(key);
     const stored = newest.get(key);
     if (stored === undefined) return link === undefined ? { version: '', figure: { ...figure, points: 0, count: 0, sum: 0, min: null, max: null }, spans: [] } : null;
@@ -125,29 +131,31 @@ async function composeHoldingLock(
   };
   const spans = writeSpansByMinute(writes);
 
-  const composedMinutes: ChainLink[] = [];
+  const composedMinutes: KeyedLink[] = [];
   const recomputedMinutes: RollupFigure[] = [];
   for (const figure of minutes) {
-    const onto = base('minute', figure);
-    const own = spans.get(linkKey('minute', figure)) ?? [];
+    const key = linkKey('minute', figure);
+    const onto = base(key, figure);
+    const own = spans.get(key) ?? [];
     if (onto?.spans && !meets(own, onto.spans)) {
       const row = { ...onto.figure };
       addFigures(row, figure);
-      composedMinutes.push({ version: minuteVersion, figure: row, spans: [...onto.spans, ...own] });
+      composedMinutes.push({ key, link: { version: minuteVersion, figure: row, spans: [...onto.spans, ...own] } });
     } else {
       recomputedMinutes.push(figure);
     }
   }
   const hourOf = (figure: RollupFigure) => linkKey('hour', { ...figure, start: floorTo(figure.start, HOUR_MS) });
   const hoursWithRecomputedMinutes = new Set(recomputedMinutes.map(hourOf));
-  const composedHours: ChainLink[] = [];
+  const composedHours: KeyedLink[] = [];
   const recomputedHours: RollupFigure[] = [];
   for (const figure of hours) {
-    const onto = hoursWithRecomputedMinutes.has(linkKey('hour', figure)) ? null : base('hour', figure);
+    const key = linkKey('hour', figure);
+    const onto = hoursWithRecomputedMinutes.has(key) ? null : base(key, figure);
     if (onto) {
       const row = { ...onto.figure };
       addFigures(row, figure);
-      composedHours.push({ version: hourVersion, figure: row });
+      composedHours.push({ key, link: { version: hourVersion, figure: row } });
     } else {
       recomputedHours.push(figure);
     }
@@ -159,11 +167,11 @@ async function composeHoldingLock(
 
 /** Inserts the composed rows, recomputes the others, and keeps the chains to what is stored. */
 async function storeRows(
-  clickhouse: ClickHouseClient, period: Period, composed: readonly ChainLink[], recomputed: readonly RollupFigure[], rollupVersion: string, chains: RollupChains,
+  clickhouse: ClickHouseClient, period: Period, composed: readonly KeyedLink[], recomputed: readonly RollupFigure[], rollupVersion: string, chains: RollupChains,
 ): Promise<void> {
   const width = period === 'minute' ? MINUTE_MS : HOUR_MS;
   if (composed.length > 0) {
-    await insertRows(clickhouse, `points_rollup_1${period === 'minute' ? 'm' : 'h'}`, ROLLUP_COLUMNS(period), 'RowBinary', Readable.from([rollupRows(composed.map((link) => link.figure), rollupVersion)]));
+    await insertRows(clickhouse, `points_rollup_1${period === 'minute' ? 'm' : 'h'}`, ROLLUP_COLUMNS(period), 'RowBinary', Readable.from([rollupRows(composed.map(({ link }) => link.figure), rollupVersion)]));
   }
   chains.forget(recomputed.map((figure) => linkKey(period, figure)));
   if (recomputed.length > 0) {
@@ -178,7 +186,7 @@ async function storeRows(
       for (const figure of await hourRowsOfVersion(clickhouse, scope.hours, rollupVersion)) chains.set(linkKey('hour', figure), { version: rollupVersion, figure });
     }
   }
-  for (const link of composed) chains.set(linkKey(period, link.figure), link);
+  for (const { key, link } of composed) chains.set(key, link);
 }
 
 /** The hour rows stored with `rollupVersion` in the hours `condition` selects. */

@@ -63,10 +63,25 @@ export function minuteFiguresOf(writes: ReadonlyArray<{ organizationId: number; 
   return merge(all, (start) => start);
 }
 
-/** RowBinary rows (columns as ROLLUP_COLUMNS) with `version` (decimal: above 2^53). */
+const TWO_32 = 2 ** 32;
+
+/** A safe integer as a little-endian Int64 (also UInt64 when not negative). */
+function setInt64(view: DataView, offset: number, value: number): void {
+  const high = Math.floor(value / TWO_32);
+  view.setUint32(offset, value - high * TWO_32, true);
+  view.setInt32(offset + 4, high, true);
+}
+
+/**
+ * RowBinary rows (columns as ROLLUP_COLUMNS) with `version` (decimal: above 2^53). Written as 32-bit
+ * halves: a BigInt per field took a tenth of the rollups thread's time for feeds.
+ */
 export function rollupRows(figures: readonly RollupFigure[], version: string): Buffer {
   const bytes = Buffer.alloc(figures.length * 74);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const versionNumber = BigInt(version);
+  const versionLow = Number(versionNumber % BigInt(TWO_32));
+  const versionHigh = Number(versionNumber / BigInt(TWO_32));
   let offset = 0;
   const nullable = (value: number | null) => {
     if (value === null) {
@@ -74,18 +89,22 @@ export function rollupRows(figures: readonly RollupFigure[], version: string): B
       return;
     }
     bytes[offset++] = 0;
-    offset = bytes.writeDoubleLE(value, offset);
+    view.setFloat64(offset, value, true);
+    offset += 8;
   };
   for (const figure of figures) {
-    offset = bytes.writeBigUInt64LE(BigInt(figure.organizationId), offset);
-    offset = bytes.writeBigUInt64LE(BigInt(figure.instrumentId), offset);
-    offset = bytes.writeBigInt64LE(BigInt(figure.start), offset);
-    offset = bytes.writeBigUInt64LE(BigInt(figure.points), offset);
-    offset = bytes.writeBigUInt64LE(BigInt(figure.count), offset);
-    offset = bytes.writeDoubleLE(figure.sum, offset);
+    setInt64(view, offset, figure.organizationId);
+    setInt64(view, offset + 8, figure.instrumentId);
+    setInt64(view, offset + 16, figure.start);
+    setInt64(view, offset + 24, figure.points);
+    setInt64(view, offset + 32, figure.count);
+    view.setFloat64(offset + 40, figure.sum, true);
+    offset += 48;
     nullable(figure.min);
     nullable(figure.max);
-    offset = bytes.writeBigUInt64LE(versionNumber, offset);
+    view.setUint32(offset, versionLow, true);
+    view.setUint32(offset + 4, versionHigh, true);
+    offset += 8;
   }
   return bytes.subarray(0, offset);
 }
