@@ -206,9 +206,9 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
 /** Baseline runs: their median is the reference (one run moves by a third on a shared machine). */
 const BASELINE_RUNS = 3;
 
-async function baselineInsert(clickhouse: ReturnType<typeof createClickHouse>): Promise<number> {
+/** The baseline's points as TSV chunks, generated before the clock starts: the baseline is ClickHouse's own insert speed. */
+function baselineTsv(): Buffer[] {
   const organization = 999_999_000;
-  // The TSV is generated before the clock starts: the baseline is ClickHouse's own insert speed.
   const chunks: Buffer[] = [];
   const batch = 100_000;
   for (let first = 0; first < BULK_POINTS; first += batch) {
@@ -218,17 +218,25 @@ async function baselineInsert(clickhouse: ReturnType<typeof createClickHouse>): 
     }
     chunks.push(Buffer.from(lines.join('')));
   }
+  return chunks;
+}
+
+/** One baseline run, points/s: the chunks into a table of its own, as empty as any other run's. */
+async function baselineRun(clickhouse: ReturnType<typeof createClickHouse>, chunks: Buffer[], run: number): Promise<number> {
+  const table = `baseline_points_${run}`;
+  await clickhouse.command({ query: `CREATE TABLE ${table} AS points` });
+  const started = performance.now();
+  await clickhouse.insert({ table, values: Readable.from(chunks, { objectMode: false }), format: 'TabSeparated' });
+  const rate = BULK_POINTS / ((performance.now() - started) / 1000);
+  await clickhouse.command({ query: `DROP TABLE ${table}` });
+  await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE);
+  return rate;
+}
+
+async function baselineInsert(clickhouse: ReturnType<typeof createClickHouse>): Promise<number> {
+  const chunks = baselineTsv();
   const rates: number[] = [];
-  for (let run = 0; run < BASELINE_RUNS; run += 1) {
-    // Each run into a table of its own, as empty as the first one's.
-    const table = `baseline_points_${run}`;
-    await clickhouse.command({ query: `CREATE TABLE ${table} AS points` });
-    const started = performance.now();
-    await clickhouse.insert({ table, values: Readable.from(chunks, { objectMode: false }), format: 'TabSeparated' });
-    rates.push(BULK_POINTS / ((performance.now() - started) / 1000));
-    await clickhouse.command({ query: `DROP TABLE ${table}` });
-    await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE);
-  }
+  for (let run = 0; run < BASELINE_RUNS; run += 1) rates.push(await baselineRun(clickhouse, chunks, run));
   log(`baseline runs: ${rates.map((rate) => Math.round(rate)).join(', ')} points/s`);
   return rates.sort((a, b) => a - b)[Math.floor(rates.length / 2)]!;
 }
@@ -535,6 +543,7 @@ async function main(): Promise<void> {
         const running = stack;
         await benchFeeds({
           base, pool, clickhouse, peer, scale: SCALE, baseline, log, report,
+          baselineNow: () => baselineRun(clickhouse, baselineTsv(), BASELINE_RUNS),
           cpuMeter: () => cpuMeter(running, { peer: () => [peer.pid] }),
         });
       } finally {
