@@ -245,9 +245,9 @@ export async function benchFeeds(options: FeedsOptions): Promise<void> {
     await closedLoop(warmUpBodies('peer'), clients, toPeer, (status) => status === 204);
     const runs: Array<{ product: Run; peer: Run; points: number }> = [];
     for (const round of rounds) {
+      await beforeEachRound?.();
       // Built just before it runs: five backfill rounds at once held 2.5 GB of bodies, and building one
       // takes long enough for idle connections to close.
-      await beforeEachRound?.();
       const workload = round();
       const bodies = (side: 'product' | 'peer') => workload.posts.map((post) => post[side]);
       await waitForMerges(clickhouse);

@@ -9,7 +9,7 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Band } from '@bioprocess/shared/analysis';
-import { floorExpr, floorTo, int, MINUTE_MS } from '@bioprocess/shared/points-sql';
+import { floorExpr, floorTo, int, MINUTE_MS, oneOf } from '@bioprocess/shared/points-sql';
 import { HttpError } from '../platform/http-error.ts';
 import { dedupedPoints, rows, type SeriesRequest } from '../timeseries/read-series.ts';
 
@@ -77,10 +77,10 @@ function pairColumns(pairs: readonly Pair[], timeColumn: string): string {
           ${timeColumn} - ${list((pair) => pair.originMs)}[p] AS r`;
 }
 
-/** `(instrument_id IN (...) AND column range) OR ...`, one term per window: the primary key serves each term. */
+/** `(instruments AND column range) OR ...`, one term per window: the primary key serves each term. */
 function windowsFilter(column: string, ranges: ReadonlyArray<{ instrumentIds: number[]; from: number; to: number }>): string {
   return ranges.map(({ instrumentIds, from, to }) =>
-    `(instrument_id IN (${instrumentIds.map(int).join(',')}) AND ${column} >= ${int(from)} AND ${column} <= ${int(to)})`).join(' OR ');
+    `(${oneOf('instrument_id', instrumentIds)} AND ${column} >= ${int(from)} AND ${column} <= ${int(to)})`).join(' OR ');
 }
 
 /** The pairs' windows merged per unit operation (one term per unit operation and range). */

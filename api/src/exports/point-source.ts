@@ -34,7 +34,6 @@ export interface PointBatch {
   max: Float64Array | null;
 }
 
-
 function scopeFilter(organizationId: number, section: ExportSection): string {
   return `organization_id = ${int(organizationId)} AND ${oneOf('instrument_id', section.instruments.map((instrument) => instrument.id))}`;
 }
