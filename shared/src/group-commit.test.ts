@@ -200,5 +200,22 @@ describe('GroupCommit results', () => {
       await full.commit.submit('bbb');
       expect(full.flushes).toEqual([['a'], ['bbb']]);
     });
+
+    it('spaces only flushes lighter than spacedBelowWeight', async () => {
+      const flushes: string[][] = [];
+      const commit = new GroupCommit<string>({ flush: async (items) => { flushes.push(items); }, weigh: (item) => item.length, maxWeight: 100, minIntervalMs: 60_000, spacedBelowWeight: 4 });
+      await commit.submit('a');
+      // Four bytes waiting are worth a flush of their own: no spacing.
+      await Promise.all([commit.submit('bb'), commit.submit('cc')]);
+      expect(flushes).toEqual([['a'], ['bb', 'cc']]);
+      // One byte waits for the interval (a minute here), and for company.
+      const light = commit.submit('d');
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(flushes).toEqual([['a'], ['bb', 'cc']]);
+      // Company that makes the weight sends both at once.
+      const heavy = commit.submit('eee');
+      await Promise.all([light, heavy]);
+      expect(flushes).toEqual([['a'], ['bb', 'cc'], ['d', 'eee']]);
+    });
   });
 });

@@ -48,6 +48,12 @@ export interface GroupCommitOptions<T, R = void> {
    * goes at once.
    */
   minIntervalMs?: number;
+  /**
+   * With `minIntervalMs`: the items waiting go at once, spaced or not, when they weigh at least this
+   * much together (default `maxWeight`: only a full flush skips the spacing). Spaces only flushes of
+   * a few items, whose fixed cost outweighs their own, and not those already worth their cost.
+   */
+  spacedBelowWeight?: number;
 }
 
 /** A sender on its way to a committer. */
@@ -67,13 +73,20 @@ export class GroupCommit<T, R = void> {
   private awaited = 0;
   /** When the last flush started (performance.now()). */
   private lastFlushAt = Number.NEGATIVE_INFINITY;
+  /** The weight of the items waiting. */
+  private queuedWeight = 0;
+  /** Ends a spacing wait early (the items waiting weigh enough to go). */
+  private endSpacing: (() => void) | null = null;
 
   constructor(private readonly options: GroupCommitOptions<T, R>) {}
 
   /** Resolves once a flush holding the item succeeded. */
   submit(item: T): Promise<FlushOutcome<R>> {
     return new Promise<FlushOutcome<R>>((resolve, reject) => {
-      this.queue.push({ item, weight: this.options.weigh(item), resolve, reject });
+      const weight = this.options.weigh(item);
+      this.queue.push({ item, weight, resolve, reject });
+      this.queuedWeight += weight;
+      if (this.endSpacing && this.weighsAtLeast(this.spacingEndsAt())) this.endSpacing();
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.drain());
@@ -112,7 +125,7 @@ export class GroupCommit<T, R = void> {
     try {
       while (this.queue.length > 0) {
         const spacedUntil = this.lastFlushAt + (this.options.minIntervalMs ?? 0);
-        if (performance.now() < spacedUntil && !this.full()) await new Promise((resolve) => setTimeout(resolve, spacedUntil - performance.now()));
+        if (performance.now() < spacedUntil && !this.weighsAtLeast(this.spacingEndsAt())) await this.spaceUntil(spacedUntil);
         // A pause only while senders are on their way: with none (or no wait set), a flush starts now.
         const waitMs = this.options.awaitSendersMs ?? 0;
         if (this.sendersOut > 0 && waitMs > 0) await this.awaitSenders(waitMs);
@@ -141,10 +154,27 @@ export class GroupCommit<T, R = void> {
     }
   }
 
+  /** Waits until `until` (performance.now()), or until the items waiting weigh enough to go. */
+  private async spaceUntil(until: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, until - performance.now());
+      this.endSpacing = () => { clearTimeout(timer); resolve(); };
+    });
+    this.endSpacing = null;
+  }
+
+  private spacingEndsAt(): number {
+    return this.options.spacedBelowWeight ?? this.options.maxWeight;
+  }
+
   /** The items waiting make a full flush. */
   private full(): boolean {
-    return this.queue.reduce((sum, pending) => sum + pending.weight, 0) >= this.options.maxWeight
-      || this.queue.length >= (this.options.maxItems ?? Number.POSITIVE_INFINITY);
+    return this.weighsAtLeast(this.options.maxWeight);
+  }
+
+  /** The items waiting weigh at least `weight` together, or are as many as a flush takes. */
+  private weighsAtLeast(weight: number): boolean {
+    return this.queuedWeight >= weight || this.queue.length >= (this.options.maxItems ?? Number.POSITIVE_INFINITY);
   }
 
   private async awaitSenders(maxWaitMs: number): Promise<void> {
@@ -166,6 +196,7 @@ export class GroupCommit<T, R = void> {
       weight += this.queue[count]!.weight;
       count += 1;
     }
+    this.queuedWeight -= weight;
     return this.queue.splice(0, count);
   }
 }
