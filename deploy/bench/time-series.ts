@@ -234,6 +234,9 @@ async function baselineRun(clickhouse: ReturnType<typeof createClickHouse>, chun
   return rate;
 }
 
+/** One baseline run now, its TSV made for it rather than held (a quarter of a gigabyte) between runs. */
+const baselineNow = (clickhouse: ReturnType<typeof createClickHouse>) => baselineRun(clickhouse, baselineTsv(), BASELINE_RUNS);
+
 /**
  * A step measured with raw ClickHouse just before and just after it, on a table not still merging the
  * step's parts: its ratio is to their mean. This machine's speed moves by a third within minutes (the
@@ -241,11 +244,10 @@ async function baselineRun(clickhouse: ReturnType<typeof createClickHouse>, chun
  * ratio to a baseline taken minutes earlier measured the machine, not the product.
  */
 async function besideBaseline(clickhouse: ReturnType<typeof createClickHouse>, name: string, step: () => Promise<number>): Promise<{ rate: number; baseline: number }> {
-  // The TSV is made again after the step rather than held (a quarter of a gigabyte) through it.
-  const before = await baselineRun(clickhouse, baselineTsv(), BASELINE_RUNS);
+  const before = await baselineNow(clickhouse);
   const rate = await step();
   await waitForMerges(clickhouse, config.CLICKHOUSE_DATABASE);
-  const after = await baselineRun(clickhouse, baselineTsv(), BASELINE_RUNS);
+  const after = await baselineNow(clickhouse);
   log(`${name}: raw ClickHouse ${Math.round(before)} points/s before, ${Math.round(after)} after`);
   return { rate, baseline: (before + after) / 2 };
 }
@@ -564,8 +566,7 @@ async function main(): Promise<void> {
         const running = stack;
         await benchFeeds({
           base, pool, clickhouse, peer, scale: SCALE, baseline, log, report,
-          // The TSV is made again for each run rather than held (a quarter of a gigabyte) through the feeds step.
-          baselineNow: () => baselineRun(clickhouse, baselineTsv(), BASELINE_RUNS),
+          baselineNow: () => baselineNow(clickhouse),
           cpuMeter: () => cpuMeter(running, { peer: () => [peer.pid] }),
         });
       } finally {

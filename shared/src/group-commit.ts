@@ -78,7 +78,12 @@ export class GroupCommit<T, R = void> {
   /** Ends a spacing wait early (the items waiting weigh enough to go). */
   private endSpacing: (() => void) | null = null;
 
-  constructor(private readonly options: GroupCommitOptions<T, R>) {}
+  /** The weight of waiting items that goes at once, spaced or not. */
+  private readonly unspacedWeight: number;
+
+  constructor(private readonly options: GroupCommitOptions<T, R>) {
+    this.unspacedWeight = options.spacedBelowWeight ?? options.maxWeight;
+  }
 
   /** Resolves once a flush holding the item succeeded. */
   submit(item: T): Promise<FlushOutcome<R>> {
@@ -86,7 +91,7 @@ export class GroupCommit<T, R = void> {
       const weight = this.options.weigh(item);
       this.queue.push({ item, weight, resolve, reject });
       this.queuedWeight += weight;
-      if (this.endSpacing && this.weighsAtLeast(this.spacingEndsAt())) this.endSpacing();
+      if (this.endSpacing && this.weighsAtLeast(this.unspacedWeight)) this.endSpacing();
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.drain());
@@ -125,7 +130,7 @@ export class GroupCommit<T, R = void> {
     try {
       while (this.queue.length > 0) {
         const spacedUntil = this.lastFlushAt + (this.options.minIntervalMs ?? 0);
-        if (performance.now() < spacedUntil && !this.weighsAtLeast(this.spacingEndsAt())) await this.spaceUntil(spacedUntil);
+        if (performance.now() < spacedUntil && !this.weighsAtLeast(this.unspacedWeight)) await this.spaceUntil(spacedUntil);
         // A pause only while senders are on their way: with none (or no wait set), a flush starts now.
         const waitMs = this.options.awaitSendersMs ?? 0;
         if (this.sendersOut > 0 && waitMs > 0) await this.awaitSenders(waitMs);
@@ -161,10 +166,6 @@ export class GroupCommit<T, R = void> {
       this.endSpacing = () => { clearTimeout(timer); resolve(); };
     });
     this.endSpacing = null;
-  }
-
-  private spacingEndsAt(): number {
-    return this.options.spacedBelowWeight ?? this.options.maxWeight;
   }
 
   /** The items waiting make a full flush. */

@@ -18,6 +18,22 @@ export const MAX_POINT_ROW_BYTES = 42;
 
 const TWO_32 = 4_294_967_296;
 
+/**
+ * A safe integer as a little-endian Int64 (also UInt64 when not negative), written as two 32-bit
+ * halves: a BigInt per field cost a tenth of the rollups thread's time for feeds. The high half is
+ * floor(value / 2^32), negative before 1970.
+ */
+export function setInt64(view: DataView, offset: number, value: number): void {
+  const high = Math.floor(value / TWO_32);
+  view.setUint32(offset, value - high * TWO_32, true);
+  view.setInt32(offset + 4, high, true);
+}
+
+/** A UInt64 beyond 2^53 (a version) as its low and high 32-bit halves, for writing row after row. */
+export function uint64Halves(value: bigint): [low: number, high: number] {
+  return [Number(value % BigInt(TWO_32)), Number(value / BigInt(TWO_32))];
+}
+
 /** A growable buffer of point rows, written one row at a time. */
 export class PointRowWriter {
   bytes: Uint8Array;
@@ -31,11 +47,8 @@ export class PointRowWriter {
   constructor(organizationId: number, versionSeq: number, initialBytes: number) {
     this.bytes = new Uint8Array(Math.max(1024, Math.ceil(initialBytes)));
     this.view = new DataView(this.bytes.buffer);
-    this.organizationLow = organizationId % TWO_32;
-    this.organizationHigh = Math.floor(organizationId / TWO_32);
-    const versionBase = BigInt(versionSeq) * VERSION_SEQ_FACTOR;
-    this.versionBaseLow = Number(versionBase % BigInt(TWO_32));
-    this.versionBaseHigh = Number(versionBase / BigInt(TWO_32));
+    [this.organizationLow, this.organizationHigh] = uint64Halves(BigInt(organizationId));
+    [this.versionBaseLow, this.versionBaseHigh] = uint64Halves(BigInt(versionSeq) * VERSION_SEQ_FACTOR);
   }
 
   /**
@@ -48,12 +61,8 @@ export class PointRowWriter {
     let offset = this.length;
     view.setUint32(offset, this.organizationLow, true);
     view.setUint32(offset + 4, this.organizationHigh, true);
-    view.setUint32(offset + 8, instrumentId % TWO_32, true);
-    view.setUint32(offset + 12, Math.floor(instrumentId / TWO_32), true);
-    // Int64 from a safe integer: the high half is floor(ts / 2^32), negative before 1970.
-    const tsHigh = Math.floor(ts / TWO_32);
-    view.setUint32(offset + 16, ts - tsHigh * TWO_32, true);
-    view.setInt32(offset + 20, tsHigh, true);
+    setInt64(view, offset + 8, instrumentId);
+    setInt64(view, offset + 16, ts);
     offset += 24;
     if (value === null) {
       this.bytes[offset++] = 1;
