@@ -3,16 +3,13 @@
  * equipment, instruments, runs, unit operations and readings made through the API, so the tests do
  * not depend on what the demo seed holds. Readings go through the bulk endpoint with ?wait=true.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, type APIRequestContext, type Page } from '@playwright/test';
 import { call, callJson } from './pages-helpers.ts';
 import type { ApiSession } from './support/auth.ts';
+import { realExportPath } from '../../shared/test-data/real-exports.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** The real instrument exports of ../shared/datasets. */
-export const DATASETS_DIR = path.resolve(repoRoot, '../shared/datasets');
-export const PIOREACTOR_OD_FILE = path.join(DATASETS_DIR, 'od_readings_with_too_frequently_outlier_detections.csv');
+export { realExportPath };
+export const PIOREACTOR_OD_FILE = realExportPath('od_readings_with_too_frequently_outlier_detections.csv');
 
 export function uniqueStamp(): string {
   return `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;

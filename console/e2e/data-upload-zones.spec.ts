@@ -4,11 +4,10 @@
  * organisation's zone. The browser's own zone plays no part (this browser runs in Tokyo).
  */
 import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
-import { createFacilityAndEquipment, createRun, DATASETS_DIR, uniqueStamp } from './data-fixtures.ts';
+import { createFacilityAndEquipment, createRun, realExportPath, uniqueStamp } from './data-fixtures.ts';
 
 test.use({ timezoneId: 'Asia/Tokyo', viewport: { width: 1440, height: 1000 } });
 
@@ -24,7 +23,7 @@ test('shows the zone the upload will use beside full timestamps', async ({ page,
   const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
   await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
 
-  await dialog.locator('#csv-file').setInputFiles(path.join(DATASETS_DIR, 'CTPC06603.20200714 - 5GB1 - KDB.Control.csv'));
+  await dialog.locator('#csv-file').setInputFiles(realExportPath('CTPC06603.20200714 - 5GB1 - KDB.Control.csv'));
   const zone = dialog.getByTestId('csv-time-zone');
   await expect(zone).toHaveAttribute('data-zone-source', 'file');
   await expect(zone.getByTestId('csv-time-zone-name')).toHaveText('UTC');
@@ -45,7 +44,7 @@ test('shows the zone the upload will use beside full timestamps', async ({ page,
   await expect(rows.nth(1)).toContainText('2021-10-31 02:30:00 UTC');
 
   // The Chronograf export is long format: one instrument per reactor position, all 48 keys offered.
-  await dialog.locator('#csv-file').setInputFiles(path.join(DATASETS_DIR, 'O2_2021-10-01-10-59 Chronograf Data.csv'));
+  await dialog.locator('#csv-file').setInputFiles(realExportPath('O2_2021-10-01-10-59 Chronograf Data.csv'));
   await expect(zone).toHaveAttribute('data-zone-source', 'file');
   await dialog.getByRole('checkbox', { name: 'Presens_data.O2_value', exact: true }).check({ force: true });
   await dialog.getByTestId('csv-long-format-toggle').check({ force: true });

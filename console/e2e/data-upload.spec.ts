@@ -1,5 +1,5 @@
 /**
- * CSV upload end to end: a real Pioreactor export from ../shared/datasets goes through the
+ * CSV upload end to end: a real Pioreactor export (api/demo-data) goes through the
  * unit-operation dialog, the preview of its first part, column assignment, the instrument wizard
  * (Save & Next, the unique-name rule, Save), the server-side upload with its progress bar, and ends
  * charted on the unit-operation detail.

@@ -9,7 +9,7 @@
  */
 export { createTestContext, dropTestDatabases, testEnv, type TestContext, type TestContextOptions, type TestUser } from './test-context.ts';
 export { addInstruments, createApiKey, createOrganisationWithUsers, createPlant, createUnitOperation, type Organisation, type Plant } from './fixtures.ts';
-export { DATASETS_DIR, multipartBody, readSeries, REPO_ROOT, startWorker, waitForJobState, type JobStatus, type Reading } from './ingest.ts';
+export { multipartBody, readSeries, realExportPath, REPO_ROOT, startWorker, waitForJobState, type JobStatus, type Reading, type RealExportName } from './ingest.ts';
 export * from './pipeline.ts';
 export { OutageProxy } from './outage-proxy.ts';
 export { queuedEventFor } from './audit-drain.ts';

@@ -10,7 +10,7 @@ import { startIngestWorker, type IngestWorker } from '@bioprocess/ingest-worker'
 import type { TestContext } from './test-context.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const DATASETS_DIR = path.resolve(REPO_ROOT, '../shared/datasets');
+export { realExportPath, type RealExportName } from '../../../shared/test-data/real-exports.ts';
 
 export function startWorker(ctx: TestContext, overrides: Record<string, unknown> = {}): IngestWorker {
   return startIngestWorker({ ...ctx.env, WORKER_CONCURRENCY: 2, ...overrides }, createLogger('ingest-worker-test', ctx.env.LOG_LEVEL));

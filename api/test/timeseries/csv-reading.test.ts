@@ -2,13 +2,12 @@
  * How an upload reads a file: time zones (the file's own offset, DASware's time base, the mapping's
  * zone, the organisation's default, a daylight-saving change), forward fill of deadband exports, the
  * long-format split by a key column, and skipped rows counted by reason. Through the upload route and
- * the ingest-worker, with the real exports of shared/datasets where they exist.
+ * the ingest-worker, with the real exports where they exist.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { DATASETS_DIR, multipartBody, readSeries, startWorker, type JobStatus } from '../support/ingest.ts';
+import { multipartBody, readSeries, realExportPath, startWorker, type JobStatus, type RealExportName } from '../support/ingest.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
@@ -25,11 +24,11 @@ async function upload(ctx: TestContext, token: string, unitOperationId: number, 
 
 const DASWARE = 'CTPC06603.20200714 - 5GB1 - KDB.Control.csv';
 const CHRONOGRAF = 'O2_2021-10-01-10-59 Chronograf Data.csv';
-const dataset = (name: string) => ({ name, content: readFileSync(path.join(DATASETS_DIR, name)) });
+const dataset = (name: RealExportName) => ({ name, content: readFileSync(realExportPath(name)) });
 
 /** The [TrackData1] rows of the DASware file, split into cells (quotes removed), read independently of the product. */
 function dasWareRows(): { header: string[]; rows: string[][] } {
-  const lines = readFileSync(path.join(DATASETS_DIR, DASWARE), 'latin1').split('\r\n');
+  const lines = readFileSync(realExportPath(DASWARE), 'latin1').split('\r\n');
   const start = lines.indexOf('"[TrackData1]"') + 1;
   const end = lines.indexOf('', start);
   const cells = (line: string) => line.split(';').map((cell) => cell.replace(/^"|"$/g, ''));
@@ -175,7 +174,7 @@ describe('CSV reading', () => {
   });
 
   describe('long format', () => {
-    const text = () => readFileSync(path.join(DATASETS_DIR, CHRONOGRAF), 'utf8');
+    const text = () => readFileSync(realExportPath(CHRONOGRAF), 'utf8');
     const rowsOf = (position: string) => text().split('\n').slice(1).filter((line) => line.endsWith(`,"${position}"`));
 
     it('splits the Chronograf export by position into 48 instruments', async () => {

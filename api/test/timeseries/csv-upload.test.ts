@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
-import { DATASETS_DIR, multipartBody, readSeries, startWorker, type JobStatus } from '../support/ingest.ts';
+import { multipartBody, readSeries, realExportPath, startWorker, type JobStatus, type RealExportName } from '../support/ingest.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
 
@@ -17,7 +16,7 @@ async function upload(ctx: TestContext, token: string, unitOperationId: number, 
   return { statusCode: response.statusCode, job: response.json() };
 }
 
-const dataset = (name: string) => ({ name, content: readFileSync(path.join(DATASETS_DIR, name)) });
+const dataset = (name: RealExportName) => ({ name, content: readFileSync(realExportPath(name)) });
 
 describe('CSV uploads', () => {
   let ctx: TestContext;
@@ -80,7 +79,7 @@ describe('CSV uploads', () => {
     expect(job.result).toMatchObject({ points_written: 71_664, rows_read: 71_664 });
     const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: o2!, limit: 100_000 });
     expect(readings).toHaveLength(1_496); // one reading per timestamp: the file's last row for it
-    const text = readFileSync(path.join(DATASETS_DIR, 'O2_2021-10-01-10-59 Chronograf Data.csv'), 'utf8');
+    const text = readFileSync(realExportPath('O2_2021-10-01-10-59 Chronograf Data.csv'), 'utf8');
     const firstTimestampRows = text.split('\n').filter((line) => line.startsWith('"2021-09-30T15:24:29.000Z"'));
     const lastValue = Number(firstTimestampRows.at(-1)!.split(',')[1]!.replace(/"/g, ''));
     expect(readings[0]).toEqual({ ts: '2021-09-30T15:24:29.000Z', instrument_id: o2, value: lastValue });

@@ -1,10 +1,9 @@
 /**
- * The four real instrument exports of shared/datasets (see SOURCES.md), read the way the worker reads
- * them (bytes streamed in odd-sized chunks) and the way the console previews them (first 64 KiB).
+ * The four real instrument exports (api/demo-data and shared/test-data, each with its SOURCES.md), read
+ * the way the worker reads them (bytes streamed in odd-sized chunks) and the way the console previews
+ * them (first 64 KiB).
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CsvTextDecoder, decodeCsvBytes } from './encoding.ts';
 import { MaliciousContentScanner } from './malicious-content.ts';
@@ -17,13 +16,10 @@ import { decimalCommaAllowed } from './numeric.ts';
 import { createTimestampParser, detectTimestampFormat, elapsedToEpochMs } from './timestamps.ts';
 import { parseTimeZone } from './time-zones.ts';
 import { dasWareTimeBase, distinctKeys } from './export-shapes.ts';
+import { realExportPath, type RealExportName } from '../../test-data/real-exports.ts';
 
-// The repository is cloned with shared/ beside it: <repo>/../shared/datasets (here /work/shared/datasets).
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const datasetsDir = path.resolve(repoRoot, '../shared/datasets');
-
-function readDataset(name: string): Uint8Array {
-  return new Uint8Array(readFileSync(path.join(datasetsDir, name)));
+function readDataset(name: RealExportName): Uint8Array {
+  return new Uint8Array(readFileSync(realExportPath(name)));
 }
 
 interface StreamedFile {

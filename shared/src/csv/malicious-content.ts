@@ -1,7 +1,7 @@
 /**
  * The malicious-content check: script, javascript:, vbscript:, onload= and onerror=,
  * case-insensitive. 'script' counts only at the start of a word: real instrument exports contain
- * 'Description' and 'VesselScript=' (the DASware file in shared/datasets), which are not scripts,
+ * 'Description' and 'VesselScript=' (the DASware export in api/demo-data), which are not scripts,
  * while '<script', '</script>' and 'script:' still are.
  */
 const MALICIOUS_PATTERN = /(?<![a-z0-9_])script|javascript:|vbscript:|onload\s*=|onerror\s*=/i;

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CsvContentError, CsvStreamReader, type CsvStreamReaderOptions } from './stream-reader.ts';
+import { realExportPath, type RealExportName } from '../../test-data/real-exports.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -65,9 +64,7 @@ describe('CsvStreamReader', () => {
   });
 
   it('reads the data table of the real DASware export and stops at the next section', () => {
-    const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-    const file = path.resolve(repoRoot, '../shared/datasets/CTPC06603.20200714 - 5GB1 - KDB.Control.csv');
-    const bytes = new Uint8Array(readFileSync(file));
+    const bytes = new Uint8Array(readFileSync(realExportPath('CTPC06603.20200714 - 5GB1 - KDB.Control.csv')));
     const { reader, rows } = readAll(bytes, 16_384);
     expect(reader.delimiter).toBe(';');
     expect(reader.sectionName).toBe('TrackData1');
@@ -79,13 +76,12 @@ describe('CsvStreamReader', () => {
     expect(reader.bytesRead).toBeLessThan(bytes.length);
   });
 
-  it.each([
+  it.each<[RealExportName, number, number]>([
     ['od_readings_with_too_frequently_outlier_detections.csv', 4, 10_944],
     ['2021-05-02 07_12_51_M0_data.csv', 40, 15_473],
     ['O2_2021-10-01-10-59 Chronograf Data.csv', 3, 71_664],
   ])('reads %s with %i columns and %i rows', (name, columns, count) => {
-    const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-    const bytes = new Uint8Array(readFileSync(path.resolve(repoRoot, '../shared/datasets', name)));
+    const bytes = new Uint8Array(readFileSync(realExportPath(name)));
     const { reader, rows } = readAll(bytes, 65_536);
     expect(reader.delimiter).toBe(',');
     expect(reader.headers).toHaveLength(columns);

@@ -1,0 +1,24 @@
+/**
+ * Where each real instrument export that tests read lives in the repository, so a test names a file
+ * and never a folder, and nothing is read from outside the clone.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const testDataDir = path.dirname(fileURLToPath(import.meta.url));
+// The demo seeds these three and ships them in the api image; a second copy here would be 6.7 MB of
+// the same bytes that could drift apart.
+const demoDataDir = path.resolve(testDataDir, '../../api/demo-data');
+
+const REAL_EXPORTS = {
+  'od_readings_with_too_frequently_outlier_detections.csv': demoDataDir,
+  '2021-05-02 07_12_51_M0_data.csv': demoDataDir,
+  'CTPC06603.20200714 - 5GB1 - KDB.Control.csv': demoDataDir,
+  'O2_2021-10-01-10-59 Chronograf Data.csv': testDataDir,
+} as const;
+
+export type RealExportName = keyof typeof REAL_EXPORTS;
+
+export function realExportPath(name: RealExportName): string {
+  return path.join(REAL_EXPORTS[name], name);
+}
