@@ -56,3 +56,28 @@ export const floorToMinute = (ts: number) => floorTo(ts, MINUTE_MS);
 export const floorExpr = (column: string, width: number) =>
   `(${column} - modulo(modulo(${column}, toInt64(${int(width)})) + toInt64(${int(width)}), toInt64(${int(width)})))`;
 export const minuteExpr = (column: string) => floorExpr(column, MINUTE_MS);
+
+/**
+ * The read rule's columns over `points`, per key (organisation, instrument, time): `v` the value of
+ * the highest version, `d` whether that row is a tombstone. The value goes through a tuple because
+ * aggregate functions skip NULL arguments: `argMax(value, version)` would let an older number win over
+ * a later empty reading. For a GROUP BY on the key.
+ */
+export const NEWEST_POINT_COLUMNS = 'argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d';
+
+/** The figures of a rollup row (minute or hour): points, values counted, their sum, minimum and maximum. */
+export const ROLLUP_FIGURES = ['p', 'n', 's', 'lo', 'hi'] as const;
+export type RollupFigureColumn = (typeof ROLLUP_FIGURES)[number];
+
+/** Each figure of the highest version of a rollup key; the nullable extremes through a tuple, as values are. */
+const NEWEST_ROLLUP: Record<RollupFigureColumn, string> = {
+  p: 'argMax(points, version)',
+  n: 'argMax(value_count, version)',
+  s: 'argMax(value_sum, version)',
+  lo: 'argMax(tuple(value_min), version).1',
+  hi: 'argMax(tuple(value_max), version).1',
+};
+
+/** SQL columns: the figures of the highest version of each rollup key (for a GROUP BY on the key), named p, n, s, lo, hi. */
+export const newestRollupColumns = (figures: readonly RollupFigureColumn[] = ROLLUP_FIGURES) =>
+  figures.map((figure) => `${NEWEST_ROLLUP[figure]} AS ${figure}`).join(', ');

@@ -14,8 +14,6 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Band } from '@bioprocess/shared/analysis';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
-import { int, oneOf } from '@bioprocess/shared/points-sql';
-import { rows } from '../timeseries/read-series.ts';
 import type { CellStatistics, GridMember } from './resample.ts';
 
 /**
@@ -36,18 +34,6 @@ function cacheOf(clickhouse: ClickHouseClient): LRUCache<string, CellStatistics[
     caches.set(clickhouse, cache);
   }
   return cache;
-}
-
-/**
- * The newest version among the hourly rollups of the instruments ("0" when they hold none), read once
- * per request for all the references' instruments.
- */
-export async function dataVersion(clickhouse: ClickHouseClient, organizationId: number, instrumentIds: readonly number[]): Promise<string> {
-  if (instrumentIds.length === 0) return '0';
-  const [row] = await rows<[string, string]>(clickhouse,
-    `SELECT toString(max(version)), toString(count()) FROM points_rollup_1h
-      WHERE organization_id = ${int(organizationId)} AND ${oneOf('instrument_id', instrumentIds)}`);
-  return row ? `${row[0]}/${row[1]}` : '0';
 }
 
 export async function cachedEnvelopeStatistics(

@@ -24,7 +24,8 @@ import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
 import pLimit from 'p-limit';
 import { alignUnitOperations } from './alignment.ts';
-import { cachedEnvelopeStatistics, dataVersion } from './envelope-cache.ts';
+import { cachedEnvelopeStatistics } from './envelope-cache.ts';
+import { hourlyRollupsVersion } from '../timeseries/points-read.ts';
 import { derivedGridValues, derivedStatistics, type DerivedGrid } from './derived-grid.ts';
 import { requireDerivedParameter, type DerivedParameterRow } from '../derived/repository.ts';
 import { envelopeStatistics, gridOrigin, resampledValues, type GridMember } from './resample.ts';
@@ -150,7 +151,7 @@ async function buildEnvelopes(
   const members = gridMembers(prepared, prepared.references, parameters);
   const limit = pLimit(STATISTICS_CONCURRENCY);
   const version = definition.cacheStatistics
-    ? await dataVersion(deps.clickhouse, organizationId, members.flatMap((member) => member.instruments.map(([instrument]) => instrument)))
+    ? await hourlyRollupsVersion(deps.clickhouse, organizationId, members.flatMap((member) => member.instruments.map(([instrument]) => instrument)))
     : '';
   // One query (and one kept entry) per parameter: each stays well inside the query time limit on a
   // busy machine, and a batch whose statistics were only partly computed keeps the parameters done.

@@ -9,9 +9,9 @@
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Band } from '@bioprocess/shared/analysis';
-import { floorExpr, floorTo, int, MINUTE_MS, oneOf } from '@bioprocess/shared/points-sql';
+import { floorExpr, floorTo, int, MINUTE_MS } from '@bioprocess/shared/points-sql';
 import { HttpError } from '../platform/http-error.ts';
-import { dedupedPoints, rows, type SeriesRequest } from '../timeseries/read-series.ts';
+import { coverParts, dedupedPoints, queryRows, windowsOn, type PointWindow } from '../timeseries/points-read.ts';
 
 /** One unit operation on the grid: its window, its time zero and the instrument of each parameter (by index). */
 export interface GridMember {
@@ -77,43 +77,9 @@ function pairColumns(pairs: readonly Pair[], timeColumn: string): string {
           ${timeColumn} - ${list((pair) => pair.originMs)}[p] AS r`;
 }
 
-/** `(instruments AND column range) OR ...`, one term per window: the primary key serves each term. */
-function windowsFilter(column: string, ranges: ReadonlyArray<{ instrumentIds: number[]; from: number; to: number }>): string {
-  return ranges.map(({ instrumentIds, from, to }) =>
-    `(${oneOf('instrument_id', instrumentIds)} AND ${column} >= ${int(from)} AND ${column} <= ${int(to)})`).join(' OR ');
-}
-
-/** The pairs' windows merged per unit operation (one term per unit operation and range). */
-function rangesOf(pairs: readonly Pair[], range: (pair: Pair) => Array<[number, number]>): Array<{ instrumentIds: number[]; from: number; to: number }> {
-  const byRange = new Map<string, { instrumentIds: number[]; from: number; to: number }>();
-  for (const pair of pairs) {
-    for (const [from, to] of range(pair)) {
-      const key = `${from}:${to}`;
-      const entry = byRange.get(key) ?? { instrumentIds: [], from, to };
-      entry.instrumentIds.push(pair.instrumentId);
-      byRange.set(key, entry);
-    }
-  }
-  return [...byRange.values()];
-}
-
-/** Whole minutes [first, end) of a window and its partial minutes at both ends (inclusive ranges). */
-function minuteSplit(startMs: number, endMs: number): { minutes: [number, number] | null; edges: Array<[number, number]> } {
-  const firstMinute = floorTo(startMs + MINUTE_MS - 1, MINUTE_MS);
-  const endMinutes = floorTo(endMs + 1, MINUTE_MS);
-  if (firstMinute >= endMinutes) return { minutes: null, edges: [[startMs, endMs]] };
-  const edges: Array<[number, number]> = [];
-  if (startMs < firstMinute) edges.push([startMs, firstMinute - 1]);
-  if (endMinutes <= endMs) edges.push([endMinutes, endMs]);
-  return { minutes: [firstMinute, endMinutes - 1], edges };
-}
-
-/** Deduplicated readings (instrument_id, ts, v, d) of the ranges; through a tuple, as reads do, since argMax skips a NULL (a later empty reading). */
-function dedupedIn(organizationId: number, ranges: ReadonlyArray<{ instrumentIds: number[]; from: number; to: number }>): string {
-  return `SELECT instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
-      FROM points WHERE organization_id = ${int(organizationId)} AND (${windowsFilter('ts', ranges)})
-     GROUP BY instrument_id, ts`;
-}
+/** Each pair's instrument over its window: one term per window, which the primary key serves. */
+const windowsOf = (pairs: readonly Pair[]): PointWindow[] =>
+  pairs.map((pair) => ({ instrumentIds: [pair.instrumentId], from: pair.startMs, to: pair.endMs }));
 
 /**
  * Rows (u, k, g, m) of one group of pairs, in one scan of each table: unit operation, parameter index,
@@ -125,23 +91,12 @@ function groupCells(organizationId: number, pairs: readonly Pair[], stepMs: numb
   if (!usesMinuteRollups(stepMs)) {
     return `SELECT u, k, ${g} AS g, avg(assumeNotNull(v)) AS m
               FROM (SELECT ${pairColumns(pairs, 'ts')}, v
-                      FROM (${dedupedIn(organizationId, rangesOf(pairs, (pair) => [[pair.startMs, pair.endMs]]))})
+                      FROM (${dedupedPoints(organizationId, windowsOf(pairs))})
                      WHERE d = 0 AND isNotNull(v))
              GROUP BY u, k, g`;
   }
-  const minuteRanges = rangesOf(pairs, (pair) => { const { minutes } = minuteSplit(pair.startMs, pair.endMs); return minutes ? [minutes] : []; });
-  const edgeRanges = rangesOf(pairs, (pair) => minuteSplit(pair.startMs, pair.endMs).edges);
-  const parts: string[] = [];
-  if (minuteRanges.length > 0) {
-    // FINAL keeps the newest version of each (instrument, minute), as argMax per key would; merging the
-    // sorted parts costs a fraction of grouping every row by its key.
-    parts.push(`SELECT instrument_id, minute AS t, value_count AS n, value_sum AS s
-      FROM points_rollup_1m FINAL WHERE organization_id = ${int(organizationId)} AND (${windowsFilter('minute', minuteRanges)})`);
-  }
-  if (edgeRanges.length > 0) {
-    parts.push(`SELECT instrument_id, ts AS t, toUInt64(isNotNull(v)) AS n, ifNull(v, 0) AS s
-      FROM (${dedupedIn(organizationId, edgeRanges)}) WHERE d = 0`);
-  }
+  // The minute rollups read FINAL: see points-read.ts (finalMinuteRollups) and docs/analysis.md.
+  const parts = coverParts(organizationId, windowsOf(pairs), { coarsest: 'minute', figures: ['n', 's'], minutes: 'final' });
   return `SELECT u, k, ${g} AS g, sum(s) / sum(n) AS m
             FROM (SELECT ${pairColumns(pairs, 't')}, n, s FROM (${parts.join(' UNION ALL ')}))
            GROUP BY u, k, g HAVING sum(n) > 0`;
@@ -260,11 +215,10 @@ export async function firstCrossing(
   value: number,
   direction: 'up' | 'down',
 ): Promise<number | null> {
-  const request: SeriesRequest = { organizationId, instrumentIds: [instrumentId], startMs: null, endMs: null, bucketMs: null, limit: 1 };
-  const readings = `(SELECT ts, assumeNotNull(v) AS x FROM (${dedupedPoints(request, [[window.startMs, window.endMs]])}) WHERE d = 0 AND isNotNull(v))`;
+  const readings = `(SELECT ts, assumeNotNull(v) AS x FROM (${dedupedPoints(organizationId, windowsOn([instrumentId], [[window.startMs, window.endMs]]))}) WHERE d = 0 AND isNotNull(v))`;
   const before = direction === 'up' ? `x < ${finite(value)}` : `x > ${finite(value)}`;
   const beyond = direction === 'up' ? `x >= ${finite(value)}` : `x <= ${finite(value)}`;
-  const [row] = await rows<[string, string]>(clickhouse, `
+  const [row] = await queryRows<[string, string]>(clickhouse, `
     SELECT count(), min(ts) FROM ${readings}
      WHERE ${beyond} AND ts > (SELECT if(countIf(${before}) = 0, toInt64(9223372036854775807), minIf(ts, ${before})) FROM ${readings})`);
   return row && Number(row[0]) > 0 ? Number(row[1]) : null;

@@ -13,6 +13,7 @@ import { parseExpression, type DerivedNode } from '@bioprocess/shared/derived/ex
 import { propertyValueOf, UNIT_OPERATION_PROPERTIES, type UnitOperationPropertyName } from '@bioprocess/shared/derived/properties';
 import type { DerivedSeries } from '@bioprocess/shared/derived/contracts';
 import type { Reading } from '@bioprocess/shared/timeseries';
+import { floorTo } from '@bioprocess/shared/points-sql';
 import { badRequest } from '../platform/http-error.ts';
 import { readSeries, seriesBucketWidth } from '../timeseries/read-series.ts';
 import type { UnitOperationRow } from '../unit-operations/repository.ts';
@@ -113,8 +114,7 @@ async function readGrid(
     readings = await readSeries(clickhouse, { ...request, bucketMs: width });
   }
   const times: number[] = [];
-  const firstBucket = window.startMs - (((window.startMs % width) + width) % width);
-  for (let time = firstBucket; time <= window.endMs; time += width) times.push(time);
+  for (let time = floorTo(window.startMs, width); time <= window.endMs; time += width) times.push(time);
   return gridOf(times, readings, instrumentIds, width);
 }
 

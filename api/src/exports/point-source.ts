@@ -1,20 +1,19 @@
 /**
  * Reads an export section's points from ClickHouse as the read endpoints mean them: per key
- * (instrument, time) the row of the highest version, tombstones dropped. The range is read in time
- * windows of about WINDOW_POINTS points (planned from the hourly rollups), one query each, ordered by
- * time, instrument and version, so the newest version of a key is the last of its adjacent rows and the
- * deduplication is a streaming pass here: ClickHouse only sorts (a GROUP BY with argMax over millions
- * of keys costs it several times more), and never holds the whole export. Rows arrive as RowBinary
+ * (instrument, time) the row of the highest version, tombstones dropped; the statements are
+ * points-read.ts's. The range is read in time windows of about WINDOW_POINTS points (planned from the
+ * hourly rollups), one query each. Raw rows come ordered by time, instrument and version, so the newest
+ * version of a key is the last of its adjacent rows and the deduplication is a streaming pass here
+ * (pointVersionsInKeyOrder says why), and no query holds the whole export. Rows arrive as RowBinary
  * (no float text to format in ClickHouse and parse again here). The consumer pulls, so a slow client
  * slows the ClickHouse read (backpressure) instead of filling memory. SQL holds validated integers only.
  */
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
-import { floorTo, int, oneOf } from '@bioprocess/shared/points-sql';
-import { countReadings } from '../timeseries/read-series.ts';
+import { floorExpr, floorTo, int } from '@bioprocess/shared/points-sql';
+import { countReadings, dedupedPoints, pointVersionsInKeyOrder, readingsPerHour, standingReadingsFinal, windowsOn } from '../timeseries/points-read.ts';
 import type { ExportSection } from './scope.ts';
 
-const HOUR_MS = 3_600_000;
 const WINDOW_POINTS = 1_000_000;
 /** Rows per batch handed to a format. */
 const BATCH_ROWS = 8_192;
@@ -34,15 +33,12 @@ export interface PointBatch {
   max: Float64Array | null;
 }
 
-function scopeFilter(organizationId: number, section: ExportSection): string {
-  return `organization_id = ${int(organizationId)} AND ${oneOf('instrument_id', section.instruments.map((instrument) => instrument.id))}`;
-}
+const instrumentIdsOf = (section: ExportSection) => section.instruments.map((instrument) => instrument.id);
 
 /** Stored points of the section (exact: rollups where whole, points at the edges). */
 export async function countSectionPoints(clickhouse: ClickHouseClient, organizationId: number, section: ExportSection): Promise<number> {
   if (section.instruments.length === 0 || section.endMs < section.startMs) return 0;
-  const counts = await countReadings(clickhouse, { organizationId, instrumentIds: section.instruments.map((instrument) => instrument.id) },
-    [{ startMs: section.startMs, endMs: section.endMs }]);
+  const counts = await countReadings(clickhouse, { organizationId, instrumentIds: instrumentIdsOf(section) }, [{ startMs: section.startMs, endMs: section.endMs }]);
   let total = 0;
   for (const count of counts.values()) total += count;
   return total;
@@ -58,29 +54,21 @@ export interface SectionPlan {
 
 /** Windows of about `windowPoints` points each, planned from the hourly rollups. */
 export async function planSection(clickhouse: ClickHouseClient, organizationId: number, section: ExportSection, alignMs: number, windowPoints = WINDOW_POINTS): Promise<SectionPlan> {
-  const result = await clickhouse.query({
-    query: `SELECT hour, sum(p) FROM (
-              SELECT instrument_id, hour, argMax(points, version) AS p FROM points_rollup_1h
-               WHERE ${scopeFilter(organizationId, section)} AND hour >= ${int(floorTo(section.startMs, HOUR_MS))} AND hour <= ${int(section.endMs)}
-               GROUP BY instrument_id, hour)
-             GROUP BY hour ORDER BY hour`,
-    format: 'JSONCompact',
-  });
-  const hours = (await result.json<[string | number, string | number]>()).data;
+  const hours = await readingsPerHour(clickhouse, organizationId, instrumentIdsOf(section), [section.startMs, section.endMs]);
   const windows: Array<[number, number]> = [];
   let from = section.startMs;
   let held = 0;
-  for (const [hourText, pointsText] of hours) {
-    const cut = floorTo(Number(hourText), Math.max(alignMs, 1));
+  for (const [hour, points] of hours) {
+    const cut = floorTo(hour, Math.max(alignMs, 1));
     if (held >= windowPoints && cut > from && cut <= section.endMs) {
       windows.push([from, cut - 1]);
       from = cut;
       held = 0;
     }
-    held += Number(pointsText);
+    held += points;
   }
   windows.push([from, section.endMs]);
-  return { windows, firstHour: hours.length ? Number(hours[0]![0]) : null, lastHour: hours.length ? Number(hours.at(-1)![0]) : null };
+  return { windows, firstHour: hours.length ? hours[0]![0] : null, lastHour: hours.length ? hours.at(-1)![0] : null };
 }
 
 /** Starts a query; its answer is read later (ClickHouse sorts meanwhile). */
@@ -216,14 +204,12 @@ export async function* sectionBatches(
 ): AsyncGenerator<PointBatch> {
   if (section.instruments.length === 0 || section.endMs < section.startMs) return;
   const { windows } = plan ?? await planSection(clickhouse, organizationId, section, bucketMs ?? 1, windowPoints);
-  const queryOf = ([from, to]: [number, number]) => {
-    const range = `${scopeFilter(organizationId, section)} AND ts >= ${int(from)} AND ts <= ${int(to)}`;
-    if (bucketMs === null) return `SELECT ts, instrument_id, value, is_deleted FROM points WHERE ${range} ORDER BY ts, instrument_id, version`;
-    const width = `toInt64(${int(bucketMs)})`;
-    return `SELECT toInt64(ts - modulo(modulo(ts, ${width}) + ${width}, ${width})) AS bucket, toUInt64(instrument_id),
+  const instrumentIds = instrumentIdsOf(section);
+  const queryOf = (window: [number, number]) => {
+    if (bucketMs === null) return pointVersionsInKeyOrder(organizationId, instrumentIds, window);
+    return `SELECT toInt64(${floorExpr('ts', bucketMs)}) AS bucket, toUInt64(instrument_id),
                    CAST(avg(v) AS Nullable(Float64)), CAST(min(v) AS Nullable(Float64)), CAST(max(v) AS Nullable(Float64))
-              FROM (SELECT instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
-                      FROM points WHERE ${range} GROUP BY instrument_id, ts)
+              FROM (${dedupedPoints(organizationId, windowsOn(instrumentIds, [window]))})
              WHERE d = 0
              GROUP BY bucket, instrument_id ORDER BY bucket, instrument_id`;
   };
@@ -480,9 +466,9 @@ function timeOrder(rows: WindowRows, rankOf: Int32Array): Uint32Array | null {
 }
 
 /**
- * The raw rows of CSV long as bytes. ClickHouse reads each window with FINAL: it merges the table's
- * parts in their own key order (instrument, time) and keeps each key's newest version, NULL values
- * included; tombstones are dropped after that merge. It writes each reading as
+ * The raw rows of CSV long as bytes. ClickHouse reads each window with FINAL (standingReadingsFinal):
+ * it merges the table's parts in their own key order (instrument, time) and keeps each key's newest
+ * version, NULL values included; tombstones are dropped after that merge. It writes each reading as
  * `ts<TAB>position<TAB>value`, the value in its shortest round-trip text (ClickHouse's, the same digits
  * as JavaScript's String(number)). ClickHouse never sorts (18.16 cannot read in key order under an
  * ORDER BY, and re-sorting ten million rows by time cost it twice the api's whole work): the window's
@@ -501,10 +487,9 @@ export async function* csvLongText(
 ): AsyncGenerator<Buffer> {
   if (section.instruments.length === 0 || section.endMs < section.startMs || plan.firstHour === null) return;
   const ids = section.instruments.map((instrument) => int(instrument.id)).join(',');
-  const queries = plan.windows.map(([from, to]) => `SELECT ts, indexOf([${ids}], instrument_id), value
-    FROM (SELECT ts, instrument_id, value, is_deleted FROM points FINAL
-           WHERE ${scopeFilter(organizationId, section)} AND ts >= ${int(from)} AND ts <= ${int(to)})
-   WHERE is_deleted = 0
+  const instrumentIds = instrumentIdsOf(section);
+  const queries = plan.windows.map((window) => `SELECT ts, indexOf([${ids}], instrument_id), value
+    FROM (${standingReadingsFinal(organizationId, instrumentIds, window)})
    FORMAT TabSeparated`);
   // Ties in time go by instrument id, whatever order the section lists its instruments in.
   const byId = section.instruments.map((instrument, index) => ({ id: instrument.id, position: index + 1 })).sort((a, b) => a.id - b.id);

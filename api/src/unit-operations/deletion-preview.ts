@@ -2,7 +2,7 @@
 import type { DeletionPreview } from '@bioprocess/shared/unit-operation-windows';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
-import { countReadings } from '../timeseries/read-series.ts';
+import { countReadings } from '../timeseries/points-read.ts';
 import { listInstrumentsOfEquipment } from '../instruments/repository.ts';
 import { ownedWindows, type WindowedUnitOperation } from './owned-windows.ts';
 
