@@ -89,8 +89,7 @@ export async function seedAnalysisPlant(pool: Pool, clickhouse: ClickHouseClient
           FROM system.numbers LIMIT ${minutes * others.length}`,
     });
     const range = { organizationId, instrumentIds, startMs, endMs };
-    await recomputeRollups(clickhouse, pool, { ...range, instrumentIds: [instrumentIds[0]!] }, { versionSeq: firstSeq });
-    await recomputeRollups(clickhouse, pool, { ...range, instrumentIds: others }, { versionSeq: otherSeq });
+    await recomputeRollups(clickhouse, pool, [{ range }]);
     log(`analysis: unit operation ${index + 1} of ${sizes.references + 1} stored (${seconds} + ${minutes * others.length} points)`);
   }
   return { token, referenceIds: unitOperationIds.slice(0, sizes.references), targetId: unitOperationIds[sizes.references]! };

@@ -63,8 +63,7 @@ export async function benchDerived(context: DerivedStepContext): Promise<{ p95: 
           FROM system.numbers LIMIT ${seconds}`,
     });
   }
-  await recomputeRollups(clickhouse, pool, { organizationId: plant.organizationId, instrumentIds, startMs, endMs: startMs + (seconds - 1) * 1_000 },
-    { versionSeq });
+  await recomputeRollups(clickhouse, pool, [{ range: { organizationId: plant.organizationId, instrumentIds, startMs, endMs: startMs + (seconds - 1) * 1_000 } }]);
   const run = await pool.query('SELECT run_id FROM unit_operations WHERE id = $1', [plant.unitOperationId]);
   const unitOperation = await pool.query(
     `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time, properties)

@@ -391,8 +391,7 @@ async function seedExportSeries(clickhouse: ReturnType<typeof createClickHouse>,
     });
   }
   const endMs = T0 + (perInstrument - 1) * 1000;
-  await recomputeRollups(clickhouse, pool, { organizationId: plant.organizationId, instrumentIds, startMs: T0, endMs },
-    { versionSeq });
+  await recomputeRollups(clickhouse, pool, [{ range: { organizationId: plant.organizationId, instrumentIds, startMs: T0, endMs } }]);
   return endMs;
 }
 
@@ -421,8 +420,7 @@ async function seedReadSeries(clickhouse: ReturnType<typeof createClickHouse>, p
              toUInt64('${versionSeq}0000000000') + number + 1, 0
         FROM system.numbers LIMIT ${READ_POINTS}`,
   });
-  await recomputeRollups(clickhouse, pool, { organizationId: plant.organizationId, instrumentIds: [instrumentId], startMs: T0, endMs: T0 + (READ_POINTS - 1) * 1000 },
-    { versionSeq });
+  await recomputeRollups(clickhouse, pool, [{ range: { organizationId: plant.organizationId, instrumentIds: [instrumentId], startMs: T0, endMs: T0 + (READ_POINTS - 1) * 1000 } }]);
 }
 
 async function timedReads(url: string, token: string): Promise<{ p95: number; points: number }> {

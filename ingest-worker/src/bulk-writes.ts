@@ -5,15 +5,15 @@
  * parts and statements per flush instead of three per post.
  *
  * A post's rollups are recomputed after its job completed, which recorded them as owed
- * (shared/src/server/owed-rollups.ts): the post's answer does not wait for them.
+ * (rollups/owed.ts): the post's answer does not wait for them.
  */
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { GroupCommit, type FlushOutcome, type Sender } from '@bioprocess/shared/group-commit';
-import { insertPoints, type PointRowsFormat } from '@bioprocess/shared/server/points-store';
+import { insertPoints, type PointRowsFormat } from './points-store.ts';
 import type { Logger } from '@bioprocess/shared/server/logger';
-import { createOwedRollupsFlush, type OwedRollups } from '@bioprocess/shared/server/owed-rollups';
+import { createOwedRollupsFlush, type OwedRollups } from './rollups/owed.ts';
 
 /** Bytes per shared insert: a few bulk chunks (about 2 MB each). */
 const INSERT_MAX_BYTES = 64 * 1024 * 1024;

@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { int, oneOf, version } from '@bioprocess/shared/points-sql';
 import { tombstoneVersion } from '@bioprocess/shared/ingest/versions';
-import { type RangeOnInstruments } from '@bioprocess/shared/server/points-store';
+import type { RangeOnInstruments } from './points-store.ts';
 
 /** Tombstones (with the request's tombstone version) over every existing key of the range. */
 export async function writeTombstones(clickhouse: ClickHouseClient, range: RangeOnInstruments, versionSeq: number): Promise<void> {

@@ -4,6 +4,6 @@
  * ClickHouse (points, tombstones, their rollups). Everything else is the worker's own.
  */
 export { startIngestWorker, type IngestWorker } from './worker.ts';
-export { insertPoints } from '@bioprocess/shared/server/points-store';
+export { insertPoints } from './points-store.ts';
 export { writeTombstones } from './deletions.ts';
-export { recomputeRollups } from '@bioprocess/shared/server/rollups';
+export { recomputeRollups } from './rollups/recompute.ts';

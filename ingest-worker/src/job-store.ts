@@ -84,16 +84,16 @@ export async function updateProgress(pool: Pool, jobId: string, progress: Partia
  * Records a finished bulk chunk; answers whether every chunk of the job is now done. Adding the same
  * chunk twice (a retried job) is a no-op.
  */
-export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: number, points: number): Promise<{ allDone: boolean; retried: boolean }> {
-  return (await recordChunksDone(pool, [{ jobId, chunkIndex, points }]))[0] ?? { allDone: false, retried: false };
+export async function recordChunkDone(pool: Pool, jobId: string, chunkIndex: number, points: number): Promise<{ allDone: boolean }> {
+  return (await recordChunksDone(pool, [{ jobId, chunkIndex, points }]))[0] ?? { allDone: false };
 }
 
 /** recordChunkDone for chunks of several jobs (one chunk per job) in one statement; answers in the order given. */
 export async function recordChunksDone(
   pool: Pool, chunks: ReadonlyArray<{ jobId: string; chunkIndex: number; points: number }>,
-): Promise<Array<{ allDone: boolean; retried: boolean }>> {
+): Promise<Array<{ allDone: boolean }>> {
   if (chunks.length === 0) return [];
-  const { rows } = await pool.query<{ id: string; done: number; chunk_count: number; retried: boolean }>(
+  const { rows } = await pool.query<{ id: string; done: number; chunk_count: number }>(
     `UPDATE ingest_jobs j
         SET chunks_done = CASE WHEN c.chunk = ANY(j.chunks_done) THEN j.chunks_done ELSE array_append(j.chunks_done, c.chunk) END,
             progress = CASE WHEN c.chunk = ANY(j.chunks_done) THEN j.progress
@@ -101,13 +101,13 @@ export async function recordChunksDone(
             updated_at = now(), retrying_since = NULL
        FROM unnest($1::uuid[], $2::integer[], $3::bigint[]) AS c (id, chunk, points)
       WHERE j.id = c.id
-      RETURNING j.id, cardinality(j.chunks_done) AS done, j.chunk_count, j.retried`,
+      RETURNING j.id, cardinality(j.chunks_done) AS done, j.chunk_count`,
     [chunks.map((chunk) => chunk.jobId), chunks.map((chunk) => chunk.chunkIndex), chunks.map((chunk) => chunk.points)],
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
   return chunks.map(({ jobId }) => {
     const row = byId.get(jobId);
-    return { allDone: Boolean(row) && Number(row!.done) >= Number(row!.chunk_count), retried: row?.retried === true };
+    return { allDone: Boolean(row) && Number(row!.done) >= Number(row!.chunk_count) };
   });
 }
 
@@ -120,8 +120,6 @@ export interface JobRecord {
   request: Record<string, unknown>;
   checkpoint: Record<string, unknown> | null;
   progress: IngestProgress;
-  /** Some part of the job ran more than once (its rows may be stored twice). */
-  retried: boolean;
 }
 
 /** Marks a queued job running and answers its record (null when the row is gone), in one round trip. */
@@ -135,7 +133,7 @@ export async function startJobs(pool: Pool, jobIds: readonly string[]): Promise<
     `WITH started AS (
        UPDATE ingest_jobs SET state = 'running', updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'queued' RETURNING id
      )
-     SELECT id, CASE WHEN id IN (SELECT id FROM started) THEN 'running' ELSE state END AS state, chunks_done, request, checkpoint, progress, retried,
+     SELECT id, CASE WHEN id IN (SELECT id FROM started) THEN 'running' ELSE state END AS state, chunks_done, request, checkpoint, progress,
             organization_id, version_seq
        FROM ingest_jobs WHERE id = ANY($1::uuid[])`,
     [jobIds],

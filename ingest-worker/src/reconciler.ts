@@ -9,7 +9,6 @@
  * one that is already queued is a no-op, and a job delivered twice leaves the same data (versions drawn
  * at acceptance; chunks already recorded are skipped).
  */
-import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
 import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/periodic-pass';
 import type { Queue } from 'bullmq';
 import { ingestDeliveries, type IngestDelivery, type IngestJobRecord } from '@bioprocess/shared/queues';
@@ -98,10 +97,6 @@ export function startReconciler(options: {
     for (const [jobId, reason] of failedEntries) await markFailed(pg, jobId, reason);
     const requeue = missing.filter(({ job }) => !failedEntries.has(job.id));
     if (requeue.length === 0) return { requeued: 0, failed: failed + failedEntries.size };
-    // A running job delivered again may store some rows twice (identical ones): its rollups must then
-    // be aggregated rather than taken from the post's own figures.
-    const rerun = [...new Set(requeue.filter(({ job }) => job.state === 'running').map(({ job }) => job.id))];
-    await markRetried(pg, rerun);
     // The jobs of one batch are delivered again together, as the api delivered them.
     await addIngestDeliveries(queues, requeue.map(({ delivery }) => delivery));
     logger.warn({ requeued: requeue.length, jobs: new Set(requeue.map(({ job }) => job.id)).size }, 'ingest deliveries lost from the queue were queued again from PostgreSQL');

@@ -15,7 +15,6 @@
  *   INGEST_RETRY_MINUTES is failed with a message. Deliveries missing from Redis or failed there are
  *   the reconciler's business (reconciler.ts).
  */
-import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
 import { bulkSpoolFolder, removeSpooledData, spooledJobIds } from '@bioprocess/shared/server/bulk-spool';
 import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/periodic-pass';
 import { readdir, rm, stat } from 'node:fs/promises';
@@ -164,8 +163,6 @@ export function startSweeper(options: SweeperOptions): Sweeper {
         failed += 1;
         continue;
       }
-      // Parts of it may have been written already: its rollups must be aggregated, not taken from the post.
-      await markRetried(pg, [job.id]);
       await addIngestDeliveries(queues, deliveries);
       redriven += 1;
     }

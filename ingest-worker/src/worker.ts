@@ -21,7 +21,7 @@ import { isTransient, PermanentJobError } from './errors.ts';
 import { markFailed, noteTransientFailure } from './job-store.ts';
 import { startReconciler } from './reconciler.ts';
 import { startSweeper } from './sweeper.ts';
-import { startRollupBacklogPass } from './rollup-backlog.ts';
+import { startRollupBacklogPass } from './rollups/owed.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { processBulkBatch } from './jobs/bulk-batch.ts';
 import { createBulkWrites } from './bulk-writes.ts';

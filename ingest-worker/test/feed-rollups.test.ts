@@ -2,7 +2,7 @@
  * Feeds posting together: 32 feeds interleave 5 s posts over 8 instruments, so posts in flight at the
  * same time share minutes and an hour (one rollup pass takes many of them at once), and some
  * keys are posted twice with other values (the later post wins). Afterwards the minute and hour rollups
- * must equal what the deduplicated points give, whether the api writes the posts or the worker does.
+ * must equal what the deduplicated points give.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlant, createTestContext, jobStates, type Plant, rollupFigures, startWorker, type TestContext, waitAllFinished } from '@bioprocess/api/test-support';
@@ -15,13 +15,12 @@ const INSTRUMENTS = 8;
 const WINDOWS = 10;
 const SECONDS_PER_POST = 5;
 
-// Small posts are written by the api itself (bulk-finish.ts) or, with BULK_WRITES_IN_API off, by the worker.
-describe.each([['the api', 'true'], ['the worker', 'false']])('rollups of feeds posting together, written by %s', (_writer, writesInApi) => {
+describe('rollups of feeds posting together', () => {
   let ctx: TestContext;
   let worker: IngestWorker;
   let plant: Plant;
   beforeAll(async () => {
-    ctx = await createTestContext({ BULK_WRITES_IN_API: writesInApi });
+    ctx = await createTestContext();
     worker = startWorker(ctx, { INGEST_BULK_CONCURRENCY: 32 });
     plant = await createPlant(ctx, INSTRUMENTS);
   });

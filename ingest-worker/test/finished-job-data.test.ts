@@ -12,8 +12,7 @@ describe('a delivery of a bulk post already finished', () => {
   let ctx: TestContext;
   let plant: Plant;
   beforeAll(async () => {
-    // BULK_WRITES_IN_API off: posts go through the queue to the worker.
-    ctx = await createTestContext({ BULK_WRITES_IN_API: 'false' });
+    ctx = await createTestContext();
     plant = await createPlant(ctx, 1);
   });
   afterAll(async () => {

@@ -102,8 +102,7 @@ describe('ordering with two workers', () => {
   let ctx: TestContext;
   let plant: Plant;
   beforeAll(async () => {
-    // BULK_WRITES_IN_API off: the posts' jobs are run by the workers in the order the tests choose.
-    ctx = await createTestContext({ BULK_WRITES_IN_API: 'false' });
+    ctx = await createTestContext();
     plant = await createPlant(ctx, 2);
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Rollups owed by completed bulk posts (ingest-worker/src/rollup-backlog.ts and
+ * Rollups owed by completed bulk posts (ingest-worker/src/rollups/owed.ts and
  * api/src/timeseries/rollup-backlog.ts): the statement that completes a post records the rollups it
  * owes; a read of rollups waits for those recorded before it and for no later ones, and gives up after
  * its bound; what a dead worker left is recomputed by a backlog pass once its grace period is over,
@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awaitOwedRollups, createPlant, createTestContext, readSeries, startWorker, type Plant, type TestContext } from '@bioprocess/api/test-support';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { completeBulkPosts } from '@bioprocess/shared/server/ingest-job-store';
-import { insertPoints } from '@bioprocess/shared/server/points-store';
-import { recomputeLeftBacklog } from '../src/rollup-backlog.ts';
+import { insertPoints } from '../src/points-store.ts';
+import { recomputeLeftBacklog } from '../src/rollups/owed.ts';
 
 const T0 = Date.UTC(2024, 8, 2, 7, 0, 0);
 /** 150 s of 1 Hz readings: two whole minutes and half of a third. */
@@ -20,8 +20,7 @@ describe('rollups owed by completed bulk posts', () => {
   let ctx: TestContext;
   let plant: Plant;
   beforeAll(async () => {
-    // BULK_WRITES_IN_API off: posts go through the queue to the worker.
-    ctx = await createTestContext({ BULK_WRITES_IN_API: 'false' });
+    ctx = await createTestContext();
     plant = await createPlant(ctx, 2);
   });
   afterAll(async () => {

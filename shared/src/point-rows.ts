@@ -2,8 +2,7 @@
  * Rows of the ClickHouse `points` table in its RowBinary format: what the api writes for a bulk post's
  * chunks and the ingest-worker inserts as they are. Binary rather than text because ClickHouse 18.16
  * reads about one decimal in 160 to a neighbouring double (a posted 1.2600393 would read back as
- * 1.2600392999999999); a double written here is stored bit for bit, and the per-minute figures the api
- * computes from the same doubles match the stored points exactly.
+ * 1.2600392999999999); a double written here is stored bit for bit.
  *
  * A row, little-endian: organization_id UInt64, instrument_id UInt64, ts Int64, value Nullable(Float64)
  * (a byte 1 for null, else 0 and the double), version UInt64, is_deleted UInt8.

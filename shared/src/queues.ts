@@ -127,8 +127,6 @@ export function bulkChunkDataKey(queuePrefix: string, jobId: string, chunkIndex:
 }
 
 
-/** The `ingest_job_data` part that holds a bulk post's per-minute figures (shared/src/minute-figures.ts). */
-export const BULK_MINUTE_FIGURES_PART = -1;
 export type BulkChunkPayload = z.infer<typeof bulkChunkPayloadSchema>;
 
 export const deletionPayloadSchema = z.object({

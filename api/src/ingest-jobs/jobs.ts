@@ -48,14 +48,6 @@ export interface NewIngestJob {
   deletion?: { instrumentIds: number[]; startMs: number; endMs: number };
   /** What the job works on, stored with the row (`ingest_job_data`): bulk chunks' rows and figures by part. */
   data?: Array<{ part: number; bytes: Uint8Array }>;
-  /** `running` for a job the api starts writing itself (small bulk posts, bulk-finish.ts); default `queued`. */
-  state?: 'queued' | 'running';
-  /**
-   * A bulk post's rollups (over its request's instruments and range) recorded as owed (`rollup_backlog`)
-   * with the job: a small post the api writes itself is answered once its points are stored, before
-   * the statement that completes it, and reads of rollups must wait for its figures from then on.
-   */
-  owesRollups?: boolean;
 }
 
 const JOB_COLUMNS = 'id, organization_id, kind, state, version_seq, request, chunk_count, progress, result, error, idempotency_key, created_at, updated_at';
@@ -96,7 +88,7 @@ export async function insertIngestJobs(
   // is prepared once per connection (a VALUES list of a dozen parameters per job was parsed and
   // planned again for every batch, a third of PostgreSQL's work for feeds).
   const jobs = entries.map(({ principal, job }, index) => ({
-    id: ids[index], organization_id: principal.organizationId, kind: job.kind, state: job.state ?? 'queued',
+    id: ids[index], organization_id: principal.organizationId, kind: job.kind,
     version_seq: job.versionSeq ?? null, created_by: principal.userId, api_key_id: principal.apiKeyId,
     idempotency_key: job.idempotencyKey ?? null, request: job.request, chunk_count: job.chunkCount ?? 0,
     progress: { ...EMPTY_PROGRESS, ...job.progress },
@@ -114,9 +106,9 @@ export async function insertIngestJobs(
     name: 'insert-ingest-jobs',
     text: `WITH job AS (
        INSERT INTO ingest_jobs (id, organization_id, kind, state, version_seq, created_by, api_key_id, idempotency_key, request, chunk_count, progress)
-       SELECT id, organization_id, kind, state, COALESCE(version_seq, nextval('time_series_version_seq')), created_by, api_key_id,
+       SELECT id, organization_id, kind, 'queued', COALESCE(version_seq, nextval('time_series_version_seq')), created_by, api_key_id,
               idempotency_key, request, chunk_count, progress
-         FROM jsonb_to_recordset($1::jsonb) AS input (id uuid, organization_id bigint, kind text, state text, version_seq bigint,
+         FROM jsonb_to_recordset($1::jsonb) AS input (id uuid, organization_id bigint, kind text, version_seq bigint,
               created_by bigint, api_key_id bigint, idempotency_key text, request jsonb, chunk_count integer, progress jsonb)
        ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING ${JOB_COLUMNS}
@@ -125,17 +117,11 @@ export async function insertIngestJobs(
        SELECT data.job_id, data.part, substring($4::bytea FROM data.start FOR data.length)
          FROM unnest($2::uuid[], $3::integer[], $5::integer[], $6::integer[]) AS data (job_id, part, start, length)
          JOIN job ON job.id = data.job_id
-     ), owed AS (
-       INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms)
-       SELECT job.organization_id, job.id, ARRAY(SELECT jsonb_array_elements_text(job.request->'instrument_ids'))::bigint[],
-              (job.request->>'start_ms')::bigint, (job.request->>'end_ms')::bigint
-         FROM job WHERE job.id = ANY($7::uuid[])
      )
      SELECT * FROM job`,
     values: [
       JSON.stringify(jobs), data.map((item) => item.jobId), data.map((item) => item.part),
       Buffer.concat(data.map((item) => item.bytes)), starts, data.map((item) => item.bytes.length),
-      entries.flatMap(({ job }, index) => job.owesRollups === true ? [ids[index]] : []),
     ],
   });
   const created = new Map(rows.map((row) => [row.id, row]));

@@ -21,8 +21,7 @@ export default function prepareBulkTask(task: BulkTask): BulkPreparation {
   return move({
     get [transferableSymbol]() {
       // The chunks are views of one buffer, which may be listed only once.
-      const figures = result.minuteFigures ? [result.minuteFigures.buffer] : [];
-      return [...new Set([result.readings.buffer, ...result.chunks.map((chunk) => chunk.buffer), ...figures])];
+      return [...new Set([result.readings.buffer, ...result.chunks.map((chunk) => chunk.buffer)])];
     },
     get [valueSymbol]() {
       return result;

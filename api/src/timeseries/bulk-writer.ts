@@ -1,13 +1,12 @@
 /**
  * The encoder of a bulk post: from points in post order, the answer (the accepted readings as JSON,
- * echoing each value's own text when the body gave one), the ClickHouse rows of each chunk
- * (shared/src/point-rows.ts) and the post's per-minute figures (shared/src/minute-figures.ts).
+ * echoing each value's own text when the body gave one) and the ClickHouse rows of each chunk
+ * (shared/src/point-rows.ts), which the ingest-worker inserts.
  * Point i of the post gets version versionSeq * 10^10 + i + 1 (shared/src/ingest/versions.ts), so a
  * later point of the same key wins.
  */
 import { BULK_CHUNK_POINTS } from '@bioprocess/shared/timeseries';
 import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
-import { MinuteFiguresBuilder } from '@bioprocess/shared/minute-figures';
 import { MAX_POINT_ROW_BYTES, PointRowWriter } from '@bioprocess/shared/point-rows';
 
 // Module-local copies: the TypeScript loader turns imported bindings into getter calls, which cost
@@ -21,14 +20,10 @@ export interface PreparedBulk {
   readings: Uint8Array;
   /** ClickHouse rows (RowBinary) per chunk of BULK_CHUNK_POINTS points. */
   chunks: Uint8Array[];
-  /** Per-minute figures of each instrument; null unless `increasing` (a key seen twice would be counted twice). */
-  minuteFigures: Uint8Array | null;
   /** Each instrument with the index of its first point (to name a foreign instrument's first index). */
   instruments: Array<[instrumentId: number, firstIndex: number]>;
   startMs: number;
   endMs: number;
-  /** Timestamps strictly increase per instrument: no key appears twice in the post. */
-  increasing: boolean;
 }
 
 export type BulkPreparation = PreparedBulk | { ok: false; error: string };
@@ -44,39 +39,20 @@ export interface ValueRef {
   number: number | null;
 }
 
-/** One instrument of the post: the answer's text around its id, and its last timestamp and open minute. */
+/** One instrument of the post: the answer's text around its id. */
 class InstrumentState {
   /** `","instrument_id":<id>,"value":` */
   readonly reading: Uint8Array;
-  lastTs = Number.NEGATIVE_INFINITY;
-  minute = Number.NaN;
-  points = 0;
-  count = 0;
-  sum = 0;
-  min = Number.POSITIVE_INFINITY;
-  max = Number.NEGATIVE_INFINITY;
 
   constructor(readonly instrumentId: number) {
     this.reading = ascii(`","instrument_id":${instrumentId},"value":`);
   }
-
-  /** Hands the open minute to `figures` and starts `minute`. */
-  closeMinute(figures: MinuteFiguresBuilder, minute: number): void {
-    if (this.points > 0) figures.add(this.instrumentId, this.minute, this.points, this.count, this.sum, this.min, this.max);
-    this.minute = minute;
-    this.points = 0;
-    this.count = 0;
-    this.sum = 0;
-    this.min = Number.POSITIVE_INFINITY;
-    this.max = Number.NEGATIVE_INFINITY;
-  }
 }
 
-/** Writes the answer, the rows and the minute figures; points arrive in post order. */
+/** Writes the answer and the rows; points arrive in post order. */
 export class BulkWriter {
   readonly readings: AsciiBuffer;
   readonly rows: PointRowWriter;
-  private readonly figures = new MinuteFiguresBuilder();
   private readonly chunkEnds: number[] = [];
   private count = 0;
   private minuteStart = Number.NaN;
@@ -86,7 +62,6 @@ export class BulkWriter {
   private readonly instruments = new Map<number, InstrumentState>();
   /** Feeds post runs of one instrument: its state is kept at hand until another comes. */
   private current: InstrumentState | null = null;
-  increasing = true;
   startMs = Number.POSITIVE_INFINITY;
   endMs = Number.NEGATIVE_INFINITY;
 
@@ -103,8 +78,6 @@ export class BulkWriter {
     this.count += 1;
     let state = this.current;
     if (state === null || instrumentId !== state.instrumentId) state = this.switchInstrument(instrumentId, index);
-    if (ts <= state.lastTs) this.increasing = false;
-    state.lastTs = ts;
     if (ts < this.startMs) this.startMs = ts;
     if (ts > this.endMs) this.endMs = ts;
 
@@ -133,15 +106,6 @@ export class BulkWriter {
 
     this.rows.point(instrumentId, ts, number, index + 1);
     if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(this.rows.length);
-
-    if (this.minuteStart !== state.minute) state.closeMinute(this.figures, this.minuteStart);
-    state.points += 1;
-    if (number !== null) {
-      state.count += 1;
-      state.sum += number;
-      if (number < state.min) state.min = number;
-      if (number > state.max) state.max = number;
-    }
   }
 
   private switchInstrument(instrumentId: number, index: number): InstrumentState {
@@ -195,17 +159,14 @@ export class BulkWriter {
       chunks.push(this.rows.bytes.subarray(start, end));
       start = end;
     }
-    for (const state of this.instruments.values()) state.closeMinute(this.figures, Number.NaN);
     return {
       ok: true,
       points: this.count,
       readings: this.readings.contents(),
       chunks,
-      minuteFigures: this.increasing ? this.figures.encode() : null,
       instruments: [...this.firstIndex],
       startMs: this.startMs,
       endMs: this.endMs,
-      increasing: this.increasing,
     };
   }
 }

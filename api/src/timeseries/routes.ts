@@ -19,7 +19,6 @@ import {
   unitOperationSeriesQuerySchema,
   waitQuerySchema,
 } from '@bioprocess/shared/timeseries';
-import { BULK_MINUTE_FIGURES_PART } from '@bioprocess/shared/queues';
 import { bulkRequestSchema, deletionRequestSchema } from '@bioprocess/shared/ingest/requests';
 import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
 import type { App } from '../platform/app-type.ts';
@@ -70,8 +69,6 @@ function jobHeaders(reply: FastifyReply, job: IngestJobRow): void {
 /** 200 once the job completed, 202 while it runs (timeout), 422 with its error when it failed. */
 async function settle(deps: AppDeps, job: IngestJobRow, wait: boolean, reply: FastifyReply, registered?: FinishWait): Promise<number> {
   if (!wait) return 202;
-  // Written and completed by this api before it answers (bulk-finish.ts).
-  if (job.state === 'completed') return 200;
   const finished = await waitForJob(deps.pg, deps.jobEvents, job.organization_id, job.id, WAIT_TIMEOUT_MS, {
     signal: clientLeftSignal(reply), registered: registered && { wait: registered, known: job },
   });
@@ -86,7 +83,6 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   app.addHook('onClose', async () => bulkPool.close());
   const versionDraws = createVersionDraws(deps.pg);
   const bulkBatches = createBulkJobBatches(deps);
-  app.addHook('onClose', async () => bulkBatches.close());
   const ownershipLookups = createOwnershipLookups(deps.pg, deps.accessCaches.instrumentOwners);
   /**
    * Reads, checks and records a bulk post (a 202 means durable from here); answers its job and, unless
@@ -125,10 +121,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     const foreign = firstForeignIndex(prepared.instruments, owned);
     if (foreign >= 0) throw badRequest(TIME_SERIES_MESSAGES.instrumentNotFound(foreign));
 
-    const data = [
-      ...prepared.chunks.map((rows, chunkIndex) => ({ part: chunkIndex, bytes: rows })),
-      ...(prepared.minuteFigures ? [{ part: BULK_MINUTE_FIGURES_PART, bytes: prepared.minuteFigures }] : []),
-    ];
+    const data = prepared.chunks.map((rows, chunkIndex) => ({ part: chunkIndex, bytes: rows }));
     const bulkJob = {
       kind: 'bulk' as const,
       idempotencyKey: options.idempotencyKey,
@@ -136,7 +129,7 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
       chunkCount: prepared.chunks.length,
       request: bulkRequestSchema.parse({
         instrument_ids: prepared.instruments.map(([id]) => id), start_ms: prepared.startMs, end_ms: prepared.endMs,
-        points: prepared.points, unique_keys: prepared.increasing, rows_format: POINT_ROWS_FORMAT,
+        points: prepared.points, rows_format: POINT_ROWS_FORMAT,
         ...(versionFromJob ? { versions_from_job: true } : {}),
       }),
       // Stored before the answer (with a small post's job row, or spooled for a large one): a 202 means durable.

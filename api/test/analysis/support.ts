@@ -78,9 +78,9 @@ export async function writeReadings(ctx: TestContext, organizationId: number, in
   const lines = readings.map(([ts, value], index) => `${organizationId}\t${instrumentId}\t${ts}\t${value ?? '\\N'}\t${pointVersion(seq, index)}\t0\n`);
   await insertPoints(ctx.deps.clickhouse, lines.join(''), 'TabSeparated');
   const times = readings.map(([ts]) => ts);
-  await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, {
-    organizationId, instrumentIds: [instrumentId], startMs: Math.min(...times), endMs: Math.max(...times),
-  });
+  await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, [{
+    range: { organizationId, instrumentIds: [instrumentId], startMs: Math.min(...times), endMs: Math.max(...times) },
+  }]);
 }
 
 /** Deletes a range as a range deletion does: tombstones with a newer version, then the rollups again. */
@@ -88,7 +88,7 @@ export async function deleteReadings(ctx: TestContext, organizationId: number, i
   versionSeq += 1;
   const range = { organizationId, instrumentIds: [instrumentId], startMs, endMs };
   await writeTombstones(ctx.deps.clickhouse, range, versionSeq);
-  await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, range);
+  await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, [{ range }]);
 }
 
 /** Readings every `everyMs` over [fromMs, toMs), valued by `shape(ms since fromMs)`. */

@@ -17,7 +17,7 @@ import type { ExportWorker } from '../../src/exports/jobs/export-worker.ts';
 import { pendingAuditEvents } from '../metadata/fixtures.ts';
 import { followExportJob, startExportWorkerFor } from './job-support.ts';
 import { createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
-import { recomputeRollups } from '@bioprocess/shared/server/rollups';
+import { recomputeRollups } from '@bioprocess/ingest-worker';
 
 const T0 = Date.UTC(2024, 8, 1);
 
@@ -98,7 +98,7 @@ describe('organisation archive', () => {
     expect(accepted.statusCode).toBe(202);
     // The archive has had its chance to run; the rollups come only now.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, range);
+    await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, [{ range }]);
     await ctx.deps.pg.query('DELETE FROM rollup_backlog WHERE organization_id = $1', [range.organizationId]);
     const last = (await followExportJob(ctx, owedAdmin.token, accepted.json().id)).at(-1)!;
     expect(last.state).toBe('completed');

@@ -17,8 +17,7 @@ describe('bulk admission by size', () => {
   let plant: Plant;
   let port: number;
   beforeAll(async () => {
-    // BULK_WRITES_IN_API off: waiting posts stay unfinished (no worker runs).
-    ctx = await createTestContext({ BULK_BYTES_IN_FLIGHT: String(BUDGET_BYTES), BULK_WRITES_IN_API: 'false' });
+    ctx = await createTestContext({ BULK_BYTES_IN_FLIGHT: String(BUDGET_BYTES) });
     plant = await createPlant(ctx, 1);
     await ctx.app.listen({ port: 0, host: '127.0.0.1' });
     port = (ctx.app.server.address() as AddressInfo).port;

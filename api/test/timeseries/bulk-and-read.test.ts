@@ -108,7 +108,7 @@ describe('bulk writes and reads', () => {
     const principal = { kind: 'session' as const, userId: own.editor.id, sessionId: null, apiKeyId: null, email: own.editor.email, name: own.editor.name,
       organizationId: own.organizationId, roles: [own.editor.role], superuser: false };
     const { job } = await createIngestJob(ctx.deps.pg, principal, {
-      kind: 'bulk', chunkCount: 1, request: { instrument_ids: [instrumentId], start_ms: start, end_ms: start + 1000, points: 2, unique_keys: true },
+      kind: 'bulk', chunkCount: 1, request: { instrument_ids: [instrumentId], start_ms: start, end_ms: start + 1000, points: 2 },
     });
     const version = (index: number) => `${job.version_seq}${String(index + 1).padStart(10, '0')}`;
     const tsv = `${own.organizationId}\t${instrumentId}\t${start}\t1.5\t${version(0)}\t0\n${own.organizationId}\t${instrumentId}\t${start + 1000}\t\\N\t${version(1)}\t0\n`;

@@ -20,8 +20,7 @@ describe('bulk posts accepted together', () => {
 
   beforeAll(async () => {
     // Long enough that the first post to be recorded waits for the others however slow the machine.
-    // BULK_WRITES_IN_API off: batches go to the worker as one delivery.
-    ctx = await createTestContext({ BULK_BATCH_WAIT_MS: '1000', BULK_WRITES_IN_API: 'false' });
+    ctx = await createTestContext({ BULK_BATCH_WAIT_MS: '1000' });
   });
   afterAll(async () => {
     await ctx.close();

@@ -17,8 +17,7 @@ function feedBody(): Uint8Array {
 /** The parts of a preparation that can be compared, as plain values. */
 function comparable(result: BulkPreparation) {
   if (!result.ok) return result;
-  return { ...result, readings: Buffer.from(result.readings).toString(), chunks: result.chunks.map((chunk) => Buffer.from(chunk).toString('hex')),
-    minuteFigures: result.minuteFigures && Buffer.from(result.minuteFigures).toString('hex') };
+  return { ...result, readings: Buffer.from(result.readings).toString(), chunks: result.chunks.map((chunk) => Buffer.from(chunk).toString('hex')) };
 }
 
 describe('bulk parsing threads', () => {

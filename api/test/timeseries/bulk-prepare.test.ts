@@ -1,9 +1,8 @@
 /**
  * The bulk body scanner: the common shape is read by bytes, anything else by JSON.parse; both must
- * give the same answer, rows and minute figures, and the slow path the exact messages of the schema's rules.
+ * give the same answer and rows, and the slow path the exact messages of the schema's rules.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeMinuteFigures } from '@bioprocess/shared/minute-figures';
 import { decodePointRows } from '@bioprocess/shared/point-rows';
 import { BULK_CHUNK_POINTS } from '@bioprocess/shared/timeseries';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
@@ -19,7 +18,6 @@ const readings = (result: PreparedBulk) => JSON.parse(Buffer.from(result.reading
 /** Each chunk's rows as `organization instrument ts value version deleted` lines. */
 const rows = (result: PreparedBulk) => result.chunks.map((chunk) => decodePointRows(chunk)
   .map((row) => `${row.organizationId} ${row.instrumentId} ${row.ts} ${row.value} ${row.version} ${row.isDeleted ? 1 : 0}`));
-const figures = (result: PreparedBulk) => (result.minuteFigures ? decodeMinuteFigures(result.minuteFigures) : null);
 const VERSION = 77;
 
 describe('prepareBulkPost', () => {
@@ -30,7 +28,7 @@ describe('prepareBulkPost', () => {
     { ts: T0 + 2500, instrument_id: 8, value: 2.5e-7 },
   ];
 
-  it('reads the common shape into the answer, rows with the version mark, and minute figures', () => {
+  it('reads the common shape into the answer, and rows with the version mark', () => {
     const result = ok(prepareBulkPost(encode({ data }), 42, VERSION));
     expect(readings(result)).toEqual([
       { ts: '2024-01-01T00:00:00.000Z', instrument_id: 7, value: 1.5 },
@@ -44,21 +42,16 @@ describe('prepareBulkPost', () => {
       `42 8 ${T0 + 2000} null ${VERSION}0000000003 0`,
       `42 8 ${T0 + 2500} 2.5e-7 ${VERSION}0000000004 0`,
     ]]);
-    expect(result).toMatchObject({ points: 4, instruments: [[7, 0], [8, 2]], startMs: T0, endMs: T0 + 2500, increasing: true });
+    expect(result).toMatchObject({ points: 4, instruments: [[7, 0], [8, 2]], startMs: T0, endMs: T0 + 2500 });
     // The versions are the worker's: point i of request v has pointVersion(v, i).
     expect(decodePointRows(result.chunks[0]!)[3]!.version).toBe(pointVersion(VERSION, 3));
-    expect(figures(result)).toEqual([
-      { instrumentId: 7, minute: T0, points: 2, count: 2, sum: -1.5, min: -3, max: 1.5 },
-      { instrumentId: 8, minute: T0, points: 2, count: 1, sum: 2.5e-7, min: 2.5e-7, max: 2.5e-7 },
-    ]);
   });
 
-  it('writes no answer when none is wanted, and the same rows and minute figures', () => {
+  it('writes no answer when none is wanted, and the same rows', () => {
     const echoed = ok(prepareBulkPost(encode({ data }), 42, VERSION));
     const minimal = ok(prepareBulkPost(encode({ data }), 42, VERSION, false));
     expect(minimal.readings).toHaveLength(0);
     expect(rows(minimal)).toEqual(rows(echoed));
-    expect(figures(minimal)).toEqual(figures(echoed));
     // The slow path (a shape the scanner leaves to JSON.parse) too.
     const spaced = encode(JSON.stringify({ data }, null, 1));
     const slow = ok(prepareBulkPost(spaced, 42, VERSION, false));
@@ -106,12 +99,6 @@ describe('prepareBulkPost', () => {
     expect(rows(result)[0]!.map((line) => line.split(' ').slice(0, 4).join(' ')))
       .toEqual(interleaved.map((point) => `42 ${point.instrument_id} ${point.ts} ${point.value}`));
     expect(result.instruments).toEqual([[5, 0], [6, 1], [123456, 3]]);
-    // One figure per instrument and minute, each counting only its own instrument's readings.
-    expect(figures(result)).toEqual([
-      { instrumentId: 5, minute: T0, points: 3, count: 3, sum: 0 + 2 + 5, min: 0, max: 5 },
-      { instrumentId: 6, minute: T0, points: 2, count: 2, sum: 1 + 4, min: 1, max: 4 },
-      { instrumentId: 123456, minute: T0, points: 1, count: 1, sum: 3, min: 3, max: 3 },
-    ]);
   });
 
   it('gives the same result through JSON.parse when the body leaves the common shape', () => {
@@ -120,7 +107,6 @@ describe('prepareBulkPost', () => {
     const unusual = ok(prepareBulkPost(encode({ data: data.map((point, index) => ({ ...point, note: 'x', instrument_id: String(point.instrument_id), index })) }), 42, VERSION));
     expect(readings(unusual)).toEqual(readings(common));
     expect(rows(unusual)).toEqual(rows(common));
-    expect(figures(unusual)).toEqual(figures(common));
     const spaced = ok(prepareBulkPost(encode(JSON.stringify({ data }, null, 2)), 42, VERSION));
     expect(rows(spaced)).toEqual(rows(common));
   });
@@ -171,29 +157,11 @@ describe('prepareBulkPost', () => {
     }
   });
 
-  it('splits the rows into chunks, sums minutes across them, and notices repeated keys', () => {
+  it('splits the rows into chunks', () => {
     const many = Array.from({ length: BULK_CHUNK_POINTS + 1 }, (_, index) => ({ measured_at: T0 + index * 10, instrument_id: 1, value: index % 7 === 0 ? null : index }));
     const result = ok(prepareBulkPost(encode({ data: many }), 1, VERSION));
     expect(rows(result).map((chunk) => chunk.length)).toEqual([BULK_CHUNK_POINTS, 1]);
-    expect(result.increasing).toBe(true);
-    // The figures agree with the readings, minute by minute.
-    const expected = new Map<number, { points: number; count: number; sum: number; min: number | null; max: number | null }>();
-    for (const point of many) {
-      const minute = point.measured_at - (point.measured_at % 60_000);
-      const figure = expected.get(minute) ?? { points: 0, count: 0, sum: 0, min: null, max: null };
-      figure.points += 1;
-      if (point.value !== null) {
-        figure.count += 1;
-        figure.sum += point.value;
-        figure.min = Math.min(figure.min ?? Infinity, point.value);
-        figure.max = Math.max(figure.max ?? -Infinity, point.value);
-      }
-      expected.set(minute, figure);
-    }
-    expect(figures(result)).toEqual([...expected].map(([minute, figure]) => ({ instrumentId: 1, minute, ...figure })));
-    const repeated = ok(prepareBulkPost(encode({ data: [{ ts: T0, instrument_id: 1, value: 1 }, { ts: T0, instrument_id: 1, value: 2 }] }), 1, VERSION));
-    expect(repeated.increasing).toBe(false);
-    expect(repeated.minuteFigures).toBeNull();
+    expect(rows(result).flat().map((line) => line.split(' ')[2])).toEqual(many.map((point) => String(point.measured_at)));
   });
 
   it('answers the rule that a bad post breaks, naming the first bad index', () => {

@@ -29,8 +29,7 @@ describe('durability of accepted requests', () => {
 
   beforeAll(async () => {
     await redis.start();
-    // BULK_WRITES_IN_API off: the in-process api queues every post, so faults hit the worker's path; the api's own writes under faults are in bulk-finish.test.ts.
-    ctx = await createTestContext({ REDIS_URL: redis.url, UPLOAD_RATE_LIMIT_PER_MINUTE: '100', BULK_WRITES_IN_API: 'false' });
+    ctx = await createTestContext({ REDIS_URL: redis.url, UPLOAD_RATE_LIMIT_PER_MINUTE: '100' });
   });
   afterAll(async () => {
     await killChildren();
@@ -49,7 +48,7 @@ describe('durability of accepted requests', () => {
       method: 'POST', headers: { authorization: `Bearer ${plant.editor.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ data }),
     });
     let expected = 0;
-    // Twenty feeds' posts, and one post of three chunks with its per-minute figures.
+    // Twenty feeds' posts, and one post of three chunks.
     const answers = await Promise.all([
       ...Array.from({ length: 20 }, (_, index) => post(feedPoints(a, index * 1_000, 1_000))),
       post(feedPoints(b, 0, 120_000)),

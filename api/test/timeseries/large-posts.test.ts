@@ -37,7 +37,7 @@ describe('large bulk posts', () => {
     const again = await post({ 'idempotency-key': 'backfill-1' });
     expect(again.headers['x-ingest-job-id']).toBe(jobId);
     expect(spooledFolders()).toEqual([jobId]);
-    expect(readdirSync(path.join(bulkSpoolFolder(ctx.env.UPLOAD_DIR), jobId)).sort()).toEqual(['part-1', 'part0']);
+    expect(readdirSync(path.join(bulkSpoolFolder(ctx.env.UPLOAD_DIR), jobId)).sort()).toEqual(['part0']);
     const { rows } = await ctx.deps.pg.query<{ spooled: boolean; parts: number }>(
       "SELECT (request->>'spooled')::boolean AS spooled, (SELECT count(*)::integer FROM ingest_job_data WHERE job_id = $1) AS parts FROM ingest_jobs WHERE id = $1",
       [jobId],

@@ -5,15 +5,14 @@
  * insert, recorded in one update, and completed together (finishBulkPosts). A post whose record or
  * data is unusable fails alone; the others go on.
  */
-import { markRetried } from '@bioprocess/shared/server/ingest-job-store';
 import type { Job } from 'bullmq';
-import { BULK_MINUTE_FIGURES_PART, type BulkBatchPayload } from '@bioprocess/shared/queues';
+import type { BulkBatchPayload } from '@bioprocess/shared/queues';
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
 import { rowsWithVersion } from '@bioprocess/shared/point-rows';
 import type { WorkerContext } from '../context.ts';
 import type { Sender } from '@bioprocess/shared/group-commit';
 import { markFailed, recordChunksDone, startJobs } from '../job-store.ts';
-import { finishBulkPosts, minuteFiguresOf, MISSING_DATA_MESSAGE, storedParts, UNREADABLE_RECORD_MESSAGE } from './bulk-chunk.ts';
+import { finishBulkPosts, MISSING_DATA_MESSAGE, storedParts, UNREADABLE_RECORD_MESSAGE } from './bulk-chunk.ts';
 
 interface BatchPost {
   jobId: string;
@@ -21,10 +20,9 @@ interface BatchPost {
   organizationId: number;
   versionSeq: number;
   written: boolean;
-  retried: boolean;
 }
 
-export async function processBulkBatch(context: WorkerContext, payload: BulkBatchPayload, job: Job, ahead?: Sender): Promise<void> {
+export async function processBulkBatch(context: WorkerContext, payload: BulkBatchPayload, _job: Job, ahead?: Sender): Promise<void> {
   const records = await startJobs(context.pg, payload.job_ids);
   const posts: BatchPost[] = [];
   for (const [jobId, record] of records) {
@@ -39,39 +37,24 @@ export async function processBulkBatch(context: WorkerContext, payload: BulkBatc
       await markFailed(context.pg, jobId, UNREADABLE_RECORD_MESSAGE);
       continue;
     }
-    posts.push({
-      jobId, request: parsed.data, organizationId: record.organization_id, versionSeq: record.version_seq,
-      written: record.chunks_done.includes(0), retried: record.retried,
-    });
+    posts.push({ jobId, request: parsed.data, organizationId: record.organization_id, versionSeq: record.version_seq, written: record.chunks_done.includes(0) });
   }
   if (posts.length === 0) return;
-  const deliveredAgain = job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1;
-  const stored = await storedParts(context, posts.map((post) => post.jobId), [0, BULK_MINUTE_FIGURES_PART]);
+  const stored = await storedParts(context, posts.map((post) => post.jobId), [0]);
   const toWrite: BatchPost[] = [];
   for (const post of posts.filter((candidate) => !candidate.written)) {
     if (stored.has(`${post.jobId}:0`)) toWrite.push(post);
     else await markFailed(context.pg, post.jobId, MISSING_DATA_MESSAGE);
   }
   const live = posts.filter((post) => post.written || toWrite.includes(post));
-  let retried = deliveredAgain;
   if (toWrite.length > 0) {
-    // Batches are made only by apis that write RowBinary rows.
-    const outcome = await context.bulkWrites.insert(Buffer.concat(toWrite.map((post) =>
+    // Batches are made only by apis that write RowBinary rows. Rows written twice (a delivery run
+    // again) are identical, and reads and rollups see each key once.
+    await context.bulkWrites.insert(Buffer.concat(toWrite.map((post) =>
       rowsWithVersion(stored.get(`${post.jobId}:0`)!, Number(post.versionSeq), post.request.versions_from_job === true))), 'RowBinary');
-    // Written a second time after a shared insert failed part-way: some rows may be there twice.
-    retried ||= outcome.flushedAgain;
   }
-  if (retried) {
-    await markRetried(context.pg, live.map((post) => post.jobId));
-  }
-  const done = await recordChunksDone(context.pg, live.map((post) => ({ jobId: post.jobId, chunkIndex: 0, points: post.request.points })));
-  await finishBulkPosts(context, live.map((post, index) => {
-    const postRetried = retried || post.retried || done[index]!.retried;
-    const unique = post.request.unique_keys === true && !postRetried;
-    const figures = stored.get(`${post.jobId}:${BULK_MINUTE_FIGURES_PART}`) ?? null;
-    return {
-      jobId: post.jobId, organizationId: post.organizationId, versionSeq: post.versionSeq, request: post.request,
-      retried: postRetried, minuteFigures: unique ? minuteFiguresOf(context, post.jobId, figures) : undefined,
-    };
-  }), ahead);
+  await recordChunksDone(context.pg, live.map((post) => ({ jobId: post.jobId, chunkIndex: 0, points: post.request.points })));
+  await finishBulkPosts(context, live.map((post) => ({
+    jobId: post.jobId, organizationId: post.organizationId, versionSeq: post.versionSeq, request: post.request,
+  })), ahead);
 }

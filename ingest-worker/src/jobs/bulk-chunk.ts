@@ -5,10 +5,9 @@
  * together are written together (bulk-writes.ts). The post's stored data is deleted afterwards, many
  * jobs at a time (job-data-purge.ts).
  */
-import { completeBulkPosts, markRetried } from '@bioprocess/shared/server/ingest-job-store';
+import { completeBulkPosts } from '@bioprocess/shared/server/ingest-job-store';
 import type { Job } from 'bullmq';
-import { decodeMinuteFigures, type MinuteFigure } from '@bioprocess/shared/minute-figures';
-import { BULK_MINUTE_FIGURES_PART, bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
+import { bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
 import { readSpooledPart } from '@bioprocess/shared/server/bulk-spool';
 import { rowsWithVersion } from '@bioprocess/shared/point-rows';
@@ -33,26 +32,17 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
   const parsed = bulkRequestSchema.safeParse(record.request);
   if (!parsed.success) throw new PermanentJobError(UNREADABLE_RECORD_MESSAGE);
   const request = parsed.data;
-  if (job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1) await markRetried(context.pg, [payload.job_id]);
   // A chunk already recorded (its job delivered again after a crash or a lost queue) is not written twice.
   if (!record.chunks_done.includes(payload.chunk_index)) {
     const rows = await chunkRows(context, payload, request.spooled === true);
     if (!rows) throw new PermanentJobError(MISSING_DATA_MESSAGE);
-    // Written a second time after a shared insert failed part-way: some of its rows may be there twice.
-    const versioned = rowsWithVersion(rows, Number(payload.version_seq), request.versions_from_job === true);
-    if ((await context.bulkWrites.insert(versioned, payload.format)).flushedAgain) await markRetried(context.pg, [payload.job_id]);
+    // Rows written twice (a shared insert that failed part-way and went again) are identical, and
+    // reads and rollups see each key once.
+    await context.bulkWrites.insert(rowsWithVersion(rows, Number(payload.version_seq), request.versions_from_job === true), payload.format);
   }
-  const { allDone, retried } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points);
+  const { allDone } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points);
   if (!allDone) return;
-  const unique = request.unique_keys === true && !retried;
-  await finishBulkPosts(context, [{
-    jobId: payload.job_id,
-    organizationId: payload.organization_id,
-    versionSeq: payload.version_seq,
-    request,
-    retried,
-    minuteFigures: unique ? minuteFiguresOf(context, payload.job_id, await storedPart(context, payload.job_id, BULK_MINUTE_FIGURES_PART, request.spooled === true)) : undefined,
-  }], ahead);
+  await finishBulkPosts(context, [{ jobId: payload.job_id, organizationId: payload.organization_id, versionSeq: payload.version_seq, request }], ahead);
 }
 
 /** A bulk post whose rows are all written, about to be completed. */
@@ -61,10 +51,6 @@ export interface FinishingPost {
   organizationId: number;
   versionSeq: number;
   request: BulkRequest;
-  /** Some part of it ran more than once: its rows may be stored twice. */
-  retried: boolean;
-  /** Its per-minute figures, when it stored each key once and they are readable. */
-  minuteFigures: MinuteFigure[] | undefined;
 }
 
 /**
@@ -79,39 +65,14 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
   // One question for the whole batch first: deletions are rare next to feeds' posts.
   const organizations = [...new Set(posts.map((post) => post.organizationId))];
   const oldest = Math.min(...posts.map((post) => post.versionSeq));
-  /** Posts with readings deleted since: their own figures count readings that are gone. */
-  const deletedOver = new Set<FinishingPost>();
   if (posts.length === 1 || await anyLaterDeletions(context.pg, organizations, oldest)) {
-    for (const post of posts) {
-      if (await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq) > 0) deletedOver.add(post);
-    }
+    for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
   }
   await completeBulkPosts(context.pg, posts.map((post) => ({ jobId: post.jobId, points: post.request.points, range: rangeOf(post) })));
-  for (const post of posts) {
-    // Each key stored once by this job alone: a plain aggregation gives exact rollups (checked in the database).
-    const ownRowsOnly = post.request.unique_keys === true && !post.retried && !deletedOver.has(post);
-    context.bulkWrites.recomputeRollups({
-      jobId: post.jobId,
-      range: rangeOf(post),
-      points: post.request.points,
-      ownRows: ownRowsOnly ? { versionSeq: post.versionSeq } : undefined,
-      minuteFigures: ownRowsOnly ? post.minuteFigures : undefined,
-    });
-  }
+  for (const post of posts) context.bulkWrites.recomputeRollups({ jobId: post.jobId, range: rangeOf(post), points: post.request.points });
   // Its posts are all submitted: a rollup flush waiting for this job need wait no longer.
   ahead?.arrived();
   for (const post of posts) context.jobDataPurge.add(post.jobId, post.request.spooled === true);
-}
-
-/** A post's minute figures; undefined (the rollups are then aggregated in ClickHouse) when they are gone or unreadable. */
-export function minuteFiguresOf(context: WorkerContext, jobId: string, bytes: Buffer | null): MinuteFigure[] | undefined {
-  if (!bytes) return undefined;
-  try {
-    return decodeMinuteFigures(bytes);
-  } catch (error) {
-    context.logger.warn({ err: error, jobId }, 'bulk minute figures unreadable; the rollups are aggregated from the points');
-    return undefined;
-  }
 }
 
 /** A part of the post's stored data: spooled to a file (a large post) or in PostgreSQL with the job row. */

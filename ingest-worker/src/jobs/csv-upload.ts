@@ -26,7 +26,7 @@ import type { WorkerContext } from '../context.ts';
 import { PermanentJobError } from '../errors.ts';
 import { startJob, markCompleted, markFailed, updateProgress, withJobLease } from '../job-store.ts';
 import { applyLaterDeletions, countLiveReadings, writeTombstones } from '../deletions.ts';
-import { recomputeRollups } from '@bioprocess/shared/server/rollups';
+import { recomputeRollups } from '../rollups/recompute.ts';
 import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } from '../csv/staging-reader.ts';
 import { stageInThread } from '../csv/staging-thread-runner.ts';
 import { attachStagedPartitions, createStagingTable, dropStagingTable, insertStaged, stagingTableName } from '../staging-table.ts';
@@ -227,13 +227,10 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
     const range = rangeOf(payload, plan);
     await applyLaterDeletions(context.clickhouse, context.pg, range, payload.version_seq);
     const replaced = request.mapping.replace_existing ? replacedRange(payload, checkpoint) : null;
-    const ownRowsOnly = plan.increasing && !checkpoint.resumed;
     const rollupRange = replaced
       ? { ...range, startMs: Math.min(range.startMs, replaced.startMs), endMs: Math.max(range.endMs, replaced.endMs) }
       : range;
-    await recomputeRollups(context.clickhouse, context.pg, rollupRange, ownRowsOnly
-      ? { versionSeq: payload.version_seq }
-      : undefined);
+    await recomputeRollups(context.clickhouse, context.pg, [{ range: rollupRange, points: plan.points }]);
     const warnings = await setAliases(context, payload.organization_id, plan, plan.keyIndex === -1 ? undefined : request.mapping.key_column);
     context.logger.info({
       jobId: payload.job_id, points: plan.points, stageMs: staged - started, publishMs: published - staged, rollupMs: Date.now() - published,

@@ -2,7 +2,7 @@
 import type { DeletionPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
 import { countLiveReadings, writeTombstones } from '../deletions.ts';
-import { recomputeRollups } from '@bioprocess/shared/server/rollups';
+import { recomputeRollups } from '../rollups/recompute.ts';
 import { startJob, markCompleted, updateProgress } from '../job-store.ts';
 
 export async function processDeletion(context: WorkerContext, payload: DeletionPayload): Promise<void> {
@@ -21,7 +21,7 @@ export async function processDeletion(context: WorkerContext, payload: DeletionP
     await updateProgress(context.pg, payload.job_id, {}, { points_removed: pointsRemoved });
   }
   await writeTombstones(context.clickhouse, range, payload.version_seq);
-  await recomputeRollups(context.clickhouse, context.pg, range);
+  await recomputeRollups(context.clickhouse, context.pg, [{ range }]);
   await markCompleted(context.pg, payload.job_id, {
     instruments: payload.instrument_ids.length, start_ms: payload.start_ms, end_ms: payload.end_ms, points_removed: pointsRemoved,
   });

@@ -7,14 +7,20 @@
 import { z } from 'zod';
 import { csvMappingSchema } from '../timeseries.ts';
 
+/** What a time-series request covers: instruments of one organisation over [startMs, endMs]. */
+export interface RangeOnInstruments {
+  organizationId: number;
+  instrumentIds: number[];
+  startMs: number;
+  endMs: number;
+}
+
 /** A bulk post: what its points cover, and how its stored rows are written. */
 export const bulkRequestSchema = z.object({
   instrument_ids: z.array(z.number().int().positive()).min(1),
   start_ms: z.number().int(),
   end_ms: z.number().int(),
   points: z.number().int().positive(),
-  /** Timestamps strictly increase per instrument in the post: each key appears once. */
-  unique_keys: z.boolean().optional(),
   /** Absent from posts of older apis, whose rows are TSV lines. */
   rows_format: z.enum(['RowBinary', 'TabSeparated']).optional(),
   /**

@@ -1,6 +1,6 @@
 /**
  * The data of a large bulk post, spooled to files beside the CSV uploads (UPLOAD_DIR/bulk/<job id>/):
- * its ClickHouse rows per chunk and its minute figures, fsynced with their folder entries before the
+ * its ClickHouse rows per chunk, fsynced with their folder entries before the
  * job row is committed, so an answered post survives a crash of the machine. Small posts keep their
  * data with their job rows in PostgreSQL (many share one statement). A large post's megabytes there
  * cost TOAST work (hundreds of chunk rows per post, written, deleted and vacuumed again) that, measured,

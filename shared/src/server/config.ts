@@ -111,12 +111,6 @@ export const apiEnvSchema = baseEnvSchema.extend({
   // How long a commit of small bulk posts waits at most for the posts already being read, so that a
   // wave of feeds' posts shares one statement, delivery and worker job (0: commit at once).
   BULK_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(10),
-  // Whether the api writes a batch of small bulk posts to ClickHouse itself once recorded (false: every
-  // post goes through the queue to an ingest-worker, as larger posts always do).
-  BULK_WRITES_IN_API: booleanFromString.default(true),
-  // Bytes of point rows the api holds for its ClickHouse inserts at most (ClickHouse slow or stuck);
-  // further small posts go through the queue to an ingest-worker, which reads them from their record.
-  BULK_WRITES_IN_API_MAX_BYTES: positiveInt.default(32 * 1024 * 1024),
   // Bytes of bulk post bodies taken in at once; further posts wait their turn before their body is read.
   BULK_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
   // At most this much of that budget held by one organisation (default: half of it).

@@ -6,7 +6,7 @@
  * are in ingest-worker/src/job-store.ts.)
  */
 import type pg from 'pg';
-import type { RangeOnInstruments } from './points-store.ts';
+import type { RangeOnInstruments } from '../ingest/requests.ts';
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -56,12 +56,6 @@ export async function recordDeletion(db: Db, deletion: DeletionRecord): Promise<
   );
 }
 
-/** Flags jobs some part of which ran more than once: their rows may be stored twice, so their rollups are aggregated. */
-export async function markRetried(db: Db, jobIds: readonly string[]): Promise<void> {
-  if (jobIds.length === 0) return;
-  await db.query('UPDATE ingest_jobs SET retried = true WHERE id = ANY($1::uuid[])', [jobIds]);
-}
-
 /** A bulk post whose points are stored: its job, its point count, and the range whose rollups it owes. */
 export interface BulkCompletion {
   jobId: string;
@@ -69,39 +63,20 @@ export interface BulkCompletion {
   range: RangeOnInstruments;
 }
 
-export interface BulkCompletionOptions {
-  /**
-   * Completes nothing, and answers false, when a range deletion of the posts' organisations was
-   * accepted after this version: its tombstones may predate the posts' rows (the api's own writes;
-   * the worker applies such deletions itself before completing).
-   */
-  unlessDeletionAfter?: number;
-  /** Deletes the posts' stored data (`ingest_job_data`) in the same statement. */
-  dropData?: boolean;
-  /** Their rollups were recorded as owed with their jobs (the api's small posts): none are recorded again. */
-  owedSinceRecorded?: boolean;
-}
-
 /**
  * Completes bulk posts' jobs and records their rollups as owed (`rollup_backlog`), in one statement
- * however many (unless they were recorded with the jobs): a post is never complete without either its
- * rollups or the record that they are owed.
+ * however many: a post is never complete without either its rollups or the record that they are owed.
  * Bulk posts are not audited one by one. Every post gets its backlog row, also one that had completed
  * already (delivered again): the recomputation that follows deletes it.
  */
-export async function completeBulkPosts(db: Db, completions: readonly BulkCompletion[], options: BulkCompletionOptions = {}): Promise<boolean> {
-  if (completions.length === 0) return true;
-  const organizations = [...new Set(completions.map((completion) => completion.range.organizationId))];
+export async function completeBulkPosts(db: Db, completions: readonly BulkCompletion[]): Promise<void> {
+  if (completions.length === 0) return;
   // Named: prepared once per connection, as feeds complete posts many times a second.
-  const { rows } = await db.query<{ later_deletion: boolean }>({
+  await db.query({
     name: 'complete-bulk-posts',
-    text: `WITH later AS (
-       SELECT $9::bigint IS NOT NULL
-              AND EXISTS (SELECT 1 FROM time_series_deletions WHERE organization_id = ANY($8::bigint[]) AND version_seq > $9) AS found
-     ), done AS (
-       SELECT done.* FROM unnest($1::uuid[], $2::integer[], $3::integer[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[])
-                 AS done (id, points, instruments, organization_id, instrument_ids, start_ms, end_ms), later
-        WHERE NOT later.found
+    text: `WITH done AS (
+       SELECT * FROM unnest($1::uuid[], $2::integer[], $3::integer[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[])
+                 AS done (id, points, instruments, organization_id, instrument_ids, start_ms, end_ms)
      ), completed AS (
        UPDATE ingest_jobs j
           SET state = 'completed', result = jsonb_build_object('points_written', done.points, 'instruments', done.instruments),
@@ -112,11 +87,9 @@ export async function completeBulkPosts(db: Db, completions: readonly BulkComple
        INSERT INTO rollup_backlog (organization_id, job_id, instrument_ids, start_ms, end_ms)
        SELECT organization_id, id, instrument_ids::bigint[], start_ms, end_ms FROM done
         -- A job deleted with its organisation meanwhile owes nothing (and its organisation is gone).
-        WHERE NOT $11::boolean AND EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = done.id)
-     ), dropped AS (
-       DELETE FROM ingest_job_data d USING done WHERE $10::boolean AND d.job_id = done.id
+        WHERE EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = done.id)
      )
-     SELECT found AS later_deletion FROM later`,
+     SELECT 1`,
     values: [
       completions.map((completion) => completion.jobId),
       completions.map((completion) => completion.points),
@@ -125,11 +98,6 @@ export async function completeBulkPosts(db: Db, completions: readonly BulkComple
       completions.map((completion) => `{${completion.range.instrumentIds.join(',')}}`),
       completions.map((completion) => completion.range.startMs),
       completions.map((completion) => completion.range.endMs),
-      organizations,
-      options.unlessDeletionAfter ?? null,
-      options.dropData === true,
-      options.owedSinceRecorded === true,
     ],
   });
-  return rows[0]?.later_deletion === false;
 }

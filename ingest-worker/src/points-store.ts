@@ -1,11 +1,10 @@
 /**
- * Point inserts into ClickHouse, as streams: RowBinary from bulk posts (written by the ingest-worker,
- * or by the api for small posts) and CSV staging, TSV from jobs queued by older apis. Tombstones and
- * deletions are in ingest-worker/src/deletions.ts, rollups in rollups.ts.
+ * Point inserts into ClickHouse, as streams: RowBinary from bulk posts and CSV staging, TSV from jobs
+ * queued by older apis. Tombstones and deletions are in deletions.ts, rollups in rollups/.
  */
 import { Readable } from 'node:stream';
-import { POINT_ROW_COLUMNS } from '../point-rows.ts';
-import type { ClickHouseClient } from './clickhouse.ts';
+import { POINT_ROW_COLUMNS } from '@bioprocess/shared/point-rows';
+import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 
 export type PointRowsFormat = 'RowBinary' | 'TabSeparated';
 
@@ -30,10 +29,5 @@ export async function insertPoints(clickhouse: ClickHouseClient, rows: string | 
   await insertRows(clickhouse, 'points', POINT_ROW_COLUMNS, format, values, options);
 }
 
-export interface RangeOnInstruments {
-  organizationId: number;
-  instrumentIds: number[];
-  startMs: number;
-  endMs: number;
-}
+export type { RangeOnInstruments } from '@bioprocess/shared/ingest/requests';
 

@@ -1,0 +1,88 @@
+/**
+ * Rollups: the one way they are written.
+ *
+ * The invariant: for every minute (hour) of an instrument, the rollup row with the highest version
+ * holds exactly the aggregation of the deduplicated points of that minute (of the newest minute rows
+ * of that hour). It holds because:
+ *   1. every write (bulk post, CSV upload, deletion) asks, after its points are stored, for the
+ *      recomputation of the whole minutes and hours it touched (a write whose process died first is
+ *      recomputed by the backlog pass, or when its job runs again);
+ *   2. a recomputation aggregates what is stored, never the write's own figures, so it is exact
+ *      whatever other writes share its minutes;
+ *   3. its version is drawn from a PostgreSQL sequence after the write's points were stored, and the
+ *      minutes are read after the draw: the recomputation with the highest version has seen every
+ *      write that drew before it, and a write stored later draws a higher version of its own. Hours
+ *      draw their version after their minute rows are written, by the same argument.
+ * The property tests (ingest-worker/test/rollups-*.test.ts, feed-rollups.test.ts) compare the newest
+ * rollups with an aggregation of the deduplicated points.
+ */
+import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import type { Pool } from '@bioprocess/shared/server/postgres';
+import { floorTo, floorToMinute, HOUR_MS, MINUTE_MS } from '@bioprocess/shared/points-sql';
+import type { RangeOnInstruments } from '../points-store.ts';
+import { nextRollupVersion, rollupScope, writeHourlyRollups, writeMinuteRollups } from './statements.ts';
+
+/** Points one recomputation reads at most, about: bounds ClickHouse's deduplicating aggregation memory. */
+const RECOMPUTATION_MAX_POINTS = 500_000;
+/** Instruments per recomputation of a range heavier than that (a long upload of many instruments). */
+const INSTRUMENTS_PER_HEAVY_SLICE = 4;
+
+/**
+ * A range too heavy for one recomputation, cut into slices of a few instruments over whole hours: each
+ * slice recomputes whole minutes and hours, so the slices together recompute exactly the range's.
+ */
+function* heavySlices(range: RangeOnInstruments): Generator<RangeOnInstruments> {
+  for (let offset = 0; offset < range.instrumentIds.length; offset += INSTRUMENTS_PER_HEAVY_SLICE) {
+    const instrumentIds = range.instrumentIds.slice(offset, offset + INSTRUMENTS_PER_HEAVY_SLICE);
+    const sliceMs = Math.max(1, Math.floor(RECOMPUTATION_MAX_POINTS / (3_600 * instrumentIds.length))) * HOUR_MS;
+    for (let startMs = floorTo(range.startMs, HOUR_MS); startMs <= range.endMs; startMs += sliceMs) {
+      yield { ...range, instrumentIds, startMs: Math.max(startMs, range.startMs), endMs: Math.min(startMs + sliceMs - 1, range.endMs) };
+    }
+  }
+}
+
+/** A write's range and, when known, how many points it stored (the range's seconds otherwise). */
+export interface RollupRequest {
+  range: RangeOnInstruments;
+  points?: number;
+}
+
+/** The points a recomputation of the request's minutes reads, about (its own and its minutes' neighbours at 1 Hz). */
+function weightOf(request: RollupRequest): number {
+  const { range } = request;
+  const minutes = (floorToMinute(range.endMs) - floorToMinute(range.startMs)) / MINUTE_MS + 1;
+  return Math.max(request.points ?? 0, minutes * 60 * range.instrumentIds.length);
+}
+
+async function recomputeScope(clickhouse: ClickHouseClient, pool: Pool, ranges: readonly RangeOnInstruments[]): Promise<void> {
+  const scope = rollupScope(ranges);
+  await writeMinuteRollups(clickhouse, scope, await nextRollupVersion(pool));
+  await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool));
+}
+
+/**
+ * Recomputes the minute and hour rollups of the writes' ranges, after their points are stored. Writes
+ * asked for together share statements (one pair per RECOMPUTATION_MAX_POINTS of them); a heavier one
+ * goes alone, in slices of a few instruments and hours.
+ */
+export async function recomputeRollups(clickhouse: ClickHouseClient, pool: Pool, requests: readonly RollupRequest[]): Promise<void> {
+  let together: RangeOnInstruments[] = [];
+  let weight = 0;
+  for (const request of requests) {
+    const { range } = request;
+    if (range.instrumentIds.length === 0) continue;
+    const requestWeight = weightOf(request);
+    if (requestWeight > RECOMPUTATION_MAX_POINTS) {
+      for (const slice of heavySlices(range)) await recomputeScope(clickhouse, pool, [slice]);
+      continue;
+    }
+    if (weight + requestWeight > RECOMPUTATION_MAX_POINTS) {
+      await recomputeScope(clickhouse, pool, together);
+      together = [];
+      weight = 0;
+    }
+    together.push(range);
+    weight += requestWeight;
+  }
+  if (together.length > 0) await recomputeScope(clickhouse, pool, together);
+}

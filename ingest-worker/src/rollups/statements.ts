@@ -1,0 +1,104 @@
+/**
+ * The two statements that write rollups, and the SQL conditions naming the minutes and hours some
+ * writes touched. Both recompute whole periods, so what they write depends only on what is stored,
+ * never on the write that asked for them.
+ */
+import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import type { Queryable } from '@bioprocess/shared/server/postgres';
+import { floorExpr, floorTo, floorToMinute, HOUR_MS, int, MINUTE_MS, minuteExpr, oneOf, version } from '@bioprocess/shared/points-sql';
+import type { RangeOnInstruments } from '../points-store.ts';
+
+/** Conditions selecting the minutes and hours that ranges touch, in each table. */
+export interface RollupScope {
+  points: string;
+  minutes: string;
+  minutesOfHours: string;
+  hours: string;
+}
+
+const within = (column: string, from: number, toExclusive: number) => `${column} >= ${int(from)} AND ${column} < ${int(toExclusive)}`;
+
+/**
+ * SQL: `column` within the ranges' `bounds` on their instruments. Ranges sharing a window (feeds
+ * posting the same seconds, a batch of many instruments) become one condition with their instruments
+ * listed: the statement stays short and ClickHouse narrows it by its key, however many writes a flush
+ * holds (ClickHouse 18.16 takes seconds to plan a long chain of ORs).
+ */
+function rangesCondition(ranges: readonly RangeOnInstruments[], column: string, bounds: (range: RangeOnInstruments) => [from: number, toExclusive: number]): string {
+  const windows = new Map<string, { organizationId: number; from: number; to: number; instrumentIds: Set<number> }>();
+  for (const range of ranges) {
+    const [from, to] = bounds(range);
+    const key = `${range.organizationId}:${from}:${to}`;
+    const window = windows.get(key) ?? { organizationId: range.organizationId, from, to, instrumentIds: new Set<number>() };
+    for (const id of range.instrumentIds) window.instrumentIds.add(id);
+    windows.set(key, window);
+  }
+  return [...windows.values()].map((window) =>
+    `(organization_id = ${int(window.organizationId)} AND ${oneOf('instrument_id', [...window.instrumentIds])} AND ${within(column, window.from, window.to)})`,
+  ).join(' OR ');
+}
+
+/** The ranges' whole minutes and hours as SQL conditions. */
+export function rollupScope(ranges: readonly RangeOnInstruments[]): RollupScope {
+  const minutes = (range: RangeOnInstruments): [number, number] => [floorToMinute(range.startMs), floorToMinute(range.endMs) + MINUTE_MS];
+  const hours = (range: RangeOnInstruments): [number, number] => [floorTo(range.startMs, HOUR_MS), floorTo(range.endMs, HOUR_MS) + HOUR_MS];
+  return {
+    points: rangesCondition(ranges, 'ts', minutes),
+    minutes: rangesCondition(ranges, 'minute', minutes),
+    minutesOfHours: rangesCondition(ranges, 'minute', hours),
+    hours: rangesCondition(ranges, 'hour', hours),
+  };
+}
+
+/** A rollup version: each drawn after the rows it covers were stored, so a later draw has seen more. */
+export async function nextRollupVersion(db: Queryable): Promise<string> {
+  const { rows } = await db.query<{ v: string }>("SELECT nextval('time_series_rollup_seq')::text AS v");
+  return version(rows[0]!.v);
+}
+
+/**
+ * Recomputes the minute rollups of the scope from the deduplicated points: per key (organisation,
+ * instrument, ts) the row of the highest version, tombstones counting nothing. A minute whose
+ * readings were all deleted keeps a row with no points, so that it replaces the figures it had.
+ */
+export async function writeMinuteRollups(clickhouse: ClickHouseClient, scope: RollupScope, rollupVersion: string): Promise<void> {
+  await clickhouse.command({
+    query: `INSERT INTO points_rollup_1m (organization_id, instrument_id, minute, points, value_count, value_sum, value_min, value_max, version)
+      SELECT organization_id, instrument_id, m, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${rollupVersion})
+        FROM (
+          SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, toUInt64(d = 0) AS p, toUInt64(d = 0 AND isNotNull(v)) AS n,
+                 if(d = 0, ifNull(v, toFloat64(0)), toFloat64(0)) AS s, if(d = 0, v, CAST(NULL AS Nullable(Float64))) AS lo, lo AS hi
+            FROM (SELECT organization_id, instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
+                    FROM points WHERE ${scope.points}
+                   GROUP BY organization_id, instrument_id, ts)
+          UNION ALL
+          SELECT organization_id, instrument_id, minute AS m, toUInt64(0) AS p, toUInt64(0) AS n, toFloat64(0) AS s,
+                 CAST(NULL AS Nullable(Float64)) AS lo, CAST(NULL AS Nullable(Float64)) AS hi
+            FROM points_rollup_1m WHERE ${scope.minutes}
+        )
+       GROUP BY organization_id, instrument_id, m`,
+  });
+}
+
+/**
+ * Recomputes the hourly rollups of the hours the scope touches from the deduplicated minute rollups
+ * (at most 60 rows per instrument and hour, however many points the hour holds).
+ */
+export async function writeHourlyRollups(clickhouse: ClickHouseClient, scope: RollupScope, hourlyVersion: string): Promise<void> {
+  await clickhouse.command({
+    query: `INSERT INTO points_rollup_1h (organization_id, instrument_id, hour, points, value_count, value_sum, value_min, value_max, version)
+      SELECT organization_id, instrument_id, h, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${hourlyVersion})
+        FROM (
+          SELECT organization_id, instrument_id, ${floorExpr('minute', HOUR_MS)} AS h, p, n, s, lo, hi FROM (
+            SELECT organization_id, instrument_id, minute, argMax(points, version) AS p, argMax(value_count, version) AS n,
+                   argMax(value_sum, version) AS s, argMax(tuple(value_min), version).1 AS lo, argMax(tuple(value_max), version).1 AS hi
+              FROM points_rollup_1m WHERE ${scope.minutesOfHours}
+             GROUP BY organization_id, instrument_id, minute)
+          UNION ALL
+          SELECT organization_id, instrument_id, hour AS h, toUInt64(0) AS p, toUInt64(0) AS n, toFloat64(0) AS s,
+                 CAST(NULL AS Nullable(Float64)) AS lo, CAST(NULL AS Nullable(Float64)) AS hi
+            FROM points_rollup_1h WHERE ${scope.hours}
+        )
+       GROUP BY organization_id, instrument_id, h`,
+  });
+}
