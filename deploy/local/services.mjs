@@ -396,6 +396,11 @@ export async function ensureServices(names = Object.keys(DEFAULTS)) {
 
   const urls = { ...DEFAULTS };
   if (dockerAnswers()) {
+    // Compose, not testcontainers: docker-compose.yml already defines these images and their settings
+    // (noeviction, credentials) for the whole product, its volumes keep `npm start`'s data from run to
+    // run where testcontainers' reaper removes its containers at exit, and this file runs before
+    // npm install. testcontainers 12 fails to load on Node 20 (its undici needs 22.19); 11.14 would add
+    // 173 packages (49 MB) for this one branch.
     const services = missing.map((name) => COMPOSE_SERVICE[name]);
     log(`starting ${services.join(', ')} with docker compose`);
     if (!run('docker', ['compose', '-f', COMPOSE_FILE, 'up', '-d', '--wait', ...services])) {

@@ -1,7 +1,9 @@
 /**
  * Reads the preview of a chosen CSV from the FIRST PART of the file only (File.slice): the file
  * checks, decoding (UTF-8 or Latin-1), the content checks, and the shared preview parser. A 1 GiB file
- * previews as fast as a small one; the whole file is only ever read by the server.
+ * previews as fast as a small one; the whole file is only ever read by the server. No browser CSV
+ * library: the server reads with these same functions, so the preview's column names are the ones the
+ * upload maps (docs/csv.md says what Papa Parse did with the DASware export).
  */
 import {
   CSV_LIMITS, CSV_MESSAGES, CSV_TOAST_TITLES, checkCsvContent, checkCsvFile, dasWareTimeBase, decodeCsvBytes, isMultiSectionCsv, parseCsvPreview,
