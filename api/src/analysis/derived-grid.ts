@@ -11,6 +11,7 @@ import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { propertyValueOf } from '@bioprocess/shared/derived/properties';
 import { HttpError } from '../platform/http-error.ts';
 import { listInstrumentsOfEquipment } from '../instruments/repository.ts';
+import { unitOperationProperties } from '../unit-operations/repository.ts';
 import { parseOrRefuse, resolveReferences } from '../derived/series.ts';
 import { evaluate } from '../derived/evaluate.ts';
 import { gridOrigin, resampledValues, type CellStatistics, type GridMember } from './resample.ts';
@@ -42,10 +43,7 @@ export async function derivedGridValues(
   if (members.length === 0) return { values, leftOut };
   const equipmentIds = [...new Set(members.flatMap(({ unitOperation }) => (unitOperation.equipmentId === null ? [] : [unitOperation.equipmentId])))];
   const instruments = await listInstrumentsOfEquipment(deps.pg, organizationId, equipmentIds);
-  const { rows } = await deps.pg.query<{ id: string; properties: Record<string, number> }>(
-    'SELECT id, properties FROM unit_operations WHERE organization_id = $1 AND id = ANY($2::bigint[])',
-    [organizationId, members.map(({ unitOperation }) => unitOperation.id)]);
-  const propertiesOf = new Map(rows.map((row) => [Number(row.id), row.properties ?? {}]));
+  const propertiesOf = await unitOperationProperties(deps.pg, organizationId, members.map(({ unitOperation }) => unitOperation.id));
 
   const gridMembers: GridMember[] = [];
   const ready: Array<{ member: DerivedMember; inputs: string[]; properties: Map<string, number | null> }> = [];

@@ -7,8 +7,8 @@ import type pg from 'pg';
 import { ANALYSIS_MESSAGES, type InstrumentOverride } from '@bioprocess/shared/analysis';
 import type { InstrumentType } from '@bioprocess/shared/enums';
 import { badRequest, notFound } from '../platform/http-error.ts';
-import { UNIT_OPERATION_NOT_FOUND } from '../unit-operations/repository.ts';
-import { INSTRUMENT_NOT_FOUND } from '../instruments/repository.ts';
+import { listUnitOperationsWithRunName, UNIT_OPERATION_NOT_FOUND } from '../unit-operations/repository.ts';
+import { firstInstrumentOfEachType, INSTRUMENT_NOT_FOUND, listInstrumentsById } from '../instruments/repository.ts';
 
 export interface AnalysedUnitOperation {
   id: number;
@@ -19,16 +19,6 @@ export interface AnalysedUnitOperation {
   startMs: number | null;
   /** The end, or the moment of the request for a unit operation still running. */
   endMs: number;
-}
-
-interface UnitOperationJoinRow {
-  id: string;
-  run_id: string;
-  run_name: string;
-  type: string;
-  equipment_id: string | null;
-  start_time: Date | null;
-  end_time: Date | null;
 }
 
 /**
@@ -42,11 +32,7 @@ export async function loadUnitOperations(
   options: { skipMissing?: boolean; nowMs: number },
 ): Promise<AnalysedUnitOperation[]> {
   const unique = [...new Set(ids)];
-  const { rows } = await db.query<UnitOperationJoinRow>(
-    `SELECT u.id, u.run_id, r.name AS run_name, u.type, u.equipment_id, u.start_time, u.end_time
-       FROM unit_operations u JOIN runs r ON r.id = u.run_id
-      WHERE u.organization_id = $1 AND u.id = ANY($2::bigint[])`,
-    [organizationId, unique]);
+  const rows = await listUnitOperationsWithRunName(db, organizationId, { ids: unique });
   if (rows.length !== unique.length && !options.skipMissing) throw notFound(UNIT_OPERATION_NOT_FOUND);
   const byId = new Map(rows.map((row) => [Number(row.id), row]));
   return unique.flatMap((id) => {
@@ -82,11 +68,7 @@ export async function chooseInstruments(
   overrides: readonly InstrumentOverride[],
 ): Promise<InstrumentChoice> {
   const equipmentIds = [...new Set(unitOperations.flatMap((unitOperation) => unitOperation.equipmentId === null ? [] : [unitOperation.equipmentId]))];
-  // The lowest id of a type on an equipment: a stable choice when an equipment has two probes of one type.
-  const { rows } = await db.query<{ equipment_id: string; type: string; id: string }>(
-    `SELECT DISTINCT ON (equipment_id, type) equipment_id, type, id FROM instruments
-      WHERE organization_id = $1 AND equipment_id = ANY($2::bigint[]) ORDER BY equipment_id, type, id`,
-    [organizationId, equipmentIds]);
+  const rows = await firstInstrumentOfEachType(db, organizationId, equipmentIds);
   const byEquipment = new Map<number, Map<string, number>>();
   for (const row of rows) {
     const types = byEquipment.get(Number(row.equipment_id)) ?? new Map<string, number>();
@@ -99,10 +81,9 @@ export async function chooseInstruments(
   const relevant = overrides.filter((override) => choice.has(override.unit_operation_id));
   if (relevant.length > 0) {
     const instrumentIds = [...new Set(relevant.map((override) => override.instrument_id))];
-    const found = await db.query<{ id: string; type: string }>(
-      'SELECT id, type FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[])', [organizationId, instrumentIds]);
-    if (found.rows.length !== instrumentIds.length) throw notFound(INSTRUMENT_NOT_FOUND);
-    const typeOf = new Map(found.rows.map((row) => [Number(row.id), row.type]));
+    const found = await listInstrumentsById(db, organizationId, instrumentIds);
+    if (found.length !== instrumentIds.length) throw notFound(INSTRUMENT_NOT_FOUND);
+    const typeOf = new Map(found.map((row) => [Number(row.id), row.type]));
     for (const override of relevant) choice.get(override.unit_operation_id)!.set(typeOf.get(override.instrument_id)!, override.instrument_id);
   }
   return choice;

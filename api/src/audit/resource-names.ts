@@ -4,20 +4,26 @@
  * resource as it is now, looked up in one query per type.
  */
 import type { Pool } from '@bioprocess/shared/server/postgres';
+import { instrumentNames } from '../instruments/repository.ts';
+import { unitOperationNames } from '../unit-operations/repository.ts';
+
+/** The names of some rows of one type: ids, and the organisation they must belong to (null: any). */
+type NameLookup = (pool: Pool, ids: number[], organizationId: number | null) => Promise<Array<{ id: number; name: string }>>;
+
+const byQuery = (text: string): NameLookup => async (pool, ids, organizationId) =>
+  (await pool.query<{ id: number; name: string }>(text, [ids, organizationId])).rows;
 
 /** How each resource type is named from its current row. */
-const NAME_QUERIES: Record<string, string> = {
-  instrument: 'SELECT id, name FROM instruments WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
-  equipment: 'SELECT id, name FROM equipment WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
-  facility: 'SELECT id, name FROM facilities WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
-  run: 'SELECT id, name FROM runs WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
-  unit_operation: `SELECT u.id, initcap(replace(u.type, '_', ' ')) || ' of run ''' || r.name || '''' AS name
-                     FROM unit_operations u JOIN runs r ON r.id = u.run_id
-                    WHERE u.id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR u.organization_id = $2)`,
-  user: 'SELECT id, email AS name FROM users WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
-  api_key: 'SELECT id, name FROM api_keys WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
-  golden_batch: 'SELECT id, name FROM golden_batches WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)',
-  organization: 'SELECT id, name FROM organizations WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR id = $2)',
+const NAME_LOOKUPS: Record<string, NameLookup> = {
+  instrument: instrumentNames,
+  equipment: byQuery('SELECT id, name FROM equipment WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
+  facility: byQuery('SELECT id, name FROM facilities WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
+  run: byQuery('SELECT id, name FROM runs WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
+  unit_operation: unitOperationNames,
+  user: byQuery('SELECT id, email AS name FROM users WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
+  api_key: byQuery('SELECT id, name FROM api_keys WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
+  golden_batch: byQuery('SELECT id, name FROM golden_batches WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
+  organization: byQuery('SELECT id, name FROM organizations WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR id = $2)'),
 };
 
 interface AuditRowForName {
@@ -46,7 +52,7 @@ export async function resourceNames(pool: Pool, rows: readonly AuditRowForName[]
   const names: Array<string | null> = rows.map(recordedName);
   const wanted = new Map<string, Set<number>>();
   rows.forEach((row, index) => {
-    if (names[index] !== null || !row.resource_type || !row.resource_id || !NAME_QUERIES[row.resource_type]) return;
+    if (names[index] !== null || !row.resource_type || !row.resource_id || !NAME_LOOKUPS[row.resource_type]) return;
     const id = Number(row.resource_id);
     if (!Number.isSafeInteger(id)) return;
     if (!wanted.has(row.resource_type)) wanted.set(row.resource_type, new Set());
@@ -54,7 +60,7 @@ export async function resourceNames(pool: Pool, rows: readonly AuditRowForName[]
   });
   const found = new Map<string, string>();
   await Promise.all([...wanted].map(async ([type, ids]) => {
-    const { rows: named } = await pool.query<{ id: number; name: string }>(NAME_QUERIES[type]!, [[...ids], organizationId]);
+    const named = await NAME_LOOKUPS[type]!(pool, [...ids], organizationId);
     for (const row of named) found.set(`${type}:${row.id}`, row.name);
   }));
   return rows.map((row, index) => names[index] ?? found.get(`${row.resource_type}:${row.resource_id}`) ?? null);

@@ -12,6 +12,8 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { createSession } from '../auth/sessions.ts';
+import { insertInstrument } from '../instruments/repository.ts';
+import { insertUnitOperationRow } from '../unit-operations/repository.ts';
 import { simulateFedBatch } from './fed-batch-simulator.ts';
 import {
   DEMO_EQUIPMENT, DEMO_FACILITIES, DEMO_GOLDEN_BATCH, DEMO_HOUR_MS, isGoldenBatchReference, DEMO_ORGANISATION_NAME, DEMO_USERS, demoRuns, type DemoRun, type DemoUnitOperation,
@@ -95,9 +97,10 @@ export async function seedDemoMetadata(deps: AppDeps, now = Date.now()): Promise
       equipment.set(item.key, equipmentId);
       const byKey = new Map<string, number>();
       for (const instrument of item.instruments) {
-        byKey.set(instrument.key, await insertReturningId(client,
-          'INSERT INTO instruments (organization_id, equipment_id, name, type, unit) VALUES ($1, $2, $3, $4, $5) RETURNING id',
-          [organizationId, equipmentId, instrument.name, instrument.type, instrument.unit]));
+        const row = await insertInstrument(client, organizationId, {
+          equipment_id: equipmentId, name: instrument.name, type: instrument.type, unit: instrument.unit, alias: null,
+        });
+        byKey.set(instrument.key, row.id);
       }
       instruments.set(item.key, byKey);
     }
@@ -114,11 +117,10 @@ export async function seedDemoMetadata(deps: AppDeps, now = Date.now()): Promise
       for (const spec of run.unitOperations) {
         const startMs = runStart + spec.startHour * DEMO_HOUR_MS;
         const endMs = spec.endHour === null ? null : runStart + spec.endHour * DEMO_HOUR_MS;
-        const id = await insertReturningId(client,
-          `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time, properties)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-          [organizationId, runId, spec.type, equipment.get(spec.equipment), new Date(startMs), endMs === null ? null : new Date(endMs),
-            spec.simulate === 'fed-batch' ? FED_BATCH_PROPERTIES : {}]);
+        const { id } = await insertUnitOperationRow(client, organizationId, {
+          run_id: runId, type: spec.type, equipment_id: equipment.get(spec.equipment)!, start_time: new Date(startMs),
+          end_time: endMs === null ? null : new Date(endMs), properties: spec.simulate === 'fed-batch' ? FED_BATCH_PROPERTIES : {},
+        });
         for (const comment of spec.comments ?? []) {
           const at = runStart + comment.hour * DEMO_HOUR_MS;
           if (at > now) continue;

@@ -1,5 +1,7 @@
 /** Equipment rows in PostgreSQL: every query the equipment routes make, and the lookups their dependents use. */
 import type pg from 'pg';
+import { countInstrumentsOnEquipment } from '../instruments/repository.ts';
+import { countUnitOperationsOnEquipment } from '../unit-operations/repository.ts';
 import { toIsoTimestamp, type Equipment } from '@bioprocess/shared/entities';
 import {
   deleteOrganizationRow, listOrganizationRows, requireOrganizationRow, type OrganizationTable, type RowLock, type RowPage,
@@ -62,13 +64,12 @@ export async function updateEquipment(db: pg.PoolClient, organizationId: number,
 }
 
 /** What still uses the equipment and so blocks its deletion. */
-export async function countEquipmentDependents(db: pg.PoolClient, equipmentId: number): Promise<{ instruments: number; unitOperations: number }> {
-  const { rows } = await db.query<{ instruments: number; unit_operations: number }>(
-    `SELECT (SELECT count(*)::int FROM instruments WHERE equipment_id = $1) AS instruments,
-            (SELECT count(*)::int FROM unit_operations WHERE equipment_id = $1) AS unit_operations`,
-    [equipmentId],
-  );
-  return { instruments: rows[0]!.instruments, unitOperations: rows[0]!.unit_operations };
+export async function countEquipmentDependents(db: pg.PoolClient, organizationId: number, equipmentId: number): Promise<{ instruments: number; unitOperations: number }> {
+  const [instruments, unitOperations] = await Promise.all([
+    countInstrumentsOnEquipment(db, organizationId, equipmentId),
+    countUnitOperationsOnEquipment(db, organizationId, equipmentId),
+  ]);
+  return { instruments, unitOperations };
 }
 
 export function deleteEquipment(db: pg.PoolClient, organizationId: number, equipmentId: number): Promise<void> {

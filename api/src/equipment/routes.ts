@@ -112,7 +112,7 @@ export async function equipmentRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     await withTransaction(deps.pg, async (client) => {
       const existing = await requireEquipment(client, organizationId, request.params.id, { lock: 'update' });
-      const { instruments, unitOperations } = await countEquipmentDependents(client, existing.id);
+      const { instruments, unitOperations } = await countEquipmentDependents(client, organizationId, existing.id);
       if (instruments > 0 || unitOperations > 0) {
         const parts = [
           instruments > 0 ? plural(instruments, 'instrument') : null,

@@ -16,6 +16,7 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import { csvLong, type ExportTally } from './csv-formats.ts';
 import { recordChunks, recordColumnNames } from './records.ts';
 import { resolveExportScope } from './scope.ts';
+import { listUnitOperationIdsWithReadings } from '../unit-operations/repository.ts';
 
 const PRODUCT_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -90,9 +91,8 @@ async function addFile(archive: archiver.Archiver, path: string, source: AsyncGe
 }
 
 async function writeArchive(archive: archiver.Archiver, input: ArchiveInput, manifest: ArchiveManifest, signal: AbortSignal): Promise<void> {
-  const { rows } = await input.pg.query<{ id: number }>(
-    'SELECT id FROM unit_operations WHERE organization_id = $1 AND start_time IS NOT NULL AND equipment_id IS NOT NULL ORDER BY id', [input.organizationId]);
-  const filesTotal = RECORD_EXPORT_ENTITIES.length + rows.length;
+  const unitOperationIds = await listUnitOperationIdsWithReadings(input.pg, input.organizationId);
+  const filesTotal = RECORD_EXPORT_ENTITIES.length + unitOperationIds.length;
   let points = 0;
   const fileDone = () => input.onProgress?.({ files_done: manifest.files.length, files_total: filesTotal, points_done: points });
   for (const entity of RECORD_EXPORT_ENTITIES) {
@@ -102,7 +102,7 @@ async function writeArchive(archive: archiver.Archiver, input: ArchiveInput, man
     manifest.files.push({ path, rows: tally.rows, ...file, schema: { format: 'csv', columns: recordColumnNames(entity).map((name) => ({ name, type: recordColumnType(name) })) } });
     fileDone();
   }
-  for (const { id } of rows) {
+  for (const id of unitOperationIds) {
     const scope = await resolveExportScope(input.pg, input.organizationId, { unit_operation_id: Number(id), format: 'csv-long', elapsed: 'true' }, Date.now());
     const tally: ExportTally = { rows: 0, points: 0 };
     const path = `time-series/unit-operation-${id}.csv`;

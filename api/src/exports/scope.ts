@@ -7,7 +7,8 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import { instrumentColumnTitle, type TimeSeriesExportQuery } from '@bioprocess/shared/exports';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@bioprocess/shared/timeseries';
 import { notFound } from '../platform/http-error.ts';
-import { listInstrumentsOfEquipment } from '../instruments/repository.ts';
+import { listInstrumentsById, listInstrumentsOfEquipment } from '../instruments/repository.ts';
+import { listUnitOperationsWithRunName, UNIT_OPERATION_NOT_FOUND, type UnitOperationWithRunName } from '../unit-operations/repository.ts';
 import { ownedInstrumentIds } from '../timeseries/instruments.ts';
 import { requireRun } from '../runs/repository.ts';
 
@@ -35,19 +36,6 @@ export interface ExportScope {
   instruments: ExportInstrument[];
 }
 
-interface UnitOperationRow {
-  id: number;
-  type: string;
-  equipment_id: number | null;
-  start_time: Date | null;
-  end_time: Date | null;
-  run_id: number;
-  run_name: string;
-}
-
-const UNIT_OPERATION_SELECT = `SELECT uo.id, uo.type, uo.equipment_id, uo.start_time, uo.end_time, r.id AS run_id, r.name AS run_name
-  FROM unit_operations uo JOIN runs r ON r.id = uo.run_id`;
-
 function withUniqueTitles(instruments: Array<Omit<ExportInstrument, 'title'>>): ExportInstrument[] {
   const seen = new Map<string, number>();
   return instruments.map((instrument) => {
@@ -69,23 +57,20 @@ export async function resolveExportScope(pool: Pool, organizationId: number, que
   }
 
   if (query.unit_operation_id === undefined && query.run_id === undefined) {
-    const { rows } = await pool.query<{ id: number; name: string; unit: string | null }>(
-      'SELECT id, name, unit FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[]) ORDER BY id', [organizationId, [...filter!]]);
+    const rows = await listInstrumentsById(pool, organizationId, [...filter!]);
     const instruments = withUniqueTitles(rows.map((row) => ({ id: Number(row.id), name: row.name, unit: row.unit })));
     const startMs = requestedStart ?? MIN_TIMESTAMP_MS;
     const section: ExportSection = { unitOperation: null, instruments, startMs, endMs: requestedEnd ?? MAX_TIMESTAMP_MS, originMs: startMs };
     return { resourceType: 'instrument', resourceId: null, sections: [section], instruments };
   }
 
-  let unitOperations: UnitOperationRow[];
+  let unitOperations: UnitOperationWithRunName[];
   if (query.unit_operation_id !== undefined) {
-    const { rows } = await pool.query<UnitOperationRow>(`${UNIT_OPERATION_SELECT} WHERE uo.id = $1 AND uo.organization_id = $2`, [query.unit_operation_id, organizationId]);
-    if (rows.length === 0) throw notFound('Unit operation not found');
-    unitOperations = rows;
+    unitOperations = await listUnitOperationsWithRunName(pool, organizationId, { ids: [query.unit_operation_id] });
+    if (unitOperations.length === 0) throw notFound(UNIT_OPERATION_NOT_FOUND);
   } else {
     await requireRun(pool, organizationId, query.run_id!);
-    ({ rows: unitOperations } = await pool.query<UnitOperationRow>(
-      `${UNIT_OPERATION_SELECT} WHERE uo.run_id = $1 AND uo.organization_id = $2 ORDER BY uo.start_time NULLS LAST, uo.id`, [query.run_id, organizationId]));
+    unitOperations = await listUnitOperationsWithRunName(pool, organizationId, { runId: query.run_id! });
   }
 
   const equipmentIds = [...new Set(unitOperations.flatMap((row) => (row.equipment_id === null ? [] : [Number(row.equipment_id)])))];

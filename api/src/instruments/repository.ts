@@ -1,4 +1,9 @@
-/** Instrument rows in PostgreSQL: every query the instrument routes make, and the per-equipment name rule. */
+/**
+ * Instrument rows in PostgreSQL: every query of the `instruments` table the api makes (its routes,
+ * time-series ownership, uploads, exports, Analyze, audit names, equipment deletion), and the
+ * per-equipment name rule. Each query is scoped by organisation, except the owners lookup, whose
+ * answer is the organisation.
+ */
 import type pg from 'pg';
 import { toIsoTimestamp, type Instrument } from '@bioprocess/shared/entities';
 import { INSTRUMENT_MESSAGES } from '@bioprocess/shared/errors';
@@ -44,18 +49,19 @@ export function listInstruments(db: pg.Pool | pg.PoolClient, organizationId: num
   return listOrganizationRows<InstrumentRow>(db, INSTRUMENTS, organizationId, { ...page, orderBy: 'id' });
 }
 
-/** The instruments of one equipment (already checked to be the organisation's), in creation order. */
+/** A page of the instruments of one piece of the organisation's equipment, in creation order. */
 export async function listEquipmentInstruments(
   db: pg.Pool | pg.PoolClient,
+  organizationId: number,
   equipmentId: number,
   page: { limit: number; offset: number },
 ): Promise<RowPage<InstrumentRow>> {
   const [list, count] = await Promise.all([
     db.query<InstrumentRow>(
-      `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE equipment_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-      [equipmentId, page.limit, page.offset],
+      `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE organization_id = $1 AND equipment_id = $2 ORDER BY id LIMIT $3 OFFSET $4`,
+      [organizationId, equipmentId, page.limit, page.offset],
     ),
-    db.query<{ total: number }>('SELECT count(*)::int AS total FROM instruments WHERE equipment_id = $1', [equipmentId]),
+    db.query<{ total: number }>('SELECT count(*)::int AS total FROM instruments WHERE organization_id = $1 AND equipment_id = $2', [organizationId, equipmentId]),
   ]);
   return { rows: list.rows, total: count.rows[0]!.total };
 }
@@ -68,6 +74,81 @@ export async function listInstrumentsOfEquipment(db: pg.Pool | pg.PoolClient, or
     [organizationId, equipmentIds],
   );
   return rows;
+}
+
+/** The organisation's instruments among `ids`, in creation order (ids of others, or of none, are left out). */
+export async function listInstrumentsById(db: pg.Pool | pg.PoolClient, organizationId: number, ids: readonly number[]): Promise<InstrumentRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<InstrumentRow>(
+    `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[]) ORDER BY id`,
+    [organizationId, [...new Set(ids)]],
+  );
+  return rows;
+}
+
+/** Every instrument id of the organisation, in creation order. */
+export async function listInstrumentIds(db: pg.Pool | pg.PoolClient, organizationId: number): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>('SELECT id FROM instruments WHERE organization_id = $1 ORDER BY id', [organizationId]);
+  return rows.map((row) => row.id);
+}
+
+/** The ids of the instruments on one piece of the organisation's equipment (only those among `among` when given), in creation order. */
+export async function listInstrumentIdsOnEquipment(
+  db: pg.Pool | pg.PoolClient,
+  organizationId: number,
+  equipmentId: number,
+  among: readonly number[] | null = null,
+): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>(
+    'SELECT id FROM instruments WHERE organization_id = $1 AND equipment_id = $2 AND ($3::bigint[] IS NULL OR id = ANY($3::bigint[])) ORDER BY id',
+    [organizationId, equipmentId, among === null ? null : [...among]],
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Per piece of equipment, its instrument of each type: the lowest id of a type, a stable choice when an
+ * equipment has two probes of one type. Rows (equipment_id, type, id).
+ */
+export async function firstInstrumentOfEachType(
+  db: pg.Pool | pg.PoolClient,
+  organizationId: number,
+  equipmentIds: readonly number[],
+): Promise<Array<Pick<InstrumentRow, 'equipment_id' | 'type' | 'id'>>> {
+  if (equipmentIds.length === 0) return [];
+  const { rows } = await db.query<Pick<InstrumentRow, 'equipment_id' | 'type' | 'id'>>(
+    `SELECT DISTINCT ON (equipment_id, type) equipment_id, type, id FROM instruments
+      WHERE organization_id = $1 AND equipment_id = ANY($2::bigint[]) ORDER BY equipment_id, type, id`,
+    [organizationId, [...equipmentIds]],
+  );
+  return rows;
+}
+
+/**
+ * The organisation of each of `ids` that is an instrument, in one query for any number of ids. Not
+ * scoped: it answers whose each instrument is, for callers that then keep their own organisation's.
+ */
+export async function instrumentOrganizations(db: pg.Pool | pg.PoolClient, ids: readonly number[]): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  // Named: prepared once per connection (feeds run it many times a second).
+  const { rows } = await db.query<{ id: number; organization_id: number }>({
+    name: 'instrument-owners', text: 'SELECT id, organization_id FROM instruments WHERE id = ANY($1::bigint[])', values: [[...new Set(ids)]],
+  });
+  return new Map(rows.map((row) => [row.id, row.organization_id]));
+}
+
+/** The names of the instruments among `ids`, of one organisation (null: of any, for a superuser's view). */
+export async function instrumentNames(db: pg.Pool | pg.PoolClient, ids: readonly number[], organizationId: number | null): Promise<Array<{ id: number; name: string }>> {
+  const { rows } = await db.query<{ id: number; name: string }>(
+    'SELECT id, name FROM instruments WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)', [[...ids], organizationId]);
+  return rows;
+}
+
+/** How many instruments stand on one piece of the organisation's equipment. */
+export async function countInstrumentsOnEquipment(db: pg.Pool | pg.PoolClient, organizationId: number, equipmentId: number): Promise<number> {
+  const { rows } = await db.query<{ total: number }>(
+    'SELECT count(*)::int AS total FROM instruments WHERE organization_id = $1 AND equipment_id = $2', [organizationId, equipmentId]);
+  return rows[0]!.total;
 }
 
 export async function insertInstrument(db: pg.PoolClient, organizationId: number, values: InstrumentValues): Promise<InstrumentRow> {
@@ -100,14 +181,15 @@ export async function deleteInstrument(db: pg.PoolClient, organizationId: number
 /** Names are unique within their equipment, compared case-insensitively. */
 export async function assertInstrumentNameFree(
   db: pg.Pool | pg.PoolClient,
+  organizationId: number,
   equipmentId: number,
   name: string,
   exceptInstrumentId: number | null,
 ): Promise<void> {
   // Served by the unique index on (equipment_id, lower(name)).
   const { rowCount } = await db.query(
-    'SELECT 1 FROM instruments WHERE equipment_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
-    [equipmentId, name, exceptInstrumentId],
+    'SELECT 1 FROM instruments WHERE organization_id = $1 AND equipment_id = $2 AND lower(name) = lower($3) AND id IS DISTINCT FROM $4',
+    [organizationId, equipmentId, name, exceptInstrumentId],
   );
   if (rowCount) throw conflict(INSTRUMENT_MESSAGES.duplicateName);
 }

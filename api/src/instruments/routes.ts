@@ -58,7 +58,7 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const equipment = await requireEquipment(deps.pg, organizationId, request.params.id);
-    const page = await listEquipmentInstruments(deps.pg, equipment.id, request.query);
+    const page = await listEquipmentInstruments(deps.pg, organizationId, equipment.id, request.query);
     reply.header(TOTAL_COUNT_HEADER, String(page.total));
     return page.rows.map(toInstrument);
   });
@@ -82,7 +82,7 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
     const body = request.body;
     const instrument = await withTransaction(deps.pg, async (client) => {
       await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
-      await assertInstrumentNameFree(client, body.equipment_id, body.name, null);
+      await assertInstrumentNameFree(client, organizationId, body.equipment_id, body.name, null);
       const created = toInstrument(await insertInstrument(client, organizationId, {
         equipment_id: body.equipment_id, name: body.name, type: body.type, unit: body.unit ?? null, alias: body.alias ?? null,
       }));
@@ -111,7 +111,7 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
       const name = body.name ?? existing.name;
       if (equipmentId !== existing.equipment_id) await requireEquipment(client, organizationId, equipmentId, { lock: 'share' });
       if (equipmentId !== existing.equipment_id || name.toLowerCase() !== existing.name.toLowerCase()) {
-        await assertInstrumentNameFree(client, equipmentId, name, existing.id);
+        await assertInstrumentNameFree(client, organizationId, equipmentId, name, existing.id);
       }
       const updated = toInstrument(await updateInstrument(client, organizationId, existing.id, {
         equipment_id: equipmentId,

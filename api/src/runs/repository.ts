@@ -4,7 +4,7 @@ import { toIsoTimestamp, type Run } from '@bioprocess/shared/entities';
 import {
   listOrganizationRows, requireOrganizationRow, withDerivedStatus, type OrganizationTable, type RowLock, type RowPage,
 } from '../platform/organization-rows.ts';
-import { UNIT_OPERATION_COLUMNS, type UnitOperationRow } from '../unit-operations/repository.ts';
+import { deleteRunUnitOperations, type UnitOperationRow } from '../unit-operations/repository.ts';
 
 export const RUN_NOT_FOUND = 'Run not found';
 
@@ -83,12 +83,9 @@ export async function updateRun(db: pg.PoolClient, organizationId: number, runId
  * explicitly (rather than by the foreign key's cascade) so the caller can audit them and drop their points.
  */
 export async function deleteRun(db: pg.PoolClient, organizationId: number, runId: number): Promise<UnitOperationRow[]> {
-  const deleted = await db.query<UnitOperationRow>(
-    `DELETE FROM unit_operations WHERE run_id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
-    [runId, organizationId],
-  );
+  const deleted = await deleteRunUnitOperations(db, organizationId, runId);
   await db.query('DELETE FROM runs WHERE id = $1 AND organization_id = $2', [runId, organizationId]);
-  return deleted.rows;
+  return deleted;
 }
 
 /**

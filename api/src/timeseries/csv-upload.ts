@@ -32,6 +32,7 @@ import { recordAudit } from '../audit/record.ts';
 import { createIngestJob, insertIngestJob, toJobStatus, WAIT_TIMEOUT_MS, waitForJob, type IngestJobRow } from '../ingest-jobs/jobs.ts';
 import { insertUnitOperation } from '../unit-operations/windows.ts';
 import { toUnitOperation, type UnitOperationRow } from '../unit-operations/repository.ts';
+import { listInstrumentIdsOnEquipment } from '../instruments/repository.ts';
 import { enqueueIngest } from './enqueue.ts';
 import { admitUpload, type UploadAdmission } from './upload-limits.ts';
 import { findUnitOperation, ownedInstrumentIds, type UnitOperationWindow } from './instruments.ts';
@@ -63,11 +64,7 @@ async function checkMappingInstruments(deps: AppDeps, organizationId: number, eq
   const missing = mapping.columns.filter((column) => !owned.has(column.instrument_id)).map((column) => column.column);
   if (missing.length > 0) throw badRequest(`Cannot upload CSV: Please create instruments for these columns first: ${missing.join(', ')}`);
   if (equipmentId !== null) {
-    const { rows } = await deps.pg.query<{ id: number }>(
-      'SELECT id FROM instruments WHERE organization_id = $1 AND equipment_id = $2 AND id = ANY($3::bigint[])',
-      [organizationId, equipmentId, ids],
-    );
-    const onEquipment = new Set(rows.map((row) => row.id));
+    const onEquipment = new Set(await listInstrumentIdsOnEquipment(deps.pg, organizationId, equipmentId, ids));
     const foreign = mapping.columns.find((column) => !onEquipment.has(column.instrument_id));
     if (foreign) throw badRequest(`Instrument ${foreign.instrument_id} (column '${foreign.column}') is not on this unit operation's equipment`);
   }
@@ -250,7 +247,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
         const row = await insertUnitOperation(client, principal.organizationId, unitOperationBody);
         const window = { id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null };
         const { job } = await insertIngestJob(client, principal, {
-          // A failure of this job removes the unit operation again (shared/src/server/ingest-job-store.ts).
+          // A failure of this job removes the unit operation again (shared/src/server/ingest-jobs.ts).
           kind: 'csv', request: await csvJobRequest(client, principal.organizationId, window, mapping, spooled, row.id), progress: { bytes_total: spooled.bytes },
         });
         await recordAudit(client, request, {

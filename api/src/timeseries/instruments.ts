@@ -1,18 +1,14 @@
-/** Instrument ownership and lookups in PostgreSQL, always scoped by organisation. */
+/**
+ * What the time-series routes ask of instruments and unit operations: which instruments a request
+ * may read or write (asked by many feeds at once), and the instruments and window of a unit
+ * operation. The queries are the tables' repositories'.
+ */
 import { GroupCommit } from '@bioprocess/shared/group-commit';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { notFound } from '../platform/http-error.ts';
 import type { ChangeNotifiedCache } from '../platform/access-caches.ts';
-
-/** The organisation of each of `ids` that is an instrument (one query for any number of ids). */
-async function instrumentOwners(pool: Pool, ids: readonly number[]): Promise<Map<number, number>> {
-  if (ids.length === 0) return new Map();
-  // Named: prepared once per connection (feeds run it many times a second).
-  const { rows } = await pool.query<{ id: number; organization_id: number }>({
-    name: 'instrument-owners', text: 'SELECT id, organization_id FROM instruments WHERE id = ANY($1::bigint[])', values: [[...new Set(ids)]],
-  });
-  return new Map(rows.map((row) => [row.id, row.organization_id]));
-}
+import { requireEquipment } from '../equipment/repository.ts';
+import { instrumentOrganizations, listInstrumentIds, listInstrumentIdsOnEquipment } from '../instruments/repository.ts';
+import { requireUnitOperation } from '../unit-operations/repository.ts';
 
 const ownedOf = (owners: Map<number, number>, organizationId: number, ids: readonly number[]) =>
   new Set(ids.filter((id) => owners.get(id) === organizationId));
@@ -20,7 +16,7 @@ const ownedOf = (owners: Map<number, number>, organizationId: number, ids: reado
 /** The subset of `ids` that are instruments of the organisation. */
 export async function ownedInstrumentIds(pool: Pool, organizationId: number, ids: Iterable<number>): Promise<Set<number>> {
   const wanted = [...ids];
-  return ownedOf(await instrumentOwners(pool, wanted), organizationId, wanted);
+  return ownedOf(await instrumentOrganizations(pool, wanted), organizationId, wanted);
 }
 
 export interface OwnershipLookups {
@@ -41,7 +37,7 @@ export function createOwnershipLookups(pool: Pool, cache: ChangeNotifiedCache<nu
   const lookups = new GroupCommit<{ organizationId: number; ids: number[] }, Set<number>>({
     flush: async (asks) => {
       const stamp = cache.stamp();
-      const owners = await instrumentOwners(pool, asks.flatMap((ask) => ask.ids));
+      const owners = await instrumentOrganizations(pool, asks.flatMap((ask) => ask.ids));
       for (const [id, organizationId] of owners) cache.set(id, organizationId, stamp);
       return asks.map(({ organizationId, ids }) => ownedOf(owners, organizationId, ids));
     },
@@ -63,19 +59,12 @@ export function createOwnershipLookups(pool: Pool, cache: ChangeNotifiedCache<nu
 }
 
 /** Every instrument id of the organisation. */
-export async function organizationInstrumentIds(pool: Pool, organizationId: number): Promise<number[]> {
-  const { rows } = await pool.query<{ id: number }>('SELECT id FROM instruments WHERE organization_id = $1 ORDER BY id', [organizationId]);
-  return rows.map((row) => row.id);
-}
+export const organizationInstrumentIds = listInstrumentIds;
 
+/** The instrument ids of one piece of the organisation's equipment (404 when it is not the organisation's). */
 export async function instrumentsOfEquipment(pool: Pool, organizationId: number, equipmentId: number): Promise<number[]> {
-  const equipment = await pool.query('SELECT 1 FROM equipment WHERE id = $1 AND organization_id = $2', [equipmentId, organizationId]);
-  if (!equipment.rowCount) throw notFound('Equipment not found');
-  const { rows } = await pool.query<{ id: number }>(
-    'SELECT id FROM instruments WHERE organization_id = $1 AND equipment_id = $2 ORDER BY id',
-    [organizationId, equipmentId],
-  );
-  return rows.map((row) => row.id);
+  await requireEquipment(pool, organizationId, equipmentId);
+  return listInstrumentIdsOnEquipment(pool, organizationId, equipmentId);
 }
 
 export interface UnitOperationWindow {
@@ -85,17 +74,8 @@ export interface UnitOperationWindow {
   endMs: number | null;
 }
 
+/** The organisation's unit operation as its readings are chosen: its equipment and window (404 when it has none such). */
 export async function findUnitOperation(pool: Pool, organizationId: number, unitOperationId: number): Promise<UnitOperationWindow> {
-  const { rows } = await pool.query(
-    'SELECT id, equipment_id, start_time, end_time FROM unit_operations WHERE id = $1 AND organization_id = $2',
-    [unitOperationId, organizationId],
-  );
-  const row = rows[0];
-  if (!row) throw notFound('Unit operation not found');
-  return {
-    id: row.id,
-    equipmentId: row.equipment_id,
-    startMs: row.start_time ? (row.start_time as Date).getTime() : null,
-    endMs: row.end_time ? (row.end_time as Date).getTime() : null,
-  };
+  const row = await requireUnitOperation(pool, organizationId, unitOperationId);
+  return { id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null };
 }

@@ -69,7 +69,7 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const run = await requireRun(deps.pg, organizationId, request.params.id);
-    const page = await listRunUnitOperations(deps.pg, run.id, request.query);
+    const page = await listRunUnitOperations(deps.pg, organizationId, run.id, request.query);
     reply.header(TOTAL_COUNT_HEADER, String(page.total));
     const now = new Date();
     return page.rows.map((row) => toUnitOperation(row, now));

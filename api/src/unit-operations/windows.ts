@@ -11,7 +11,7 @@ import type { PoolClient } from '@bioprocess/shared/server/postgres';
 import { conflict } from '../platform/http-error.ts';
 import { requireRun } from '../runs/repository.ts';
 import { requireEquipment } from '../equipment/repository.ts';
-import { mergeProperties, UNIT_OPERATION_COLUMNS, type UnitOperationRow } from './repository.ts';
+import { insertUnitOperationRow, mergeProperties, type UnitOperationRow } from './repository.ts';
 
 /** Throws 409 when start..end overlaps another unit operation on the equipment; takes the equipment's lock. */
 export async function refuseOverlap(
@@ -37,10 +37,8 @@ export async function insertUnitOperation(client: PoolClient, organizationId: nu
   const startTime = toIsoTimestamp(body.start_time ?? null);
   const endTime = toIsoTimestamp(body.end_time ?? null);
   await refuseOverlap(client, { organizationId, equipmentId: body.equipment_id, startTime, endTime });
-  const { rows } = await client.query<UnitOperationRow>(
-    `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time, properties)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${UNIT_OPERATION_COLUMNS}`,
-    [organizationId, body.run_id, body.type, body.equipment_id, startTime, endTime, mergeProperties({}, body.properties)],
-  );
-  return rows[0]!;
+  return insertUnitOperationRow(client, organizationId, {
+    run_id: body.run_id, type: body.type, equipment_id: body.equipment_id, start_time: startTime, end_time: endTime,
+    properties: mergeProperties({}, body.properties),
+  });
 }
