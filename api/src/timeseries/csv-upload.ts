@@ -35,7 +35,7 @@ import { toUnitOperation, type UnitOperationRow } from '../unit-operations/repos
 import { listInstrumentIdsOnEquipment } from '../instruments/repository.ts';
 import { enqueueIngest } from './enqueue.ts';
 import { admitUpload, type UploadAdmission } from './upload-limits.ts';
-import { findUnitOperation, ownedInstrumentIds, type UnitOperationWindow } from './instruments.ts';
+import { findUnitOperation, ownedInstrumentIds, unitOperationWindow, type UnitOperationWindow } from './instruments.ts';
 import { organizationTimeZone } from '../organizations/settings.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive() });
@@ -245,7 +245,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       await checkMappingInstruments(deps, principal.organizationId, unitOperationBody.equipment_id, mapping);
       created = await withTransaction(deps.pg, async (client) => {
         const row = await insertUnitOperation(client, principal.organizationId, unitOperationBody);
-        const window = { id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null };
+        const window = unitOperationWindow(row);
         const { job } = await insertIngestJob(client, principal, {
           // A failure of this job removes the unit operation again (shared/src/server/ingest-jobs.ts).
           kind: 'csv', request: await csvJobRequest(client, principal.organizationId, window, mapping, spooled, row.id), progress: { bytes_total: spooled.bytes },

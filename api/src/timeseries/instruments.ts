@@ -8,7 +8,7 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { ChangeNotifiedCache } from '../platform/access-caches.ts';
 import { requireEquipment } from '../equipment/repository.ts';
 import { instrumentOrganizations, listInstrumentIds, listInstrumentIdsOnEquipment } from '../instruments/repository.ts';
-import { requireUnitOperation } from '../unit-operations/repository.ts';
+import { requireUnitOperation, type UnitOperationRow } from '../unit-operations/repository.ts';
 
 const ownedOf = (owners: Map<number, number>, organizationId: number, ids: readonly number[]) =>
   new Set(ids.filter((id) => owners.get(id) === organizationId));
@@ -74,8 +74,10 @@ export interface UnitOperationWindow {
   endMs: number | null;
 }
 
+export const unitOperationWindow = (row: Pick<UnitOperationRow, 'id' | 'equipment_id' | 'start_time' | 'end_time'>): UnitOperationWindow =>
+  ({ id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null });
+
 /** The organisation's unit operation as its readings are chosen: its equipment and window (404 when it has none such). */
 export async function findUnitOperation(pool: Pool, organizationId: number, unitOperationId: number): Promise<UnitOperationWindow> {
-  const row = await requireUnitOperation(pool, organizationId, unitOperationId);
-  return { id: row.id, equipmentId: row.equipment_id, startMs: row.start_time?.getTime() ?? null, endMs: row.end_time?.getTime() ?? null };
+  return unitOperationWindow(await requireUnitOperation(pool, organizationId, unitOperationId));
 }
