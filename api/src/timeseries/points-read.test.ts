@@ -1,37 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { coverParts, splitRange, windowsCondition } from './points-read.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
-const API_SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const READ_MODULE = path.join(API_SRC, 'timeseries', 'points-read.ts');
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(folder, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return /\.(ts|mts|mjs)$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) ? [full] : [];
-  });
-}
-
-/** The code of a file without its comments (prose may name the rule; code may not restate it). */
-const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/[^\n]*/g, '$1');
-
-describe('one read rule', () => {
-  it('keeps the deduplication of points and rollups, FINAL and the points tables in points-read.ts alone', () => {
-    const rule = [/argMax\s*\(/, /\bFINAL\b/, /\bpoints_rollup_1[mh]\b/, /\bFROM\s+points\b/];
-    const offenders = sourceFiles(API_SRC)
-      .filter((file) => file !== READ_MODULE)
-      .flatMap((file) => {
-        const code = withoutComments(readFileSync(file, 'utf8'));
-        return rule.filter((pattern) => pattern.test(code)).map((pattern) => `${path.relative(API_SRC, file)}: ${pattern}`);
-      });
-    expect(offenders).toEqual([]);
-  });
-});
 
 describe('splitRange', () => {
   const covered = (spans: ReadonlyArray<readonly [number, number]>) => spans.reduce((total, [from, to]) => total + to - from + 1, 0);
