@@ -133,6 +133,30 @@ describe('rollups', () => {
     expect(hours).toEqual(expectedRollups(latest, 3_600_000));
   }, 120_000);
 
+  it('deduplicate every minute of a write that replaced the keys of hundreds of minutes', async () => {
+    const organizationId = ORGANIZATION + 2;
+    const readings = (offset: number): Readings => Array.from({ length: 6 * 360 }, (_, index) => [T0 + index * 10_000, index % 13 === 0 ? null : offset + (index % 50)]);
+    const latest = new Map<string, number | null>();
+    for (const offset of [0, 1_000]) {
+      versionSeq += 1;
+      const seq = versionSeq;
+      const rows = readings(offset);
+      await insertPoints(ctx.deps.clickhouse, rows.map(([ts, value], index) => `${organizationId}\t7\t${ts}\t${value ?? '\\N'}\t${pointVersion(seq, index)}\t0\n`).join(''), 'TabSeparated');
+      for (const [ts, value] of rows) latest.set(`7:${ts}`, value);
+      await recomputeRollups(ctx.deps.clickhouse, ctx.deps.pg, [{ range: { organizationId, instrumentIds: [7], startMs: rows[0]![0], endMs: rows.at(-1)![0] }, points: rows.length }]);
+    }
+    const result = await ctx.deps.clickhouse.query({
+      query: `SELECT instrument_id AS i, minute AS at, argMax(points, version) AS p, argMax(value_count, version) AS n, argMax(value_sum, version) AS s,
+                     argMax(tuple(value_min), version).1 AS lo, argMax(tuple(value_max), version).1 AS hi
+                FROM points_rollup_1m WHERE organization_id = ${organizationId} GROUP BY i, at ORDER BY i, at`,
+      format: 'JSONEachRow',
+    });
+    const rows = await result.json<{ i: string; at: string; p: string; n: string; s: number; lo: number | null; hi: number | null }>();
+    expect(rows).toHaveLength(360);
+    expect(Object.fromEntries(rows.map((row) => [`${row.i}:${row.at}`, { points: Number(row.p), count: Number(row.n), sum: row.s, min: row.lo, max: row.hi }])))
+      .toEqual(expectedRollups(latest, 60_000));
+  });
+
   it('recompute writes asked for together in one statement per table, and a heavy range a few instruments at a time', async () => {
     const organizationId = ORGANIZATION + 1;
     const feeds = Array.from({ length: 40 }, (_, index) => ({

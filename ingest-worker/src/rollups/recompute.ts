@@ -8,7 +8,9 @@
  *      recomputation of the whole minutes and hours it touched (a write whose process died first is
  *      recomputed by the backlog pass, or when its job runs again);
  *   2. a recomputation aggregates what is stored, never the write's own figures, so it is exact
- *      whatever other writes share its minutes;
+ *      whatever other writes share its minutes (minutes where every key has one row and none is a
+ *      tombstone are aggregated without the per-key deduplication, which is the identity there:
+ *      statements.ts checks that in the statement that aggregates them);
  *   3. its version is drawn from a PostgreSQL sequence after the write's points were stored, and the
  *      minutes are read after the draw: the recomputation with the highest version has seen every
  *      write that drew before it, and a write stored later draws a higher version of its own. Hours

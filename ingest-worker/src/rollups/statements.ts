@@ -1,11 +1,13 @@
 /**
- * The two statements that write rollups, and the SQL conditions naming the minutes and hours some
- * writes touched. Both recompute whole periods, so what they write depends only on what is stored,
- * never on the write that asked for them.
+ * The statements that write rollups, and the SQL conditions naming the minutes and hours some writes
+ * touched. They recompute whole periods, so what they write depends only on what is stored, never on
+ * the write that asked for them.
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Queryable } from '@bioprocess/shared/server/postgres';
-import { floorExpr, floorTo, floorToMinute, HOUR_MS, int, MINUTE_MS, minuteExpr, oneOf, version } from '@bioprocess/shared/points-sql';
+import {
+  floorExpr, floorTo, floorToMinute, HOUR_MS, int, MINUTE_MS, minuteExpr, NEWEST_POINT_COLUMNS, newestRollupColumns, oneOf, version,
+} from '@bioprocess/shared/points-sql';
 import type { RangeOnInstruments } from '../points-store.ts';
 
 /** Conditions selecting the minutes and hours that ranges touch, in each table. */
@@ -57,18 +59,67 @@ export async function nextRollupVersion(db: Queryable): Promise<string> {
 }
 
 /**
- * Recomputes the minute rollups of the scope from the deduplicated points: per key (organisation,
- * instrument, ts) the row of the highest version, tombstones counting nothing. A minute whose
- * readings were all deleted keeps a row with no points, so that it replaces the figures it had.
+ * A minute in which every key has one row and none is a tombstone: its deduplicated points are its
+ * points, so a plain aggregation gives them without the per-key deduplication (a hash of every
+ * reading's key, several times the work). Whoever wrote the rows.
+ */
+const KEYS_ONCE = 'count() = uniqExact(ts) AND max(is_deleted) = 0';
+/** Minutes needing deduplication that one recomputation names one by one; with more, it deduplicates its whole scope. */
+const MINUTES_TO_DEDUPLICATE_MAX = 200;
+
+/**
+ * The minutes of the scope where some key has several rows or a tombstone (a replacement, a deletion,
+ * a job written twice), each as a one-minute range; null when there are more than
+ * MINUTES_TO_DEDUPLICATE_MAX of them.
+ */
+async function minutesToDeduplicate(clickhouse: ClickHouseClient, scope: RollupScope): Promise<RangeOnInstruments[] | null> {
+  const result = await clickhouse.query({
+    query: `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m FROM points WHERE ${scope.points}
+             GROUP BY organization_id, instrument_id, m HAVING NOT (${KEYS_ONCE})
+             LIMIT ${MINUTES_TO_DEDUPLICATE_MAX + 1}`,
+    format: 'JSONCompact',
+  });
+  const rows = (await result.json<[string, string, string]>()).data;
+  if (rows.length > MINUTES_TO_DEDUPLICATE_MAX) return null;
+  return rows.map(([organizationId, instrumentId, minute]) => ({
+    organizationId: Number(organizationId), instrumentIds: [Number(instrumentId)], startMs: Number(minute), endMs: Number(minute) + MINUTE_MS - 1,
+  }));
+}
+
+/**
+ * Recomputes the minute rollups of the scope from the deduplicated points (per key (organisation,
+ * instrument, ts) the row of the highest version, tombstones counting nothing). The one shortcut:
+ * minutes whose keys each have one row and no tombstone are aggregated as they are (KEYS_ONCE,
+ * checked by the statement that aggregates them); the others, usually none or a few, are deduplicated.
+ * A minute whose readings were all deleted keeps a row with no points, replacing the figures it had.
  */
 export async function writeMinuteRollups(clickhouse: ClickHouseClient, scope: RollupScope, rollupVersion: string): Promise<void> {
+  const toDeduplicate = await minutesToDeduplicate(clickhouse, scope);
+  if (toDeduplicate === null) {
+    await writeDeduplicatedMinutes(clickhouse, scope, rollupVersion);
+    return;
+  }
+  const deduplicated = toDeduplicate.length > 0 ? rollupScope(toDeduplicate) : null;
+  // Minutes that turned to needing deduplication since the question are left out here and were not
+  // named there: the write that changed them recomputes them with a later version.
+  await clickhouse.command({
+    query: `INSERT INTO points_rollup_1m (organization_id, instrument_id, minute, points, value_count, value_sum, value_min, value_max, version)
+      SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, count(), count(value), sum(ifNull(value, toFloat64(0))), min(value), max(value), toUInt64(${rollupVersion})
+        FROM points WHERE (${scope.points})${deduplicated ? ` AND NOT (${deduplicated.points})` : ''}
+       GROUP BY organization_id, instrument_id, m HAVING ${KEYS_ONCE}`,
+  });
+  if (deduplicated) await writeDeduplicatedMinutes(clickhouse, deduplicated, rollupVersion);
+}
+
+/** The minute rollups of the scope from the deduplicated points, every minute of it. */
+async function writeDeduplicatedMinutes(clickhouse: ClickHouseClient, scope: RollupScope, rollupVersion: string): Promise<void> {
   await clickhouse.command({
     query: `INSERT INTO points_rollup_1m (organization_id, instrument_id, minute, points, value_count, value_sum, value_min, value_max, version)
       SELECT organization_id, instrument_id, m, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${rollupVersion})
         FROM (
           SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, toUInt64(d = 0) AS p, toUInt64(d = 0 AND isNotNull(v)) AS n,
                  if(d = 0, ifNull(v, toFloat64(0)), toFloat64(0)) AS s, if(d = 0, v, CAST(NULL AS Nullable(Float64))) AS lo, lo AS hi
-            FROM (SELECT organization_id, instrument_id, ts, argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d
+            FROM (SELECT organization_id, instrument_id, ts, ${NEWEST_POINT_COLUMNS}
                     FROM points WHERE ${scope.points}
                    GROUP BY organization_id, instrument_id, ts)
           UNION ALL
@@ -90,8 +141,7 @@ export async function writeHourlyRollups(clickhouse: ClickHouseClient, scope: Ro
       SELECT organization_id, instrument_id, h, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${hourlyVersion})
         FROM (
           SELECT organization_id, instrument_id, ${floorExpr('minute', HOUR_MS)} AS h, p, n, s, lo, hi FROM (
-            SELECT organization_id, instrument_id, minute, argMax(points, version) AS p, argMax(value_count, version) AS n,
-                   argMax(value_sum, version) AS s, argMax(tuple(value_min), version).1 AS lo, argMax(tuple(value_max), version).1 AS hi
+            SELECT organization_id, instrument_id, minute, ${newestRollupColumns()}
               FROM points_rollup_1m WHERE ${scope.minutesOfHours}
              GROUP BY organization_id, instrument_id, minute)
           UNION ALL
