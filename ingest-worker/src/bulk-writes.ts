@@ -17,12 +17,24 @@ import { createOwedRollupsFlush, type OwedRollups } from './rollups/owed.ts';
 
 /** Bytes per shared insert: a few bulk chunks (about 2 MB each). */
 const INSERT_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * How long an insert waits at most for the bulk jobs this worker has started (reading their records
+ * and rows): feeds' batches arrive a few milliseconds apart, and each insert is a part in ClickHouse,
+ * written and merged again, costing about as much as a hundred more rows in it.
+ */
+const INSERT_AWAITS_JOBS_MS = 10;
+
+/** A started bulk job, counted until it submitted its rows to an insert and its posts to the rollups (or ended). */
+export interface BulkJobOnItsWay {
+  toInsert: Sender;
+  toRollups: Sender;
+}
 
 export interface BulkWrites {
-  /** Counts a started bulk job as heading for the rollups until it says it arrived (GroupCommit.setOut). */
-  headingForRollups(): Sender;
-  /** Inserts a chunk's point rows; resolves once they are stored. */
-  insert(rows: Uint8Array, format: PointRowsFormat): Promise<FlushOutcome>;
+  /** Counts a started bulk job as on its way to an insert and to the rollups (GroupCommit.setOut). */
+  setOut(): BulkJobOnItsWay;
+  /** Inserts a chunk's point rows (the job's sender arrives with them); resolves once they are stored. */
+  insert(rows: Uint8Array, format: PointRowsFormat, sender?: Sender): Promise<FlushOutcome>;
   /**
    * Recomputes the rollups of a completed post, then deletes its backlog row. A failure is logged and
    * leaves the row, which a backlog pass takes up.
@@ -38,12 +50,18 @@ export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool, logge
     flush: (chunks) => insertPoints(clickhouse, Readable.from(chunks, { objectMode: false }), format),
     weigh: (rows) => rows.length,
     maxWeight: INSERT_MAX_BYTES,
+    awaitSendersMs: INSERT_AWAITS_JOBS_MS,
   });
   const inserts = { RowBinary: insertsOf('RowBinary'), TabSeparated: insertsOf('TabSeparated') };
   const rollups = createOwedRollupsFlush(clickhouse, pool, logger);
   return {
-    headingForRollups: () => rollups.headingForRollups(),
-    insert: (rows, format) => inserts[format].submit(rows),
+    // Older apis' TSV jobs are rare: only the RowBinary inserts wait for the jobs on their way.
+    setOut: () => ({ toInsert: inserts.RowBinary.setOut(), toRollups: rollups.headingForRollups() }),
+    insert: (rows, format, sender) => {
+      const inserted = inserts[format].submit(rows);
+      sender?.arrived();
+      return inserted;
+    },
     recomputeRollups: (request) => rollups.recompute(request),
     drain: () => rollups.drain(),
   };

@@ -9,20 +9,7 @@
 import type { AuditOutboxEvent } from '@bioprocess/shared/queues';
 import type { PoolClient, Queryable } from '@bioprocess/shared/server/postgres';
 import { writeAuditOutbox } from '@bioprocess/shared/server/audit-outbox';
-
-interface FinishedJobRow {
-  id: string;
-  organization_id: number;
-  kind: string;
-  state: string;
-  request: Record<string, unknown>;
-  result: Record<string, unknown> | null;
-  error: string | null;
-  user_id: number | null;
-  user_email: string | null;
-  api_key_name: string | null;
-  finished_at: Date | null;
-}
+import { jobWithCreator } from '@bioprocess/shared/server/ingest-jobs';
 
 const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
 
@@ -43,13 +30,7 @@ async function unitOperationLabel(pool: Queryable, organizationId: number, id: n
 
 /** The audit event of a finished CSV upload or range deletion; null for other jobs or unfinished ones. */
 export async function buildJobAuditEvent(pool: Queryable, jobId: string): Promise<AuditOutboxEvent | null> {
-  const { rows } = await pool.query<FinishedJobRow>(
-    `SELECT j.id, j.organization_id, j.kind, j.state, j.request, j.result, j.error, j.created_by AS user_id, u.email AS user_email,
-            k.name AS api_key_name, j.finished_at
-       FROM ingest_jobs j LEFT JOIN users u ON u.id = j.created_by LEFT JOIN api_keys k ON k.id = j.api_key_id
-      WHERE j.id = $1`,
-    [jobId]);
-  const job = rows[0];
+  const job = await jobWithCreator(pool, jobId);
   if (!job || (job.kind !== 'csv' && job.kind !== 'deletion') || (job.state !== 'completed' && job.state !== 'failed')) return null;
   const request = job.request;
   const result = job.result ?? {};

@@ -8,7 +8,7 @@
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { removeSpooledData } from '@bioprocess/shared/server/bulk-spool';
-import { deleteFinishedJobData } from './job-store.ts';
+import { deleteFinishedJobData } from '@bioprocess/shared/server/ingest-jobs';
 
 const PURGE_INTERVAL_MS = 1_000;
 /** Jobs per statement: bounds one DELETE's parameter and its time. */

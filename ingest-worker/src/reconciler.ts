@@ -11,11 +11,12 @@
  */
 import { runPeriodically, type PeriodicPass } from '@bioprocess/shared/server/periodic-pass';
 import type { Queue } from 'bullmq';
-import { ingestDeliveries, type IngestDelivery, type IngestJobRecord } from '@bioprocess/shared/queues';
+import { ingestDeliveries, type IngestDelivery } from '@bioprocess/shared/queues';
 import { addIngestDeliveries, queueOfDelivery } from '@bioprocess/shared/ingest/queue-deliveries';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { Redis } from '@bioprocess/shared/server/redis';
+import { unfinishedJobsCreatedBefore, type UnfinishedJobRow } from '@bioprocess/shared/server/ingest-jobs';
 import { markFailed } from './job-store.ts';
 
 /** A job whose row cannot be delivered again (an upload recorded before rows named their file) and whose delivery was lost. */
@@ -23,11 +24,6 @@ const UNDELIVERABLE_MESSAGE = 'This job was lost before it ran and cannot be run
 
 /** Jobs looked at per pass, oldest first: a backlog larger than this is worked through pass by pass. */
 const JOBS_PER_PASS = 2_000;
-
-export interface UnfinishedJob extends IngestJobRecord {
-  state: 'queued' | 'running';
-  chunks_done: number[];
-}
 
 export interface ReconcileOutcome {
   requeued: number;
@@ -37,7 +33,7 @@ export interface ReconcileOutcome {
 export type Reconciler = PeriodicPass<ReconcileOutcome>;
 
 /** The deliveries an unfinished job still needs: a bulk job's unwritten chunks, or its last one to complete it. */
-export function pendingDeliveries(job: UnfinishedJob): IngestDelivery[] {
+export function pendingDeliveries(job: UnfinishedJobRow): IngestDelivery[] {
   if (job.kind !== 'bulk') return ingestDeliveries(job);
   const done = new Set(job.chunks_done);
   const missing = Array.from({ length: job.chunk_count }, (_, index) => index).filter((index) => !done.has(index));
@@ -59,13 +55,7 @@ export function startReconciler(options: {
 
   async function pass(): Promise<ReconcileOutcome> {
     // A job younger than one interval may still be on its way from the api to the queue.
-    const { rows: jobs } = await pg.query<UnfinishedJob>(
-      `SELECT id, organization_id, kind, state, version_seq, request, chunk_count, chunks_done
-         FROM ingest_jobs
-        WHERE state IN ('queued', 'running') AND created_at < now() - $1 * interval '1 millisecond'
-        ORDER BY created_at LIMIT ${JOBS_PER_PASS}`,
-      [intervalMs],
-    );
+    const jobs = await unfinishedJobsCreatedBefore(pg, intervalMs, JOBS_PER_PASS);
     if (jobs.length === 0) return { requeued: 0, failed: 0 };
     const candidates = jobs.flatMap((job) => pendingDeliveries(job).map((delivery) => ({ job, delivery })));
     let failed = 0;

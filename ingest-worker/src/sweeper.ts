@@ -26,8 +26,9 @@ import { addIngestDeliveries, queueOfDelivery } from '@bioprocess/shared/ingest/
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { Redis } from '@bioprocess/shared/server/redis';
+import { deleteAllFinishedJobData, quietUnfinishedJobs, unfinishedByJob, unfinishedByUploadFile } from '@bioprocess/shared/server/ingest-jobs';
 import { markFailed } from './job-store.ts';
-import { pendingDeliveries, type UnfinishedJob } from './reconciler.ts';
+import { pendingDeliveries } from './reconciler.ts';
 
 /** A spooled file that no job names is an upload still being received until it was left alone this long. */
 export const SPOOL_GRACE_MS = 10 * 60_000;
@@ -73,12 +74,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     }
     if (names.length === 0) return 0;
     const files = names.map((name) => path.resolve(uploadDir, name));
-    const { rows } = await pg.query<{ file: string; unfinished: boolean }>(
-      `SELECT request->>'file_path' AS file, bool_or(state IN ('queued', 'running')) AS unfinished
-         FROM ingest_jobs WHERE kind = 'csv' AND request->>'file_path' = ANY($1::text[]) GROUP BY 1`,
-      [files],
-    );
-    const named = new Map(rows.map((row) => [row.file, row.unfinished]));
+    const named = await unfinishedByUploadFile(pg, files);
     let removed = 0;
     for (const file of files) {
       const unfinished = named.get(file);
@@ -97,9 +93,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
   async function sweepBulkSpool(): Promise<number> {
     const jobIds = await spooledJobIds(uploadDir);
     if (jobIds.length === 0) return 0;
-    const { rows } = await pg.query<{ id: string; unfinished: boolean }>(
-      `SELECT id, state IN ('queued', 'running') AS unfinished FROM ingest_jobs WHERE id = ANY($1::uuid[])`, [jobIds]);
-    const named = new Map(rows.map((row) => [row.id, row.unfinished]));
+    const named = await unfinishedByJob(pg, jobIds);
     const gone: string[] = [];
     for (const jobId of jobIds) {
       const unfinished = named.get(jobId);
@@ -115,11 +109,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     return gone.length;
   }
 
-  async function sweepJobData(): Promise<number> {
-    const { rowCount } = await pg.query(
-      `DELETE FROM ingest_job_data d USING ingest_jobs j WHERE d.job_id = j.id AND j.state IN ('completed', 'failed')`);
-    return rowCount ?? 0;
-  }
+  const sweepJobData = () => deleteAllFinishedJobData(pg);
 
   /** Whether the delivery will run or is running: waiting, delayed, or active under a lock some worker renews. */
   async function deliveryAlive(delivery: IngestDelivery): Promise<'alive' | 'stuck' | 'reconciler'> {
@@ -134,14 +124,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
   }
 
   async function sweepStuckJobs(): Promise<{ redriven: number; failed: number }> {
-    const { rows: jobs } = await pg.query<UnfinishedJob & { given_up: boolean }>(
-      `SELECT id, organization_id, kind, state, version_seq, request, chunk_count, chunks_done,
-              updated_at < now() - $2 * interval '1 minute' AS given_up
-         FROM ingest_jobs
-        WHERE state IN ('queued', 'running') AND updated_at < now() - $1 * interval '1 millisecond'
-        ORDER BY updated_at LIMIT ${JOBS_PER_PASS}`,
-      [quietMs, retryMinutes],
-    );
+    const jobs = await quietUnfinishedJobs(pg, quietMs, retryMinutes, JOBS_PER_PASS);
     let redriven = 0;
     let failed = 0;
     for (const job of jobs) {

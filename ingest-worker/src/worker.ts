@@ -18,14 +18,15 @@ import {
   ingestBackoffMs, retriesExhaustedMessage, retryTimeExhausted, UNCLASSIFIED_FAILURE_ATTEMPTS,
 } from '@bioprocess/shared/ingest/retry-policy';
 import { isTransient, PermanentJobError } from './errors.ts';
-import { markFailed, noteTransientFailure } from './job-store.ts';
+import { noteTransientFailure } from '@bioprocess/shared/server/ingest-jobs';
+import { markFailed } from './job-store.ts';
 import { startReconciler } from './reconciler.ts';
 import { startSweeper } from './sweeper.ts';
 import { startRollupBacklogPass } from './rollups/owed.ts';
 import { processBulkChunk } from './jobs/bulk-chunk.ts';
 import { processBulkBatch } from './jobs/bulk-batch.ts';
 import { createBulkWrites } from './bulk-writes.ts';
-import type { Sender } from '@bioprocess/shared/group-commit';
+import type { BulkJobOnItsWay } from './bulk-writes.ts';
 import { startJobDataPurge } from './job-data-purge.ts';
 import { processDeletion } from './jobs/deletion.ts';
 import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
@@ -45,13 +46,14 @@ export interface IngestWorker {
 /** The longest a shutdown waits for active jobs before closing connections anyway. */
 const SHUTDOWN_DEADLINE_MS = 20_000;
 
-/** Runs a bulk job counted as on its way to the rollups until it submits them or ends. */
-async function headingForRollups(context: WorkerContext, run: (ahead: Sender) => Promise<void>): Promise<void> {
-  const ahead = context.bulkWrites.headingForRollups();
+/** Runs a bulk job counted as on its way to an insert and to the rollups until it submits to them or ends. */
+async function onItsWay(context: WorkerContext, run: (ahead: BulkJobOnItsWay) => Promise<void>): Promise<void> {
+  const ahead = context.bulkWrites.setOut();
   try {
     await run(ahead);
   } finally {
-    ahead.arrived();
+    ahead.toInsert.arrived();
+    ahead.toRollups.arrived();
   }
 }
 
@@ -61,11 +63,11 @@ async function dispatch(context: WorkerContext, job: Job): Promise<void> {
       // The rows it refers to were written by the api from validated points; ClickHouse checks every
       // field's type again on insert.
       const payload = bulkChunkPayloadSchema.parse(job.data);
-      return headingForRollups(context, (ahead) => processBulkChunk(context, payload, job, ahead));
+      return onItsWay(context, (ahead) => processBulkChunk(context, payload, job, ahead));
     }
     case INGEST_JOBS.bulkBatch: {
       const payload = bulkBatchPayloadSchema.parse(job.data);
-      return headingForRollups(context, (ahead) => processBulkBatch(context, payload, job, ahead));
+      return onItsWay(context, (ahead) => processBulkBatch(context, payload, job, ahead));
     }
     case INGEST_JOBS.deletion: {
       const payload = deletionPayloadSchema.parse(job.data);

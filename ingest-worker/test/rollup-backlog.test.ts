@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awaitOwedRollups, createPlant, createTestContext, readSeries, startWorker, type Plant, type TestContext } from '@bioprocess/api/test-support';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
-import { completeBulkPosts } from '@bioprocess/shared/server/ingest-job-store';
+import { completeBulkPosts } from '@bioprocess/shared/server/ingest-jobs';
 import { insertPoints } from '../src/points-store.ts';
 import { recomputeLeftBacklog } from '../src/rollups/owed.ts';
 

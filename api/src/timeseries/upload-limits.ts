@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { TIME_SERIES_MESSAGES } from '@bioprocess/shared/timeseries';
+import { unfinishedUploads } from '@bioprocess/shared/server/ingest-jobs';
 import type { AppDeps } from '../platform/deps.ts';
 import { HttpError } from '../platform/http-error.ts';
 
@@ -103,14 +104,7 @@ export interface UploadAdmission {
   finish(): Promise<void>;
 }
 
-async function spooledUploads(deps: AppDeps, organizationId: number): Promise<{ uploads: number; bytes: number }> {
-  const { rows } = await deps.pg.query<{ uploads: number; bytes: number }>(
-    `SELECT count(*)::int AS uploads, COALESCE(sum((request->>'bytes')::bigint), 0)::bigint AS bytes
-       FROM ingest_jobs WHERE organization_id = $1 AND kind = 'csv' AND state IN ('queued', 'running')`,
-    [organizationId],
-  );
-  return rows[0] ?? { uploads: 0, bytes: 0 };
-}
+const spooledUploads = (deps: AppDeps, organizationId: number) => unfinishedUploads(deps.pg, organizationId);
 
 /** Counts the upload against its organisation's limits before a byte of it is read; 429 when over. */
 export async function admitUpload(deps: AppDeps, organizationId: number): Promise<UploadAdmission> {

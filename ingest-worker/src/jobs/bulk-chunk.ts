@@ -5,7 +5,7 @@
  * together are written together (bulk-writes.ts). The post's stored data is deleted afterwards, many
  * jobs at a time (job-data-purge.ts).
  */
-import { completeBulkPosts } from '@bioprocess/shared/server/ingest-job-store';
+import { completeBulkPosts, recordChunkDone, startJob, storedJobData } from '@bioprocess/shared/server/ingest-jobs';
 import type { Job } from 'bullmq';
 import { bulkChunkDataKey, type BulkChunkPayload } from '@bioprocess/shared/queues';
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
@@ -13,14 +13,14 @@ import { readSpooledPart } from '@bioprocess/shared/server/bulk-spool';
 import { rowsWithVersion } from '@bioprocess/shared/point-rows';
 import type { WorkerContext } from '../context.ts';
 import type { Sender } from '@bioprocess/shared/group-commit';
+import type { BulkJobOnItsWay } from '../bulk-writes.ts';
 import { anyLaterDeletions, applyLaterDeletions } from '../deletions.ts';
-import { startJob, recordChunkDone } from '../job-store.ts';
 import { PermanentJobError } from '../errors.ts';
 
 export const UNREADABLE_RECORD_MESSAGE = 'The record of this bulk post is unreadable, so it was not written; please post it again.';
 export const MISSING_DATA_MESSAGE = 'The data of this bulk post is missing, so it was not written; please post it again.';
 
-export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, job: Job, ahead?: Sender): Promise<void> {
+export async function processBulkChunk(context: WorkerContext, payload: BulkChunkPayload, _job: Job, ahead?: BulkJobOnItsWay): Promise<void> {
   const record = await startJob(context.pg, payload.job_id);
   if (!record) return;
   if (record.state === 'completed' || record.state === 'failed') {
@@ -38,11 +38,12 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
     if (!rows) throw new PermanentJobError(MISSING_DATA_MESSAGE);
     // Rows written twice (a shared insert that failed part-way and went again) are identical, and
     // reads and rollups see each key once.
-    await context.bulkWrites.insert(rowsWithVersion(rows, Number(payload.version_seq), request.versions_from_job === true), payload.format);
+    await context.bulkWrites.insert(rowsWithVersion(rows, Number(payload.version_seq), request.versions_from_job === true), payload.format, ahead?.toInsert);
   }
+  ahead?.toInsert.arrived();
   const { allDone } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points);
   if (!allDone) return;
-  await finishBulkPosts(context, [{ jobId: payload.job_id, organizationId: payload.organization_id, versionSeq: payload.version_seq, request }], ahead);
+  await finishBulkPosts(context, [{ jobId: payload.job_id, organizationId: payload.organization_id, versionSeq: payload.version_seq, request }], ahead?.toRollups);
 }
 
 /** A bulk post whose rows are all written, about to be completed. */
@@ -78,18 +79,7 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
 /** A part of the post's stored data: spooled to a file (a large post) or in PostgreSQL with the job row. */
 async function storedPart(context: WorkerContext, jobId: string, part: number, spooled: boolean): Promise<Buffer | null> {
   if (spooled) return readSpooledPart(context.env.UPLOAD_DIR, jobId, part);
-  return (await storedParts(context, [jobId], [part])).get(`${jobId}:${part}`) ?? null;
-}
-
-/** Stored parts of several jobs in one query, by `jobId:part`. */
-export async function storedParts(context: WorkerContext, jobIds: readonly string[], parts: readonly number[]): Promise<Map<string, Buffer>> {
-  // As base64 rather than bytea's hex text: a third less to receive and decode (the driver reads every
-  // field as a string; its binary mode does not keep bytes), about half the worker's CPU per chunk.
-  const { rows } = await context.pg.query<{ job_id: string; part: number; data: string }>(
-    `SELECT job_id, part, encode(bytes, 'base64') AS data FROM ingest_job_data WHERE job_id = ANY($1::uuid[]) AND part = ANY($2::integer[])`,
-    [jobIds, parts],
-  );
-  return new Map(rows.map((row) => [`${row.job_id}:${row.part}`, Buffer.from(row.data, 'base64')]));
+  return storedJobData(context.pg, jobId, part);
 }
 
 /** The chunk's rows: stored with the job, or (a chunk queued by an older api) in Redis. */

@@ -12,7 +12,7 @@
  * missing. Finally newer deletions are re-applied, rollups recomputed and each instrument's alias set
  * to its column name (a failure there only warns).
  */
-import { recordDeletion } from '@bioprocess/shared/server/ingest-job-store';
+import { recordDeletion, startJob, updateProgress } from '@bioprocess/shared/server/ingest-jobs';
 import { csvRequestSchema, type CsvRequest } from '@bioprocess/shared/ingest/requests';
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -24,7 +24,7 @@ import {
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import type { WorkerContext } from '../context.ts';
 import { PermanentJobError } from '../errors.ts';
-import { startJob, markCompleted, markFailed, updateProgress, withJobLease } from '../job-store.ts';
+import { markCompleted, markFailed, withJobLease } from '../job-store.ts';
 import { applyLaterDeletions, countLiveReadings, writeTombstones } from '../deletions.ts';
 import { recomputeRollups } from '../rollups/recompute.ts';
 import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } from '../csv/staging-reader.ts';

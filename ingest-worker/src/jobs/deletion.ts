@@ -3,7 +3,8 @@ import type { DeletionPayload } from '@bioprocess/shared/queues';
 import type { WorkerContext } from '../context.ts';
 import { countLiveReadings, writeTombstones } from '../deletions.ts';
 import { recomputeRollups } from '../rollups/recompute.ts';
-import { startJob, markCompleted, updateProgress } from '../job-store.ts';
+import { startJob, updateProgress } from '@bioprocess/shared/server/ingest-jobs';
+import { markCompleted } from '../job-store.ts';
 
 export async function processDeletion(context: WorkerContext, payload: DeletionPayload): Promise<void> {
   const job = await startJob(context.pg, payload.job_id);
