@@ -13,4 +13,16 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
+  {
+    // The ingest-worker is the one writer of points and rollups: the api records, delivers and reads.
+    files: ['api/src/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['@bioprocess/ingest-worker', '@bioprocess/ingest-worker/*', '**/ingest-worker/**'],
+          message: 'The ingest-worker alone writes points and rollups; the api records the request and delivers it (docs/ingest.md).',
+        }],
+      }],
+    },
+  },
 );

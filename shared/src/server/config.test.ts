@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { apiEnvSchema, baseEnvSchema, ConfigError, parseEnv, workerEnvSchema } from './config.ts';
+import { apiEnvSchema, baseEnvSchema, ConfigError, exportWorkerEnvSchema, ingestWorkerEnvSchema, parseEnv, workerEnvSchema } from './config.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -111,5 +112,19 @@ describe('TRUST_PROXY', () => {
     expect(configErrorOf(() => trustProxy('true')).message).toContain('TRUST_PROXY');
     expect(configErrorOf(() => trustProxy('10.0.0.0/33')).message).toContain('10.0.0.0/33');
     expect(configErrorOf(() => trustProxy('proxy.example.com')).message).toContain('proxy.example.com');
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('documents every variable the schemas read, and none they do not', () => {
+    const read = new Set([apiEnvSchema, ingestWorkerEnvSchema, exportWorkerEnvSchema, workerEnvSchema].flatMap((schema) => Object.keys(schema.shape)));
+    const page = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    // The first cell of each table row names its variables (`A` / `B` where two go together).
+    const documented = new Set(page.split('\n').filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...line.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1]!)));
+    // Read by the local scripts (npm start, test, bench) or set for the api's process, not by the schemas.
+    const scriptsOnly = ['PROJECT_REDIS_PORT', 'GLIBC_TUNABLES', 'NODE_OPTIONS'];
+    expect([...read].filter((name) => !documented.has(name))).toEqual([]);
+    expect([...documented].filter((name) => !read.has(name) && !scriptsOnly.includes(name))).toEqual([]);
   });
 });
