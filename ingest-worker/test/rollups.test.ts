@@ -157,7 +157,7 @@ describe('rollups', () => {
       .toEqual(expectedRollups(latest, 60_000));
   });
 
-  it('recompute writes asked for together in one statement per table, and a heavy range a few instruments at a time', async () => {
+  it('recompute writes asked for together in one statement per table, a heavy range in slices, a sparse one at once', async () => {
     const organizationId = ORGANIZATION + 1;
     const feeds = Array.from({ length: 40 }, (_, index) => ({
       range: { organizationId, instrumentIds: [100 + (index % 8)], startMs: T0 + index * 5_000, endMs: T0 + index * 5_000 + 4_000 }, points: 5,
@@ -166,12 +166,19 @@ describe('rollups', () => {
     await recomputeRollups(together.client, ctx.deps.pg, feeds);
     expect(together.commands()).toBe(2);
 
-    // Two days of 1 Hz readings on ten instruments, sliced as four, four and two instruments: a slice
-    // of four spans 34 hours (two slices for 48 hours), one of two 69 hours (one): five pairs of statements.
+    // Two days of readings of unknown number on ten instruments, counted as one a second: four, four
+    // and two instruments, the fours in two slices of 24 hours, the two in one: five pairs of statements.
     const heavy = countingCommands(ctx.deps.clickhouse);
     await recomputeRollups(heavy.client, ctx.deps.pg, [{
       range: { organizationId, instrumentIds: Array.from({ length: 10 }, (_, index) => 200 + index), startMs: T0 + 120_000, endMs: T0 + 120_000 + 2 * 86_400_000 - 1 },
     }]);
     expect(heavy.commands()).toBe(10);
+
+    // A write of a thousand points spread over two years is read in one pair, however long its range.
+    const sparse = countingCommands(ctx.deps.clickhouse);
+    await recomputeRollups(sparse.client, ctx.deps.pg, [{
+      range: { organizationId, instrumentIds: Array.from({ length: 10 }, (_, index) => 300 + index), startMs: T0, endMs: T0 + 730 * 86_400_000 }, points: 1_000,
+    }]);
+    expect(sparse.commands()).toBe(2);
   });
 });

@@ -22,7 +22,7 @@ export async function processDeletion(context: WorkerContext, payload: DeletionP
     await updateProgress(context.pg, payload.job_id, {}, { points_removed: pointsRemoved });
   }
   await writeTombstones(context.clickhouse, range, payload.version_seq);
-  await recomputeRollups(context.clickhouse, context.pg, [{ range }]);
+  await recomputeRollups(context.clickhouse, context.pg, [{ range, points: pointsRemoved }]);
   await markCompleted(context.pg, payload.job_id, {
     instruments: payload.instrument_ids.length, start_ms: payload.start_ms, end_ms: payload.end_ms, points_removed: pointsRemoved,
   });

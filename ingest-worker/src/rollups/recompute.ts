@@ -29,31 +29,40 @@ const RECOMPUTATION_MAX_POINTS = 500_000;
 /** Instruments per recomputation of a range heavier than that (a long upload of many instruments). */
 const INSTRUMENTS_PER_HEAVY_SLICE = 4;
 
-/**
- * A range too heavy for one recomputation, cut into slices of a few instruments over whole hours: each
- * slice recomputes whole minutes and hours, so the slices together recompute exactly the range's.
- */
-function* heavySlices(range: RangeOnInstruments): Generator<RangeOnInstruments> {
-  for (let offset = 0; offset < range.instrumentIds.length; offset += INSTRUMENTS_PER_HEAVY_SLICE) {
-    const instrumentIds = range.instrumentIds.slice(offset, offset + INSTRUMENTS_PER_HEAVY_SLICE);
-    const sliceMs = Math.max(1, Math.floor(RECOMPUTATION_MAX_POINTS / (3_600 * instrumentIds.length))) * HOUR_MS;
-    for (let startMs = floorTo(range.startMs, HOUR_MS); startMs <= range.endMs; startMs += sliceMs) {
-      yield { ...range, instrumentIds, startMs: Math.max(startMs, range.startMs), endMs: Math.min(startMs + sliceMs - 1, range.endMs) };
-    }
-  }
-}
-
-/** A write's range and, when known, how many points it stored (the range's seconds otherwise). */
+/** A write's range and, when known, how many points it stored (or, for a deletion, removed). */
 export interface RollupRequest {
   range: RangeOnInstruments;
   points?: number;
 }
 
-/** The points a recomputation of the request's minutes reads, about (its own and its minutes' neighbours at 1 Hz). */
+/**
+ * The rows a recomputation of the request's minutes reads, about: its points and as many again (rows
+ * they replaced, or their minutes' neighbours); unknown, a reading a second on each instrument.
+ */
 function weightOf(request: RollupRequest): number {
+  if (request.points !== undefined) return 2 * request.points;
   const { range } = request;
   const minutes = (floorToMinute(range.endMs) - floorToMinute(range.startMs)) / MINUTE_MS + 1;
-  return Math.max(request.points ?? 0, minutes * 60 * range.instrumentIds.length);
+  return minutes * 60 * range.instrumentIds.length;
+}
+
+/**
+ * A range too heavy for one recomputation, cut into slices of a few instruments over whole hours, as
+ * many as its weight needs: each slice recomputes whole minutes and hours, so the slices together
+ * recompute exactly the range's. A sparse range (months with a few readings a day) stays one slice
+ * per group of instruments.
+ */
+function* heavySlices(range: RangeOnInstruments, weight: number): Generator<RangeOnInstruments> {
+  const firstHour = floorTo(range.startMs, HOUR_MS);
+  const hours = (floorTo(range.endMs, HOUR_MS) - firstHour) / HOUR_MS + 1;
+  for (let offset = 0; offset < range.instrumentIds.length; offset += INSTRUMENTS_PER_HEAVY_SLICE) {
+    const instrumentIds = range.instrumentIds.slice(offset, offset + INSTRUMENTS_PER_HEAVY_SLICE);
+    const sliceWeight = (weight * instrumentIds.length) / range.instrumentIds.length;
+    const sliceMs = Math.ceil(hours / Math.ceil(sliceWeight / RECOMPUTATION_MAX_POINTS)) * HOUR_MS;
+    for (let startMs = firstHour; startMs <= range.endMs; startMs += sliceMs) {
+      yield { ...range, instrumentIds, startMs: Math.max(startMs, range.startMs), endMs: Math.min(startMs + sliceMs - 1, range.endMs) };
+    }
+  }
 }
 
 async function recomputeScope(clickhouse: ClickHouseClient, pool: Pool, ranges: readonly RangeOnInstruments[]): Promise<void> {
@@ -75,7 +84,7 @@ export async function recomputeRollups(clickhouse: ClickHouseClient, pool: Pool,
     if (range.instrumentIds.length === 0) continue;
     const requestWeight = weightOf(request);
     if (requestWeight > RECOMPUTATION_MAX_POINTS) {
-      for (const slice of heavySlices(range)) await recomputeScope(clickhouse, pool, [slice]);
+      for (const slice of heavySlices(range, requestWeight)) await recomputeScope(clickhouse, pool, [slice]);
       continue;
     }
     if (weight + requestWeight > RECOMPUTATION_MAX_POINTS) {
