@@ -113,22 +113,12 @@ export async function writeMinuteRollups(clickhouse: ClickHouseClient, scope: Ro
 
 /** The minute rollups of the scope from the deduplicated points, every minute of it. */
 async function writeDeduplicatedMinutes(clickhouse: ClickHouseClient, scope: RollupScope, rollupVersion: string): Promise<void> {
-  await clickhouse.command({
-    query: `INSERT INTO points_rollup_1m (organization_id, instrument_id, minute, points, value_count, value_sum, value_min, value_max, version)
-      SELECT organization_id, instrument_id, m, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${rollupVersion})
-        FROM (
-          SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, toUInt64(d = 0) AS p, toUInt64(d = 0 AND isNotNull(v)) AS n,
-                 if(d = 0, ifNull(v, toFloat64(0)), toFloat64(0)) AS s, if(d = 0, v, CAST(NULL AS Nullable(Float64))) AS lo, lo AS hi
-            FROM (SELECT organization_id, instrument_id, ts, ${NEWEST_POINT_COLUMNS}
-                    FROM points WHERE ${scope.points}
-                   GROUP BY organization_id, instrument_id, ts)
-          UNION ALL
-          SELECT organization_id, instrument_id, minute AS m, toUInt64(0) AS p, toUInt64(0) AS n, toFloat64(0) AS s,
-                 CAST(NULL AS Nullable(Float64)) AS lo, CAST(NULL AS Nullable(Float64)) AS hi
-            FROM points_rollup_1m WHERE ${scope.minutes}
-        )
-       GROUP BY organization_id, instrument_id, m`,
-  });
+  await writeRollupRows(clickhouse, 'minute', rollupVersion, scope.minutes, `
+    SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS at, toUInt64(d = 0) AS p, toUInt64(d = 0 AND isNotNull(v)) AS n,
+           if(d = 0, ifNull(v, toFloat64(0)), toFloat64(0)) AS s, if(d = 0, v, CAST(NULL AS Nullable(Float64))) AS lo, lo AS hi
+      FROM (SELECT organization_id, instrument_id, ts, ${NEWEST_POINT_COLUMNS}
+              FROM points WHERE ${scope.points}
+             GROUP BY organization_id, instrument_id, ts)`);
 }
 
 /**
@@ -136,19 +126,30 @@ async function writeDeduplicatedMinutes(clickhouse: ClickHouseClient, scope: Rol
  * (at most 60 rows per instrument and hour, however many points the hour holds).
  */
 export async function writeHourlyRollups(clickhouse: ClickHouseClient, scope: RollupScope, hourlyVersion: string): Promise<void> {
+  await writeRollupRows(clickhouse, 'hour', hourlyVersion, scope.hours, `
+    SELECT organization_id, instrument_id, ${floorExpr('minute', HOUR_MS)} AS at, p, n, s, lo, hi FROM (
+      SELECT organization_id, instrument_id, minute, ${newestRollupColumns()}
+        FROM points_rollup_1m WHERE ${scope.minutesOfHours}
+       GROUP BY organization_id, instrument_id, minute)`);
+}
+
+/**
+ * Adds up `parts` (rows of organization_id, instrument_id, at, p, n, s, lo, hi) per period into rollup
+ * rows of `rollupVersion`; a period of `periods` with rollups already but no part gets a row with no
+ * points, so that it replaces the figures it had.
+ */
+async function writeRollupRows(clickhouse: ClickHouseClient, period: 'minute' | 'hour', rollupVersion: string, periods: string, parts: string): Promise<void> {
+  const table = period === 'minute' ? 'points_rollup_1m' : 'points_rollup_1h';
   await clickhouse.command({
-    query: `INSERT INTO points_rollup_1h (organization_id, instrument_id, hour, points, value_count, value_sum, value_min, value_max, version)
-      SELECT organization_id, instrument_id, h, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${hourlyVersion})
+    query: `INSERT INTO ${table} (organization_id, instrument_id, ${period}, points, value_count, value_sum, value_min, value_max, version)
+      SELECT organization_id, instrument_id, at, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${rollupVersion})
         FROM (
-          SELECT organization_id, instrument_id, ${floorExpr('minute', HOUR_MS)} AS h, p, n, s, lo, hi FROM (
-            SELECT organization_id, instrument_id, minute, ${newestRollupColumns()}
-              FROM points_rollup_1m WHERE ${scope.minutesOfHours}
-             GROUP BY organization_id, instrument_id, minute)
+          ${parts}
           UNION ALL
-          SELECT organization_id, instrument_id, hour AS h, toUInt64(0) AS p, toUInt64(0) AS n, toFloat64(0) AS s,
+          SELECT organization_id, instrument_id, ${period} AS at, toUInt64(0) AS p, toUInt64(0) AS n, toFloat64(0) AS s,
                  CAST(NULL AS Nullable(Float64)) AS lo, CAST(NULL AS Nullable(Float64)) AS hi
-            FROM points_rollup_1h WHERE ${scope.hours}
+            FROM ${table} WHERE ${periods}
         )
-       GROUP BY organization_id, instrument_id, h`,
+       GROUP BY organization_id, instrument_id, at`,
   });
 }
