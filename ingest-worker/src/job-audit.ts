@@ -10,21 +10,18 @@ import type { AuditOutboxEvent } from '@bioprocess/shared/queues';
 import type { PoolClient, Queryable } from '@bioprocess/shared/server/postgres';
 import { writeAuditOutbox } from '@bioprocess/shared/server/audit-outbox';
 import { jobWithCreator } from '@bioprocess/shared/server/ingest-jobs';
+import { instrumentNames } from '@bioprocess/shared/server/instruments-repository';
+import { listUnitOperationsWithRunName } from '@bioprocess/shared/server/unit-operations-repository';
 
 const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
 
-async function instrumentNames(pool: Queryable, organizationId: number, ids: number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const { rows } = await pool.query<{ id: number; name: string }>(
-    'SELECT id, name FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[])', [organizationId, ids]);
+async function namesOfInstruments(pool: Queryable, organizationId: number, ids: number[]): Promise<Map<number, string>> {
+  const rows = await instrumentNames(pool, ids, organizationId);
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
 async function unitOperationLabel(pool: Queryable, organizationId: number, id: number): Promise<string> {
-  const { rows } = await pool.query<{ type: string; run_name: string }>(
-    `SELECT u.type, r.name AS run_name FROM unit_operations u JOIN runs r ON r.id = u.run_id WHERE u.id = $1 AND u.organization_id = $2`,
-    [id, organizationId]);
-  const row = rows[0];
+  const [row] = await listUnitOperationsWithRunName(pool, organizationId, { ids: [id] });
   return row ? `${row.type.replace(/_/g, ' ')} of run '${row.run_name}'` : `unit operation ${id}`;
 }
 
@@ -47,7 +44,7 @@ export async function buildJobAuditEvent(pool: Queryable, jobId: string): Promis
   if (job.kind === 'csv') {
     const mapping = request.mapping as { columns?: Array<{ column: string; instrument_id: number }> } | undefined;
     const columns = mapping?.columns ?? [];
-    const names = await instrumentNames(pool, job.organization_id, columns.map((column) => column.instrument_id));
+    const names = await namesOfInstruments(pool, job.organization_id, columns.map((column) => column.instrument_id));
     const unitOperationId = Number(request.unit_operation_id);
     return {
       ...base,
@@ -72,7 +69,7 @@ export async function buildJobAuditEvent(pool: Queryable, jobId: string): Promis
     };
   }
   const instrumentIds = ((request.instrument_ids as number[] | undefined) ?? []).map(Number);
-  const names = await instrumentNames(pool, job.organization_id, instrumentIds);
+  const names = await namesOfInstruments(pool, job.organization_id, instrumentIds);
   const unitOperationId = typeof request.unit_operation_id === 'number' ? request.unit_operation_id : null;
   return {
     ...base,

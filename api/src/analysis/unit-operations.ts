@@ -7,8 +7,10 @@ import type pg from 'pg';
 import { ANALYSIS_MESSAGES, type InstrumentOverride } from '@bioprocess/shared/analysis';
 import type { InstrumentType } from '@bioprocess/shared/enums';
 import { badRequest, notFound } from '../platform/http-error.ts';
-import { listUnitOperationsWithRunName, UNIT_OPERATION_NOT_FOUND } from '../unit-operations/repository.ts';
-import { firstInstrumentOfEachType, INSTRUMENT_NOT_FOUND, listInstrumentsById } from '../instruments/repository.ts';
+import { listUnitOperationsWithRunName } from '@bioprocess/shared/server/unit-operations-repository';
+import { UNIT_OPERATION_NOT_FOUND } from '../unit-operations/repository.ts';
+import { firstInstrumentOfEachType, listInstrumentsById } from '@bioprocess/shared/server/instruments-repository';
+import { INSTRUMENT_NOT_FOUND } from '../instruments/repository.ts';
 
 export interface AnalysedUnitOperation {
   id: number;

@@ -4,8 +4,8 @@
  * resource as it is now, looked up in one query per type.
  */
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { instrumentNames } from '../instruments/repository.ts';
-import { unitOperationNames } from '../unit-operations/repository.ts';
+import { instrumentNames } from '@bioprocess/shared/server/instruments-repository';
+import { unitOperationNames } from '@bioprocess/shared/server/unit-operations-repository';
 
 /** The names of some rows of one type: ids, and the organisation they must belong to (null: any). */
 type NameLookup = (pool: Pool, ids: number[], organizationId: number | null) => Promise<Array<{ id: number; name: string }>>;

@@ -12,8 +12,8 @@ import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { createSession } from '../auth/sessions.ts';
-import { insertInstrument } from '../instruments/repository.ts';
-import { insertUnitOperationRow } from '../unit-operations/repository.ts';
+import { insertInstrument } from '@bioprocess/shared/server/instruments-repository';
+import { insertUnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
 import { simulateFedBatch } from './fed-batch-simulator.ts';
 import {
   DEMO_EQUIPMENT, DEMO_FACILITIES, DEMO_GOLDEN_BATCH, DEMO_HOUR_MS, isGoldenBatchReference, DEMO_ORGANISATION_NAME, DEMO_USERS, demoRuns, type DemoRun, type DemoUnitOperation,

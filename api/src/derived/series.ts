@@ -16,8 +16,8 @@ import type { Reading } from '@bioprocess/shared/timeseries';
 import { floorTo } from '@bioprocess/shared/points-sql';
 import { badRequest } from '../platform/http-error.ts';
 import { readSeries, seriesBucketWidth } from '../timeseries/read-series.ts';
-import type { UnitOperationRow } from '../unit-operations/repository.ts';
-import { listInstrumentsOfEquipment, type InstrumentRow } from '../instruments/repository.ts';
+import type { UnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
+import { listInstrumentsOfEquipment, type InstrumentRow } from '@bioprocess/shared/server/instruments-repository';
 import { evaluate } from './evaluate.ts';
 
 export interface FormulaSource {

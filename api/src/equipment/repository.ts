@@ -1,7 +1,7 @@
 /** Equipment rows in PostgreSQL: every query the equipment routes make, and the lookups their dependents use. */
 import type pg from 'pg';
-import { countInstrumentsOnEquipment } from '../instruments/repository.ts';
-import { countUnitOperationsOnEquipment } from '../unit-operations/repository.ts';
+import { countInstrumentsOnEquipment } from '@bioprocess/shared/server/instruments-repository';
+import { countUnitOperationsOnEquipment } from '@bioprocess/shared/server/unit-operations-repository';
 import { toIsoTimestamp, type Equipment } from '@bioprocess/shared/entities';
 import {
   deleteOrganizationRow, listOrganizationRows, requireOrganizationRow, type OrganizationTable, type RowLock, type RowPage,

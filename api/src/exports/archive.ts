@@ -16,7 +16,7 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import { csvLong, type ExportTally } from './csv-formats.ts';
 import { recordChunks, recordColumnNames } from './records.ts';
 import { resolveExportScope } from './scope.ts';
-import { listUnitOperationIdsWithReadings } from '../unit-operations/repository.ts';
+import { listUnitOperationIdsWithReadings } from '@bioprocess/shared/server/unit-operations-repository';
 
 const PRODUCT_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

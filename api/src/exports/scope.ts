@@ -7,8 +7,9 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import { instrumentColumnTitle, type TimeSeriesExportQuery } from '@bioprocess/shared/exports';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@bioprocess/shared/timeseries';
 import { notFound } from '../platform/http-error.ts';
-import { listInstrumentsById, listInstrumentsOfEquipment } from '../instruments/repository.ts';
-import { listUnitOperationsWithRunName, UNIT_OPERATION_NOT_FOUND, type UnitOperationWithRunName } from '../unit-operations/repository.ts';
+import { listInstrumentsById, listInstrumentsOfEquipment } from '@bioprocess/shared/server/instruments-repository';
+import { listUnitOperationsWithRunName, type UnitOperationWithRunName } from '@bioprocess/shared/server/unit-operations-repository';
+import { UNIT_OPERATION_NOT_FOUND } from '../unit-operations/repository.ts';
 import { ownedInstrumentIds } from '../timeseries/instruments.ts';
 import { requireRun } from '../runs/repository.ts';
 

@@ -1,4 +1,4 @@
-/** Instrument routes: the sensors and assays of a piece of equipment; the queries live in repository.ts. */
+/** Instrument routes: the sensors and assays of a piece of equipment; the SQL is shared/src/server/instruments-repository.ts. */
 import { z } from 'zod';
 import {
   errorResponseSchema,
@@ -17,16 +17,10 @@ import { recordAudit } from '../audit/record.ts';
 import { queueInstrumentSeriesDeletion } from '../timeseries/instrument-series.ts';
 import { requireEquipment } from '../equipment/repository.ts';
 import {
-  assertInstrumentNameFree,
-  deleteInstrument,
-  insertInstrument,
-  INSTRUMENT_NOT_FOUND,
-  listEquipmentInstruments,
-  listInstruments,
-  requireInstrument,
-  rethrowDuplicateName,
-  toInstrument,
-  updateInstrument,
+  deleteInstrument, insertInstrument, listEquipmentInstruments, updateInstrument,
+} from '@bioprocess/shared/server/instruments-repository';
+import {
+  assertInstrumentNameFree, INSTRUMENT_NOT_FOUND, listInstruments, requireInstrument, rethrowDuplicateName, toInstrument,
 } from './repository.ts';
 
 const tags = ['Instruments'];

@@ -4,7 +4,7 @@ import { toIsoTimestamp, type Run } from '@bioprocess/shared/entities';
 import {
   listOrganizationRows, requireOrganizationRow, withDerivedStatus, type OrganizationTable, type RowLock, type RowPage,
 } from '../platform/organization-rows.ts';
-import { deleteRunUnitOperations, type UnitOperationRow } from '../unit-operations/repository.ts';
+import { deleteRunUnitOperations, type UnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
 
 export const RUN_NOT_FOUND = 'Run not found';
 

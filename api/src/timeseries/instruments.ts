@@ -7,8 +7,9 @@ import { GroupCommit } from '@bioprocess/shared/group-commit';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import type { ChangeNotifiedCache } from '../platform/access-caches.ts';
 import { requireEquipment } from '../equipment/repository.ts';
-import { instrumentOrganizations, listInstrumentIds, listInstrumentIdsOnEquipment } from '../instruments/repository.ts';
-import { requireUnitOperation, type UnitOperationRow } from '../unit-operations/repository.ts';
+import { instrumentOrganizations, listInstrumentIds, listInstrumentIdsOnEquipment } from '@bioprocess/shared/server/instruments-repository';
+import type { UnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
+import { requireUnitOperation } from '../unit-operations/repository.ts';
 
 const ownedOf = (owners: Map<number, number>, organizationId: number, ids: readonly number[]) =>
   new Set(ids.filter((id) => owners.get(id) === organizationId));

@@ -3,7 +3,7 @@ import type { DeletionPreview } from '@bioprocess/shared/unit-operation-windows'
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
 import { countReadings } from '../timeseries/points-read.ts';
-import { listInstrumentsOfEquipment } from '../instruments/repository.ts';
+import { listInstrumentsOfEquipment } from '@bioprocess/shared/server/instruments-repository';
 import { ownedWindows, type WindowedUnitOperation } from './owned-windows.ts';
 
 export { deletionPreviewQuerySchema, deletionPreviewSchema } from '@bioprocess/shared/unit-operation-windows';

@@ -9,7 +9,8 @@ import type { FastifyRequest } from 'fastify';
 import type { PoolClient } from '@bioprocess/shared/server/postgres';
 import type { AppDeps } from '../platform/deps.ts';
 import { recordAudit } from '../audit/record.ts';
-import { toUnitOperation, type UnitOperationRow } from './repository.ts';
+import type { UnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
+import { toUnitOperation } from './repository.ts';
 import { queueUnitOperationSeriesDeletion } from '../timeseries/unit-operation-series.ts';
 
 /** Inside the deleting transaction: one audit event per removed unit operation. */

@@ -5,7 +5,7 @@
  * operation without a start owns nothing. Deletion, its dry run and a replacing upload all use this.
  */
 import { effectiveWindow, subtractWindows, type TimeWindow } from '@bioprocess/shared/unit-operation-windows';
-import { otherWindowsOnEquipment } from '@bioprocess/shared/server/unit-operation-windows';
+import { otherWindowsOnEquipment } from '@bioprocess/shared/server/unit-operations-repository';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 
 export interface WindowedUnitOperation {

@@ -1,4 +1,4 @@
-/** Unit-operation routes: the steps of a run, each on one piece of equipment; the queries live in repository.ts. */
+/** Unit-operation routes: the steps of a run, each on one piece of equipment; the SQL is shared/src/server/unit-operations-repository.ts. */
 import { z } from 'zod';
 import {
   dateRangeError,
@@ -25,16 +25,9 @@ import { insertUnitOperation, refuseOverlap } from './windows.ts';
 import { deletionPreview, deletionPreviewQuerySchema, deletionPreviewSchema } from './deletion-preview.ts';
 import { unitOperationTypesWithEquipment } from './allowed-equipment.ts';
 import {
-  deleteUnitOperation,
-  listEquipmentKinds,
-  listRunUnitOperations,
-  listUnitOperations,
-  mergeProperties,
-  requireUnitOperation,
-  toUnitOperation,
-  UNIT_OPERATION_NOT_FOUND,
-  updateUnitOperation,
-} from './repository.ts';
+  deleteUnitOperation, listRunUnitOperations, listUnitOperations, updateUnitOperation,
+} from '@bioprocess/shared/server/unit-operations-repository';
+import { listEquipmentKinds, mergeProperties, requireUnitOperation, toUnitOperation, UNIT_OPERATION_NOT_FOUND } from './repository.ts';
 
 const tags = ['Unit operations'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema, 409: errorResponseSchema };

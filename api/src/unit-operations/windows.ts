@@ -6,12 +6,14 @@
  */
 import { toIsoTimestamp, type UnitOperationCreate } from '@bioprocess/shared/entities';
 import { overlapMessage } from '@bioprocess/shared/unit-operation-windows';
-import { findOverlappingUnitOperation, lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
+import { findOverlappingUnitOperation } from '@bioprocess/shared/server/unit-operations-repository';
+import { lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
 import type { PoolClient } from '@bioprocess/shared/server/postgres';
 import { conflict } from '../platform/http-error.ts';
 import { requireRun } from '../runs/repository.ts';
 import { requireEquipment } from '../equipment/repository.ts';
-import { insertUnitOperationRow, mergeProperties, type UnitOperationRow } from './repository.ts';
+import { insertUnitOperationRow, type UnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
+import { mergeProperties } from './repository.ts';
 
 /** Throws 409 when start..end overlaps another unit operation on the equipment; takes the equipment's lock. */
 export async function refuseOverlap(

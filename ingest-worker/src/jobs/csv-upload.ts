@@ -32,7 +32,9 @@ import { stageInThread } from '../csv/staging-thread-runner.ts';
 import { attachStagedPartitions, createStagingTable, dropStagingTable, insertStaged, stagingTableName } from '../staging-table.ts';
 import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { overlapMessage, UNIT_OPERATION_WINDOW_MESSAGES, type TimeWindow } from '@bioprocess/shared/unit-operation-windows';
-import { findOverlappingUnitOperation, lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
+import { findOverlappingUnitOperation, lockUnitOperationWindow, setUnitOperationWindow } from '@bioprocess/shared/server/unit-operations-repository';
+import { setInstrumentAlias } from '@bioprocess/shared/server/instruments-repository';
+import { lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
 
 /** The file's range is another unit operation's time on the same equipment. */
@@ -73,7 +75,7 @@ async function setAliases(context: WorkerContext, organizationId: number, plan: 
   const warnings: string[] = [];
   for (const column of plan.columns) {
     try {
-      await context.pg.query('UPDATE instruments SET alias = $1, updated_at = now() WHERE id = $2 AND organization_id = $3', [aliasOf(column, keyColumn), column.instrumentId, organizationId]);
+      await setInstrumentAlias(context.pg, organizationId, column.instrumentId, aliasOf(column, keyColumn));
     } catch (error) {
       context.logger.warn({ err: error, instrumentId: column.instrumentId }, 'instrument alias update failed');
       warnings.push(`The alias of instrument ${column.instrumentId} could not be saved.`);
@@ -120,11 +122,7 @@ function replacedRange(payload: CsvUploadPayload, checkpoint: PublishCheckpoint)
  */
 async function claimWindow(context: WorkerContext, payload: CsvUploadPayload, plan: CsvPlan): Promise<TimeWindow> {
   return withTransaction(context.pg, async (client) => {
-    const { rows } = await client.query<{ equipment_id: number | null; start_time: Date | null; end_time: Date | null }>(
-      'SELECT equipment_id, start_time, end_time FROM unit_operations WHERE id = $1 AND organization_id = $2 FOR UPDATE',
-      [payload.unit_operation_id, payload.organization_id],
-    );
-    const row = rows[0];
+    const row = await lockUnitOperationWindow(client, payload.organization_id, payload.unit_operation_id);
     if (!row) throw new PermanentJobError(UNIT_OPERATION_WINDOW_MESSAGES.unitOperationGone);
     const endMs = row.end_time?.getTime() ?? null;
     if (row.start_time !== null) return { startMs: row.start_time.getTime(), endMs: endMs ?? Math.max(Date.now(), plan.maxTs) };
@@ -136,10 +134,7 @@ async function claimWindow(context: WorkerContext, payload: CsvUploadPayload, pl
       });
       if (other) throw new WindowTakenError(UNIT_OPERATION_WINDOW_MESSAGES.overlapsOnUpload(overlapMessage(other)));
     }
-    await client.query(
-      'UPDATE unit_operations SET start_time = $2, end_time = COALESCE(end_time, $3), updated_at = now() WHERE id = $1',
-      [payload.unit_operation_id, new Date(window.startMs), new Date(window.endMs)],
-    );
+    await setUnitOperationWindow(client, payload.organization_id, payload.unit_operation_id, window);
     return window;
   });
 }

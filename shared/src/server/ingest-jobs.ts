@@ -256,6 +256,11 @@ export async function startJobs(pool: Db, jobIds: readonly string[], withRows = 
  * fails the job, whoever fails it (the api when the job cannot be queued, the worker when the file is
  * rejected or retries run out). `result` says more about the failure (e.g. `conflict`: the api answers
  * a waiting request with 409).
+ *
+ * The one statement on `unit_operations` outside its repository (server/unit-operations-repository.ts):
+ * `db` may be a pool, and only one statement makes failing the job and removing its unit operation
+ * happen together or not at all; a second statement from the repository would leave a failed job
+ * beside a unit operation it was meant to take with it whenever the connection dropped in between.
  */
 export async function failIngestJob(db: Db, jobId: string, message: string, result?: Record<string, unknown>): Promise<void> {
   await db.query(

@@ -1,0 +1,243 @@
+/**
+ * The `unit_operations` table in PostgreSQL: every statement on it, for the api (its routes, runs'
+ * deletion, uploads, exports, Analyze, derived parameters, audit names, equipment deletion, the demo
+ * seed), the ingest-worker (the window an upload gives, audit names) and the one-at-a-time windows
+ * rule both enforce (server/unit-operation-windows.ts locks the equipment first). Each is scoped by
+ * organisation, except the audit names of a superuser's view. One statement on the table stays
+ * elsewhere: failIngestJob (server/ingest-jobs.ts) removes the unit operation of a failed upload in
+ * the statement that fails the job. What the api answers over HTTP (404, the wire form) stays in
+ * api/src/unit-operations/repository.ts.
+ */
+import { effectiveWindow, type ConflictingUnitOperation, type TimeWindow } from '../unit-operation-windows.ts';
+import type { PoolClient, Queryable } from './postgres.ts';
+
+export const UNIT_OPERATION_COLUMNS = 'id, organization_id, run_id, type, equipment_id, start_time, end_time, properties, created_at, updated_at';
+
+/** For the organisation-scoped lookups by id that every metadata table shares (api/src/platform/organization-rows.ts). */
+export const UNIT_OPERATIONS_TABLE = { name: 'unit_operations', columns: UNIT_OPERATION_COLUMNS } as const;
+
+/** The order of a run's unit operations: their sequence in the process, those without a start last. */
+const SEQUENCE_ORDER = 'start_time ASC NULLS LAST, id ASC';
+
+export interface UnitOperationRow {
+  id: number;
+  organization_id: number;
+  run_id: number;
+  type: string;
+  equipment_id: number | null;
+  start_time: Date | null;
+  end_time: Date | null;
+  properties: Record<string, number>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type UnitOperationValues = Pick<UnitOperationRow, 'run_id' | 'type' | 'equipment_id' | 'properties'> & {
+  start_time: string | Date | null;
+  end_time: string | Date | null;
+};
+
+/** The organisation's unit operations in creation order, optionally only those of one run or one type. */
+export async function listUnitOperations(
+  db: Queryable,
+  organizationId: number,
+  query: { limit: number; offset: number; runId: number | null; type: string | null },
+): Promise<{ rows: UnitOperationRow[]; total: number }> {
+  const filter = 'organization_id = $1 AND ($2::bigint IS NULL OR run_id = $2) AND ($3::text IS NULL OR type = $3)';
+  const filterValues = [organizationId, query.runId, query.type];
+  const [list, count] = await Promise.all([
+    db.query<UnitOperationRow>(
+      `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE ${filter} ORDER BY id LIMIT $4 OFFSET $5`,
+      [...filterValues, query.limit, query.offset],
+    ),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM unit_operations WHERE ${filter}`, filterValues),
+  ]);
+  return { rows: list.rows, total: count.rows[0]!.total };
+}
+
+/** A page of the unit operations of one of the organisation's runs, in process order. */
+export async function listRunUnitOperations(
+  db: Queryable,
+  organizationId: number,
+  runId: number,
+  page: { limit: number; offset: number },
+): Promise<{ rows: UnitOperationRow[]; total: number }> {
+  const [list, count] = await Promise.all([
+    db.query<UnitOperationRow>(
+      `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE organization_id = $1 AND run_id = $2
+        ORDER BY ${SEQUENCE_ORDER} LIMIT $3 OFFSET $4`,
+      [organizationId, runId, page.limit, page.offset],
+    ),
+    db.query<{ total: number }>('SELECT count(*)::int AS total FROM unit_operations WHERE organization_id = $1 AND run_id = $2', [organizationId, runId]),
+  ]);
+  return { rows: list.rows, total: count.rows[0]!.total };
+}
+
+export interface UnitOperationWithRunName extends UnitOperationRow {
+  run_name: string;
+}
+
+/** The columns of UNIT_OPERATION_COLUMNS, of the table named `u`. */
+const UNIT_OPERATION_COLUMNS_OF_U = UNIT_OPERATION_COLUMNS.split(', ').map((column) => `u.${column}`).join(', ');
+
+/**
+ * The organisation's unit operations with their run's name, in process order: those among `ids` (ids
+ * of others, or of none, are left out), or every one of a run.
+ */
+export async function listUnitOperationsWithRunName(
+  db: Queryable,
+  organizationId: number,
+  which: { ids: readonly number[] } | { runId: number },
+): Promise<UnitOperationWithRunName[]> {
+  const [filter, value] = 'ids' in which ? ['u.id = ANY($2::bigint[])', [...new Set(which.ids)]] : ['u.run_id = $2', which.runId];
+  const { rows } = await db.query<UnitOperationWithRunName>(
+    `SELECT ${UNIT_OPERATION_COLUMNS_OF_U}, r.name AS run_name FROM unit_operations u JOIN runs r ON r.id = u.run_id
+      WHERE u.organization_id = $1 AND ${filter} ORDER BY u.start_time ASC NULLS LAST, u.id ASC`,
+    [organizationId, value],
+  );
+  return rows;
+}
+
+/** The ids of the organisation's unit operations that can own readings (with equipment and a start), in creation order. */
+export async function listUnitOperationIdsWithReadings(db: Queryable, organizationId: number): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>(
+    'SELECT id FROM unit_operations WHERE organization_id = $1 AND start_time IS NOT NULL AND equipment_id IS NOT NULL ORDER BY id', [organizationId]);
+  return rows.map((row) => row.id);
+}
+
+/** The properties of the organisation's unit operations among `ids`, by id. */
+export async function unitOperationProperties(db: Queryable, organizationId: number, ids: readonly number[]): Promise<Map<number, Record<string, number>>> {
+  const { rows } = await db.query<Pick<UnitOperationRow, 'id' | 'properties'>>(
+    'SELECT id, properties FROM unit_operations WHERE organization_id = $1 AND id = ANY($2::bigint[])', [organizationId, [...ids]]);
+  return new Map(rows.map((row) => [Number(row.id), row.properties ?? {}]));
+}
+
+/** Names of the unit operations among `ids` ("Fermentation of run 'R1'"), of one organisation (null: of any, for a superuser's view). */
+export async function unitOperationNames(db: Queryable, ids: readonly number[], organizationId: number | null): Promise<Array<{ id: number; name: string }>> {
+  const { rows } = await db.query<{ id: number; name: string }>(
+    `SELECT u.id, initcap(replace(u.type, '_', ' ')) || ' of run ''' || r.name || '''' AS name
+       FROM unit_operations u JOIN runs r ON r.id = u.run_id
+      WHERE u.id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR u.organization_id = $2)`,
+    [[...ids], organizationId]);
+  return rows;
+}
+
+/** How many unit operations use one piece of the organisation's equipment. */
+export async function countUnitOperationsOnEquipment(db: Queryable, organizationId: number, equipmentId: number): Promise<number> {
+  const { rows } = await db.query<{ total: number }>(
+    'SELECT count(*)::int AS total FROM unit_operations WHERE organization_id = $1 AND equipment_id = $2', [organizationId, equipmentId]);
+  return rows[0]!.total;
+}
+
+interface WindowRow {
+  id: number;
+  type: string;
+  run_name: string;
+  start_time: Date;
+  end_time: Date | null;
+}
+
+/**
+ * The first unit operation on the equipment (other than `excludeId`) whose window overlaps
+ * start..end (an open end runs until now). Call with the equipment locked
+ * (server/unit-operation-windows.ts), or a concurrent writer's window may be missed.
+ */
+export async function findOverlappingUnitOperation(
+  db: Queryable,
+  query: { organizationId: number; equipmentId: number; startMs: number; endMs: number | null; excludeId?: number | null },
+): Promise<ConflictingUnitOperation | null> {
+  const { rows } = await db.query<WindowRow>(
+    `SELECT u.id, u.type, r.name AS run_name, u.start_time, u.end_time
+       FROM unit_operations u JOIN runs r ON r.id = u.run_id
+      WHERE u.organization_id = $1 AND u.equipment_id = $2 AND u.id <> $3 AND u.start_time IS NOT NULL
+        AND u.start_time <= COALESCE($5::timestamptz, GREATEST(now(), $4::timestamptz))
+        AND COALESCE(u.end_time, GREATEST(now(), u.start_time)) >= $4::timestamptz
+      ORDER BY u.start_time, u.id
+      LIMIT 1`,
+    [query.organizationId, query.equipmentId, query.excludeId ?? 0, new Date(query.startMs), query.endMs === null ? null : new Date(query.endMs)],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { id: row.id, type: row.type, runName: row.run_name, startMs: row.start_time.getTime(), endMs: row.end_time?.getTime() ?? null };
+}
+
+/** The windows of the equipment's other unit operations, as they stand at `nowMs`. */
+export async function otherWindowsOnEquipment(
+  db: Queryable,
+  query: { organizationId: number; equipmentId: number; excludeId: number },
+  nowMs: number,
+): Promise<TimeWindow[]> {
+  const { rows } = await db.query<{ start_time: Date; end_time: Date | null }>(
+    `SELECT start_time, end_time FROM unit_operations
+      WHERE organization_id = $1 AND equipment_id = $2 AND id <> $3 AND start_time IS NOT NULL`,
+    [query.organizationId, query.equipmentId, query.excludeId],
+  );
+  return rows.map((row) => effectiveWindow(row.start_time.getTime(), row.end_time?.getTime() ?? null, nowMs)!);
+}
+
+/**
+ * The equipment and window of one of the organisation's unit operations, its row locked until the
+ * transaction ends (an upload deciding whether to give it a window); null when there is none.
+ */
+export async function lockUnitOperationWindow(
+  client: PoolClient,
+  organizationId: number,
+  unitOperationId: number,
+): Promise<Pick<UnitOperationRow, 'equipment_id' | 'start_time' | 'end_time'> | null> {
+  const { rows } = await client.query<Pick<UnitOperationRow, 'equipment_id' | 'start_time' | 'end_time'>>(
+    'SELECT equipment_id, start_time, end_time FROM unit_operations WHERE id = $1 AND organization_id = $2 FOR UPDATE',
+    [unitOperationId, organizationId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Gives a unit operation its start and, unless it has one, its end: the window an upload found in its file. */
+export async function setUnitOperationWindow(client: PoolClient, organizationId: number, unitOperationId: number, window: TimeWindow): Promise<void> {
+  await client.query(
+    'UPDATE unit_operations SET start_time = $3, end_time = COALESCE(end_time, $4), updated_at = now() WHERE id = $1 AND organization_id = $2',
+    [unitOperationId, organizationId, new Date(window.startMs), new Date(window.endMs)],
+  );
+}
+
+/** Inserts the row as given; the checks that come first (run, equipment, one at a time) are api/src/unit-operations/windows.ts's. */
+export async function insertUnitOperationRow(db: PoolClient, organizationId: number, values: UnitOperationValues): Promise<UnitOperationRow> {
+  const { rows } = await db.query<UnitOperationRow>(
+    `INSERT INTO unit_operations (organization_id, run_id, type, equipment_id, start_time, end_time, properties)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${UNIT_OPERATION_COLUMNS}`,
+    [organizationId, values.run_id, values.type, values.equipment_id, values.start_time, values.end_time, values.properties],
+  );
+  return rows[0]!;
+}
+
+export async function updateUnitOperation(
+  db: PoolClient,
+  organizationId: number,
+  unitOperationId: number,
+  values: UnitOperationValues,
+): Promise<UnitOperationRow> {
+  const { rows } = await db.query<UnitOperationRow>(
+    `UPDATE unit_operations SET run_id = $3, type = $4, equipment_id = $5, start_time = $6, end_time = $7, properties = $8,
+            updated_at = now()
+      WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
+    [unitOperationId, organizationId, values.run_id, values.type, values.equipment_id, values.start_time, values.end_time, values.properties],
+  );
+  return rows[0]!;
+}
+
+/** The deleted unit operation (its comments go with it by the foreign key's cascade), or null when there is none. */
+export async function deleteUnitOperation(db: PoolClient, organizationId: number, unitOperationId: number): Promise<UnitOperationRow | null> {
+  const { rows } = await db.query<UnitOperationRow>(
+    `DELETE FROM unit_operations WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
+    [unitOperationId, organizationId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Deletes the unit operations of one of the organisation's runs, returning them. */
+export async function deleteRunUnitOperations(db: PoolClient, organizationId: number, runId: number): Promise<UnitOperationRow[]> {
+  const { rows } = await db.query<UnitOperationRow>(
+    `DELETE FROM unit_operations WHERE run_id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
+    [runId, organizationId],
+  );
+  return rows;
+}
