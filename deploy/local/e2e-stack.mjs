@@ -1,7 +1,8 @@
 /**
  * The product as the end-to-end tests see it: a private PostgreSQL database, ClickHouse database and
  * queue prefix (never the demo data), the demo organisation seeded into them, on E2E_PORT. Dropped
- * again when Playwright stops this process.
+ * again when Playwright stops this process. It runs as it ships: the console built, the server
+ * compiled to JavaScript and run with plain node, as in the images.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createClient } from '@clickhouse/client';
-import { buildConsoleIfStale, runMigrations, startProcesses } from './stack.mjs';
+import { buildConsoleIfStale, buildServer, runMigrations, startProcesses } from './stack.mjs';
 
 const id = randomBytes(4).toString('hex');
 const database = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -76,12 +77,14 @@ process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
 const signalsHandled = () => new Promise((resolve) => setImmediate(resolve));
 
-runMigrations(env);
+buildServer(env);
+await signalsHandled();
+runMigrations(env, { compiled: true });
 await signalsHandled();
 buildConsoleIfStale(env);
 await signalsHandled();
 if (!stopping) {
-  stack = startProcesses(env);
+  stack = startProcesses(env, { compiled: true });
   const code = await stack.exited;
   await dropDatabases();
   process.exit(code);

@@ -1,12 +1,13 @@
 /**
  * `npm test`: the one test command. Makes the services ready through the same code path as
- * `npm start`, installs Debian's Chromium when missing, then runs typecheck, lint, the unit and
- * integration tests (vitest, real PostgreSQL/Redis/ClickHouse) and the end-to-end tests (Playwright).
+ * `npm start`, installs Debian's Chromium when missing, then runs typecheck, lint, the server build,
+ * the unit and integration tests (vitest, real PostgreSQL/Redis/ClickHouse) and the end-to-end tests
+ * (Playwright, against the compiled server).
  */
 import { spawnSync } from 'node:child_process';
 import { ensureDependencies } from './deps.mjs';
 import { ensureChromium, ensureServices, ROOT, stopStartedServices, writeDataReadme } from './services.mjs';
-import { buildConsoleIfStale } from './stack.mjs';
+import { buildConsoleIfStale, buildServer } from './stack.mjs';
 
 function step(name, command, args, env) {
   process.stdout.write(`\n[test] ${name}\n`);
@@ -36,12 +37,15 @@ async function main() {
   if (!only || only === 'static') {
     results.push(step('typecheck', 'npm', ['run', '--silent', 'typecheck'], env));
     results.push(step('lint', 'npm', ['run', '--silent', 'lint'], env));
+    results.push(step('build (the compiled server that the images and the end-to-end tests run)', 'npm', ['run', '--silent', 'build:server'], env));
   }
   if (!only || only === 'unit') {
     results.push(step('unit and integration tests (vitest)', 'npx', ['vitest', 'run'], env));
   }
   if (!only || only === 'e2e') {
     buildConsoleIfStale(env);
+    // Built here rather than by the stack, within Playwright's start-up timeout (a no-op after the build step).
+    buildServer(env);
     results.push(step('end-to-end tests (playwright, chromium)', 'npx', ['playwright', 'test', '-c', 'console/playwright.config.ts'], env));
   }
   stopStartedServices();

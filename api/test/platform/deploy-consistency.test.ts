@@ -2,17 +2,27 @@
  * docker-compose.yml cannot be started on this machine (no Docker engine), so this test keeps it
  * consistent with the code instead: the variables it sets are those config.ts reads and parse with
  * the compose defaults, the ports and health route match, the uploads folder is shared between the
- * api and the ingest-worker, and the Dockerfiles run existing entry points as the non-root user.
+ * api and the ingest-worker, and the Dockerfiles build the server to JavaScript and run it, compiled,
+ * with production dependencies only (no tsx), from existing entry points as the non-root user.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { apiEnvSchema, exportWorkerEnvSchema, ingestWorkerEnvSchema, parseEnv, workerEnvSchema } from '@bioprocess/shared/server/config';
 import { API_GLIBC_TUNABLES, API_NODE_OPTIONS, apiProcessEnv } from '../../../deploy/local/allocator.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** The export condition under which @bioprocess/shared resolves to its compiled dist/ (see shared/package.json). */
+const COMPILED = 'compiled';
+
+/** The TypeScript source a compiled entry point is built from: api/dist/main.js -> api/src/main.ts. */
+function sourceOf(entry: string): string {
+  return entry.replace(/^([^/]+)\/dist\/(.+)\.js$/, '$1/src/$2.ts');
+}
 
 interface ComposeService {
   image?: string;
@@ -99,8 +109,9 @@ describe('docker-compose.yml', () => {
   it('runs the export-worker from the api image with its own entry point, its variables, and the exports volume the api serves', () => {
     const worker = compose.services['export-worker'] as ComposeService & { image?: string; command?: string[] };
     expect(worker.image).toBe(compose.services.api?.image);
-    const entry = worker.command?.find((part) => part.endsWith('.ts'));
-    expect(entry && existsSync(path.join(ROOT, entry)), `${entry} exists`).toBe(true);
+    expect(worker.command?.slice(0, 2)).toEqual(['node', `--conditions=${COMPILED}`]);
+    const entry = worker.command?.find((part) => part.startsWith('api/dist/') && part.endsWith('.js'));
+    expect(entry && existsSync(path.join(ROOT, sourceOf(entry))), `${entry} is built from an existing source`).toBe(true);
     const environment = environmentOf(worker);
     const known = Object.keys(exportWorkerEnvSchema.shape);
     expect(Object.keys(environment).filter((variable) => !known.includes(variable))).toEqual([]);
@@ -132,14 +143,47 @@ describe('deploy Dockerfiles', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/^RUN npm ci$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
-    // Exec form (["node", "--import", "tsx", ...]) or shell form alike.
-    expect(dockerfile.replace(/[",[\]]/g, ' ').replace(/\s+/g, ' ')).toContain('node --import tsx');
+    // Exec form (["node", "--conditions=compiled", ...]) or shell form alike.
+    expect(dockerfile.replace(/[",[\]]/g, ' ').replace(/\s+/g, ' ')).toContain(`node --conditions=${COMPILED} `);
   });
 
-  it.each(images)('starts an entry point of $name that exists in the repository', ({ name, build, dockerfile }) => {
-    const entry = name === 'api' ? /"(api\/src\/main\.ts)"/.exec(dockerfile)?.[1] : `${build.args?.WORKER}/src/main.ts`;
+  it.each(images)('starts the compiled entry point of $name, built from a source that exists', ({ name, build, dockerfile }) => {
+    const entry = name === 'api' ? /"(api\/dist\/main\.js)"/.exec(dockerfile)?.[1] : /WORKER_ENTRY=(\S+)/.exec(dockerfile)?.[1]?.replace('${WORKER}', build.args?.WORKER ?? '');
     expect(build.args?.WORKER ?? 'api').toBe(name);
-    expect(entry && existsSync(path.join(ROOT, entry)), `${entry} exists`).toBe(true);
+    expect(entry).toBe(`${name}/dist/main.js`);
+    expect(existsSync(path.join(ROOT, sourceOf(entry as string))), `${sourceOf(entry as string)} exists`).toBe(true);
+  });
+
+  it.each(images)('compiles $name with tsc in the build stage and runs only the output and production dependencies', ({ name, build, dockerfile }) => {
+    const workspace = build.args?.WORKER ? '${WORKER}' : name;
+    const stages = dockerfile.split(/^(?=FROM )/m);
+    const runtime = stages.at(-1) as string;
+    expect(dockerfile).toContain(`RUN npm run build -w ${workspace}`);
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, name, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(manifest.scripts.build).toBe('tsc -b tsconfig.build.json');
+    expect(manifest.scripts.start).toBe(`node --conditions=${COMPILED} dist/main.js`);
+    // The runtime stage takes node_modules from a stage that installed without devDependencies (tsx among them).
+    const dependencies = /^COPY --from=(\S+) \/app\/node_modules node_modules$/m.exec(runtime)?.[1];
+    expect(stages.find((stage) => stage.includes(` AS ${dependencies}\n`))).toContain(`RUN npm ci --omit=dev --workspace=${workspace}`);
+    for (const output of ['shared/package.json', 'shared/dist', `${workspace}/package.json`, `${workspace}/dist`]) {
+      expect(runtime).toMatch(new RegExp(`^COPY --from=build /app/${output.replace(/[$/{}]/g, '\\$&')} `, 'm'));
+    }
+    expect(runtime).not.toMatch(/\/src\b|tsx/);
+  });
+
+  it('builds each server package into dist/ and resolves @bioprocess/shared to that output under the compiled condition', () => {
+    for (const workspace of ['shared', 'api', 'ingest-worker', 'audit-worker']) {
+      const { config } = ts.readConfigFile(path.join(ROOT, workspace, 'tsconfig.build.json'), ts.sys.readFile) as { config: { compilerOptions: Record<string, unknown> } };
+      expect(config.compilerOptions, workspace).toMatchObject({ rootDir: 'src', outDir: 'dist', noEmit: false, rewriteRelativeImportExtensions: true });
+    }
+    const shared = JSON.parse(readFileSync(path.join(ROOT, 'shared/package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
+    expect(shared.exports['./*']).toEqual({ [COMPILED]: './dist/*.js', default: './src/*.ts' });
+    expect(readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n')).toContain('dist/');
+  });
+
+  it('runs the api migrations and demo data from the runtime image, where the compiled api looks for them', () => {
+    const api = images.find((image) => image.name === 'api');
+    for (const folder of ['api/migrations', 'api/demo-data']) expect(api?.dockerfile).toContain(`COPY --from=build /app/${folder} ${folder}`);
   });
 
   it('builds the console into the api image, where the api serves it from CONSOLE_DIST', () => {
