@@ -10,7 +10,7 @@
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
-import { GroupCommit, type FlushOutcome, type Sender } from '@bioprocess/shared/group-commit';
+import { GroupCommit, type Sender } from '@bioprocess/shared/group-commit';
 import { insertPoints, type PointRowsFormat } from './points-store.ts';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { createOwedRollupsFlush, type OwedRollups } from './rollups/owed.ts';
@@ -34,7 +34,7 @@ export interface BulkWrites {
   /** Counts a started bulk job as on its way to an insert and to the rollups (GroupCommit.setOut). */
   setOut(): BulkJobOnItsWay;
   /** Inserts a chunk's point rows (the job's sender arrives with them); resolves once they are stored. */
-  insert(rows: Uint8Array, format: PointRowsFormat, sender?: Sender): Promise<FlushOutcome>;
+  insert(rows: Uint8Array, format: PointRowsFormat, sender?: Sender): Promise<void>;
   /**
    * Recomputes the rollups of a completed post, then deletes its backlog row. A failure is logged and
    * leaves the row, which a backlog pass takes up.

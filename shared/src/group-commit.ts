@@ -12,15 +12,8 @@
 interface Pending<T, R> {
   item: T;
   weight: number;
-  resolve: (outcome: FlushOutcome<R>) => void;
+  resolve: (result: R) => void;
   reject: (error: unknown) => void;
-}
-
-export interface FlushOutcome<R = void> {
-  /** The item was written by a second flush of its own after a group flush failed part-way. */
-  flushedAgain: boolean;
-  /** What the flush answered for the item. */
-  result: R;
 }
 
 export interface GroupCommitOptions<T, R = void> {
@@ -48,12 +41,6 @@ export interface GroupCommitOptions<T, R = void> {
    * goes at once.
    */
   minIntervalMs?: number;
-  /**
-   * With `minIntervalMs`: the items waiting go at once, spaced or not, when they weigh at least this
-   * much together (default `maxWeight`: only a full flush skips the spacing). Spaces only flushes of
-   * a few items, whose fixed cost outweighs their own, and not those already worth their cost.
-   */
-  spacedBelowWeight?: number;
 }
 
 /** A sender on its way to a committer. */
@@ -75,23 +62,18 @@ export class GroupCommit<T, R = void> {
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   /** The weight of the items waiting. */
   private queuedWeight = 0;
-  /** Ends a spacing wait early (the items waiting weigh enough to go). */
+  /** Ends a spacing wait early (the items waiting make a full flush). */
   private endSpacing: (() => void) | null = null;
 
-  /** The weight of waiting items that goes at once, spaced or not. */
-  private readonly unspacedWeight: number;
+  constructor(private readonly options: GroupCommitOptions<T, R>) {}
 
-  constructor(private readonly options: GroupCommitOptions<T, R>) {
-    this.unspacedWeight = options.spacedBelowWeight ?? options.maxWeight;
-  }
-
-  /** Resolves once a flush holding the item succeeded. */
-  submit(item: T): Promise<FlushOutcome<R>> {
-    return new Promise<FlushOutcome<R>>((resolve, reject) => {
+  /** Resolves, with what the flush answered for it, once a flush holding the item succeeded. */
+  submit(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
       const weight = this.options.weigh(item);
       this.queue.push({ item, weight, resolve, reject });
       this.queuedWeight += weight;
-      if (this.endSpacing && this.weighsAtLeast(this.unspacedWeight)) this.endSpacing();
+      if (this.endSpacing && this.full()) this.endSpacing();
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.drain());
@@ -130,7 +112,7 @@ export class GroupCommit<T, R = void> {
     try {
       while (this.queue.length > 0) {
         const spacedUntil = this.lastFlushAt + (this.options.minIntervalMs ?? 0);
-        if (performance.now() < spacedUntil && !this.weighsAtLeast(this.unspacedWeight)) await this.spaceUntil(spacedUntil);
+        if (performance.now() < spacedUntil && !this.full()) await this.spaceUntil(spacedUntil);
         // A pause only while senders are on their way: with none (or no wait set), a flush starts now.
         const waitMs = this.options.awaitSendersMs ?? 0;
         if (this.sendersOut > 0 && waitMs > 0) await this.awaitSenders(waitMs);
@@ -138,7 +120,7 @@ export class GroupCommit<T, R = void> {
         const batch = this.takeBatch();
         try {
           const results = await this.options.flush(batch.map((pending) => pending.item));
-          batch.forEach((pending, index) => pending.resolve({ flushedAgain: false, result: results?.[index] as R }));
+          batch.forEach((pending, index) => pending.resolve(results?.[index] as R));
         } catch (error) {
           if (batch.length === 1) {
             batch[0]!.reject(error);
@@ -147,7 +129,7 @@ export class GroupCommit<T, R = void> {
           for (const pending of batch) {
             try {
               const results = await this.options.flush([pending.item]);
-              pending.resolve({ flushedAgain: true, result: results?.[0] as R });
+              pending.resolve(results?.[0] as R);
             } catch (itsError) {
               pending.reject(itsError);
             }
@@ -159,7 +141,7 @@ export class GroupCommit<T, R = void> {
     }
   }
 
-  /** Waits until `until` (performance.now()), or until the items waiting weigh enough to go. */
+  /** Waits until `until` (performance.now()), or until the items waiting make a full flush. */
   private async spaceUntil(until: number): Promise<void> {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, until - performance.now());
@@ -168,14 +150,9 @@ export class GroupCommit<T, R = void> {
     this.endSpacing = null;
   }
 
-  /** The items waiting make a full flush. */
+  /** The items waiting make a full flush: their weight, or as many as a flush takes. */
   private full(): boolean {
-    return this.weighsAtLeast(this.options.maxWeight);
-  }
-
-  /** The items waiting weigh at least `weight` together, or are as many as a flush takes. */
-  private weighsAtLeast(weight: number): boolean {
-    return this.queuedWeight >= weight || this.queue.length >= (this.options.maxItems ?? Number.POSITIVE_INFINITY);
+    return this.queuedWeight >= this.options.maxWeight || this.queue.length >= (this.options.maxItems ?? Number.POSITIVE_INFINITY);
   }
 
   private async awaitSenders(maxWaitMs: number): Promise<void> {

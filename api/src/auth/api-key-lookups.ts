@@ -49,7 +49,7 @@ export function createApiKeyLookups(pool: Pool, cache: ChangeNotifiedCache<strin
       const cached = cache.get(keyHash);
       if (cached && (cached.expires_at === null || cached.expires_at.getTime() > Date.now())) return cached;
       const stamp = cache.stamp();
-      const found = (await lookups.submit(keyHash)).result;
+      const found = await lookups.submit(keyHash);
       if (found) cache.set(keyHash, found, stamp);
       return found;
     },

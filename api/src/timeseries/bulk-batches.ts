@@ -83,7 +83,7 @@ export function createBulkJobBatches(deps: Pick<AppDeps, 'env' | 'pg' | 'queues'
       try {
         const submitted = commit.submit({ principal, job: { ...job, id } });
         sender?.arrived();
-        const { job: row, created } = (await submitted).result;
+        const { job: row, created } = await submitted;
         if (!created) {
           registered?.end();
           return { job: row };

@@ -51,7 +51,7 @@ export function createOwnershipLookups(pool: Pool, cache: ChangeNotifiedCache<nu
       const owners = new Map<number, number>();
       for (const id of unique) {
         const owner = cache.get(id);
-        if (owner === undefined) return (await lookups.submit({ organizationId, ids: unique })).result;
+        if (owner === undefined) return lookups.submit({ organizationId, ids: unique });
         owners.set(id, owner);
       }
       return ownedOf(owners, organizationId, unique);
