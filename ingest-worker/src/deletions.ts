@@ -78,13 +78,3 @@ export async function applyLaterDeletions(clickhouse: ClickHouseClient, pool: Po
   }
   return deletions.length;
 }
-
-
-/** Whether any deletion of these organisations was accepted after `versionSeq` (one cheap question before asking per post). */
-export async function anyLaterDeletions(pool: Pool, organizationIds: readonly number[], versionSeq: number): Promise<boolean> {
-  const { rows } = await pool.query<{ found: boolean }>(
-    'SELECT EXISTS (SELECT 1 FROM time_series_deletions WHERE organization_id = ANY($1::bigint[]) AND version_seq > $2) AS found',
-    [organizationIds, versionSeq],
-  );
-  return rows[0]?.found === true;
-}

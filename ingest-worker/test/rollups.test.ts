@@ -166,11 +166,12 @@ describe('rollups', () => {
     await recomputeRollups(together.client, ctx.deps.pg, feeds);
     expect(together.commands()).toBe(2);
 
-    // Two days of readings of unknown number on ten instruments, counted as one a second: four, four
-    // and two instruments, the fours in two slices of 24 hours, the two in one: five pairs of statements.
+    // Eight days of readings of unknown number on ten instruments, counted as one a second (6.9 M):
+    // four, four and two instruments, each four in two slices of 96 hours, the two in one: five pairs
+    // of statements.
     const heavy = countingCommands(ctx.deps.clickhouse);
     await recomputeRollups(heavy.client, ctx.deps.pg, [{
-      range: { organizationId, instrumentIds: Array.from({ length: 10 }, (_, index) => 200 + index), startMs: T0 + 120_000, endMs: T0 + 120_000 + 2 * 86_400_000 - 1 },
+      range: { organizationId, instrumentIds: Array.from({ length: 10 }, (_, index) => 200 + index), startMs: T0 + 120_000, endMs: T0 + 120_000 + 8 * 86_400_000 - 1 },
     }]);
     expect(heavy.commands()).toBe(10);
 

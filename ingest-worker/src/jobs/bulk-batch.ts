@@ -1,15 +1,15 @@
 /**
  * A batch of one-chunk bulk posts the api accepted together (feeds posting a few seconds of readings
- * each): every step is one statement for the whole batch rather than one per post. The jobs are
- * started and their rows read in one round trip, written in one insert (shared with the batches the
- * worker runs meanwhile) and completed together (finishBulkPosts). A post whose record or
+ * each): every step is one statement for the whole batch rather than one per post. The jobs and
+ * their rows are read in one round trip, written in one insert (shared with the batches the worker
+ * runs meanwhile) and completed together (finishBulkPosts); their rows read `queued` until then. A post whose record or
  * data is unusable fails alone; the others go on.
  */
 import type { Job } from 'bullmq';
 import type { BulkBatchPayload } from '@bioprocess/shared/queues';
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
 import { rowsWithVersion } from '@bioprocess/shared/point-rows';
-import { startJobs } from '@bioprocess/shared/server/ingest-jobs';
+import { batchJobsWithRows } from '@bioprocess/shared/server/ingest-jobs';
 import type { WorkerContext } from '../context.ts';
 import type { BulkJobOnItsWay } from '../bulk-writes.ts';
 import { markFailed } from '../job-store.ts';
@@ -25,7 +25,7 @@ interface BatchPost {
 }
 
 export async function processBulkBatch(context: WorkerContext, payload: BulkBatchPayload, _job: Job, ahead?: BulkJobOnItsWay): Promise<void> {
-  const records = await startJobs(context.pg, payload.job_ids, true);
+  const records = await batchJobsWithRows(context.pg, payload.job_ids);
   const posts: BatchPost[] = [];
   for (const [jobId, record] of records) {
     if (record.state === 'completed' || record.state === 'failed') {

@@ -14,7 +14,7 @@ import { rowsWithVersion } from '@bioprocess/shared/point-rows';
 import type { WorkerContext } from '../context.ts';
 import type { Sender } from '@bioprocess/shared/group-commit';
 import type { BulkJobOnItsWay } from '../bulk-writes.ts';
-import { anyLaterDeletions, applyLaterDeletions } from '../deletions.ts';
+import { applyLaterDeletions } from '../deletions.ts';
 import { PermanentJobError } from '../errors.ts';
 
 export const UNREADABLE_RECORD_MESSAGE = 'The record of this bulk post is unreadable, so it was not written; please post it again.';
@@ -63,13 +63,14 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
   const rangeOf = (post: FinishingPost) => ({
     organizationId: post.organizationId, instrumentIds: post.request.instrument_ids, startMs: post.request.start_ms, endMs: post.request.end_ms,
   });
-  // One question for the whole batch first: deletions are rare next to feeds' posts.
-  const organizations = [...new Set(posts.map((post) => post.organizationId))];
-  const oldest = Math.min(...posts.map((post) => post.versionSeq));
-  if (posts.length === 1 || await anyLaterDeletions(context.pg, organizations, oldest)) {
+  const completions = posts.map((post) => ({ jobId: post.jobId, points: post.request.points, range: rangeOf(post) }));
+  // Completed at once unless a deletion of their organisations was accepted after the oldest of them
+  // (asked by the completing statement itself, after the rows were stored): then its tombstones go
+  // over their rows first.
+  if (!await completeBulkPosts(context.pg, completions, Math.min(...posts.map((post) => post.versionSeq)))) {
     for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
+    await completeBulkPosts(context.pg, completions);
   }
-  await completeBulkPosts(context.pg, posts.map((post) => ({ jobId: post.jobId, points: post.request.points, range: rangeOf(post) })));
   for (const post of posts) context.bulkWrites.recomputeRollups({ jobId: post.jobId, range: rangeOf(post), points: post.request.points });
   // Its posts are all submitted: a rollup flush waiting for this job need wait no longer.
   ahead?.arrived();

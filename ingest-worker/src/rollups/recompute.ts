@@ -25,7 +25,7 @@ import type { RangeOnInstruments } from '../points-store.ts';
 import { nextRollupVersion, rollupScope, writeHourlyRollups, writeMinuteRollups } from './statements.ts';
 
 /** Points one recomputation reads at most, about: bounds ClickHouse's deduplicating aggregation memory. */
-const RECOMPUTATION_MAX_POINTS = 500_000;
+const RECOMPUTATION_MAX_POINTS = 2_000_000;
 /** Instruments per recomputation of a range heavier than that (a long upload of many instruments). */
 const INSTRUMENTS_PER_HEAVY_SLICE = 4;
 
