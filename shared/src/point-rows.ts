@@ -19,17 +19,17 @@ const TWO_32 = 4_294_967_296;
 
 /**
  * A safe integer as a little-endian Int64 (also UInt64 when not negative), written as two 32-bit
- * halves: a BigInt per field cost a tenth of the rollups thread's time for feeds. The high half is
- * floor(value / 2^32), negative before 1970.
+ * halves: a BigInt per field costs far more, once per point. The high half is floor(value / 2^32),
+ * negative before 1970.
  */
-export function setInt64(view: DataView, offset: number, value: number): void {
+function setInt64(view: DataView, offset: number, value: number): void {
   const high = Math.floor(value / TWO_32);
   view.setUint32(offset, value - high * TWO_32, true);
   view.setInt32(offset + 4, high, true);
 }
 
 /** A UInt64 beyond 2^53 (a version) as its low and high 32-bit halves, for writing row after row. */
-export function uint64Halves(value: bigint): [low: number, high: number] {
+function uint64Halves(value: bigint): [low: number, high: number] {
   return [Number(value % BigInt(TWO_32)), Number(value / BigInt(TWO_32))];
 }
 

@@ -1,6 +1,6 @@
 /**
  * Prepares a bulk post for the queue, on a worker thread (bulk-thread.ts): parses and validates the
- * body and writes the answer, the ClickHouse rows and the minute figures as bytes (bulk-writer.ts).
+ * body and writes the answer and the ClickHouse rows as bytes (bulk-writer.ts).
  * Posts carry up to about a million points, so the common shape of a feed's body is read by a byte
  * scanner (bulk-scanner.ts); anything else goes through JSON.parse and validateBulkPoints, which name
  * the first bad index.

@@ -66,7 +66,7 @@ describe('bulk writes and reads', () => {
     expect(await readSeries(ctx, plant.viewer.token, { instrument_id: c })).toEqual([{ ts: '2024-01-01T00:00:00.000Z', instrument_id: c, value: 3 }]);
   });
 
-  it('lets a later empty reading replace a value, in raw reads and in the minute figures', async () => {
+  it('lets a later empty reading replace a value, in raw reads and in the minute rollups', async () => {
     const own = await createPlant(ctx, 1);
     const c = own.instrumentIds[0]!;
     const start = T0 + 3 * 86_400_000;
@@ -83,7 +83,7 @@ describe('bulk writes and reads', () => {
     expect(emptied).toMatchObject({ value: null, min: null, max: null });
   });
 
-  it('stores every value exactly as posted, also those ClickHouse 18.16 reads wrongly from text, with exact minute figures', async () => {
+  it('stores every value exactly as posted, also those ClickHouse 18.16 reads wrongly from text, with exact minute rollups', async () => {
     const own = await createPlant(ctx, 1);
     const c = own.instrumentIds[0]!;
     // Decimals that 18.16's text parser reads to a neighbouring double (1.2600393 -> 1.2600392999999999).
