@@ -29,7 +29,7 @@ describe('keys and instruments held in memory', () => {
   const post = (token: string, instrumentId: number) => {
     second += 1;
     return ctx.request({
-      method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token,
+      method: 'POST', url: '/api/v1/time-series-data/bulk', token,
       payload: { data: [{ instrument_id: instrumentId, measured_at: Date.UTC(2024, 0, 1) + second * 1000, float_value: second }] },
     });
   };
@@ -42,8 +42,8 @@ describe('keys and instruments held in memory', () => {
   it('refuses a key revoked in the database once the change is heard', async () => {
     const token = await createApiKey(ctx, plant.organizationId, 'editor');
     await waitFor(async () => ctx.deps.accessCaches.listening, 'the api listening for changes', 10_000);
-    expect((await post(token, plant.instrumentIds[0]!)).statusCode).toBe(200);
-    expect((await post(token, plant.instrumentIds[0]!)).statusCode).toBe(200);
+    expect((await post(token, plant.instrumentIds[0]!)).statusCode).toBe(202);
+    expect((await post(token, plant.instrumentIds[0]!)).statusCode).toBe(202);
     await revokeInDatabase(token);
     const response = await waitFor(() => refused(token), 'the revoked key refused', 5_000);
     expect(response.json()).toEqual({ error: AUTH_MESSAGES.authenticationRequired });
@@ -52,8 +52,8 @@ describe('keys and instruments held in memory', () => {
   it('refuses posts to an instrument deleted in the database once the deletion is heard', async () => {
     const token = await createApiKey(ctx, plant.organizationId, 'editor');
     const [instrumentId] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
-    expect((await post(token, instrumentId!)).statusCode).toBe(200);
-    expect((await post(token, instrumentId!)).statusCode).toBe(200);
+    expect((await post(token, instrumentId!)).statusCode).toBe(202);
+    expect((await post(token, instrumentId!)).statusCode).toBe(202);
     await ctx.deps.pg.query('DELETE FROM instruments WHERE id = $1', [instrumentId]);
     const response = await waitFor(async () => {
       const answer = await post(token, instrumentId!);
@@ -65,7 +65,7 @@ describe('keys and instruments held in memory', () => {
   it('looks keys up for every request while it cannot hear changes, and holds them again once it can', async () => {
     const token = await createApiKey(ctx, plant.organizationId, 'editor');
     await waitFor(async () => ctx.deps.accessCaches.listening, 'the api listening for changes', 10_000);
-    expect((await post(token, plant.instrumentIds[0]!)).statusCode).toBe(200);
+    expect((await post(token, plant.instrumentIds[0]!)).statusCode).toBe(202);
     // The listening connection dies: a change made now is announced to nobody.
     await ctx.deps.pg.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [ACCESS_CHANGES_APPLICATION]);
     await waitFor(async () => !ctx.deps.accessCaches.listening, 'the api noticing the lost connection', 10_000);
@@ -75,7 +75,7 @@ describe('keys and instruments held in memory', () => {
     // Back: a new key is held, and its revocation heard again.
     await waitFor(async () => ctx.deps.accessCaches.listening, 'the api listening again', 10_000);
     const next = await createApiKey(ctx, plant.organizationId, 'editor');
-    expect((await post(next, plant.instrumentIds[0]!)).statusCode).toBe(200);
+    expect((await post(next, plant.instrumentIds[0]!)).statusCode).toBe(202);
     expect(ctx.deps.accessCaches.apiKeys.get(hashToken(next))).toBeDefined();
     await revokeInDatabase(next);
     await waitFor(() => refused(next), 'the revoked key refused', 5_000);
