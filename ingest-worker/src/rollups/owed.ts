@@ -28,7 +28,7 @@ const FLUSH_AWAITS_JOBS_MS = 50;
  * pause each recomputation took the few posts completed during the last one. Reads of rollups wait
  * for the ones owed: at most this much longer.
  */
-const FLUSH_MIN_INTERVAL_MS = 100;
+const FLUSH_MIN_INTERVAL_MS = 250;
 /** A row older than this has no recomputation coming (its worker died or its recomputation failed). */
 export const ROLLUP_BACKLOG_GRACE_MS = 5_000;
 /** How often each worker looks for such rows. */
