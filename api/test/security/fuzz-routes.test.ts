@@ -35,12 +35,23 @@ interface JsonSchema {
 interface Parameter { name: string; in: string; schema?: JsonSchema; required?: boolean }
 interface Operation { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }
 
+/**
+ * Text that has broken something before: names every JavaScript object has (taken as formula
+ * functions), markup that charts rendered as live links, and colours that were written into a style
+ * attribute.
+ */
+const HOSTILE_NAMES = [
+  'hasOwnProperty', 'constructor', '__proto__', 'valueOf', 'toString', 'constructor(t)', '__proto__ + 1', 'hasOwnProperty(a, 1)',
+  '<a href="//elsewhere.example" id="evil">x</a>', '<img src=x onerror=alert(1)>', 'red;background:url(//elsewhere.example)',
+  '#fff" onmouseover="alert(1)', '{point.y}<b>',
+];
 const HOSTILE_TEXT = [
   '99999999999999999999', '-99999999999999999999', '9223372036854775808', '2147483648', '-1', '0', '1.5', '1e309', '-1e309',
   'NaN', 'Infinity', '0x1F', '', ' ', 'null', 'undefined', 'true', '[]', '{}', '[object Object]',
   "'; DROP TABLE users; --", '../../../../etc/passwd', '%00', '\u0000', '\u202e\u0645\u0631\u062d\u0628\u0627', '🧪🧫💉',
   'İstanbul', 'ǅ', '\uFEFF1', '\uD800', '2024-02-30T25:61:61Z', '9999-12-31T23:59:59Z', '-271821-04-20T00:00:00Z',
   '1m', '0s', '99999999999999999999d', "=cmd|' /C calc'!A0", 'a'.repeat(10_000),
+  ...HOSTILE_NAMES, '100000', '1000000000',
 ];
 const hostileText = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_TEXT) },
@@ -164,17 +175,20 @@ describe('every route answers hostile input without a 5xx', () => {
         });
         for (const parameter of queryParameters) examples.push([{ ...baseline, query: { ...baseline.query, [parameter.name]: extreme } }]);
       }
-      // And a body whose free text is a NUL character (PostgreSQL cannot store one), all else plausible.
+      // And bodies whose free text is a NUL character (PostgreSQL cannot store one), then each
+      // hostile name, all else plausible.
       const bodyObject = bodySchema?.anyOf?.[0] ?? bodySchema;
       if (bodyObject?.properties) {
-        const nulBody = Object.fromEntries(Object.entries(bodyObject.properties).flatMap(([key, property]) => {
-          const type = Array.isArray(property.type) ? property.type[0] : property.type;
-          if (property.enum) return [[key, property.enum[0]]];
-          if (type === 'string') return [[key, '\u0000']];
-          if (type === 'integer' || type === 'number') return [[key, 1]];
-          return [];
-        }));
-        examples.push([{ ...baseline, role: 'admin', body: nulBody as never }]);
+        for (const text of ['\u0000', ...HOSTILE_NAMES]) {
+          const body = Object.fromEntries(Object.entries(bodyObject.properties).flatMap(([key, property]) => {
+            const type = Array.isArray(property.type) ? property.type[0] : property.type;
+            if (property.enum) return [[key, property.enum[0]]];
+            if (type === 'string') return [[key, text]];
+            if (type === 'integer' || type === 'number') return [[key, 1]];
+            return [];
+          }));
+          examples.push([{ ...baseline, role: 'admin', body: body as never }]);
+        }
       }
       const failuresBefore = failures.length;
       const outcome = await fc.check(fc.asyncProperty(request, async ({ role, path: pathValues, query, headers, body }) => {
