@@ -75,6 +75,12 @@ export const apiEnvSchema = baseEnvSchema.extend({
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
   LOGIN_MAX_FAILURES: positiveInt.default(5),
   LOGIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
+  // Failures of one account from all addresses together within LOGIN_WINDOW_MINUTES past which each
+  // further attempt waits for a delay that doubles (1 s, 2 s, ...) up to LOGIN_ACCOUNT_DELAY_MAX_SECONDS:
+  // far above LOGIN_MAX_FAILURES (which blocks one address), so only a distributed guessing campaign
+  // meets it, and it slows that campaign without ever locking the owner out.
+  LOGIN_ACCOUNT_MAX_FAILURES: positiveInt.default(100),
+  LOGIN_ACCOUNT_DELAY_MAX_SECONDS: positiveInt.default(60),
   RESET_TOKEN_TTL_MINUTES: z.coerce.number().positive().default(60),
   SIGNUP_ENABLED: booleanFromString.default(true),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
@@ -106,6 +112,13 @@ export const apiEnvSchema = baseEnvSchema.extend({
   RATE_LIMIT_BAD_TOKENS_PER_ADDRESS: positiveInt.default(50),
   // Reset mails one account may receive per hour; further requests answer the same and send nothing.
   FORGOT_PASSWORD_MAILS_PER_HOUR: positiveInt.default(3),
+  // Invitation mails (new or resent) per organisation, and per organisation and address, within a day
+  // (429 beyond); an address receives at most INVITATION_MAILS_PER_ADDRESS_PER_DAY from all
+  // organisations together, further invitations are recorded but not mailed (no answer tells).
+  INVITATIONS_PER_ORGANIZATION_PER_DAY: positiveInt.default(50),
+  INVITATIONS_PER_ADDRESS_PER_DAY: positiveInt.default(3),
+  INVITATION_MAILS_PER_ADDRESS_PER_DAY: positiveInt.default(5),
+  INVITATION_TTL_HOURS: z.coerce.number().positive().default(7 * 24),
   // Worker threads that parse bulk posts (default: one fewer than the cores, at least one).
   BULK_PARSE_THREADS: positiveInt.default(() => Math.max(1, availableParallelism() - 1)),
   // How long a commit of small bulk posts waits at most for the posts already being read, so that a
