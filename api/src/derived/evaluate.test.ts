@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseExpression } from '@bioprocess/shared/derived/expression';
+import { parseExpression, type DerivedNode } from '@bioprocess/shared/derived/expression';
 import { evaluate, lag, logLinearSlope, rollingMean, timeDerivative, timeIntegral } from './evaluate.ts';
 
 const MINUTE = 60_000;
@@ -62,4 +62,16 @@ describe('evaluating formulas on a grid', () => {
     expect(slope[0]).toBeNaN();
     for (let i = 1; i < slope.length; i++) expect(Math.abs(slope[i]! - mu) / mu).toBeLessThan(1e-9);
   });
+
+  it('never reaches what every object inherits, whatever tree it is handed', () => {
+    const inputs = { times: grid(3, MINUTE), references: new Map([['od', Float64Array.from([1, 2, 3])]]), properties: new Map() };
+    const od = { kind: 'reference', name: 'od' } as const;
+    for (const name of ['hasOwnProperty', 'constructor', '__proto__', 'valueOf', 'toString']) {
+      const time = { kind: 'time', name, argument: od, ms: HOUR } as unknown as DerivedNode;
+      const call = { kind: 'call', name, args: [od] } as unknown as DerivedNode;
+      const binary = { kind: 'binary', operator: name, left: od, right: od } as unknown as DerivedNode;
+      for (const tree of [time, call, binary]) expect(() => evaluate(tree, inputs), name).toThrow(`The evaluator has no ${name}`);
+    }
+  });
 });
+

@@ -47,7 +47,8 @@ function mapN(values: Value[], length: number, f: (xs: number[]) => number): Val
 const compare = (test: (x: number, y: number) => boolean) => (x: number, y: number) =>
   Number.isNaN(x) || Number.isNaN(y) ? Number.NaN : test(x, y) ? 1 : 0;
 
-const BINARY: Record<string, (x: number, y: number) => number> = {
+// Maps, not object literals: a name is found only if it was put here, never one every object inherits.
+const BINARY = new Map<string, (x: number, y: number) => number>(Object.entries({
   '+': (x, y) => x + y,
   '-': (x, y) => x - y,
   '*': (x, y) => x * y,
@@ -59,12 +60,12 @@ const BINARY: Record<string, (x: number, y: number) => number> = {
   '>=': compare((x, y) => x >= y),
   '==': compare((x, y) => x === y),
   '!=': compare((x, y) => x !== y),
-};
+}));
 
 /** Non-finite results (log of a negative, overflow) are gaps, never Infinity on a chart. */
 const finite = (value: number) => (Number.isFinite(value) ? value : Number.NaN);
 
-const POINTWISE: Record<string, (xs: number[]) => number> = {
+const POINTWISE = new Map<string, (xs: number[]) => number>(Object.entries({
   log: ([x]) => finite(Math.log10(x!)),
   ln: ([x]) => finite(Math.log(x!)),
   exp: ([x]) => finite(Math.exp(x!)),
@@ -74,7 +75,7 @@ const POINTWISE: Record<string, (xs: number[]) => number> = {
   max: (xs) => (xs.some(Number.isNaN) ? Number.NaN : Math.max(...xs)),
   clamp: ([x, lo, hi]) => (Number.isNaN(x!) || Number.isNaN(lo!) || Number.isNaN(hi!) ? Number.NaN : Math.min(Math.max(x!, lo!), hi!)),
   if: ([condition, whenTrue, whenFalse]) => (Number.isNaN(condition!) ? Number.NaN : condition !== 0 ? whenTrue! : whenFalse!),
-};
+}));
 
 /** Rate of change per `unitMs` between neighbouring grid times; the first reading and any next to a gap have none. */
 export function timeDerivative(times: Float64Array, x: Float64Array, unitMs: number): Float64Array {
@@ -153,13 +154,20 @@ export function logLinearSlope(times: Float64Array, x: Float64Array, windowMs: n
   return out;
 }
 
-const TIME: Record<string, (times: Float64Array, x: Float64Array, ms: number) => Float64Array> = {
+const TIME = new Map<string, (times: Float64Array, x: Float64Array, ms: number) => Float64Array>(Object.entries({
   time_derivative: timeDerivative,
   time_integral: timeIntegral,
   rolling_mean: rollingMean,
   lag,
   log_linear_slope: logLinearSlope,
-};
+}));
+
+/** The parser admits only names these tables hold; a tree from elsewhere naming another is a bug, not a formula. */
+function known<T>(table: Map<string, T>, name: string): T {
+  const found = table.get(name);
+  if (found === undefined) throw new Error(`The evaluator has no ${name}`);
+  return found;
+}
 
 export function evaluate(tree: DerivedNode, inputs: EvaluationInputs): Float64Array {
   const length = inputs.times.length;
@@ -169,9 +177,9 @@ export function evaluate(tree: DerivedNode, inputs: EvaluationInputs): Float64Ar
       case 'reference': return inputs.references.get(node.name) ?? new Float64Array(length).fill(Number.NaN);
       case 'property': return inputs.properties.get(node.name) ?? Number.NaN;
       case 'negate': { const value = visit(node.argument); return map2(value, 0, length, (x) => -x); }
-      case 'binary': return map2(visit(node.left), visit(node.right), length, BINARY[node.operator]!);
-      case 'call': return mapN(node.args.map(visit), length, POINTWISE[node.name]!);
-      case 'time': return TIME[node.name]!(inputs.times, lift(visit(node.argument), length), node.ms);
+      case 'binary': return map2(visit(node.left), visit(node.right), length, known(BINARY, node.operator));
+      case 'call': return mapN(node.args.map(visit), length, known(POINTWISE, node.name));
+      case 'time': return known(TIME, node.name)(inputs.times, lift(visit(node.argument), length), node.ms);
     }
   };
   // A copy: a formula that is one reference must not hand back (and alter) its input.

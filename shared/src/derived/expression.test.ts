@@ -67,4 +67,14 @@ describe('derived parameter expressions', () => {
       expect(parseExpression(text).ok, text).toBe(false);
     }
   });
+
+  it('knows only its own functions and properties, never the names every JavaScript object has', () => {
+    for (const name of ['hasOwnProperty', 'constructor', '__proto__', 'valueOf', 'toString', 'isPrototypeOf', 'toLocaleString']) {
+      for (const call of [`${name}([od], 'h')`, `${name}([od], '10min')`, `${name}([od])`, `${name}(1, 2, 3)`]) {
+        expect(errorOf(call), call).toMatchObject({ message: expect.stringContaining(`Unknown function ${name}`) });
+      }
+      expect(errorOf(`${name} + 1`), name).toMatchObject({ message: expect.stringContaining(`Unknown name ${name}`) });
+      expect(errorOf(`[od] * ${name}`), name).toMatchObject({ position: 7, message: expect.stringContaining(`Unknown name ${name}`) });
+    }
+  });
 });

@@ -151,7 +151,8 @@ function convert(node: jsep.Expression, text: string, references: Set<string>, p
       const callee = call.callee.type === 'Identifier' ? (call.callee as jsep.Identifier).name : null;
       if (callee === null) throw new ExpressionProblem('Only named functions can be called', positionOf(text, '('));
       const at = positionOf(text, `${callee}(`);
-      if (callee in TIME_FUNCTIONS) {
+      // Own properties only: `in` would also find what every object inherits (constructor, toString, __proto__).
+      if (Object.hasOwn(TIME_FUNCTIONS, callee)) {
         const name = callee as TimeFunction;
         const kind = TIME_FUNCTIONS[name];
         const example = kind === 'unit' ? `${name}(x, 'h')` : `${name}(x, '10min')`;
@@ -167,7 +168,7 @@ function convert(node: jsep.Expression, text: string, references: Set<string>, p
         }
         return { kind: 'time', name, argument: recurse(call.arguments[0]!), ms };
       }
-      if (callee in POINTWISE_FUNCTIONS) {
+      if (Object.hasOwn(POINTWISE_FUNCTIONS, callee)) {
         const name = callee as PointwiseFunction;
         const [least, most] = POINTWISE_FUNCTIONS[name];
         const count = call.arguments.length;
