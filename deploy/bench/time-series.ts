@@ -54,6 +54,7 @@ import { benchFeeds } from './feeds.ts';
 import { startVictoriaMetrics } from './peer.ts';
 import { seedAnalysisPlant, timedPosts } from './analysis.ts';
 import { apiProcessEnv } from '../local/allocator.mjs';
+import { nodeArguments } from '../local/stack.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SCALE = Number(process.env.BENCH_SCALE ?? '1');
@@ -125,7 +126,7 @@ interface Stack { api: ChildProcess; worker: ChildProcess; exporter: ChildProces
 function startStack(options: { seedDemo?: boolean; exportWorker?: boolean } = {}): Stack {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
   const start = (entry: string, processEnv: NodeJS.ProcessEnv) =>
-    spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 2, 'inherit'] });
+    spawn(process.execPath, [...profile, ...nodeArguments(entry, true)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 2, 'inherit'] });
   // Their log lines (warnings and errors at the bench's level) go to stderr, beside the bench's own.
   return {
     api: start('api/src/main.ts', apiProcessEnv(options.seedDemo ? { ...env, SEED_DEMO: 'true' } : env)),

@@ -8,10 +8,13 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureDependencies } from './deps.mjs';
 import { ensureServices, ROOT, stopStartedServices, writeDataReadme } from './services.mjs';
+import { buildServer } from './stack.mjs';
 
 async function main() {
   ensureDependencies();
   writeDataReadme();
+  // The product's processes run as they ship: compiled (deploy/local/stack.mjs, nodeArguments).
+  buildServer();
   const services = await ensureServices();
   const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'deploy', 'bench', 'time-series.ts')], {
     cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...services },

@@ -7,10 +7,13 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureDependencies } from './deps.mjs';
 import { ensureServices, ROOT, stopStartedServices, writeDataReadme } from './services.mjs';
+import { buildServer } from './stack.mjs';
 
 async function main() {
   ensureDependencies();
   writeDataReadme();
+  // The product's processes run as they ship: compiled (deploy/local/stack.mjs, nodeArguments).
+  buildServer();
   const services = await ensureServices(['DATABASE_URL', 'CLICKHOUSE_URL']);
   const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'deploy', 'soak', 'soak.ts')], {
     cwd: ROOT, stdio: 'inherit', env: { ...process.env, DATABASE_URL: services.DATABASE_URL, CLICKHOUSE_URL: services.CLICKHOUSE_URL },

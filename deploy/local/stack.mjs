@@ -50,11 +50,11 @@ export function buildConsoleIfStale(env = process.env) {
  * edit they start at once, where compiling the server (`npm run build:server`) took about 50 s on this
  * 2-core machine, for a compiled api that reached its first health answer only about 4 s sooner
  * (7-9 s against 11-14 s, measured while the machine was busy) with 35 MB less memory. The images
- * (deploy/Dockerfile.*) and the end-to-end tests (e2e-stack.mjs) run the compiled output: `node
+ * (deploy/Dockerfile.*), the end-to-end tests (e2e-stack.mjs), the bench and the soak run the compiled output: `node
  * --conditions=compiled <package>/dist/...js`, the condition under which @bioprocess/shared resolves
  * to its shared/dist.
  */
-function nodeArguments(entry, compiled) {
+export function nodeArguments(entry, compiled) {
   if (!compiled) return ['--import', 'tsx', path.join(ROOT, entry)];
   return ['--conditions=compiled', path.join(ROOT, entry.replace(/^([^/]+)\/src\/(.+)\.ts$/, '$1/dist/$2.js'))];
 }

@@ -29,6 +29,7 @@ import { migrateAll } from '../../api/src/db/migrate.ts';
 import { OwnRedis } from '../../api/test/support/own-redis.ts';
 import { seedPlant, type BenchPlant } from '../bench/fixtures.ts';
 import { apiProcessEnv } from '../local/allocator.mjs';
+import { nodeArguments } from '../local/stack.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
@@ -75,7 +76,7 @@ const base = `http://127.0.0.1:${API_PORT}`;
 // --- processes -------------------------------------------------------------------------------------
 
 function startProcess(entry: string, processEnv: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: processEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, nodeArguments(entry, true), { cwd: ROOT, env: processEnv, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 const alive = (child: ChildProcess | null) => child !== null && child.exitCode === null && child.signalCode === null;
 async function kill9(child: ChildProcess | null): Promise<void> {
