@@ -131,6 +131,14 @@ export const apiEnvSchema = baseEnvSchema.extend({
   // Points a time-series export streams in one answer; a larger request becomes an export job (written
   // to EXPORT_DIR by the export-worker, downloaded once ready), so a download never holds a connection for hours.
   EXPORT_STREAM_MAX_POINTS: positiveInt.default(5_000_000),
+  // Streamed answers (exports, time-series reads) one organisation may have open at once, and the bytes
+  // of them the api may hold unsent for it; one more answers 429. A client that stops reading keeps its
+  // answer's last chunks in the api's memory, so unread streams are bounded per organisation.
+  STREAMS_PER_ORGANIZATION: positiveInt.default(4),
+  STREAM_BUFFERED_BYTES_PER_ORGANIZATION: positiveInt.default(8 * 1024 * 1024),
+  // A streamed answer whose client takes nothing for this long is ended (its slot freed), instead of
+  // holding its slot and memory until the connection timeout.
+  STREAM_STALL_TIMEOUT_MS: z.coerce.number().int().min(10).default(30_000),
   // Export jobs one organisation may have queued or running at once; more answer 429. Each holds an
   // export-worker for minutes, so one organisation cannot queue enough to delay everybody else's.
   EXPORT_MAX_ACTIVE_JOBS: positiveInt.default(3),
