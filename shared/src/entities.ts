@@ -279,10 +279,13 @@ const commentContent = z
   .max(TEXT_MAX_LENGTH, `Comment must be at most ${TEXT_MAX_LENGTH} characters.`)
   .transform((value) => value.trim());
 const commentTimestamp = z.string({ error: DATE_RANGE_MESSAGES.invalidFormat }).describe('ISO 8601 date-time');
+/** A comment's colour is drawn into chart markup, so it is a hex colour and nothing else. */
+export const COMMENT_COLOR_PATTERN = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 const colorSchema = z
   .string()
   .trim()
   .max(32, 'Color must be at most 32 characters.')
+  .refine((value) => value === '' || COMMENT_COLOR_PATTERN.test(value), 'Color must be a hex colour: #rgb or #rrggbb (e.g. #2d72d2).')
   .nullable()
   .optional()
   .transform((value) => (value === '' ? null : value));

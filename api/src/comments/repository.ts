@@ -1,6 +1,6 @@
 /** Comment rows in PostgreSQL: every query the comment routes make, and the wire form with the author's name. */
 import type pg from 'pg';
-import { toIsoTimestamp, type Comment } from '@bioprocess/shared/entities';
+import { COMMENT_COLOR_PATTERN, toIsoTimestamp, type Comment } from '@bioprocess/shared/entities';
 import { notFound } from '../platform/http-error.ts';
 import type { RowPage } from '../platform/organization-rows.ts';
 
@@ -32,6 +32,8 @@ const COMMENT_SELECT = `
 export function toComment(row: CommentRow): Comment {
   return {
     ...row,
+    // Colours stored before they had to be hex colours may be any text: such a one is no colour at all.
+    color: row.color !== null && COMMENT_COLOR_PATTERN.test(row.color) ? row.color : null,
     unit_operation_start_time: toIsoTimestamp(row.unit_operation_start_time),
     timestamp: toIsoTimestamp(row.timestamp),
     created_at: toIsoTimestamp(row.created_at),
