@@ -164,7 +164,13 @@ describe('deploy Dockerfiles', () => {
     expect(manifest.scripts.start).toBe(`node --conditions=${COMPILED} dist/main.js`);
     // The runtime stage takes node_modules from a stage that installed without devDependencies (tsx among them).
     const dependencies = /^COPY --from=(\S+) \/app\/node_modules node_modules$/m.exec(runtime)?.[1];
-    expect(stages.find((stage) => stage.includes(` AS ${dependencies}\n`))).toContain(`RUN npm ci --omit=dev --workspace=${workspace}`);
+    const dependencyStage = stages.find((stage) => stage.includes(` AS ${dependencies}\n`)) ?? '';
+    expect(dependencyStage).toContain(`RUN npm ci --omit=dev --workspace=${workspace}`);
+    // A worker's stage sees no other workspace's manifest: npm would follow the workers' test-only
+    // link to the api and install the api's dependencies into the worker's image.
+    if (build.args?.WORKER) {
+      expect(dependencyStage.match(/^COPY \S*package\.json\S* \S+$/gm)).toEqual(['COPY shared/package.json shared/', 'COPY ${WORKER}/package.json ${WORKER}/']);
+    }
     for (const output of ['shared/package.json', 'shared/dist', `${workspace}/package.json`, `${workspace}/dist`]) {
       expect(runtime).toMatch(new RegExp(`^COPY --from=build /app/${output.replace(/[$/{}]/g, '\\$&')} `, 'm'));
     }
