@@ -9,6 +9,21 @@ import { isValidTimeZone, TIME_ZONE_MESSAGE } from './csv/time-zones.ts';
 /** Default and maximum number of readings per instrument a read answers (documented in OpenAPI). */
 export const TIME_SERIES_DEFAULT_LIMIT = 2_000;
 export const TIME_SERIES_MAX_LIMIT = 100_000;
+/**
+ * Caps of one read of readings (time-series-data, a unit operation's series, derived series): the
+ * instruments it covers and the readings it may answer (instruments x limit). An answer streams, and
+ * a reading's JSON is at most READ_MAX_READING_BYTES, so an answer is at most
+ * READ_MAX_POINTS x READ_MAX_READING_BYTES bytes. A request past a cap answers 400 naming it.
+ */
+export const READ_MAX_INSTRUMENTS = 20;
+export const READ_MAX_POINTS = 200_000;
+export const READ_MAX_READING_BYTES = 200;
+export const READ_CAP_MESSAGES = {
+  instruments: (covered: number, hint: string) =>
+    `A read may cover at most ${READ_MAX_INSTRUMENTS} instruments; this one covers ${covered}. ${hint}`,
+  points: (instruments: number, limit: number) =>
+    `A read may answer at most ${READ_MAX_POINTS} readings; this one may answer ${instruments} instruments x limit ${limit} = ${instruments * limit}. Lower limit or read fewer instruments.`,
+} as const;
 /** The largest bulk body accepted, in bytes (the route raises Fastify's body limit to this). */
 export const BULK_MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** Points per queued chunk: keeps every Redis value around 1-2 MB. */
@@ -84,11 +99,13 @@ export const timeSeriesQuerySchema = z.object({
     .min(1)
     .max(TIME_SERIES_MAX_LIMIT)
     .optional()
-    .describe(`Readings per instrument at most (default ${TIME_SERIES_DEFAULT_LIMIT}, max ${TIME_SERIES_MAX_LIMIT}); a range holding more is bucketed.`),
+    .describe(`Readings per instrument at most (default ${TIME_SERIES_DEFAULT_LIMIT}, max ${TIME_SERIES_MAX_LIMIT}); a range holding more is bucketed. Instruments x limit may be at most ${READ_MAX_POINTS}.`),
 });
 export type TimeSeriesQuery = z.infer<typeof timeSeriesQuerySchema>;
 
-export const unitOperationSeriesQuerySchema = timeSeriesQuerySchema.pick({ limit: true, bucket: true });
+export const unitOperationSeriesQuerySchema = timeSeriesQuerySchema.pick({ limit: true, bucket: true }).extend({
+  instrument_id: instrumentId.optional().describe('Only this instrument of the equipment (a read covers at most READ_MAX_INSTRUMENTS instruments)'),
+});
 
 export const waitQuerySchema = z.object({
   wait: z.enum(['true', 'false']).optional().describe('true: answer once the data is queryable'),

@@ -4,10 +4,12 @@
  * minutes from the rollups). Buckets narrower than a minute (or not a whole number of minutes) read
  * the points.
  */
+import type { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Reading } from '@bioprocess/shared/timeseries';
 import { floorExpr, HOUR_MS, int, MINUTE_MS } from '@bioprocess/shared/points-sql';
 import { ceilTo, coverParts, dedupedPoints, queryRows, storedHours, windowsOn, type PointWindow } from './points-read.ts';
+import { readingsAsJson } from './readings-json.ts';
 
 export interface SeriesRequest {
   organizationId: number;
@@ -57,55 +59,94 @@ export function seriesBucketWidth(startMs: number, endMs: number, limit: number,
   return bucketWidthFor(startMs, endMs, limit, aligned) === aligned ? aligned : width;
 }
 
-function toReading(instrumentId: number | string, ts: number | string, value: number | null, min?: number | null, max?: number | null): Reading {
-  const reading: Reading = { ts: new Date(Number(ts)).toISOString(), instrument_id: Number(instrumentId), value };
-  if (min !== undefined) reading.min = min;
-  if (max !== undefined) reading.max = max;
-  return reading;
+/**
+ * SQL of a read, columns (instrument_id, ts, value) or, when `bucketed`, (instrument_id, ts, value,
+ * min, max) with `ts` the bucket's start and `value` its average; ordered by instrument and time.
+ */
+export interface SeriesStatement {
+  sql: string;
+  bucketed: boolean;
 }
 
-export async function readSeries(clickhouse: ClickHouseClient, request: SeriesRequest): Promise<Reading[]> {
-  if (request.instrumentIds.length === 0) return [];
+/** The statement answering the request (null: nothing to read), after the count that chooses raw or bucketed. */
+export async function seriesStatement(clickhouse: ClickHouseClient, request: SeriesRequest): Promise<SeriesStatement | null> {
+  if (request.instrumentIds.length === 0) return null;
   let startMs = request.startMs;
   let endMs = request.endMs;
   if (startMs === null || endMs === null) {
     const stored = await storedHours(clickhouse, request.organizationId, request.instrumentIds);
-    if (!stored) return [];
+    if (!stored) return null;
     startMs ??= stored.first;
     endMs ??= stored.last;
   }
-  if (endMs < startMs) return [];
+  if (endMs < startMs) return null;
 
   if (request.bucketMs === null && (await maxPointsPerInstrument(clickhouse, request, startMs, endMs)) <= request.limit) {
-    const raw = await queryRows<[number, number, number | null]>(clickhouse, `
-      SELECT instrument_id, ts, v FROM (${dedupedPoints(request.organizationId, windowOf(request, startMs, endMs))})
-       WHERE d = 0 ORDER BY instrument_id, ts LIMIT ${int(request.limit)} BY instrument_id`);
-    return raw.map(([instrument, ts, value]) => toReading(instrument, ts, value));
+    return {
+      bucketed: false,
+      sql: `SELECT instrument_id, ts, v FROM (${dedupedPoints(request.organizationId, windowOf(request, startMs, endMs))})
+             WHERE d = 0 ORDER BY instrument_id, ts LIMIT ${int(request.limit)} BY instrument_id`,
+    };
   }
 
   const width = seriesBucketWidth(startMs, endMs, request.limit, request.bucketMs);
-  if (width % MINUTE_MS !== 0) return readBucketsFromPoints(clickhouse, request, startMs, endMs, width);
+  if (width % MINUTE_MS !== 0) {
+    return {
+      bucketed: true,
+      sql: `SELECT instrument_id, ${floorExpr('ts', width)} AS bucket, avg(v), min(v), max(v)
+              FROM (${dedupedPoints(request.organizationId, windowOf(request, startMs, endMs))})
+             WHERE d = 0
+             GROUP BY instrument_id, bucket
+             ORDER BY instrument_id, bucket
+             LIMIT ${int(request.limit)} BY instrument_id`,
+    };
+  }
   const parts = coverParts(request.organizationId, windowOf(request, startMs, endMs), { coarsest: width % HOUR_MS === 0 ? 'hour' : 'minute' });
-  const result = await queryRows<[number, number, number | string, number | string, number, number | null, number | null]>(clickhouse, `
-    SELECT instrument_id, ${floorExpr('t', width)} AS bucket, sum(p) AS total, sum(n) AS counted, sum(s), min(lo), max(hi)
-      FROM (${parts.join(' UNION ALL ')})
-     GROUP BY instrument_id, bucket
-    HAVING total > 0
-     ORDER BY instrument_id, bucket
-     LIMIT ${int(request.limit)} BY instrument_id`);
-  return result.map(([instrument, bucket, , counted, sum, min, max]) =>
-    toReading(instrument, bucket, Number(counted) > 0 ? sum / Number(counted) : null, min, max));
+  return {
+    bucketed: true,
+    sql: `SELECT instrument_id, bucket, if(counted > 0, summed / counted, NULL), low, high FROM (
+            SELECT instrument_id, ${floorExpr('t', width)} AS bucket, sum(p) AS total, sum(n) AS counted, sum(s) AS summed, min(lo) AS low, max(hi) AS high
+              FROM (${parts.join(' UNION ALL ')})
+             GROUP BY instrument_id, bucket
+            HAVING total > 0
+             ORDER BY instrument_id, bucket
+             LIMIT ${int(request.limit)} BY instrument_id)
+           ORDER BY instrument_id, bucket`,
+  };
 }
 
-type BucketRow = [number, number, number | null, number | null, number | null];
+type ReadingRow = [number | string, number | string, number | null, (number | null)?, (number | null)?];
 
-async function readBucketsFromPoints(clickhouse: ClickHouseClient, request: SeriesRequest, startMs: number, endMs: number, width: number): Promise<Reading[]> {
-  const result = await queryRows<BucketRow>(clickhouse, `
-    SELECT instrument_id, ${floorExpr('ts', width)} AS bucket, avg(v), min(v), max(v)
-      FROM (${dedupedPoints(request.organizationId, windowOf(request, startMs, endMs))})
-     WHERE d = 0
-     GROUP BY instrument_id, bucket
-     ORDER BY instrument_id, bucket
-     LIMIT ${int(request.limit)} BY instrument_id`);
-  return result.map(([instrument, bucket, avg, min, max]) => toReading(instrument, bucket, avg, min, max));
+/** The readings in memory, for a reader that computes on them (derived parameters); routes stream them (streamSeries). */
+export async function readSeries(clickhouse: ClickHouseClient, request: SeriesRequest): Promise<Reading[]> {
+  const statement = await seriesStatement(clickhouse, request);
+  if (!statement) return [];
+  const rows = await queryRows<ReadingRow>(clickhouse, statement.sql);
+  return rows.map(([instrument, ts, value, min, max]) => {
+    const reading: Reading = { ts: new Date(Number(ts)).toISOString(), instrument_id: Number(instrument), value };
+    if (statement.bucketed) {
+      reading.min = min ?? null;
+      reading.max = max ?? null;
+    }
+    return reading;
+  });
+}
+
+/**
+ * The readings as a JSON array streamed from ClickHouse's answer (readings-json.ts): the api holds a
+ * chunk at a time, whatever the answer's size. `onRow` counts the readings sent.
+ */
+export async function* streamSeries(clickhouse: ClickHouseClient, request: SeriesRequest, onRow?: () => void): AsyncGenerator<Buffer> {
+  const statement = await seriesStatement(clickhouse, request);
+  if (!statement) {
+    yield Buffer.from('[]');
+    return;
+  }
+  const { stream } = await clickhouse.exec({ query: `${statement.sql} FORMAT TabSeparated` });
+  const text = stream as Readable;
+  try {
+    yield* readingsAsJson(text, statement.bucketed, onRow);
+  } finally {
+    text.destroy();
+  }
 }

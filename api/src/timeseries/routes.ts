@@ -8,6 +8,8 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   BULK_MAX_BODY_BYTES,
+  READ_MAX_INSTRUMENTS,
+  READ_MAX_POINTS,
   TIME_SERIES_MESSAGES,
   TIME_SERIES_DEFAULT_LIMIT,
   bulkBodySchema,
@@ -37,7 +39,9 @@ import { admitBulkPostsBySize, keepAdmittedBytes } from './bulk-admission.ts';
 import { bulkBytesPerOrganization } from '@bioprocess/shared/server/config';
 import { enqueueIngest } from './enqueue.ts';
 import { createOwnershipLookups, findUnitOperation, instrumentsOfEquipment, organizationInstrumentIds, ownedInstrumentIds } from './instruments.ts';
-import { readSeries } from './read-series.ts';
+import { streamSeries, type SeriesRequest } from './read-series.ts';
+import { requireWithinReadCaps } from './read-caps.ts';
+import { streamBudgetOf } from '../platform/stream-budget.ts';
 import { prefersMinimalReturn } from '../platform/prefer-header.ts';
 import { csvUploadRoutes } from './csv-upload.ts';
 import { clientLeftSignal } from '../platform/client-left.ts';
@@ -187,14 +191,22 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     });
   });
 
+  const streamBudget = streamBudgetOf(deps);
+  /** Streams the readings as JSON: a slot of the organisation's stream budget while it streams (429 past it). */
+  const sendReadings = (reply: FastifyReply, read: SeriesRequest) => {
+    const slot = streamBudget.admit(read.organizationId, reply);
+    return reply.type('application/json; charset=utf-8').send(slot.stream(streamSeries(deps.clickhouse, read)));
+  };
+
   app.get('/api/v1/time-series-data', {
     config: { access: 'read', readsRollups: true },
     schema: {
-      summary: `Readings, deduplicated and downsampled in the database (default limit ${TIME_SERIES_DEFAULT_LIMIT} per instrument)`,
+      summary: `Readings, deduplicated and downsampled in the database (default limit ${TIME_SERIES_DEFAULT_LIMIT} per instrument); `
+        + `at most ${READ_MAX_INSTRUMENTS} instruments and ${READ_MAX_POINTS} readings (instruments x limit) per read, else 400; streamed`,
       querystring: timeSeriesQuerySchema,
       response: { 200: readingListSchema },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const principal = principalOf(request);
     const query = request.query;
     let instrumentIds: number[];
@@ -208,40 +220,47 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     } else {
       instrumentIds = await organizationInstrumentIds(deps.pg, principal.organizationId);
     }
+    const limit = query.limit ?? TIME_SERIES_DEFAULT_LIMIT;
+    requireWithinReadCaps({ instruments: instrumentIds.length, limit }, 'Name instruments with instrument_id.');
     const startMs = query.start_time === undefined ? null : parseTimestampInput(query.start_time);
     const endMs = query.end_time === undefined ? null : parseTimestampInput(query.end_time);
     if (startMs !== null && endMs !== null && endMs < startMs) throw badRequest('End time must be after start time.');
-    return readSeries(deps.clickhouse, {
+    return sendReadings(reply, {
       organizationId: principal.organizationId,
       instrumentIds,
       startMs,
       endMs,
       bucketMs: query.bucket === undefined ? null : parseBucket(query.bucket),
-      limit: query.limit ?? TIME_SERIES_DEFAULT_LIMIT,
+      limit,
     });
   });
 
   app.get('/api/v1/unit-operations/:id/time-series-data', {
     config: { access: 'read', readsRollups: true },
     schema: {
-      summary: "Readings of every instrument on the unit operation's equipment within its start and end (now when none); none without a start",
+      summary: "Readings of every instrument on the unit operation's equipment (or the one named) within its start and end (now when none); "
+        + `none without a start; at most ${READ_MAX_INSTRUMENTS} instruments and ${READ_MAX_POINTS} readings (instruments x limit) per read, else 400; streamed`,
       params: unitOperationParams,
       querystring: unitOperationSeriesQuerySchema,
       response: { 200: readingListSchema },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const principal = principalOf(request);
     const unitOperation = await findUnitOperation(deps.pg, principal.organizationId, request.params.id);
     // Without a start it has no window: its equipment's readings belong to other unit operations, if any.
     if (unitOperation.equipmentId === null || unitOperation.startMs === null) return [];
-    const instrumentIds = await instrumentsOfEquipment(deps.pg, principal.organizationId, unitOperation.equipmentId);
-    return readSeries(deps.clickhouse, {
+    let instrumentIds = await instrumentsOfEquipment(deps.pg, principal.organizationId, unitOperation.equipmentId);
+    const wanted = request.query.instrument_id;
+    if (wanted !== undefined) instrumentIds = instrumentIds.filter((id) => id === wanted);
+    const limit = request.query.limit ?? TIME_SERIES_DEFAULT_LIMIT;
+    requireWithinReadCaps({ instruments: instrumentIds.length, limit }, 'Name one of them with instrument_id.');
+    return sendReadings(reply, {
       organizationId: principal.organizationId,
       instrumentIds,
       startMs: unitOperation.startMs,
       endMs: unitOperation.endMs ?? Date.now(),
       bucketMs: request.query.bucket === undefined ? null : parseBucket(request.query.bucket),
-      limit: request.query.limit ?? TIME_SERIES_DEFAULT_LIMIT,
+      limit,
     });
   });
 
