@@ -11,16 +11,30 @@ export function sanitizeHeader(name: string): string {
 /**
  * The header row as column names: sanitised, an empty name becomes 'Column {n}' (1-based position)
  * and a repeated name gets ' (2)', ' (3)'... so that every column can be selected and mapped by name.
+ *
+ * Linear in the header: each suffixed candidate is `stem (k)` where the stem is the name cut to leave
+ * room for the suffix, so candidates are grouped by (suffix length, stem) and each group remembers the
+ * lowest k it has not yet found taken. Names only ever become taken, so no group tries a k twice and a
+ * header of n copies of one name costs n tries, not n squared.
  */
 export function sanitizeHeaders(names: readonly string[]): string[] {
   const used = new Set<string>();
+  const nextCopy = new Map<string, number>();
   const result: string[] = [];
   names.forEach((raw, index) => {
     const base = sanitizeHeader(raw) || `Column ${index + 1}`;
     let candidate = base;
-    for (let copy = 2; used.has(candidate.toLowerCase()); copy += 1) {
-      const suffix = ` (${copy})`;
-      candidate = base.slice(0, CSV_LIMITS.headerMaxLength - suffix.length) + suffix;
+    let copy = 2;
+    while (used.has(candidate.toLowerCase())) {
+      const suffixLength = String(copy).length + 3;
+      const stem = base.slice(0, CSV_LIMITS.headerMaxLength - suffixLength);
+      const group = `${suffixLength}:${stem.toLowerCase()}`;
+      copy = Math.max(copy, nextCopy.get(group) ?? 2);
+      // The group's counter may have moved into the next suffix length: recompute the stem there.
+      if (String(copy).length + 3 !== suffixLength) continue;
+      candidate = `${stem} (${copy})`;
+      copy += 1;
+      nextCopy.set(group, copy);
     }
     used.add(candidate.toLowerCase());
     result.push(candidate);

@@ -12,6 +12,7 @@
  * createTimestampParser / elapsedToEpochMs per row and parseNumericCell + NonNumericCollector per cell.
  */
 export * from './messages.ts';
+export * from './limits.ts';
 export * from './file-checks.ts';
 export * from './malicious-content.ts';
 export * from './headers.ts';

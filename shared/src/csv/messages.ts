@@ -10,6 +10,10 @@ export const CSV_LIMITS = {
   defaultMaxRows: 50_000_000,
   uploadsPerMinute: 5,
   headerMaxLength: 100,
+  /** Columns a header may have: the reader's work per row is bounded by it (limits.ts). */
+  defaultMaxColumns: 10_000,
+  /** Bytes one line, or one quoted field running over lines, may have (limits.ts). */
+  defaultMaxLineBytes: 1024 * 1024,
   dateDetectionSampleSize: 20,
   /** Below this confidence (0..1) the user is told to check the detected date format. */
   dateConfidenceThreshold: 0.7,

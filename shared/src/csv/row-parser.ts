@@ -6,7 +6,17 @@
  * with indexOf and String#split; only lines with quotes go through the character-level state machine.
  * Empty lines are skipped. A quote opens a quoted field only at the start of a field; anywhere else it
  * is kept as a literal character, as instrument exports write them (5" tubing).
+ *
+ * Linear in its input however it is chunked: a record left open at a chunk's end keeps only its
+ * parsed fields and where the state machine stands, never its raw text to be scanned again, and a
+ * line still waiting for its line feed is only appended to (not searched) until a chunk brings one.
+ * One record (a line, or a quoted field running over lines) may have at most `maxLineBytes`
+ * characters; a longer one throws CsvLimitError naming its line. `charsScanned` counts the
+ * characters every pass over the text looked at, so tests can hold the work to the input's size.
  */
+import { CSV_LIMITS } from './messages.ts';
+import { CsvLimitError, countLineFeeds, lineTooLongMessage } from './limits.ts';
+
 export const CSV_DELIMITERS = [',', ';', '\t', '|'] as const;
 export type CsvDelimiter = (typeof CSV_DELIMITERS)[number];
 
@@ -16,6 +26,8 @@ const CR = 13;
 
 export interface CsvRowParserOptions {
   delimiter: CsvDelimiter;
+  /** Characters one record may have (default CSV_LIMITS.defaultMaxLineBytes). */
+  maxLineBytes?: number;
 }
 
 /**
@@ -35,56 +47,143 @@ export function forEachPlainLine(text: string, visit: (start: number, end: numbe
   }
 }
 
+/** Where the state machine stands in a record that contains a quote. */
+const enum Phase {
+  /** At the start of a field. */
+  FieldStart,
+  /** Inside a quoted field. */
+  Quoted,
+  /** Just after a quote inside a quoted field: a second quote is an escaped quote, anything else closes the field. */
+  QuoteSeen,
+  /** In an unquoted field, or after a closing quote (lenient: `"a"b` -> `ab`), up to the delimiter or line end. */
+  Tail,
+}
+
+/** A record the state machine has begun: its finished fields and the current field's text so far. */
+interface OpenRecord {
+  fields: string[];
+  field: string;
+  phase: Phase;
+  /** Characters of the record read so far (its line limit). */
+  chars: number;
+  /** 1-based line the record starts on. */
+  line: number;
+}
+
 export class CsvRowParser {
   readonly delimiter: CsvDelimiter;
+  readonly maxLineBytes: number;
   private readonly delimiterCode: number;
-  /** Text received but not yet turned into rows: the start of an incomplete record. */
+  /** The start of a line that has no quote-driven state yet and waits for its line feed. */
   private pending = '';
+  /** Line the pending text starts on. */
+  private pendingLine = 1;
+  /** A record cut by a chunk's end inside the state machine. */
+  private open: OpenRecord | null = null;
+  /** Line feeds in all text taken before the chunk being parsed. */
+  private lineFeeds = 0;
   private ended = false;
+  /** Characters looked at by all passes over the text so far (a measure of work, for tests and limits). */
+  charsScanned = 0;
+  /** Characters pushed so far. */
+  charsPushed = 0;
 
   constructor(options: CsvRowParserOptions) {
     this.delimiter = options.delimiter;
     this.delimiterCode = options.delimiter.charCodeAt(0);
+    this.maxLineBytes = options.maxLineBytes ?? CSV_LIMITS.defaultMaxLineBytes;
   }
 
-  /** Characters held back waiting for the rest of their record (useful for progress accounting). */
+  /** Characters held back waiting for the rest of their record (useful for progress accounting); 0 at a record boundary. */
   get pendingLength(): number {
-    return this.pending.length;
+    return this.pending.length + (this.open ? Math.max(1, this.open.chars) : 0);
   }
 
   /** Feeds the next decoded chunk and returns the rows it completed (possibly none). */
   push(chunk: string): string[][] {
     if (this.ended) throw new Error('CsvRowParser.push called after end()');
-    const text = this.pending.length === 0 ? chunk : this.pending + chunk;
-    const rows: string[][] = [];
-    const consumed = this.parse(text, false, rows);
-    this.pending = consumed === text.length ? '' : text.slice(consumed);
-    return rows;
+    this.charsPushed += chunk.length;
+    if (this.pending.length > 0 && this.open === null) {
+      // A line completes only with a line break: until one comes, append without scanning the line again.
+      this.charsScanned += chunk.length;
+      if (chunk.indexOf('\n') === -1 && chunk.indexOf('\r') === -1) {
+        this.charsScanned += chunk.length;
+        this.pending += chunk;
+        if (this.pending.length > this.maxLineBytes) throw new CsvLimitError(lineTooLongMessage(this.pendingLine, this.maxLineBytes));
+        return [];
+      }
+    }
+    return this.take(this.pending.length === 0 ? chunk : this.pending + chunk, false);
   }
 
   /** Flushes the last record (a file's last line need not end with a newline). */
   end(): string[][] {
     if (this.ended) return [];
+    const rows = this.take(this.pending, true);
     this.ended = true;
-    const rows: string[][] = [];
-    if (this.pending.length > 0) this.parse(this.pending, true, rows);
-    this.pending = '';
     return rows;
   }
 
-  /** Parses complete records of `text` into `rows`; returns how many characters were consumed. */
-  private parse(text: string, final: boolean, rows: string[][]): number {
+  private take(text: string, final: boolean): string[][] {
+    const lineFeedsBefore = this.lineFeeds;
+    const textLine = this.pending.length > 0 ? this.pendingLine : lineFeedsBefore + 1;
+    this.pending = '';
+    const rows: string[][] = [];
+    let position = 0;
+    if (this.open) {
+      position = this.continueRecord(text, 0, this.open, final, rows, 0, textLine);
+      if (position === -1) {
+        this.countLineFeeds(text);
+        return rows;
+      }
+      this.open = null;
+    }
+    const consumed = this.parse(text, position, final, rows, textLine);
+    if (consumed < text.length) {
+      this.pending = text.slice(consumed);
+      this.pendingLine = textLine + countLineFeeds(text, 0, consumed);
+      this.charsScanned += consumed;
+      if (this.pending.length > this.maxLineBytes) throw new CsvLimitError(lineTooLongMessage(this.pendingLine, this.maxLineBytes));
+    }
+    this.countLineFeeds(text);
+    return rows;
+  }
+
+  private countLineFeeds(text: string): void {
+    this.charsScanned += text.length;
+    this.lineFeeds += countLineFeeds(text);
+  }
+
+  /** The 1-based line of `index` in `text`, whose first character is on `textLine` (only for messages). */
+  private lineAt(text: string, index: number, textLine: number): number {
+    return textLine + countLineFeeds(text, 0, index);
+  }
+
+  /**
+   * Parses complete records of `text` from `from` into `rows`; returns how many characters were
+   * consumed (a record the state machine left open counts as consumed: it is held in `open`).
+   */
+  private parse(text: string, from: number, final: boolean, rows: string[][], textLine: number): number {
     const length = text.length;
     const delimiter = this.delimiter;
-    let position = 0;
+    const maxLine = this.maxLineBytes;
+    let position = from;
     // Index of the next quote at or after `position`; Infinity when the text has no more quotes.
-    let nextQuote = text.indexOf('"');
+    let nextQuote = text.indexOf('"', position);
+    this.charsScanned += (nextQuote === -1 ? length : nextQuote) - position;
     if (nextQuote === -1) {
       // The common case, a chunk without any quote: split the chunk into lines in one go.
       const lastLineEnd = final ? length : text.lastIndexOf('\n');
-      if (lastLineEnd <= 0) return final ? this.splitLines(text, rows) : 0;
-      this.splitLines(lastLineEnd === length ? text : text.slice(0, lastLineEnd), rows);
-      return Math.min(lastLineEnd + 1, length);
+      this.charsScanned += length - Math.max(lastLineEnd, position);
+      if (lastLineEnd < position) return final ? length : position;
+      this.charsScanned += lastLineEnd - position;
+      const end = Math.min(lastLineEnd + 1, length);
+      const plain = position === 0 && lastLineEnd === length ? text : text.slice(position, lastLineEnd);
+      forEachPlainLine(plain, (start, stop) => {
+        if (stop - start > maxLine) throw new CsvLimitError(lineTooLongMessage(this.lineAt(text, position + start, textLine), maxLine));
+        rows.push(plain.slice(start, stop).split(delimiter));
+      });
+      return end;
     }
     while (position < length) {
       let lineEnd = text.indexOf('\n', position);
@@ -97,13 +196,21 @@ export class CsvRowParser {
         if (nextQuote === -1) nextQuote = Infinity;
       }
       if (nextQuote >= lineEnd) {
+        this.charsScanned += lineEnd - position;
         const contentEnd = lineEnd > position && text.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd;
+        if (contentEnd - position > maxLine) throw new CsvLimitError(lineTooLongMessage(this.lineAt(text, position, textLine), maxLine));
         if (contentEnd > position) rows.push(text.slice(position, contentEnd).split(delimiter));
         position = lineEnd + 1;
         continue;
       }
-      const next = this.parseQuotedRecord(text, position, final, rows);
-      if (next === -1) break;
+      const record: OpenRecord = { fields: [], field: '', phase: Phase.FieldStart, chars: 0, line: 0 };
+      const next = this.continueRecord(text, position, record, final, rows, position, textLine);
+      if (next === -1) {
+        record.line = this.lineAt(text, position, textLine);
+        this.charsScanned += position;
+        this.open = record;
+        return length;
+      }
       position = next;
     }
     return Math.min(position, length);
@@ -112,90 +219,92 @@ export class CsvRowParser {
   /**
    * True when `chunk` is whole lines without a quote and nothing is pending: cutting it with
    * forEachPlainLine and at delimiters then gives exactly the rows push() would, so a caller may read
-   * the cells in place instead of as arrays of strings. The parser's state is the same either way.
+   * the cells in place instead of as arrays of strings. The parser's state is the same either way
+   * (apart from the line count of its messages, which a caller reading in place keeps itself).
    */
   isPlain(chunk: string): boolean {
-    return this.pending.length === 0 && !this.ended && chunk.indexOf('"') === -1 && chunk.charCodeAt(chunk.length - 1) === LF;
-  }
-
-  /** Splits quote-free text into rows, line by line; returns the text's length. */
-  private splitLines(text: string, rows: string[][]): number {
-    const delimiter = this.delimiter;
-    forEachPlainLine(text, (start, end) => rows.push(text.slice(start, end).split(delimiter)));
-    return text.length;
+    return this.pending.length === 0 && this.open === null && !this.ended && chunk.indexOf('"') === -1 && chunk.charCodeAt(chunk.length - 1) === LF;
   }
 
   /**
-   * Character-level parse of one record that contains a quote. Returns the index after the record's
-   * line break, or -1 when the record is incomplete and more input is needed.
+   * Runs the state machine over one record from `index` (the record's state in `record`). Returns the
+   * index after the record's line break, or -1 when the text ended inside the record (then more input
+   * is needed, and `record` holds everything read of it). `recordStart` is where the record began in
+   * this text, for its line in a message.
    */
-  private parseQuotedRecord(text: string, start: number, final: boolean, rows: string[][]): number {
+  private continueRecord(text: string, index: number, record: OpenRecord, final: boolean, rows: string[][], recordStart: number, textLine: number): number {
     const length = text.length;
     const delimiterCode = this.delimiterCode;
-    const fields: string[] = [];
-    let index = start;
+    const startIndex = index;
+    const tooLong = () => {
+      const line = record.line > 0 ? record.line : this.lineAt(text, recordStart, textLine);
+      return new CsvLimitError(lineTooLongMessage(line, this.maxLineBytes));
+    };
+    const finish = (end: number) => {
+      record.chars += end - startIndex;
+      this.charsScanned += end - startIndex;
+      if (record.chars > this.maxLineBytes) throw tooLong();
+    };
     for (;;) {
-      let field: string;
-      if (index < length && text.charCodeAt(index) === QUOTE) {
-        // Quoted field: runs to the next quote not followed by another quote ("" is an escaped quote).
-        let segmentStart = index + 1;
-        field = '';
-        for (;;) {
-          const closing = text.indexOf('"', segmentStart);
-          if (closing === -1 || (closing + 1 === length && !final)) {
-            // The closing quote (or the character deciding whether it is an escape) has not arrived yet.
-            if (!final) return -1;
-            field += text.slice(segmentStart);
-            index = length;
-            break;
-          }
-          if (text.charCodeAt(closing + 1) === QUOTE) {
-            field += text.slice(segmentStart, closing + 1);
-            segmentStart = closing + 2;
-            continue;
-          }
-          field += text.slice(segmentStart, closing);
-          index = closing + 1;
-          break;
-        }
-        // Lenient: characters between the closing quote and the delimiter are kept (`"a"b` -> `ab`).
-        const tailStart = index;
-        while (index < length) {
-          const code = text.charCodeAt(index);
-          if (code === delimiterCode || code === LF || code === CR) break;
-          index += 1;
-        }
-        if (index > tailStart) field += text.slice(tailStart, index);
-      } else {
-        const fieldStart = index;
-        while (index < length) {
-          const code = text.charCodeAt(index);
-          if (code === delimiterCode || code === LF || code === CR) break;
-          index += 1;
-        }
-        field = text.slice(fieldStart, index);
-      }
-      fields.push(field);
       if (index >= length) {
+        finish(length);
         if (!final) return -1;
-        rows.push(fields);
+        record.fields.push(record.field);
+        rows.push(record.fields);
         return length;
       }
-      const code = text.charCodeAt(index);
-      if (code === delimiterCode) {
-        index += 1;
-        continue;
-      }
-      if (code === CR) {
-        if (index + 1 >= length) {
-          if (!final) return -1;
-          rows.push(fields);
-          return length;
+      switch (record.phase) {
+        case Phase.FieldStart:
+          if (text.charCodeAt(index) === QUOTE) {
+            record.phase = Phase.Quoted;
+            index += 1;
+          } else {
+            record.phase = Phase.Tail;
+          }
+          continue;
+        case Phase.Quoted: {
+          const closing = text.indexOf('"', index);
+          if (closing === -1) {
+            record.field += text.slice(index);
+            index = length;
+            continue;
+          }
+          record.field += text.slice(index, closing);
+          record.phase = Phase.QuoteSeen;
+          index = closing + 1;
+          continue;
         }
-        if (text.charCodeAt(index + 1) === LF) index += 1;
+        case Phase.QuoteSeen:
+          if (text.charCodeAt(index) === QUOTE) {
+            record.field += '"';
+            record.phase = Phase.Quoted;
+            index += 1;
+          } else {
+            record.phase = Phase.Tail;
+          }
+          continue;
+        case Phase.Tail: {
+          const tailStart = index;
+          while (index < length) {
+            const code = text.charCodeAt(index);
+            if (code === delimiterCode || code === LF || code === CR) break;
+            index += 1;
+          }
+          if (index > tailStart) record.field += text.slice(tailStart, index);
+          if (index >= length) continue;
+          record.fields.push(record.field);
+          record.field = '';
+          record.phase = Phase.FieldStart;
+          if (text.charCodeAt(index) === delimiterCode) {
+            index += 1;
+            continue;
+          }
+          // A CR ends the record; an LF right after it is then an empty line, which is skipped.
+          finish(index);
+          rows.push(record.fields);
+          return index + 1;
+        }
       }
-      rows.push(fields);
-      return index + 1;
     }
   }
 }

@@ -7,7 +7,11 @@
 /** Sections whose table holds the time series, by default (DASware: TrackData, TrackData1, ...). */
 export const DEFAULT_DATA_SECTION_PATTERN = /^TrackData\d*$/i;
 
-const SECTION_LINE = /^\s*"?\[([^\]"\r\n]+)\]"?\s*[;,\t|]*\s*$/;
+/**
+ * One character class after the closing bracket: the former `\s*[;,\t|]*\s*` could split a run of
+ * tabs three ways, which made a long cell of tabs take cubic time to reject.
+ */
+const SECTION_LINE = /^\s*"?\[([^\]"\r\n]+)\]"?[\s;,|]*$/;
 
 /** The section name when a raw line is a section marker (`"[TrackData1]"`, `[Events]`), else null. */
 export function sectionNameOfLine(line: string): string | null {
@@ -114,11 +118,36 @@ export class DataSectionFilter {
   }
 }
 
+/** A TimezoneBias line is short; longer lines are not looked at (keeps the search linear). */
+const BIAS_LINE_MAX_CHARS = 200;
+const BIAS_NAME = /^"?TimezoneBias"?/i;
+
+/** The minutes of one trimmed line `"TimezoneBias";120` (one delimiter, quotes optional), else null. */
+function biasOfLine(line: string): number | null {
+  const name = BIAS_NAME.exec(line);
+  if (!name) return null;
+  const rest = line.slice(name[0].length).replace(/^ +/, '');
+  if (!';,\t|'.includes(rest.charAt(0)) || rest.length === 0) return null;
+  const value = rest.slice(1).trim().replace(/^"/, '').replace(/"$/, '').trim();
+  return /^-?\d{1,6}$/.test(value) ? Number(value) : null;
+}
+
 /**
  * DASware's `"TimezoneBias";120` in `[CoreInfo]`: minutes the instrument's local time is ahead of UTC
- * (120 for a summer-time run in Central Europe). Null when absent.
+ * (120 for a summer-time run in Central Europe). Null when absent. Line by line rather than one
+ * multi-line pattern, whose leading `\s*` re-read every following blank line from each line start.
  */
 export function readTimezoneBiasMinutes(text: string): number | null {
-  const match = /^\s*"?TimezoneBias"?\s*[;,\t|]\s*"?\s*(-?\d+)\s*"?\s*$/im.exec(text);
-  return match ? Number(match[1]) : null;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if (end - start <= BIAS_LINE_MAX_CHARS) {
+      const line = text.slice(start, end).trim();
+      const minutes = biasOfLine(line);
+      if (minutes !== null) return minutes;
+    }
+    start = end + 1;
+  }
+  return null;
 }
