@@ -8,6 +8,7 @@ import { instrumentRoutes } from './instruments/routes.ts';
 import { runRoutes } from './runs/routes.ts';
 import { unitOperationRoutes } from './unit-operations/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
+import { sampleRoutes } from './samples/routes.ts';
 import { identityRoutes } from './auth/identity-routes.ts';
 import { timeSeriesRoutes } from './timeseries/routes.ts';
 import { ingestJobRoutes } from './ingest-jobs/routes.ts';
@@ -26,6 +27,7 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(runRoutes, deps);
   await app.register(unitOperationRoutes, deps);
   await app.register(commentRoutes, deps);
+  await app.register(sampleRoutes, deps);
   await app.register(identityRoutes, deps);
   await app.register(timeSeriesRoutes, deps);
   await app.register(ingestJobRoutes, deps);

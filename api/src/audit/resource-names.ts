@@ -23,6 +23,7 @@ const NAME_LOOKUPS: Record<string, NameLookup> = {
   user: byQuery('SELECT id, email AS name FROM users WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
   api_key: byQuery('SELECT id, name FROM api_keys WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
   golden_batch: byQuery('SELECT id, name FROM golden_batches WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
+  sample: byQuery('SELECT id, sample_id AS name FROM samples WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR organization_id = $2)'),
   organization: byQuery('SELECT id, name FROM organizations WHERE id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR id = $2)'),
 };
 
@@ -40,6 +41,7 @@ function recordedName(row: AuditRowForName): string | null {
     if (typeof side.unit_operation === 'string') return side.unit_operation;
     if (typeof side.name === 'string' && side.name) return side.name;
     if (row.resource_type === 'user' && typeof side.email === 'string') return side.email;
+    if (row.resource_type === 'sample' && typeof side.sample_id === 'string') return side.sample_id;
   }
   return null;
 }
