@@ -8,8 +8,13 @@ import { isoOrEpoch, parseBucket, parseTimestampInput } from './timeseries.ts';
 export const TIME_SERIES_EXPORT_FORMATS = ['csv-long', 'csv-wide', 'xlsx'] as const;
 export type TimeSeriesExportFormat = (typeof TIME_SERIES_EXPORT_FORMATS)[number];
 
-/** Instruments one export may name. */
+/** Instruments one export may name, or cover through its unit operations or run. */
 export const EXPORT_MAX_INSTRUMENTS = 2_000;
+
+export const EXPORT_MESSAGES = {
+  tooManyInstruments: (covered: number) =>
+    `An export may cover at most ${EXPORT_MAX_INSTRUMENTS} instruments; this one covers ${covered}. Name instruments with instrument_ids.`,
+} as const;
 
 const positiveId = z.coerce.number().int().positive();
 

@@ -5,14 +5,19 @@
  * downloaded once ready (job-routes.ts); an organisation has at most EXPORT_MAX_ACTIVE_JOBS of them queued or
  * running (more answer 429). Each export is audited once it ended, with who, what and how
  * many rows it carried, and whether it was delivered whole (a job's event is written when it finishes).
+ * A streamed answer holds a slot of its organisation's stream budget (platform/stream-budget.ts) while
+ * it streams: past the budget the next one answers 429, and one its client stops reading is ended.
  */
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { exportJobStatusSchema, recordExportQuerySchema, timeSeriesExportQuerySchema, type ExportJobStatus } from '@bioprocess/shared/exports';
+import {
+  EXPORT_MAX_INSTRUMENTS, EXPORT_MESSAGES, exportJobStatusSchema, recordExportQuerySchema, timeSeriesExportQuerySchema, type ExportJobStatus,
+} from '@bioprocess/shared/exports';
 import { parseBucket } from '@bioprocess/shared/timeseries';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { principalOf } from '../auth/authenticate.ts';
+import { badRequest } from '../platform/http-error.ts';
+import { streamBudgetOf } from '../platform/stream-budget.ts';
 import { recordAudit, type AuditInput } from '../audit/record.ts';
 import { resolveExportScope } from './scope.ts';
 import { countSectionPoints } from './point-source.ts';
@@ -64,6 +69,7 @@ function download(reply: FastifyReply, type: string, filename: string): FastifyR
 }
 
 export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
+  const streamBudget = streamBudgetOf(deps);
   app.get('/api/v1/exports/time-series', {
     config: { access: 'export', readsRollups: true },
     schema: {
@@ -78,6 +84,7 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
     const query = request.query;
     const nowMs = Date.now();
     const scope = await resolveExportScope(deps.pg, principal.organizationId, query, nowMs);
+    if (scope.instruments.length > EXPORT_MAX_INSTRUMENTS) throw badRequest(EXPORT_MESSAGES.tooManyInstruments(scope.instruments.length));
     const bucketMs = query.bucket === undefined ? null : parseBucket(query.bucket);
     let points = 0;
     for (const section of scope.sections) points += await countSectionPoints(deps.clickhouse, principal.organizationId, section);
@@ -112,15 +119,17 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
       changes: { after: { ...audit, rows: tally.rows, complete: error === null } },
     }));
     const fileName = timeSeriesFileName(scope, query.format, new Date(nowMs));
+    // Taken before the first row is read: past the organisation's budget nothing starts.
+    const slot = streamBudget.admit(principal.organizationId, reply);
     reply.header('x-export-points', String(points));
     if (query.format === 'xlsx') {
       const stream = xlsxStream(input, {
         exportedAt: new Date(), user: principal.email ?? principal.name, format: query.format, bucket: query.bucket ?? null,
       }, onEnd);
-      return download(reply, CONTENT_TYPES.xlsx, fileName).send(stream);
+      return download(reply, CONTENT_TYPES.xlsx, fileName).send(slot.stream(stream));
     }
     const chunks = query.format === 'csv-long' ? csvLong(input) : csvWide(input, query.elapsed === 'true');
-    return download(reply, CONTENT_TYPES[query.format], fileName).send(Readable.from(reportingEnd(chunks, onEnd)));
+    return download(reply, CONTENT_TYPES[query.format], fileName).send(slot.stream(reportingEnd(chunks, onEnd)));
   });
 
   app.post('/api/v1/exports/organization-archive', {
@@ -144,6 +153,7 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
   }, async (request, reply) => {
     const principal = principalOf(request);
     const { entity, format } = request.query;
+    const slot = streamBudget.admit(principal.organizationId, reply);
     const tally = { rows: 0, points: 0 };
     const onEnd = auditAfter(request, deps, (error) => ({
       event_type: 'records.exported', action: 'export', resource_type: entity, success: error === null,
@@ -151,6 +161,6 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
     }));
     const day = new Date().toISOString().slice(0, 10);
     return download(reply, format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8', `${entity}-${day}.${format}`)
-      .send(Readable.from(reportingEnd(recordChunks(deps.pg, principal.organizationId, entity, format, tally), onEnd)));
+      .send(slot.stream(reportingEnd(recordChunks(deps.pg, principal.organizationId, entity, format, tally), onEnd)));
   });
 }
