@@ -53,6 +53,19 @@ export const loginRequestSchema = z.object({
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 
+/** A wait in words, for the messages of refusals that carry a Retry-After. */
+export function waitText(seconds: number): string {
+  return seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+/**
+ * The sign-in refusal once an account met failures from many addresses: a delay, never a lock; the
+ * owner's way in without waiting is the emailed reset link.
+ */
+export function loginDelayedMessage(after: string): string {
+  return `Too many failed sign-ins for this account. Please try again in ${after}, or reset your password with "Forgot Password?" to sign in now.`;
+}
+
 export const forgotPasswordRequestSchema = z.object({ email: emailSchema });
 export const resetPasswordRequestSchema = z.object({
   token: z.string({ message: 'Invalid reset token' }).min(1, 'Invalid reset token').max(200, 'Invalid reset token'),
@@ -102,13 +115,67 @@ export const listUsersQuerySchema = z.object({
   organization_id: idSchema.optional(),
 });
 
+export const INVITATION_MESSAGES = {
+  invalidToken: 'This invitation link is invalid, has expired or was revoked. Ask the organisation\'s admin to send a new invitation.',
+  accountExists: 'This email address already has an account, so the invitation cannot create another one. '
+    + 'Sign in with your existing account (use "Forgot Password?" on the sign-in page if you do not know its password). '
+    + 'An account belongs to one organisation: to join this one, ask its admin to invite another address of yours.',
+  notFound: 'Invitation not found',
+  perOrganization: (limit: number) => `Invitation limit reached: an organisation sends at most ${limit} invitation mails per 24 hours. Please try again later.`,
+  perAddress: (limit: number) => `Invitation limit reached: at most ${limit} invitation mails to one address per 24 hours. Please try again later.`,
+} as const;
+
+/**
+ * An invitation names only an address and a role: the invitee chooses their own name when accepting,
+ * and the mail carries nothing the inviter wrote besides the organisation's name.
+ */
 export const inviteUserRequestSchema = z.object({
   email: emailSchema,
-  name: personNameSchema,
   roleName: roleSchema,
   /** Superusers may invite into another organisation; admins always invite into their own. */
   organization_id: idSchema.optional(),
 });
+
+/**
+ * An open invitation, as its organisation's admins see it. The same for any address: whether the
+ * address has an account somewhere is never part of it.
+ */
+export const invitationSchema = z.object({
+  id: z.number().int(),
+  organization_id: z.number().int(),
+  email: z.string(),
+  role: z.string(),
+  /** `expired` once the link's lifetime passed; a resend renews it. */
+  status: z.enum(['pending', 'expired']),
+  created_at: z.string(),
+  last_sent_at: z.string(),
+  expires_at: z.string(),
+});
+export type Invitation = z.infer<typeof invitationSchema>;
+
+export const listInvitationsQuerySchema = listUsersQuerySchema;
+
+const invitationTokenSchema = z.string({ message: INVITATION_MESSAGES.invalidToken }).min(1, INVITATION_MESSAGES.invalidToken).max(200, INVITATION_MESSAGES.invalidToken);
+
+export const invitationTokenRequestSchema = z.object({ token: invitationTokenSchema });
+
+/** What the invitee sees on the acceptance page: told to them (the link's holder), never to the inviter. */
+export const invitationPreviewSchema = z.object({
+  organization_name: z.string(),
+  email: z.string(),
+  role: z.string(),
+  expires_at: z.string(),
+  /** The address already has an account (in any organisation): accepting cannot create one. */
+  account_exists: z.boolean(),
+});
+export type InvitationPreview = z.infer<typeof invitationPreviewSchema>;
+
+export const acceptInvitationRequestSchema = z.object({
+  token: invitationTokenSchema,
+  name: personNameSchema,
+  password: newPasswordSchema,
+});
+
 export const changeRoleRequestSchema = z.object({ roleName: roleSchema });
 export const setSuperuserRequestSchema = z.object({ superuser: z.boolean({ message: 'superuser must be true or false' }) });
 

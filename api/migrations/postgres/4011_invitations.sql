@@ -21,12 +21,15 @@ CREATE TABLE invitations (
 CREATE UNIQUE INDEX invitations_open_per_address ON invitations (organization_id, lower(email))
   WHERE accepted_at IS NULL AND revoked_at IS NULL;
 
--- Every invitation mail sent (new or resent), kept for the per-organisation and per-address limits.
--- Not tied to the invitation's row: revoking and inviting again must not reset the count.
+-- Every invitation mail an organisation asked for (new or resent), kept for a day for the
+-- per-organisation and per-address limits. Not tied to the invitation's row: revoking and inviting
+-- again must not reset the count. `delivered` is false when the address had received its daily share
+-- from all organisations together and the mail was held back.
 CREATE TABLE invitation_mails (
   id BIGSERIAL PRIMARY KEY,
   organization_id BIGINT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   email TEXT NOT NULL,
+  delivered BOOLEAN NOT NULL,
   sent_at TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 CREATE INDEX invitation_mails_organization_time ON invitation_mails (organization_id, sent_at DESC);

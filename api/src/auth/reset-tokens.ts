@@ -1,6 +1,6 @@
 /**
- * Password reset and invitation links. Both use the same single-use token stored as a sha256 hash;
- * an invitation lives longer than a reset because the invited person may read the mail days later.
+ * Password reset links: a single-use token stored as its sha256 hash. (Invitations have their own
+ * table and links, users/invitations.ts; 'invite' links issued before them still set a password here.)
  */
 import type { Pool, PoolClient } from 'pg';
 import type { AppDeps } from '../platform/deps.ts';
@@ -10,8 +10,6 @@ import { issueToken } from './tokens.ts';
 type Queryable = Pool | PoolClient;
 
 export type LinkPurpose = 'reset' | 'invite';
-
-export const INVITE_TOKEN_TTL_MINUTES = 7 * 24 * 60;
 
 export function resetLink(publicUrl: string, token: string): string {
   const url = new URL('/reset-password', publicUrl);
@@ -90,20 +88,6 @@ export async function sendResetMail(deps: Pick<AppDeps, 'env' | 'pg' | 'logger'>
     to,
     subject: 'Reset your Bioprocess Platform password',
     text: `A password reset was requested for your account.\n\nSet a new password here (the link works once and expires in ${deps.env.RESET_TOKEN_TTL_MINUTES} minutes):\n${link}\n\nIf you did not ask for this, ignore this message.`,
-    link,
-  });
-}
-
-export async function sendInviteMail(
-  deps: Pick<AppDeps, 'env' | 'pg' | 'logger'>,
-  invite: { to: string; name: string; organizationName: string; invitedBy: string },
-  token: string,
-): Promise<void> {
-  const link = resetLink(deps.env.PUBLIC_URL, token);
-  await sendMail(deps, {
-    to: invite.to,
-    subject: `You have been invited to ${invite.organizationName} on the Bioprocess Platform`,
-    text: `Hello ${invite.name},\n\n${invite.invitedBy} invited you to ${invite.organizationName}.\n\nChoose your password here (the link works once and expires in 7 days):\n${link}`,
     link,
   });
 }

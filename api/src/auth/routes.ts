@@ -16,6 +16,8 @@ import {
   switchOrganizationRequestSchema,
   updateProfileRequestSchema,
   authUserSchema,
+  loginDelayedMessage,
+  waitText,
 } from '@bioprocess/shared/auth-contracts';
 import { withTransaction, type Queryable } from '@bioprocess/shared/server/postgres';
 import type { App } from '../platform/app-type.ts';
@@ -29,7 +31,7 @@ import {
 } from '../users/repository.ts';
 import { principalOf } from './authenticate.ts';
 import { assertPasswordPolicy, hashPassword, verifyPassword } from './passwords.ts';
-import { clearFailures, takeLoginAttempt, type ThrottleSettings } from './login-throttle.ts';
+import { clearAddressFailures, clearAllFailures, takeLoginAttempt, type ThrottleSettings } from './login-throttle.ts';
 import { createSession, revokeAllSessions, revokeSession } from './sessions.ts';
 import { consumeLinkToken, createResetLinkWithinLimit, isLinkTokenLive, sendResetMail } from './reset-tokens.ts';
 import { hashToken } from './principal.ts';
@@ -55,7 +57,13 @@ export function sessionUserId(request: FastifyRequest): number {
 }
 
 export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
-  const throttle: ThrottleSettings = { maxFailures: deps.env.LOGIN_MAX_FAILURES, windowMinutes: deps.env.LOGIN_WINDOW_MINUTES };
+  const throttle: ThrottleSettings = {
+    maxFailures: deps.env.LOGIN_MAX_FAILURES,
+    windowMinutes: deps.env.LOGIN_WINDOW_MINUTES,
+    accountMaxFailures: deps.env.LOGIN_ACCOUNT_MAX_FAILURES,
+    accountDelayMinSeconds: deps.env.LOGIN_ACCOUNT_DELAY_MIN_SECONDS,
+    accountDelayMaxSeconds: deps.env.LOGIN_ACCOUNT_DELAY_MAX_SECONDS,
+  };
 
   app.post('/api/v1/auth/signup', {
     config: { access: 'public', rateLimit: addressLimit(deps.env, 'signup') },
@@ -99,8 +107,10 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
       body: loginRequestSchema,
       response: { 200: authResponseSchema },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { email, password } = request.body;
+    // request.ip honours TRUST_PROXY: behind a trusted proxy it is the client the proxy names.
+    const clientAddress = request.ip;
     // A refused sign-in changes nothing but the attempt count: its event is committed on its own.
     const failure = (reason: string, user: { id: number; organization_id: number } | null) =>
       recordAudit(deps.pg, request, {
@@ -112,27 +122,30 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
     const user = await findUserByEmail(deps.pg, email);
     const account = { userId: user?.id ?? null, email };
     // Counted before the (slow) verification, so concurrent guesses cannot outrun the count.
-    const attempt = await takeLoginAttempt(deps.pg, account, throttle);
+    const attempt = await takeLoginAttempt(deps.pg, account, clientAddress, throttle);
     if (!attempt.allowed) {
-      await failure('blocked', user);
-      throw new HttpError(429, AUTH_MESSAGES.loginBlocked);
+      await failure(attempt.reason, user);
+      reply.header('retry-after', attempt.retryAfterSeconds);
+      throw new HttpError(429, attempt.reason === 'address_blocked' ? AUTH_MESSAGES.loginBlocked : loginDelayedMessage(waitText(attempt.retryAfterSeconds)));
     }
     const passwordHash = user ? await readPasswordHash(deps.pg, user.id) : null;
     const valid = await verifyPassword(passwordHash, password);
     if (!user || !valid) {
-      const failures = attempt.attempts;
+      const failures = attempt.addressAttempts;
       await failure('invalid_credentials', user);
       if (failures >= throttle.maxFailures) {
+        // Only this address is blocked for the account; the owner elsewhere still signs in.
         await recordAudit(deps.pg, request, {
           event_type: 'auth.lockout', action: 'lockout', resource_type: 'user', resource_id: user?.id ?? null,
           success: false, user_id: user?.id ?? null, user_email: email, organization_id: user?.organization_id ?? null,
-          changes: { after: { failures, window_minutes: throttle.windowMinutes } },
+          changes: { after: { failures, window_minutes: throttle.windowMinutes, scope: 'address' } },
         });
+        reply.header('retry-after', throttle.windowMinutes * 60);
         throw new HttpError(429, AUTH_MESSAGES.loginBlocked);
       }
       throw unauthorized(AUTH_MESSAGES.invalidCredentials);
     }
-    await clearFailures(deps.pg, account);
+    await clearAddressFailures(deps.pg, account, clientAddress);
     const token = await withTransaction(deps.pg, async (client) => {
       const session = await createSession(client, user.id, deps.env.SESSION_TTL_HOURS);
       await recordAudit(client, request, {
@@ -233,6 +246,8 @@ export async function authRoutes(app: App, deps: AppDeps): Promise<void> {
       const consumed = await consumeLinkToken(client, tokenHash);
       if (!consumed) return null;
       await setPasswordHash(client, consumed.userId, passwordHash);
+      // The mailed link is the owner's way in whatever the sign-in counts: it clears them all.
+      await clearAllFailures(client, consumed.userId);
       const revokedSessions = await revokeAllSessions(client, consumed.userId);
       const user = (await findUserById(client, consumed.userId))!;
       await recordAudit(client, request, {

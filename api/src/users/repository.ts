@@ -71,10 +71,14 @@ export async function setUserOrganization(db: PoolClient, userId: number, organi
   await db.query('UPDATE users SET organization_id = $2, updated_at = now() WHERE id = $1', [userId, organizationId]);
 }
 
-export async function insertInvitedUser(db: PoolClient, values: { email: string; name: string; organizationId: number; role: string }): Promise<number> {
+/** A user who accepted an invitation: a member of the inviting organisation with the invited role. */
+export async function insertInvitedMember(
+  db: PoolClient,
+  values: { email: string; name: string; passwordHash: string; organizationId: number; role: string },
+): Promise<number> {
   const { rows } = await db.query<{ id: number }>(
-    'INSERT INTO users (email, name, organization_id, role) VALUES ($1, $2, $3, $4) RETURNING id',
-    [values.email, values.name, values.organizationId, values.role],
+    'INSERT INTO users (email, name, password_hash, organization_id, role) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+    [values.email, values.name, values.passwordHash, values.organizationId, values.role],
   );
   return rows[0]!.id;
 }

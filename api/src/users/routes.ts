@@ -1,14 +1,13 @@
 /**
- * User management: list, invite, change role, delete and the superuser flag. Admins
- * manage the users of their current organisation; superusers manage users across organisations.
+ * User management: list, change role, delete and the superuser flag (invitations are in
+ * invitation-routes.ts). Admins manage the users of their current organisation; superusers manage
+ * users across organisations.
  * A user outside the caller's reach answers 404, as if it did not exist.
  */
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   changeRoleRequestSchema,
   idParamsSchema,
-  inviteUserRequestSchema,
   listUsersQuerySchema,
   setSuperuserRequestSchema,
   userSchema,
@@ -20,19 +19,15 @@ import { badRequest, conflict, forbidden, notFound } from '../platform/http-erro
 import { recordAudit } from '../audit/record.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import type { RequestPrincipal } from '../auth/principal.ts';
-import { createLinkToken, INVITE_TOKEN_TTL_MINUTES, sendInviteMail } from '../auth/reset-tokens.ts';
-import { usesDevOutbox } from '../mail/mailer.ts';
-import { lockOrganization, organizationExists } from '../organizations/repository.ts';
+import { lockOrganization } from '../organizations/repository.ts';
 import {
-  auditUserFields, countOtherAdmins, deleteUser, findUserByEmail, findUserById, insertInvitedUser, listUsers, lockSuperusers,
+  auditUserFields, countOtherAdmins, deleteUser, findUserById, listUsers, lockSuperusers,
   setUserRole, setUserSuperuser, toUser, type UserRow,
 } from './repository.ts';
 
 export const USER_MESSAGES = {
   notFound: 'User not found',
   organizationNotFound: 'Organization not found',
-  existsInOtherOrganization: 'A user with this email already belongs to another organization',
-  existsInOrganization: 'A user with this email is already a member of this organization',
   cannotDeleteSelf: 'You cannot delete your own account',
   lastSuperuser: 'Cannot remove the last superuser: promote another user first',
   lastAdmin: 'An organization must keep at least one admin',
@@ -67,11 +62,6 @@ async function assertAnotherAdminRemains(client: PoolClient, user: UserRow): Pro
   if (await countOtherAdmins(client, user.organization_id, user.id) === 0) throw conflict(USER_MESSAGES.lastAdmin);
 }
 
-function inviterName(request: FastifyRequest): string {
-  const principal = principalOf(request);
-  return principal.name || principal.email || 'An administrator';
-}
-
 export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get('/api/v1/auth/users', {
     config: { access: 'manage_users' },
@@ -80,45 +70,6 @@ export async function userRoutes(app: App, deps: AppDeps): Promise<void> {
     const principal = principalOf(request);
     const organizationId = principal.superuser ? request.query.organization_id ?? null : principal.organizationId;
     return (await listUsers(deps.pg, organizationId)).map(toUser);
-  });
-
-  app.post('/api/v1/auth/users/invite', {
-    config: { access: 'manage_users' },
-    schema: { tags: ['users'], summary: 'Invite a user by email; the invitation carries a set-password link', body: inviteUserRequestSchema, response: { 201: userSchema } },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const { email, name, roleName } = request.body;
-    const organizationId = principal.superuser && request.body.organization_id ? request.body.organization_id : principal.organizationId;
-    const { user, token } = await withTransaction(deps.pg, async (client) => {
-      if (!await organizationExists(client, organizationId)) throw notFound(USER_MESSAGES.organizationNotFound);
-      const existing = await findUserByEmail(client, email);
-      if (existing) {
-        throw conflict(existing.organization_id === organizationId ? USER_MESSAGES.existsInOrganization : USER_MESSAGES.existsInOtherOrganization);
-      }
-      const userId = await insertInvitedUser(client, { email, name, organizationId, role: roleName });
-      const user = (await findUserById(client, userId))!;
-      const token = await createLinkToken(client, user.id, 'invite', INVITE_TOKEN_TTL_MINUTES);
-      await recordAudit(client, request, {
-        event_type: 'user.invited', action: 'create', resource_type: 'user', resource_id: user.id,
-        changes: { after: auditUserFields(user) },
-      });
-      return { user, token };
-    }).catch((error: unknown) => {
-      if ((error as { code?: string }).code === '23505') throw conflict(USER_MESSAGES.existsInOtherOrganization);
-      throw error;
-    });
-    const delivery = sendInviteMail(
-      deps,
-      { to: user.email, name: user.name, organizationName: user.organization_name ?? 'your organization', invitedBy: inviterName(request) },
-      token,
-    ).catch((error: unknown) => {
-      // The user exists; the link can be sent again through forgot-password. The failure is for operators.
-      request.log.error({ err: error }, 'invitation mail could not be sent');
-    });
-    // A slow mail server must not hold the admin's request; the dev outbox insert is awaited so the
-    // link is readable as soon as the call answers.
-    if (usesDevOutbox(deps.env)) await delivery;
-    return reply.status(201).send(toUser(user));
   });
 
   app.post('/api/v1/auth/users/:id/roles', {

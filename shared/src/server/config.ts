@@ -76,10 +76,11 @@ export const apiEnvSchema = baseEnvSchema.extend({
   LOGIN_MAX_FAILURES: positiveInt.default(5),
   LOGIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
   // Failures of one account from all addresses together within LOGIN_WINDOW_MINUTES past which each
-  // further attempt waits for a delay that doubles (1 s, 2 s, ...) up to LOGIN_ACCOUNT_DELAY_MAX_SECONDS:
-  // far above LOGIN_MAX_FAILURES (which blocks one address), so only a distributed guessing campaign
-  // meets it, and it slows that campaign without ever locking the owner out.
+  // further attempt waits for a delay that doubles from LOGIN_ACCOUNT_DELAY_MIN_SECONDS up to
+  // LOGIN_ACCOUNT_DELAY_MAX_SECONDS: far above LOGIN_MAX_FAILURES (which blocks one address), so only a
+  // distributed guessing campaign meets it, and it slows that campaign without ever locking the owner out.
   LOGIN_ACCOUNT_MAX_FAILURES: positiveInt.default(100),
+  LOGIN_ACCOUNT_DELAY_MIN_SECONDS: positiveInt.default(1),
   LOGIN_ACCOUNT_DELAY_MAX_SECONDS: positiveInt.default(60),
   RESET_TOKEN_TTL_MINUTES: z.coerce.number().positive().default(60),
   SIGNUP_ENABLED: booleanFromString.default(true),
