@@ -6,7 +6,7 @@
  * upload maps (docs/csv.md says what Papa Parse did with the DASware export).
  */
 import {
-  CSV_LIMITS, CSV_MESSAGES, CSV_TOAST_TITLES, checkCsvContent, checkCsvFile, dasWareTimeBase, decodeCsvBytes, isMultiSectionCsv, parseCsvPreview,
+  CSV_LIMITS, CSV_MESSAGES, CSV_TOAST_TITLES, CsvLimitError, checkCsvContent, checkCsvFile, dasWareTimeBase, decodeCsvBytes, isMultiSectionCsv, parseCsvPreview,
   readTimezoneBiasMinutes, type CsvPreview, type FileTimeBase,
 } from '@bioprocess/shared/csv/index';
 
@@ -50,9 +50,18 @@ export async function readCsvPreview(file: PreviewSource, maxBytes: number = CSV
   const contentProblem = checkCsvContent(text);
   if (contentProblem) return { ok: false, title: CSV_TOAST_TITLES.invalidContent, message: contentProblem };
 
-  const preview = parseCsvPreview(text, { partial, maxRows: DETECTION_ROWS });
-  if (!preview || preview.headers.length === 0) return { ok: false, title: CSV_TOAST_TITLES.parseError, message: CSV_MESSAGES.parseFailed };
-  const sampleRows = parseCsvPreview(text, { partial, maxRows: Number.POSITIVE_INFINITY })?.rows ?? preview.rows;
+  let preview: CsvPreview | null;
+  let sampleRows: string[][];
+  try {
+    preview = parseCsvPreview(text, { partial, maxRows: DETECTION_ROWS });
+    if (!preview || preview.headers.length === 0) return { ok: false, title: CSV_TOAST_TITLES.parseError, message: CSV_MESSAGES.parseFailed };
+    // Every row of the bytes read, unpadded: its cells are read with `?? ''`.
+    sampleRows = parseCsvPreview(text, { partial, maxRows: Number.POSITIVE_INFINITY, padRows: false })?.rows ?? preview.rows;
+  } catch (error) {
+    // A header wider than the column limit, or a line longer than the line limit: the upload would fail the same way.
+    if (error instanceof CsvLimitError) return { ok: false, title: CSV_TOAST_TITLES.invalidContent, message: error.message };
+    throw error;
+  }
   const timeBase = isMultiSectionCsv(text) ? dasWareTimeBase(readTimezoneBiasMinutes(text)) : null;
   return { ok: true, preview, partial, encoding, sampleRows, timeBase };
 }

@@ -22,7 +22,9 @@ import {
   detectDelimiter,
   detectTimestampFormat,
   elapsedToEpochMs,
-  fitRowToWidth,
+  CsvLimitError,
+  checkColumnCount,
+  truncateRowToWidth,
   hasOwnUtcOffset,
   isMultiSectionCsv,
   forEachPlainLine,
@@ -39,7 +41,7 @@ import {
 } from '@bioprocess/shared/csv/index';
 import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type CsvMapping } from '@bioprocess/shared/timeseries';
-import { readHead, readRecords } from './record-reader.ts';
+import { readHead, readRecords, type RecordReadStats } from './record-reader.ts';
 import { MAX_ROWS_PER_VERSION, pointVersion } from '@bioprocess/shared/ingest/versions';
 
 /**
@@ -142,6 +144,24 @@ export interface StagingOptions {
   /** Where to resume, or null to read the file from its start. */
   from: StagingCheckpoint | null;
   versioned: boolean;
+  /** Columns the header may have (CSV_MAX_COLUMNS; default CSV_LIMITS.defaultMaxColumns). */
+  maxColumns?: number;
+  /** Bytes a line or quoted record may have (CSV_MAX_LINE_BYTES; default CSV_LIMITS.defaultMaxLineBytes). */
+  maxLineBytes?: number;
+  /** Bytes per read of the file (tests use small ones). */
+  readChunkBytes?: number;
+  /** Filled in with the work the pass did (tests hold it to the file's size). */
+  work?: StagingWork;
+}
+
+/** Work done by a pass: the file's reading, and the cells of data rows the pass looked at. */
+export interface StagingWork extends RecordReadStats {
+  /** Data-row cells looked at: the mapped cells of each row that has them, never the header's width per row. */
+  cellsVisited: number;
+}
+
+export function emptyStagingWork(): StagingWork {
+  return { bytesRead: 0, bytesScanned: 0, bytesCopied: 0, charsParsed: 0, cellsVisited: 0 };
 }
 
 export interface StagingSink {
@@ -253,7 +273,7 @@ function stageCells(
   let points = 0;
   for (let e = 0; e < entries.length; e += 1) {
     const c = entries[e]!;
-    const value = resolveCell(row[plan.columns[c]!.index]!, c, plan, collector, options);
+    const value = resolveCell(row[plan.columns[c]!.index] ?? '', c, plan, collector, options);
     points += stagePoint(c, value, plan, batch, instrumentIds, ts, version);
   }
   if (batch) batch.points += points;
@@ -294,7 +314,7 @@ function carryCells(row: string[], entries: readonly number[], plan: CsvPlan): v
 
 /** Checks the cells of a skipped row: a non-numeric column fails the upload wherever it is. */
 function checkCells(row: string[], entries: readonly number[], columns: PlanColumns, collector: NonNumericCollector, options: NumericCellOptions): void {
-  for (const c of entries) collector.check(columns[c]!.column, row[columns[c]!.index]!, options);
+  for (const c of entries) collector.check(columns[c]!.column, row[columns[c]!.index] ?? '', options);
 }
 
 /**
@@ -303,6 +323,17 @@ function checkCells(row: string[], entries: readonly number[], columns: PlanColu
  * the first bad value), NeedsRowVersions when timestamps repeat and the pass runs without row versions.
  */
 export async function readAndStageCsv(options: StagingOptions, sink: StagingSink): Promise<CsvPlan> {
+  try {
+    return await stageCsv(options, sink);
+  } catch (error) {
+    // A read limit (columns, line length) fails the upload with its message, like any other rule.
+    if (error instanceof CsvLimitError) throw new CsvRejected(error.message);
+    throw error;
+  }
+}
+
+async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<CsvPlan> {
+  const work = options.work ?? emptyStagingWork();
   const { mapping, from, versioned } = options;
   const head = await readHead(options.filePath);
   if (head.text.replace(/^\uFEFF/, '').trim() === '') throw new CsvRejected(CSV_MESSAGES.contentEmpty);
@@ -342,11 +373,11 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
   let samples = 0;
 
   const settleHeader = (row: string[]) => {
+    checkColumnCount(row.length, options.maxColumns);
     const names = sanitizeHeaders(row);
-    const find = (column: string) => {
-      const wanted = column.trim().toLowerCase();
-      return names.findIndex((name) => name.toLowerCase() === wanted);
-    };
+    // Names are unique ignoring case, so one lookup per mapped column instead of a search of the header.
+    const indexByName = new Map(names.map((name, index) => [name.toLowerCase(), index]));
+    const find = (column: string) => indexByName.get(column.trim().toLowerCase()) ?? -1;
     const timestampIndex = find(mapping.timestamp_column);
     if (timestampIndex === -1) throw new CsvRejected(`Timestamp column '${mapping.timestamp_column}' is not in the CSV header.`);
     const keyIndex = mapping.key_column === undefined ? -1 : find(mapping.key_column);
@@ -371,17 +402,20 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
 
   const consider = (row: string[], index: number) => {
     const current = plan!;
-    fitRowToWidth(row, current.width);
+    // A short row stays short (a cell past its end is a missing value): padding it to a wide header
+    // would cost the header's width for every row, however little the row holds.
+    truncateRowToWidth(row, current.width);
     let entries: readonly number[] = allEntries;
     if (entriesByKey !== null) {
-      const keyed = (entriesByKey as Map<string, number[]>).get(row[current.keyIndex]!.trim());
+      const keyed = (entriesByKey as Map<string, number[]>).get((row[current.keyIndex] ?? '').trim());
       if (keyed === undefined) {
         current.skippedUnselectedKey += 1;
         return;
       }
       entries = keyed;
     }
-    const rawTs = row[current.timestampIndex]!;
+    work.cellsVisited += 1 + entries.length;
+    const rawTs = row[current.timestampIndex] ?? '';
     const ts = readTimestamp(rawTs, current.lastTs);
     if (ts === null || !inWindow(ts, options)) {
       skipRow(row, entries, rawTs, ts);
@@ -441,7 +475,7 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
    * third of the read). A line that is not as wide as the header, or whose timestamp does not read or
    * lies outside the window, goes the way of any other row.
    */
-  const splitLine = (text: string, lineStart: number, lineEnd: number) => fitRowToWidth(text.slice(lineStart, lineEnd).split(delimiter), plan!.width);
+  const splitLine = (text: string, lineStart: number, lineEnd: number) => truncateRowToWidth(text.slice(lineStart, lineEnd).split(delimiter), plan!.width);
   let starts = new Int32Array(0);
   let ends = new Int32Array(0);
   const delimiterCode = delimiter.charCodeAt(0);
@@ -475,6 +509,7 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
       consider(splitLine(text, lineStart, lineEnd), index);
       return;
     }
+    work.cellsVisited += 1 + allEntries.length;
     const rawTs = text.slice(starts[current.timestampIndex]!, ends[current.timestampIndex]!);
     const ts = readTimestamp(rawTs, current.lastTs);
     if (ts === null || !inWindow(ts, options)) {
@@ -535,6 +570,7 @@ export async function readAndStageCsv(options: StagingOptions, sink: StagingSink
 
   reading: for await (const records of readRecords({
     filePath: options.filePath, delimiter, encoding: from?.plan.encoding, startByte: from?.byteOffset ?? 0,
+    maxLineBytes: options.maxLineBytes, chunkBytes: options.readChunkBytes, stats: work,
   })) {
     if (scanner.push(records.text)) throw new CsvRejected(CSV_MESSAGES.maliciousContent);
     if (records.rows !== null) {

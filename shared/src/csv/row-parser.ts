@@ -87,6 +87,11 @@ export class CsvRowParser {
   charsScanned = 0;
   /** Characters pushed so far. */
   charsPushed = 0;
+  /**
+   * Where the record left open by the last push began in that push's text, or -1 when none is open
+   * or it began in an earlier push: lets a caller that knows the text's file offset name its line.
+   */
+  openRecordOffset = -1;
 
   constructor(options: CsvRowParserOptions) {
     this.delimiter = options.delimiter;
@@ -130,6 +135,7 @@ export class CsvRowParser {
     this.pending = '';
     const rows: string[][] = [];
     let position = 0;
+    this.openRecordOffset = -1;
     if (this.open) {
       position = this.continueRecord(text, 0, this.open, final, rows, 0, textLine);
       if (position === -1) {
@@ -209,6 +215,7 @@ export class CsvRowParser {
         record.line = this.lineAt(text, position, textLine);
         this.charsScanned += position;
         this.open = record;
+        this.openRecordOffset = position;
         return length;
       }
       position = next;
