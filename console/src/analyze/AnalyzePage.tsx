@@ -31,7 +31,7 @@ import { Highcharts } from '../charts/highcharts-setup.ts';
 import { paletteColor } from '../charts/chart-constants.ts';
 import { derivedParameterListSchema, type DerivedParameterView } from '../derived/derived-model.ts';
 import {
-  bandChoiceOf, bandLabel, deviationBody, deviationRows, envelopeBody, envelopeChartSeries, envelopeCsv, formatExcursion,
+  bandChoiceOf, deviationBody, deviationRows, envelopeBody, envelopeChartOptions, envelopeCsv, formatExcursion,
   formatShare, LEFT_OUT_LABELS, parameterLabelOf, pickableParameters, type AnalyzeForm, type BandChoice, type CamelDeviation, type CamelEnvelope,
 } from './analyze-model.ts';
 import './analyze.css';
@@ -171,23 +171,7 @@ export function AnalyzePage() {
   }), [result, envelope]);
   const chartOptions = useMemo((): Highcharts.Options | null => {
     if (!envelope) return null;
-    return {
-      chart: { height: 420, zooming: { type: 'x' } },
-      accessibility: { enabled: false },
-      title: { text: `${parameterLabel(envelope.parameter)} — ${bandLabel(envelope.band as GoldenBatch['band'])} over ${envelope.references.length} references` },
-      credits: { enabled: false },
-      xAxis: { title: { text: 'Hours since time zero' } },
-      yAxis: { title: { text: parameterLabel(envelope.parameter) } },
-      tooltip: { shared: true, valueDecimals: 3 },
-      legend: { enabled: true },
-      exporting: {
-        // Files are made in the browser: the public export server is not reachable from a plant network.
-        fallbackToExportServer: false,
-        filename: `envelope-${envelope.parameter}-${fileStamp()}`,
-        buttons: { contextButton: { menuItems: ['downloadPNG', 'downloadSVG'] } },
-      },
-      series: envelopeChartSeries(envelope, targets, form.showMinMax) as Highcharts.SeriesOptionsType[],
-    };
+    return envelopeChartOptions(envelope, parameterLabel(envelope.parameter), targets, form.showMinMax, `envelope-${envelope.parameter}-${fileStamp()}`);
   }, [envelope, targets, form.showMinMax]);
 
   const rows = result?.deviation ? deviationRows(result.deviation) : [];

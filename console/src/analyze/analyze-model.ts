@@ -5,6 +5,8 @@
 import { derivedParameterIdOf, derivedParameterKey, type Alignment, type AnalysisParameter, type Band, type Deviation, type Envelope } from '@bioprocess/shared/analysis';
 import { alignmentParameterLabel } from '../alignment/alignment-labels.ts';
 import { csvRow } from '@bioprocess/shared/csv/write';
+import type Highcharts from 'highcharts';
+import { chartText } from '../charts/chart-text.ts';
 import type { Camelize } from '../entities/types.ts';
 
 export type CamelEnvelope = Camelize<Envelope>;
@@ -75,7 +77,11 @@ export interface ChartTarget {
   series: ReadonlyArray<readonly number[]>;
 }
 
-/** Highcharts series options (plain objects): band, optional min/max hull, median, then the targets. */
+/**
+ * Highcharts series options (plain objects): band, optional min/max hull, median, then the targets.
+ * Run names are escaped here, where they enter the options: the default legend and tooltip formats
+ * print a series' name as markup.
+ */
 export function envelopeChartSeries(envelope: CamelEnvelope, targets: readonly ChartTarget[], showMinMax: boolean) {
   const band = envelope.points.flatMap((point) => (point.lower === null || point.upper === null ? [] : [[toHours(point.t), point.lower, point.upper]]));
   const hull = envelope.points.flatMap((point) => (point.min === null || point.max === null ? [] : [[toHours(point.t), point.min, point.max]]));
@@ -85,10 +91,34 @@ export function envelopeChartSeries(envelope: CamelEnvelope, targets: readonly C
     { type: 'arearange' as const, name: `Band ${bandLabel(envelope.band as Band)}`, data: band, color: '#2D72D2', fillOpacity: 0.25, lineWidth: 0 },
     { type: 'line' as const, name: 'Median', data: median, color: '#184A90', lineWidth: 2, dashStyle: 'ShortDash' as const },
     ...targets.map((target) => ({
-      type: 'line' as const, name: target.name, color: target.color, lineWidth: 1.5,
+      type: 'line' as const, name: chartText(target.name), color: target.color, lineWidth: 1.5,
       data: target.series.map(([t, value]) => [toHours(t!), value!]),
     })),
   ];
+}
+
+/** The envelope chart: the parameter's label (a derived parameter's name is the user's text) as title and y axis. */
+export function envelopeChartOptions(
+  envelope: CamelEnvelope, parameterLabel: string, targets: readonly ChartTarget[], showMinMax: boolean, fileName: string,
+): Highcharts.Options {
+  const label = chartText(parameterLabel);
+  return {
+    chart: { height: 420, zooming: { type: 'x' } },
+    accessibility: { enabled: false },
+    title: { text: `${label} — ${chartText(bandLabel(envelope.band as Band))} over ${envelope.references.length} references` },
+    credits: { enabled: false },
+    xAxis: { title: { text: 'Hours since time zero' } },
+    yAxis: { title: { text: label } },
+    tooltip: { shared: true, valueDecimals: 3 },
+    legend: { enabled: true },
+    exporting: {
+      // Files are made in the browser: the public export server is not reachable from a plant network.
+      fallbackToExportServer: false,
+      filename: fileName,
+      buttons: { contextButton: { menuItems: ['downloadPNG', 'downloadSVG'] } },
+    },
+    series: envelopeChartSeries(envelope, targets, showMinMax) as Highcharts.SeriesOptionsType[],
+  };
 }
 
 export interface DeviationRow {

@@ -11,7 +11,7 @@ import { HighchartsReact, type HighchartsReactRefObject } from 'highcharts-react
 import { Button, Colors, NonIdealState, SegmentedControl, Spinner } from '@blueprintjs/core';
 import { Highcharts, highchartsSymbol } from './highcharts-setup.ts';
 import {
-  CHART_HEIGHT_PX, CHART_MESSAGES, COMMENT_LINE, LINE_WIDTH, POINT_HOVER_RADIUS, POINT_RADIUS, SHARED_AXIS_COLOR, SPAN_GAPS,
+  CHART_HEIGHT_PX, CHART_MESSAGES, LINE_WIDTH, POINT_HOVER_RADIUS, POINT_RADIUS, SHARED_AXIS_COLOR, SPAN_GAPS,
   STACKED_PANEL_HEIGHT_PX, TIME_AXIS_TICK_LIMIT, X_AXIS_MIN,
 } from './chart-constants.ts';
 import type { ChartSeries } from './series-model.ts';
@@ -19,6 +19,8 @@ import { axisIndexOfUnit, MAX_VISIBLE_Y_AXES, planUnitAxes, toggleShownUnit } fr
 import { formatMinute, minuteToEpochMs } from './time-axis.ts';
 import { formatTimeHeading, formatTimeTick, timeAxisTitle, timeScaleUnit, timeTicks } from './time-scale.ts';
 import { nearestCommentWithin, type ChartComment } from './comment-markers.ts';
+import { chartText } from './chart-text.ts';
+import { commentPlotLine, legendLabel, tooltipHtml } from './time-series-labels.ts';
 import { formatDate } from '../dates/date-time-format.ts';
 import './time-series-chart.css';
 
@@ -64,16 +66,6 @@ function withOpacity(color: string, opacity: number): string {
   return opacity >= 1 ? color : (Highcharts.color(color).setOpacity(opacity).get('rgba') as string);
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-/** The first words of a comment for the label beside its line. */
-export function shortCommentLabel(content: string, length: number = COMMENT_LINE.labelLength): string {
-  const text = content.replace(/\s+/g, ' ').trim();
-  return text.length <= length ? text : `${text.slice(0, length - 1).trimEnd()}…`;
-}
-
 /** The minutes the series cover, from minute 0 or the earliest point before it (aligned on an event, a run has a past). */
 function seriesExtentMinutes(series: readonly ChartSeries[]): { min: number; max: number } {
   let min = X_AXIS_MIN;
@@ -113,7 +105,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
     return {
       accessibility: { enabled: false },
       credits: { enabled: false },
-      title: { text: title, align: 'left', style: { fontSize: '16px', fontWeight: '600', color: Colors.DARK_GRAY1 } },
+      title: { text: chartText(title), align: 'left', style: { fontSize: '16px', fontWeight: '600', color: Colors.DARK_GRAY1 } },
       chart: {
         height: chartHeight,
         animation: false,
@@ -138,8 +130,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
         enabled: true, align: 'center', verticalAlign: 'top', y: 0, itemStyle: { fontWeight: '500' },
         labelFormatter(this: Highcharts.Series | Highcharts.Point) {
           const detail = (this as Highcharts.Series).userOptions && ((this as Highcharts.Series).userOptions as { custom?: { detail?: string } }).custom?.detail;
-          const name = escapeHtml(String(this.name));
-          return detail ? `${name} <span style="color:${Colors.GRAY1};font-weight:400">${escapeHtml(detail)}</span>` : name;
+          return legendLabel(String(this.name), detail);
         },
       },
       exporting: {
@@ -154,27 +145,28 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
         formatter(this: Highcharts.Point) {
           const points = (this as unknown as { points?: Highcharts.Point[] }).points ?? [this];
           const minute = Number(this.x);
-          const clock = startMs === null ? '' : `<div class="bp-chart-tooltip-time">${formatDate(minuteToEpochMs(minute, startMs), 'dateTimeSeconds')}</div>`;
-          const rows = points.map((p) => {
-            const custom = (p.series.userOptions as { custom?: { unit?: string | null } }).custom;
-            const unit = custom?.unit ? ` ${escapeHtml(custom.unit)}` : '';
-            return `<div><span style="color:${p.color as string}">●</span> ${escapeHtml(p.series.name)}: <b>${Highcharts.numberFormat(Number(p.y), 3)}</b>${unit}</div>`;
-          });
           const comment = hoveredComment.current;
-          const note = comment
-            ? `<div class="bp-chart-tooltip-comment" data-testid="chart-comment-tooltip" style="border-color:${comment.color ?? COMMENT_LINE.color}">`
-              + `<div class="bp-chart-comment-text">${escapeHtml(comment.content)}</div>`
-              + `<div class="bp-chart-comment-meta">${escapeHtml(comment.author)}`
-              + `${comment.timestamp ? ` · ${escapeHtml(formatDate(comment.timestamp))}` : ''} · minute ${formatMinute(comment.minute)}</div></div>`
-            : '';
-          return `<div class="bp-chart-tooltip"><b>${formatTimeHeading(minute, scale)}</b>${clock}${rows.join('')}${note}</div>`;
+          return tooltipHtml({
+            heading: formatTimeHeading(minute, scale),
+            clock: startMs === null ? null : formatDate(minuteToEpochMs(minute, startMs), 'dateTimeSeconds'),
+            readings: points.map((p) => ({
+              color: String(p.color),
+              name: p.series.name,
+              value: Highcharts.numberFormat(Number(p.y), 3),
+              unit: (p.series.userOptions as { custom?: { unit?: string | null } }).custom?.unit,
+            })),
+            comment: comment && {
+              content: comment.content, author: comment.author, color: comment.color,
+              date: comment.timestamp ? formatDate(comment.timestamp) : null, minute: formatMinute(comment.minute),
+            },
+          });
         },
       },
       xAxis: {
         type: 'linear',
         min: xRange ? xRange.min : extent.min,
         max: xRange ? xRange.max : undefined,
-        title: { text: timeAxisTitle(scale, timeZeroLabel) },
+        title: { text: chartText(timeAxisTitle(scale, timeZeroLabel)) },
         tickPositioner(this: Highcharts.Axis) {
           const { min, max } = this.getExtremes();
           return timeTicks(min, max, scale, TIME_AXIS_TICK_LIMIT);
@@ -189,7 +181,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
       yAxis: axes.map((axis, index) => {
         const color = axis.color ?? SHARED_AXIS_COLOR;
         return {
-          title: { text: axis.title, style: { color } },
+          title: { text: chartText(axis.title), style: { color } },
           labels: { style: { color } },
           lineColor: color,
           lineWidth: 1,
@@ -227,22 +219,10 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
 
   // Comment lines are managed on the axis directly: chart.update merges plot-line arrays and would
   // keep stale lines, so each render replaces exactly the lines this component added.
-  const commentLines = useMemo<Highcharts.AxisPlotLinesOptions[]>(() => comments.map((comment, index) => {
-    const color = comment.color ?? COMMENT_LINE.color;
-    return {
-      id: `comment-${comment.id}`,
-      value: comment.minute,
-      color,
-      width: comment.id === hoveredId ? COMMENT_LINE.selectedWidth : COMMENT_LINE.width,
-      zIndex: COMMENT_LINE.zIndex,
-      className: 'bp-chart-comment-line',
-      // Neighbouring labels alternate between two rows so they rarely overlap.
-      label: {
-        text: escapeHtml(shortCommentLabel(comment.content)), rotation: 0, align: 'left', x: 4, y: 12 + (index % 2) * 14,
-        style: { color, fontSize: '11px', fontWeight: '500' }, className: 'bp-chart-comment-label',
-      },
-    };
-  }), [comments, hoveredId]);
+  const commentLines = useMemo<Highcharts.AxisPlotLinesOptions[]>(
+    () => comments.map((comment, index) => commentPlotLine(comment, index, comment.id === hoveredId)),
+    [comments, hoveredId],
+  );
   useEffect(() => {
     const axis = chartRef.current?.chart?.xAxis?.[0] as PlotLineAxis | undefined;
     if (!axis) return;
