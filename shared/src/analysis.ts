@@ -10,6 +10,11 @@ export const MAX_REFERENCE_UNIT_OPERATIONS = 200;
 export const MAX_TARGET_UNIT_OPERATIONS = 20;
 /** More grid times than this would not fit a chart and would only slow the statistics down. */
 export const MAX_GRID_POINTS = 20_000;
+/**
+ * Values one deviation answer may hold: grid times x parameters x (the envelope and each target). Each
+ * is a point of an envelope or of a target's series, so this bounds the answer's size.
+ */
+export const MAX_ANSWER_VALUES = 200_000;
 /** The default grid step aims at about this many grid times over the longest reference. */
 export const DEFAULT_GRID_POINTS = 1_000;
 /** A grid time takes part in a deviation only when at least this many references contribute to it. */
@@ -23,6 +28,9 @@ export const ANALYSIS_MESSAGES = {
   bandOrder: 'The lower percentile must be below the upper percentile.',
   goldenBatchNotFound: 'Golden batch not found',
   targetType: 'Targets must be of the reference unit operations\' type.',
+  tooManyValues: (gridTimes: number, parameters: number, series: number) =>
+    `An analysis may answer at most ${MAX_ANSWER_VALUES} values; this one may answer ${gridTimes} grid times x ${parameters} parameters x ${series} `
+    + `(the envelope and each target) = ${gridTimes * parameters * series}. Choose a larger grid step, fewer parameters or fewer targets.`,
 } as const;
 
 export const instrumentTypeSchema = z.enum(INSTRUMENT_TYPES, { error: 'Parameter must be one of the instrument types.' });

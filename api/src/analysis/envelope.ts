@@ -6,6 +6,7 @@
 import {
   ANALYSIS_MESSAGES,
   DEFAULT_GRID_POINTS,
+  MAX_ANSWER_VALUES,
   MAX_GRID_POINTS,
   MIN_CONTRIBUTING_RUNS,
   derivedParameterIdOf,
@@ -63,6 +64,8 @@ interface Prepared {
   timeZeroMs: Map<number, number>;
   leftOut: Map<number, LeftOut>;
   stepMs: number;
+  /** Grid times of the longest aligned unit operation: what one series holds at most. */
+  gridTimes: number;
 }
 
 /** Loads, aligns and picks the grid step of references (and targets, aligned the same way). */
@@ -79,12 +82,14 @@ async function prepare(deps: Deps, organizationId: number, definition: EnvelopeD
   if (alignedReferences.length === 0 && references.every((reference) => reference.startMs === null)) throw badRequest(ANALYSIS_MESSAGES.noReferenceData);
   const longest = Math.max(0, ...alignedReferences.map((reference) => reference.endMs - reference.startMs!));
   const stepMs = (definition.gridStepSeconds ?? defaultGridStepSeconds(longest)) * 1000;
+  let gridTimes = 0;
   for (const unitOperation of everyone) {
     const zero = aligned.timeZeroMs.get(unitOperation.id);
     if (zero === undefined) continue;
     const origin = gridOrigin(zero, stepMs);
     const cells = Math.floor((unitOperation.endMs - origin) / stepMs) - Math.floor((unitOperation.startMs! - origin) / stepMs) + 1;
     if (cells > MAX_GRID_POINTS) throw badRequest(ANALYSIS_MESSAGES.tooManyGridPoints);
+    gridTimes = Math.max(gridTimes, cells);
   }
   return {
     type,
@@ -95,6 +100,7 @@ async function prepare(deps: Deps, organizationId: number, definition: EnvelopeD
     timeZeroMs: aligned.timeZeroMs,
     leftOut: new Map(aligned.leftOut.map((entry) => [entry.unit_operation_id, entry])),
     stepMs,
+    gridTimes,
   };
 }
 
@@ -252,6 +258,11 @@ export async function deviationOf(
     ? [...typesSharedBy(prepared.choice, prepared.references.filter((reference) => prepared.timeZeroMs.has(reference.id)).map((reference) => reference.id), MIN_CONTRIBUTING_RUNS)]
       .filter((type) => alignedTargets.some((target) => prepared.choice.get(target.id)?.has(type))).sort()
     : [...wanted];
+  // Checked before any statistics are read: the answer holds an envelope and each target's series per parameter.
+  const series = 1 + alignedTargets.length;
+  if (prepared.gridTimes * parameters.length * series > MAX_ANSWER_VALUES) {
+    throw badRequest(ANALYSIS_MESSAGES.tooManyValues(prepared.gridTimes, parameters.length, series));
+  }
   const [envelopes, targetValues, targetGrids] = await Promise.all([
     buildEnvelopes(deps, organizationId, definition, prepared, parameters, formulas),
     resampledValues(deps.clickhouse, organizationId, gridMembers(prepared, alignedTargets, parameters), prepared.stepMs),

@@ -3,6 +3,7 @@
  * and draws them; editors and admins create, edit and delete them (audited, each edit a new version).
  * Every organisation starts with editable copies of the built-in library.
  */
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { errorResponseSchema, idParamsSchema } from '@bioprocess/shared/entities';
 import {
@@ -13,6 +14,7 @@ import {
   derivedPreviewBodySchema,
   derivedSeriesQuerySchema,
   derivedSeriesSchema,
+  type DerivedSeries,
 } from '@bioprocess/shared/derived/contracts';
 import { parseTimestampInput, TIME_SERIES_DEFAULT_LIMIT } from '@bioprocess/shared/timeseries';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
@@ -49,6 +51,14 @@ function rangeOf(query: { start_time?: string; end_time?: string; limit?: number
   const endMs = query.end_time === undefined ? null : parseTimestampInput(query.end_time);
   if (startMs !== null && endMs !== null && endMs < startMs) throw badRequest('End time must be after start time.');
   return { startMs, endMs, limit: query.limit ?? TIME_SERIES_DEFAULT_LIMIT };
+}
+
+/**
+ * A computed series, serialised once: it was built here from validated inputs, so the response schema
+ * (for the OpenAPI document) is not run over each of its up to READ_MAX_POINTS values.
+ */
+function sendComputed(reply: FastifyReply, series: DerivedSeries): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(Buffer.from(JSON.stringify(series)));
 }
 
 export async function derivedParameterRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -145,12 +155,12 @@ export async function derivedParameterRoutes(app: App, deps: AppDeps): Promise<v
       tags, summary: 'Compute an unsaved formula on a unit operation (the editor\'s live preview)', description: expressionNote,
       body: derivedPreviewBodySchema, response: { 200: derivedSeriesSchema, ...errors },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
     const unitOperation = await requireUnitOperation(deps.pg, organizationId, body.unit_operation_id);
-    return computeDerivedSeries(deps, organizationId, unitOperation,
-      { id: null, version: null, name: 'Preview', unit: null, expression: body.expression }, rangeOf(body));
+    return sendComputed(reply, await computeDerivedSeries(deps, organizationId, unitOperation,
+      { id: null, version: null, name: 'Preview', unit: null, expression: body.expression }, rangeOf(body)));
   });
 
   app.get('/api/v1/unit-operations/:id/derived/:derivedId', {
@@ -158,13 +168,14 @@ export async function derivedParameterRoutes(app: App, deps: AppDeps): Promise<v
     schema: {
       tags, summary: 'A derived parameter computed over a unit operation',
       description: 'The same window and size rules as readings: the unit operation\'s window (clipped by start_time and end_time), '
-        + 'at most `limit` values, bucket averages of the inputs when they hold more. The answer names the formula\'s version.',
+        + 'at most `limit` values, bucket averages of the inputs when they hold more; inputs x limit at most READ_MAX_POINTS (200000), '
+        + 'else 400. The answer names the formula\'s version.',
       params: unitOperationDerivedParams, querystring: derivedSeriesQuerySchema, response: { 200: derivedSeriesSchema, ...errors },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const unitOperation = await requireUnitOperation(deps.pg, organizationId, request.params.id);
     const formula = await requireDerivedParameter(deps.pg, organizationId, request.params.derivedId);
-    return computeDerivedSeries(deps, organizationId, unitOperation, formula, rangeOf(request.query));
+    return sendComputed(reply, await computeDerivedSeries(deps, organizationId, unitOperation, formula, rangeOf(request.query)));
   });
 }

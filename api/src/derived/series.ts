@@ -16,6 +16,7 @@ import type { Reading } from '@bioprocess/shared/timeseries';
 import { floorTo } from '@bioprocess/shared/points-sql';
 import { badRequest } from '../platform/http-error.ts';
 import { readSeries, seriesBucketWidth } from '../timeseries/read-series.ts';
+import { requireWithinReadCaps } from '../timeseries/read-caps.ts';
 import type { UnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
 import { listInstrumentsOfEquipment, type InstrumentRow } from '@bioprocess/shared/server/instruments-repository';
 import { evaluate } from './evaluate.ts';
@@ -153,6 +154,7 @@ export async function computeDerivedSeries(
   if (endMs < startMs || inputs.length === 0) return withInputs;
 
   const instrumentIds = [...new Set(inputs.map((input) => input.instrument.id))];
+  requireWithinReadCaps({ instruments: instrumentIds.length, limit: range.limit }, 'Use a formula with fewer inputs.');
   const grid = await readGrid(deps.clickhouse, organizationId, instrumentIds, { startMs, endMs, limit: range.limit });
   const references = new Map(inputs.map((input) => [input.reference, grid.series.get(input.instrument.id)!]));
   const values = evaluate(parsed.tree, { times: grid.times, references, properties });
