@@ -35,6 +35,7 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     [organizationId, run, equipment],
   );
   const comment = await one(`INSERT INTO comments (organization_id, unit_operations_id, author, timestamp, content) VALUES ($1, $2, $3, now(), 'Matrix') RETURNING id`, [organizationId, unitOperation, member.id]);
+  const sample = await one(`INSERT INTO samples (organization_id, unit_operation_id, sample_id, drawn_at) VALUES ($1, $2, 'Matrix S1', now()) RETURNING id`, [organizationId, unitOperation]);
   const apiKey = await one(`INSERT INTO api_keys (organization_id, name, key_hash, key_prefix, role) VALUES ($1, 'Matrix key', $2, 'bpk_x', 'viewer') RETURNING id`, [organizationId, randomBytes(16).toString('hex')]);
   const derivedParameter = await one(`INSERT INTO derived_parameters (organization_id, name, expression) VALUES ($1, 'Matrix formula', '[temperature] * 2') RETURNING id`, [organizationId]);
   const goldenBatch = await one(
@@ -61,6 +62,7 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     '/api/v1/runs': run,
     '/api/v1/unit-operations': unitOperation,
     '/api/v1/comments': comment,
+    '/api/v1/samples': sample,
     '/api/v1/api-keys': apiKey,
     '/api/v1/auth/users': String(member.id),
     '/api/v1/organizations': String(organizationId),
