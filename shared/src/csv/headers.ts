@@ -17,7 +17,7 @@ export function sanitizeHeader(name: string): string {
  * lowest k it has not yet found taken. Names only ever become taken, so no group tries a k twice and a
  * header of n copies of one name costs n tries, not n squared.
  */
-export function sanitizeHeaders(names: readonly string[]): string[] {
+export function sanitizeHeaders(names: readonly string[], work?: { candidates: number }): string[] {
   const used = new Set<string>();
   const nextCopy = new Map<string, number>();
   const result: string[] = [];
@@ -33,6 +33,7 @@ export function sanitizeHeaders(names: readonly string[]): string[] {
       // The group's counter may have moved into the next suffix length: recompute the stem there.
       if (String(copy).length + 3 !== suffixLength) continue;
       candidate = `${stem} (${copy})`;
+      if (work) work.candidates += 1;
       copy += 1;
       nextCopy.set(group, copy);
     }
