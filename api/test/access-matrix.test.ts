@@ -43,6 +43,11 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
      VALUES ($1, 'Matrix golden batch', 'fermentation', ARRAY[$2::bigint], ARRAY['temperature'], '{"kind":"start"}', '{"kind":"sigma","k":2}') RETURNING id`,
     [organizationId, unitOperation],
   );
+  const invitation = await one(
+    `INSERT INTO invitations (organization_id, email, role, token_hash, expires_at)
+     VALUES ($1, 'matrix-invitee@example.test', 'viewer', 'matrix-invitation', now() + interval '1 day') RETURNING id`,
+    [organizationId],
+  );
   // A finished job, so that a progress stream (if one were wrongly served) ends at once.
   const ingestJob = randomUUID();
   await ctx.deps.pg.query(
@@ -65,6 +70,7 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     '/api/v1/samples': sample,
     '/api/v1/api-keys': apiKey,
     '/api/v1/auth/users': String(member.id),
+    '/api/v1/auth/invitations': invitation,
     '/api/v1/organizations': String(organizationId),
     '/api/v1/ingest-jobs': ingestJob,
     '/api/v1/export-jobs': exportJob,

@@ -62,8 +62,9 @@ export function waitText(seconds: number): string {
  * The sign-in refusal once an account met failures from many addresses: a delay, never a lock; the
  * owner's way in without waiting is the emailed reset link.
  */
+export const LOGIN_DELAYED_MESSAGE_START = 'Too many failed sign-ins for this account.';
 export function loginDelayedMessage(after: string): string {
-  return `Too many failed sign-ins for this account. Please try again in ${after}, or reset your password with "Forgot Password?" to sign in now.`;
+  return `${LOGIN_DELAYED_MESSAGE_START} Please try again in ${after}, or reset your password with "Forgot Password?" to sign in now.`;
 }
 
 export const forgotPasswordRequestSchema = z.object({ email: emailSchema });

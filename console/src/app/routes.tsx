@@ -26,6 +26,7 @@ export const routes: RouteObject[] = [
       { path: '/inlog', element: <Navigate to="/login" replace /> },
       { path: '/login', element: <LoginPage /> },
       { path: '/reset-password', lazy: page(() => import('../reset-password/ResetPasswordPage.tsx'), (m) => m.ResetPasswordPage) },
+      { path: '/accept-invitation', lazy: page(() => import('../accept-invitation/AcceptInvitationPage.tsx'), (m) => m.AcceptInvitationPage) },
       { path: '/terms-of-service', lazy: page(() => import('../legal/TermsOfServicePage.tsx'), (m) => m.TermsOfServicePage) },
       { path: '/privacy-policy', lazy: page(() => import('../legal/PrivacyPolicyPage.tsx'), (m) => m.PrivacyPolicyPage) },
       {

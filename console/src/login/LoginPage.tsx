@@ -1,8 +1,14 @@
 /**
  * /login: the sign-in form and the inline forgot-password form. Signed-in
  * visitors are sent to /, a successful sign-in goes to /dashboard.
+ *
+ * A refused sign-in shows the server's text; when the refusal is about this account's failures (this
+ * address blocked, or the account-wide delay), the form also offers the way in that always works: a
+ * password reset through the emailed link, which clears every count.
  */
-import { Button, Card, Classes, FormGroup, H3, InputGroup, Intent } from '@blueprintjs/core';
+import { Button, Callout, Card, Classes, FormGroup, H3, InputGroup, Intent } from '@blueprintjs/core';
+import { AUTH_MESSAGES } from '@bioprocess/shared/errors';
+import { LOGIN_DELAYED_MESSAGE_START } from '@bioprocess/shared/auth-contracts';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { forgotPasswordRequest } from '../auth/auth-api.ts';
@@ -13,9 +19,27 @@ import { showToast } from '../components/toaster.ts';
 
 type View = 'login' | 'forgot';
 
+/** What a refused sign-in was about, from the server's text. */
+type Refusal = 'address_blocked' | 'account_delayed' | 'other';
+
+function refusalOf(message: string): Refusal {
+  if (message === AUTH_MESSAGES.loginBlocked) return 'address_blocked';
+  if (message.startsWith(LOGIN_DELAYED_MESSAGE_START)) return 'account_delayed';
+  return 'other';
+}
+
+const RESET_HINTS: Record<Exclude<Refusal, 'other'>, string> = {
+  address_blocked: 'Too many wrong passwords were tried for this account from here. Other places are not affected. '
+    + 'To sign in now, reset your password: the emailed link works whatever the count.',
+  account_delayed: 'Many wrong passwords were tried for this account, so sign-ins are slowed down for a while. '
+    + 'To sign in now, reset your password: the emailed link works whatever the count.',
+};
+
 export function LoginPage() {
   const { isAuthenticated, isLoading } = useAuth();
   const [view, setView] = useState<View>('login');
+  // Carried into the reset form, so the owner does not type the address twice.
+  const [resetEmail, setResetEmail] = useState('');
   // Visitors who arrive signed in go to / (which decides per host); a sign-in made here goes to the
   // dashboard even on the landing host, where / would not redirect.
   const signedInHere = useRef(false);
@@ -26,23 +50,25 @@ export function LoginPage() {
       <Link to="/" className="app-auth-brand" aria-label={`${PRODUCT_NAME} home`}><BrandMark /></Link>
       <Card elevation={2} className="app-auth-card">
         {view === 'login'
-          ? <LoginForm onForgotPassword={() => setView('forgot')} onSigningIn={() => { signedInHere.current = true; }} />
-          : <ForgotPasswordForm onBack={() => setView('login')} />}
+          ? <LoginForm onForgotPassword={(email) => { setResetEmail(email); setView('forgot'); }} onSigningIn={() => { signedInHere.current = true; }} />
+          : <ForgotPasswordForm initialEmail={resetEmail} onBack={() => setView('login')} />}
       </Card>
     </div>
   );
 }
 
-function LoginForm({ onForgotPassword, onSigningIn }: { onForgotPassword: () => void; onSigningIn: () => void }) {
+function LoginForm({ onForgotPassword, onSigningIn }: { onForgotPassword: (email: string) => void; onSigningIn: () => void }) {
   const { login } = useAuth();
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [showPassword, setShowPassword] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    setRefusal(null);
     if (!email.trim() || !password) {
       showToast({ title: 'Validation Error', message: 'Please fill in all fields', intent: 'danger' });
       return;
@@ -54,7 +80,9 @@ function LoginForm({ onForgotPassword, onSigningIn }: { onForgotPassword: () => 
       showToast({ title: 'Login Successful', message: 'You have been logged in successfully!', intent: 'success' });
       navigate('/dashboard', { replace: true });
     } catch (error) {
-      showToast({ title: 'Login Failed', message: error instanceof Error ? error.message : 'Login failed', intent: 'danger' });
+      const message = error instanceof Error ? error.message : 'Login failed';
+      showToast({ title: 'Login Failed', message, intent: 'danger' });
+      setRefusal(refusalOf(message));
       setBusy(false);
     }
   };
@@ -64,13 +92,19 @@ function LoginForm({ onForgotPassword, onSigningIn }: { onForgotPassword: () => 
     <form onSubmit={(event) => void submit(event)} noValidate aria-labelledby="login-title">
       <H3 className="app-auth-title" id="login-title">Welcome to {PRODUCT_NAME}</H3>
       <p className={`${Classes.TEXT_MUTED} app-auth-subtitle`}>Sign in to your account to continue.</p>
+      {refusal === 'address_blocked' || refusal === 'account_delayed' ? (
+        <Callout intent={Intent.WARNING} icon="time" className="app-auth-callout" role="alert" data-testid="login-refusal">
+          <p>{RESET_HINTS[refusal]}</p>
+          <Button intent={Intent.PRIMARY} variant="outlined" icon="envelope" text="Reset password by email" onClick={() => onForgotPassword(email.trim())} />
+        </Callout>
+      ) : null}
       <FormGroup label="Email" labelFor="login-email">
         <InputGroup id="login-email" type="email" required autoComplete="username" leftIcon="envelope" size="large"
           placeholder="you@company.com" value={email} onValueChange={setEmail} disabled={busy} autoFocus />
       </FormGroup>
       <div className="app-password-label-row">
         <label className={Classes.LABEL} htmlFor="login-password">Password</label>
-        <Button variant="minimal" size="small" intent={Intent.PRIMARY} className="app-forgot-link" text="Forgot Password?" onClick={onForgotPassword} />
+        <Button variant="minimal" size="small" intent={Intent.PRIMARY} className="app-forgot-link" text="Forgot Password?" onClick={() => onForgotPassword(email.trim())} />
       </div>
       <FormGroup>
         <InputGroup id="login-password" type={showPassword ? 'text' : 'password'} required autoComplete="current-password"
@@ -89,8 +123,8 @@ function LoginForm({ onForgotPassword, onSigningIn }: { onForgotPassword: () => 
   );
 }
 
-function ForgotPasswordForm({ onBack }: { onBack: () => void }) {
-  const [email, setEmail] = useState('');
+function ForgotPasswordForm({ initialEmail, onBack }: { initialEmail: string; onBack: () => void }) {
+  const [email, setEmail] = useState(initialEmail);
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {

@@ -46,7 +46,7 @@ function ResetSucceeded() {
   );
 }
 
-function RequirementList({ result }: { result: PasswordRuleResult }) {
+export function RequirementList({ result }: { result: PasswordRuleResult }) {
   return (
     <ul className="app-password-rules" aria-label="Password requirements">
       {(Object.keys(PASSWORD_RULE_LABELS) as (keyof PasswordRuleResult)[]).map((rule) => (
