@@ -84,7 +84,9 @@ export async function* readRecords(options: ReadRecordsOptions): AsyncGenerator<
   try {
     const decoder = new CsvTextDecoder();
     if (options.encoding === 'latin1') decoder.encoding = 'latin1';
-    const parser = new CsvRowParser({ delimiter: options.delimiter, maxLineBytes: Number.MAX_SAFE_INTEGER });
+    // The parser counts characters (at most the bytes): it catches a record that ends in the push
+    // that made it too long; a record still open is measured here, in bytes.
+    const parser = new CsvRowParser({ delimiter: options.delimiter, maxLineBytes });
     let position = options.startByte ?? 0;
     /** The bytes after the last line feed so far, as read (joined once a line feed comes). */
     let carry: Buffer[] = [];
@@ -92,16 +94,25 @@ export async function* readRecords(options: ReadRecordsOptions): AsyncGenerator<
     /** File offset where the quoted record still open in the parser begins, or -1. */
     let openRecordByte = -1;
     const buffer = Buffer.allocUnsafe(chunkBytes);
-    const parse = async (text: string, textStartByte: number): Promise<string[][]> => {
+    const parse = async (text: string, textStartByte: number, final = false): Promise<string[][]> => {
       const before = parser.charsScanned;
-      const rows = parser.push(text);
+      const byteOffsetIn = (index: number) => textStartByte + Buffer.byteLength(text.slice(0, index), decoder.encoding === 'latin1' ? 'latin1' : 'utf8');
+      let rows: string[][];
+      try {
+        rows = text.length > 0 ? parser.push(text) : [];
+        if (final) rows.push(...parser.end());
+      } catch (error) {
+        // The parser's line numbers miss the chunks read in place: name the line from the file itself.
+        if (!(error instanceof CsvLimitError)) throw error;
+        throw await tooLong(parser.limitOffset >= 0 ? byteOffsetIn(parser.limitOffset) : Math.max(openRecordByte, 0));
+      }
       stats.charsParsed += parser.charsScanned - before;
       if (parser.pendingLength === 0) {
         openRecordByte = -1;
         return rows;
       }
       if (parser.openRecordOffset >= 0) {
-        openRecordByte = textStartByte + Buffer.byteLength(text.slice(0, parser.openRecordOffset), decoder.encoding === 'latin1' ? 'latin1' : 'utf8');
+        openRecordByte = byteOffsetIn(parser.openRecordOffset);
       }
       // The record's bytes so far: from where it began to the end of this text.
       if (openRecordByte >= 0 && position - carryBytes - openRecordByte > maxLineBytes) throw await tooLong(openRecordByte);
@@ -155,8 +166,7 @@ export async function* readRecords(options: ReadRecordsOptions): AsyncGenerator<
     if (carryBytes > maxLineBytes) throw await tooLong(position - carryBytes);
     const tail = carryBytes > 0 ? decoder.decode(Buffer.concat(carry, carryBytes)) : '';
     const text = tail + decoder.end();
-    const rows = text.length > 0 ? await parse(text, position - carryBytes) : [];
-    rows.push(...parser.end());
+    const rows = await parse(text, position - carryBytes, true);
     yield { rows, text, byteEnd: position, boundary: true };
   } finally {
     await handle.close();

@@ -92,6 +92,11 @@ export class CsvRowParser {
    * or it began in an earlier push: lets a caller that knows the text's file offset name its line.
    */
   openRecordOffset = -1;
+  /**
+   * After a CsvLimitError: where the record over the limit began in the text being parsed, or -1 when
+   * it began in an earlier push (then it is the record openRecordOffset pointed at).
+   */
+  limitOffset = -1;
 
   constructor(options: CsvRowParserOptions) {
     this.delimiter = options.delimiter;
@@ -114,6 +119,7 @@ export class CsvRowParser {
       if (chunk.indexOf('\n') === -1 && chunk.indexOf('\r') === -1) {
         this.charsScanned += chunk.length;
         this.pending += chunk;
+        this.limitOffset = -1;
         if (this.pending.length > this.maxLineBytes) throw new CsvLimitError(lineTooLongMessage(this.pendingLine, this.maxLineBytes));
         return [];
       }
@@ -149,6 +155,7 @@ export class CsvRowParser {
       this.pending = text.slice(consumed);
       this.pendingLine = textLine + countLineFeeds(text, 0, consumed);
       this.charsScanned += consumed;
+      this.limitOffset = consumed;
       if (this.pending.length > this.maxLineBytes) throw new CsvLimitError(lineTooLongMessage(this.pendingLine, this.maxLineBytes));
     }
     this.countLineFeeds(text);
@@ -162,6 +169,7 @@ export class CsvRowParser {
 
   /** The 1-based line of `index` in `text`, whose first character is on `textLine` (only for messages). */
   private lineAt(text: string, index: number, textLine: number): number {
+    this.limitOffset = index;
     return textLine + countLineFeeds(text, 0, index);
   }
 
@@ -244,6 +252,7 @@ export class CsvRowParser {
     const delimiterCode = this.delimiterCode;
     const startIndex = index;
     const tooLong = () => {
+      this.limitOffset = -1;
       const line = record.line > 0 ? record.line : this.lineAt(text, recordStart, textLine);
       return new CsvLimitError(lineTooLongMessage(line, this.maxLineBytes));
     };
