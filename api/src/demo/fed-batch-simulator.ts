@@ -19,6 +19,28 @@ export interface FedBatchOptions {
   initialVolumeL?: number;
   /** A feed valve that no longer closes: from this hour on this much feed flows on top of what the pump is asked for. */
   feedFault?: { fromHour: number; leakMlPerMin: number };
+  /** Sees the culture after every step, so off-line samples can be drawn from the same culture as the probes. */
+  onStep?: (state: FedBatchState) => void;
+}
+
+/** The culture at one step: what an off-line sample would measure. */
+export interface FedBatchState {
+  ts: number;
+  hour: number;
+  inductionHour: number;
+  /** g/L dry cell weight. */
+  biomass: number;
+  /** g/L residual glucose. */
+  glucose: number;
+  /** g/L product. */
+  product: number;
+  /** % air saturation. */
+  dissolvedO2: number;
+}
+
+/** The seed of a demo unit operation's simulation: its probes and its samples come from the same culture. */
+export function simulationSeed(unitOperationId: number): number {
+  return unitOperationId * 7919;
 }
 
 export interface FedBatchSeries {
@@ -126,6 +148,7 @@ export function simulateFedBatch(options: FedBatchOptions): FedBatchSeries {
     series.exhaustCo2.push([ts, round(Math.max(0.04, (co2Out / gasOut) * 100 + noise(0.005)), 4)]);
     series.exhaustO2.push([ts, round((o2Out / gasOut) * 100 + noise(0.005), 4)]);
     series.airFlow.push([ts, round(airLmin + noise(0.005), 3)]);
+    options.onStep?.({ ts, hour, inductionHour, biomass, glucose, product, dissolvedO2 });
     if (step % Math.round((4 * 3600) / interval) === 0) series.titer.push([ts, round(Math.max(0, product + noise(0.03)), 3)]);
   }
   return series;

@@ -14,7 +14,9 @@ import { hashPassword } from '../auth/passwords.ts';
 import { createSession } from '../auth/sessions.ts';
 import { insertInstrument } from '@bioprocess/shared/server/instruments-repository';
 import { insertUnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
-import { simulateFedBatch } from './fed-batch-simulator.ts';
+import { simulateFedBatch, simulationSeed } from './fed-batch-simulator.ts';
+import { demoFedBatchSamples } from './demo-samples.ts';
+import { insertSample } from '../samples/repository.ts';
 import {
   DEMO_EQUIPMENT, DEMO_FACILITIES, DEMO_GOLDEN_BATCH, DEMO_HOUR_MS, isGoldenBatchReference, DEMO_ORGANISATION_NAME, DEMO_USERS, demoRuns, type DemoRun, type DemoUnitOperation,
 } from './demo-organisation.ts';
@@ -128,6 +130,11 @@ export async function seedDemoMetadata(deps: AppDeps, now = Date.now()): Promise
             `INSERT INTO comments (organization_id, unit_operations_id, author, timestamp, content) VALUES ($1, $2, $3, $4, $5)`,
             [organizationId, id, comment.author === 'admin' ? adminUserId : editorId, new Date(at), comment.content]);
         }
+        if (spec.simulate === 'fed-batch') {
+          for (const sample of demoFedBatchSamples({ id, runName: run.name, startMs, endMs, feedFault: spec.feedFault }, now)) {
+            await insertSample(client, organizationId, id, sample);
+          }
+        }
         unitOperations.push({ id, run, spec, startMs, endMs });
       }
     }
@@ -155,7 +162,7 @@ export function simulatedSeries(operation: SeededUnitOperation, now: number): Ma
   const hours = (endMs - operation.startMs) / DEMO_HOUR_MS;
   const series = new Map<string, Series>();
   if (hours <= 0) return series;
-  const seed = operation.id * 7919;
+  const seed = simulationSeed(operation.id);
   const jitter = (hour: number, amplitude: number) => Math.sin(hour * 37.1 + seed) * amplitude;
   if (operation.spec.simulate === 'fed-batch') {
     const fedBatch = simulateFedBatch({ startMs: operation.startMs, durationHours: hours, seed, ...(operation.spec.feedFault ? { feedFault: operation.spec.feedFault } : {}) });

@@ -16,11 +16,14 @@ export const AUTHENTICATION_REQUIRED_MESSAGE = 'Authentication required';
 /** A failed call to the api, from the JSON client or the upload's XMLHttpRequest alike; status 0 when no answer came. */
 export class ApiError extends Error {
   readonly status: number;
+  /** The answer's JSON body as sent (snake_case), for errors that carry more than their message (the samples grid's bad cells). */
+  readonly body: unknown;
 
-  constructor(message: string, status: number) {
+  constructor(message: string, status: number, body: unknown = null) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
+    this.body = body;
   }
 }
 
@@ -84,7 +87,7 @@ export function createApiClient(deps: ApiClientDeps) {
       throw new ApiError(AUTHENTICATION_REQUIRED_MESSAGE, 401);
     }
     if (!response.ok) {
-      throw new ApiError(serverErrorOf(payload) ?? `API request failed: ${response.statusText}`, response.status);
+      throw new ApiError(serverErrorOf(payload) ?? `API request failed: ${response.statusText}`, response.status, payload);
     }
     const validated = options.schema && payload !== null ? options.schema.parse(payload) : payload;
     return toCamelCase<T>(validated);

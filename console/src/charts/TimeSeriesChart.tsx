@@ -14,7 +14,7 @@ import {
   CHART_HEIGHT_PX, CHART_MESSAGES, LINE_WIDTH, POINT_HOVER_RADIUS, POINT_RADIUS, SHARED_AXIS_COLOR, SPAN_GAPS,
   STACKED_PANEL_HEIGHT_PX, TIME_AXIS_TICK_LIMIT, X_AXIS_MIN,
 } from './chart-constants.ts';
-import type { ChartSeries } from './series-model.ts';
+import type { ChartSeries, MarkerPoint } from './series-model.ts';
 import { axisIndexOfUnit, MAX_VISIBLE_Y_AXES, planUnitAxes, toggleShownUnit } from './unit-axes.ts';
 import { formatMinute, minuteToEpochMs } from './time-axis.ts';
 import { formatTimeHeading, formatTimeTick, timeAxisTitle, timeScaleUnit, timeTicks } from './time-scale.ts';
@@ -52,6 +52,9 @@ export interface TimeSeriesChartProps {
   /** What minute 0 is when it is not the unit operation's start (compare: 'the first "induced" comment'). */
   timeZeroLabel?: string;
 }
+
+/** Sample markers stand out from the small points of dense on-line series. */
+const SAMPLE_MARKER_RADIUS = 5;
 
 /** Highcharts' plot-line methods, present at runtime but missing from its type definitions. */
 type PlotLineAxis = Highcharts.Axis & {
@@ -149,12 +152,15 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
           return tooltipHtml({
             heading: formatTimeHeading(minute, scale),
             clock: startMs === null ? null : formatDate(minuteToEpochMs(minute, startMs), 'dateTimeSeconds'),
-            readings: points.map((p) => ({
-              color: String(p.color),
-              name: p.series.name,
-              value: Highcharts.numberFormat(Number(p.y), 3),
-              unit: (p.series.userOptions as { custom?: { unit?: string | null } }).custom?.unit,
-            })),
+            readings: points.map((p) => {
+              const marker = (p.options as { custom?: MarkerPoint }).custom;
+              return {
+                color: String(p.color),
+                name: marker ? `${p.series.name} (${marker.label})` : p.series.name,
+                value: marker ? marker.value : Highcharts.numberFormat(Number(p.y), 3),
+                unit: (p.series.userOptions as { custom?: { unit?: string | null } }).custom?.unit,
+              };
+            }),
             comment: comment && {
               content: comment.content, author: comment.author, color: comment.color,
               date: comment.timestamp ? formatDate(comment.timestamp) : null, minute: formatMinute(comment.minute),
@@ -203,8 +209,17 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
           turboThreshold: 0,
         },
       },
-      series: series.map((s) => ({
-        type: 'spline' as const,
+      series: series.map((s): Highcharts.SeriesOptionsType => (s.markers ? {
+        type: 'scatter',
+        id: s.id,
+        name: s.name,
+        custom: { detail: s.detail, unit: s.unit },
+        color: withOpacity(s.color, s.opacity),
+        yAxis: axisIndexOfUnit(axes, s.unit),
+        data: s.data.map(([x, y], index) => ({ x, y, custom: s.markers!.points[index] })),
+        marker: { enabled: true, symbol: highchartsSymbol(s.symbol), radius: SAMPLE_MARKER_RADIUS, lineWidth: 1, lineColor: Colors.WHITE },
+      } : {
+        type: 'spline',
         id: s.id,
         name: s.name,
         custom: { detail: s.detail, unit: s.unit },

@@ -38,6 +38,14 @@ export interface ChartSeries {
   /** Tells apart several parameters drawn in one colour (compare: one colour per run). */
   dashStyle?: DashStyle;
   data: ChartPoint[];
+  /** Off-line samples: drawn as markers without a line, each point with its own tooltip text (parallel to `data`). */
+  markers?: { points: readonly MarkerPoint[] };
+}
+
+/** What the tooltip says of one marker: its result as written ('< 0.5') and what it is ('sample BR1-D1 · Cedex Bio'). */
+export interface MarkerPoint {
+  value: string;
+  label: string;
 }
 
 /** The label of a parameter in the checkbox lists: the instrument type plus the unit in brackets. */

@@ -1,7 +1,7 @@
 /**
  * Unit operation detail (/runs/{runId}/unit-operations/{unitOpId}): header, parameter
  * checkbox list, the 'Process Parameters' chart (downsampled by the server for the visible range) with
- * comment lines, and the Comments card with its dialogs and toasts.
+ * comment lines and sample markers, the Samples grid, and the Comments card with its dialogs and toasts.
  */
 import { useCallback, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -28,6 +28,12 @@ import { DerivedParameterChooser, useDerivedSeries } from '../derived/DerivedPar
 import { derivedChartPoints, type DerivedParameterView } from '../derived/derived-model.ts';
 import { ExportDialog } from '../exports/ExportDialog.tsx';
 import { unitOperationScope } from '../exports/export-request.ts';
+import { sampleSchema } from '@bioprocess/shared/samples';
+import { z } from 'zod';
+import { SamplesCard } from '../samples/SamplesCard.tsx';
+import { SampleAnalyteList } from '../samples/SampleAnalyteList.tsx';
+import { sampleAnalytes, sampleChartSeries } from '../samples/sample-series.ts';
+import type { SampleView } from '../samples/grid-model.ts';
 import './unit-operation-detail.css';
 
 export const DETAIL_MESSAGES = {
@@ -35,6 +41,8 @@ export const DETAIL_MESSAGES = {
   parametersFailed: 'Failed to fetch process parameters.',
   seriesFailed: 'Failed to fetch time series data.',
 } as const;
+
+const samplesListSchema = z.array(sampleSchema);
 
 type CommentDialogState = { mode: 'create'; minute: number } | { mode: 'edit'; comment: CommentView } | null;
 
@@ -95,6 +103,19 @@ export function UnitOperationDetailPage() {
   const derivedIds = useMemo(() => derivedChosen.map((derived) => derived.id), [derivedChosen]);
   const derivedResults = useDerivedSeries(uo?.id ?? null, derivedIds);
   const derivedColorOf = useCallback((id: number) => paletteColor(parameters.length + Math.max(0, derivedIds.indexOf(id))), [parameters.length, derivedIds]);
+  // Samples as markers, after the derived parameters' colours; every analyte is shown until the user chooses.
+  const samplesPath = uo ? `/api/v1/unit-operations/${uo.id}/samples` : null;
+  const samples = useApi<SampleView[]>(samplesPath, samplesListSchema);
+  const analytes = useMemo(() => sampleAnalytes(samples.data ?? []), [samples.data]);
+  const [analyteSelection, setAnalyteSelection] = useState<Set<string> | null>(null);
+  const chosenAnalytes = useMemo(() => analyteSelection ?? new Set(analytes.map((entry) => entry.key)), [analyteSelection, analytes]);
+  const sampleColorStart = parameters.length + derivedIds.length;
+  const sampleSeries = useMemo(
+    () => sampleChartSeries(samples.data ?? [], chosenAnalytes, chartStart, sampleColorStart),
+    [samples.data, chosenAnalytes, chartStart, sampleColorStart],
+  );
+  const analyteColorOf = useCallback((key: string) => sampleSeries.find((s) => s.id === `sample-${key}`)?.color, [sampleSeries]);
+
   const chartSeries = useMemo<ChartSeries[]>(() => [
     ...series,
     // One this unit operation cannot compute says why in the list, and takes no axis here.
@@ -109,7 +130,8 @@ export function UnitOperationDetailPage() {
       dashStyle: 'ShortDash' as const,
       data: derivedChartPoints(derivedResults.get(derived.id)?.series, chartStart),
     })),
-  ], [series, derivedChosen, derivedColorOf, derivedResults, chartStart]);
+    ...sampleSeries,
+  ], [series, derivedChosen, derivedColorOf, derivedResults, chartStart, sampleSeries]);
 
   const commentsPath = uo ? `/api/v1/unit-operations/${uo.id}/comments` : null;
   const comments = useApi<ApiComment[]>(commentsPath);
@@ -210,6 +232,12 @@ export function UnitOperationDetailPage() {
           onToggle={(derived, checked) => setDerivedChosen((chosen) => (checked
             ? [...chosen.filter((other) => other.id !== derived.id), derived]
             : chosen.filter((other) => other.id !== derived.id)))} />
+        <SampleAnalyteList analytes={analytes} selected={chosenAnalytes} colorOf={analyteColorOf}
+          onToggle={(key, checked) => setAnalyteSelection(() => {
+            const next = new Set(chosenAnalytes);
+            if (checked) next.add(key); else next.delete(key);
+            return next;
+          })} />
         </div>
         <Card className="uo-card uo-chart-card">
           {startMs === null && (
@@ -224,6 +252,11 @@ export function UnitOperationDetailPage() {
           )}
         </Card>
       </div>
+
+      {samplesPath ? (
+        <SamplesCard path={samplesPath} samples={samples.data} loading={samples.isLoading} error={samples.error} canEdit={permissions.canEdit}
+          onSaved={(saved) => samples.mutate(saved, { revalidate: false })} />
+      ) : null}
 
       <CommentsCard comments={commentViews} canEdit={permissions.canEdit} loading={comments.isLoading}
         onEdit={(comment) => setDialog({ mode: 'edit', comment })} onDelete={setDeleting} />
