@@ -15,9 +15,24 @@ const REAL_EXPORTS = {
   '2021-05-02 07_12_51_M0_data.csv': demoDataDir,
   'CTPC06603.20200714 - 5GB1 - KDB.Control.csv': demoDataDir,
   'O2_2021-10-01-10-59 Chronograf Data.csv': testDataDir,
+  // Micro-bioreactors (BioLector I and Pro)
+  'JH_ShakerSteps_20170302_070206.csv': testDataDir,
+  '224-MO_Coryne--2019-07-12-16-54-30.csv': testDataDir,
+  // Plate readers (Tecan i-control, BioTek Gen5, BMG MARS, Molecular Devices SoftMax Pro)
+  'sample_ODs.xlsx': testDataDir,
+  'kinetic_helper_gene_growth_curve.txt': testDataDir,
+  'BMG Labtech format.CSV': testDataDir,
+  'MD_SMP_absorbance_endpoint_example01.txt': testDataDir,
 } as const;
 
 export type RealExportName = keyof typeof REAL_EXPORTS;
+
+export const REAL_EXPORT_NAMES = Object.keys(REAL_EXPORTS) as RealExportName[];
+
+/** The SOURCES.md that names the file's origin, licence and checksum: the one beside the file. */
+export function realExportSourcesPath(name: RealExportName): string {
+  return path.join(REAL_EXPORTS[name], 'SOURCES.md');
+}
 
 export function realExportPath(name: RealExportName): string {
   return path.join(REAL_EXPORTS[name], name);
