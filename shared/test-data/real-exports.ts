@@ -23,6 +23,12 @@ const REAL_EXPORTS = {
   'kinetic_helper_gene_growth_curve.txt': testDataDir,
   'BMG Labtech format.CSV': testDataDir,
   'MD_SMP_absorbance_endpoint_example01.txt': testDataDir,
+  // Cell counters (Beckman Vi-CELL BLU and XR, ChemoMetec NucleoView and NC-View, Roche Cedex HiRes)
+  'Beckman_Vi-Cell-BLU_example01_utf16.csv': testDataDir,
+  'Beckman_Vi-Cell-XR_example07_instrumentOutput.txt': testDataDir,
+  'chemometec_nucleoview_example01.csv': testDataDir,
+  'chememotec_nc_view_example.csv': testDataDir,
+  'roche_cedex_hires_example_1.csv': testDataDir,
 } as const;
 
 export type RealExportName = keyof typeof REAL_EXPORTS;
