@@ -29,6 +29,12 @@ const REAL_EXPORTS = {
   'chemometec_nucleoview_example01.csv': testDataDir,
   'chememotec_nc_view_example.csv': testDataDir,
   'roche_cedex_hires_example_1.csv': testDataDir,
+  // Metabolite analyzers (Roche Cedex Bio HT, Nova BioProfile FLEX2) and offline HPLC results
+  'roche_cedex_bioht_example03.txt': testDataDir,
+  'SampleResultsDEVICE1232021-02-18_104838.csv': testDataDir,
+  'BiomassHPLC_20200714.xlsx': testDataDir,
+  // Spectrophotometer (Thermo Fisher GENESYS 30)
+  'thermo_fisher_genesys30_example_01.tsv': testDataDir,
 } as const;
 
 export type RealExportName = keyof typeof REAL_EXPORTS;
