@@ -36,6 +36,7 @@ import { toUnitOperation } from '../unit-operations/repository.ts';
 import { listInstrumentIdsOnEquipment } from '@bioprocess/shared/server/instruments-repository';
 import { enqueueIngest } from './enqueue.ts';
 import { admitUpload, type UploadAdmission } from './upload-limits.ts';
+import { checkSpooledHeader, lineLengthGuard } from './csv-line-guard.ts';
 import { findUnitOperation, ownedInstrumentIds, unitOperationWindow, type UnitOperationWindow } from './instruments.ts';
 import { organizationTimeZone } from '../organizations/settings.ts';
 
@@ -97,7 +98,7 @@ async function receiveParts(deps: AppDeps, request: FastifyRequest, admission: U
       await mkdir(deps.env.UPLOAD_DIR, { recursive: true });
       const target = path.resolve(deps.env.UPLOAD_DIR, `${randomUUID()}.csv`);
       spooled = { path: target, name: part.filename ?? 'upload.csv', bytes: 0 };
-      await pipeline(part.file, admission.meter(), createWriteStream(target, { flags: 'wx' }));
+      await pipeline(part.file, admission.meter(), lineLengthGuard(), createWriteStream(target, { flags: 'wx' }));
       spooled.bytes = (await stat(target)).size;
       await syncToDisk(target, path.dirname(target));
     }
@@ -119,6 +120,12 @@ async function requireUpload(mapping: CsvMapping | null, spooled: SpooledFile | 
   if (spooled.bytes === 0) {
     await rm(spooled.path, { force: true });
     throw badRequest(CSV_MESSAGES.fileEmpty);
+  }
+  try {
+    await checkSpooledHeader(spooled.path);
+  } catch (error) {
+    await rm(spooled.path, { force: true });
+    throw error;
   }
   return { mapping, spooled };
 }

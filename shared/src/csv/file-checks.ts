@@ -1,6 +1,8 @@
 /** The file and content checks of an upload, with the byte and row limits as settings. */
 import { CSV_LIMITS, CSV_MESSAGES, fileTooLargeMessage, tooManyRowsMessage } from './messages.ts';
 import { containsMaliciousContent } from './malicious-content.ts';
+import { CsvLimitError } from './limits.ts';
+import { parseCsvPreview } from './preview.ts';
 
 export interface CsvFileInfo {
   name: string;
@@ -65,4 +67,18 @@ export function checkCsvContent(
 /** For streaming readers: the row-limit message once `dataRowCount` exceeds the limit, else null. */
 export function checkRowLimit(dataRowCount: number, maxRows: number = CSV_LIMITS.defaultMaxRows): string | null {
   return dataRowCount > maxRows ? tooManyRowsMessage(maxRows) : null;
+}
+
+/**
+ * The read limits a file's first part shows (its header wider than `maxColumns`, a line in it longer
+ * than the line limit): the limit's message, or null. `partial`: the text is a cut prefix of the file.
+ */
+export function checkCsvHeader(text: string, options: { partial: boolean; maxColumns?: number }): string | null {
+  try {
+    parseCsvPreview(text, { partial: options.partial, maxRows: 0, maxColumns: options.maxColumns });
+    return null;
+  } catch (error) {
+    if (error instanceof CsvLimitError) return error.message;
+    throw error;
+  }
 }
