@@ -60,6 +60,10 @@ export const baseEnvSchema = z.object({
   UPLOAD_DIR: z.string().default('.data/uploads'),
   CSV_MAX_BYTES: positiveInt.default(2 * 1024 * 1024 * 1024),
   CSV_MAX_ROWS: positiveInt.default(50_000_000),
+  // Read limits that keep reading a CSV linear in its size (shared/src/csv/limits.ts): the widest
+  // header, and the longest line or quoted field running over lines.
+  CSV_MAX_COLUMNS: positiveInt.default(10_000),
+  CSV_MAX_LINE_BYTES: positiveInt.default(1024 * 1024),
   // Folder of finished export files, shared by the export-worker (writes them) and the api (serves them).
   EXPORT_DIR: z.string().default('.data/exports'),
   // How long a finished export file stays downloadable before the sweep removes it: long enough to
