@@ -98,7 +98,7 @@ async function receiveParts(deps: AppDeps, request: FastifyRequest, admission: U
       await mkdir(deps.env.UPLOAD_DIR, { recursive: true });
       const target = path.resolve(deps.env.UPLOAD_DIR, `${randomUUID()}.csv`);
       spooled = { path: target, name: part.filename ?? 'upload.csv', bytes: 0 };
-      await pipeline(part.file, admission.meter(), lineLengthGuard(), createWriteStream(target, { flags: 'wx' }));
+      await pipeline(part.file, admission.meter(), lineLengthGuard(deps.env.CSV_MAX_LINE_BYTES), createWriteStream(target, { flags: 'wx' }));
       spooled.bytes = (await stat(target)).size;
       await syncToDisk(target, path.dirname(target));
     }
@@ -111,7 +111,7 @@ async function receiveParts(deps: AppDeps, request: FastifyRequest, admission: U
 }
 
 /** The checks every upload passes once all parts are in; the file is removed when one fails. */
-async function requireUpload(mapping: CsvMapping | null, spooled: SpooledFile | null): Promise<{ mapping: CsvMapping; spooled: SpooledFile }> {
+async function requireUpload(deps: AppDeps, mapping: CsvMapping | null, spooled: SpooledFile | null): Promise<{ mapping: CsvMapping; spooled: SpooledFile }> {
   if (!mapping) {
     if (spooled) await rm(spooled.path, { force: true });
     throw badRequest(TIME_SERIES_MESSAGES.mappingRequired);
@@ -122,7 +122,7 @@ async function requireUpload(mapping: CsvMapping | null, spooled: SpooledFile | 
     throw badRequest(CSV_MESSAGES.fileEmpty);
   }
   try {
-    await checkSpooledHeader(spooled.path);
+    await checkSpooledHeader(spooled.path, deps.env.CSV_MAX_COLUMNS);
   } catch (error) {
     await rm(spooled.path, { force: true });
     throw error;
@@ -200,7 +200,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
     const spooledFile = await receiveParts(deps, request, admission, (name, value) => {
       if (name === 'mapping') received = parseMapping(value);
     });
-    const { mapping, spooled } = await requireUpload(received, spooledFile);
+    const { mapping, spooled } = await requireUpload(deps, received, spooledFile);
     let job: IngestJobRow;
     try {
       await checkMappingInstruments(deps, principal.organizationId, unitOperation.equipmentId, mapping);
@@ -245,7 +245,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       if (name === 'mapping') receivedMapping = parseMapping(value);
       if (name === 'unit_operation') body = parseUnitOperation(value);
     });
-    const { mapping, spooled } = await requireUpload(receivedMapping, spooledFile);
+    const { mapping, spooled } = await requireUpload(deps, receivedMapping, spooledFile);
     let created: { row: UnitOperationRow; job: IngestJobRow };
     try {
       const unitOperationBody = body as UnitOperationCreate | null;

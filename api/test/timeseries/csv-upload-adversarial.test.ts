@@ -84,3 +84,36 @@ describe('hostile CSV uploads', () => {
     expect(repeated.job.result).toMatchObject({ rows_read: 1, points_written: 1 });
   });
 });
+
+describe('hostile CSV uploads under configured limits', () => {
+  let ctx: TestContext;
+  let worker: IngestWorker;
+  beforeAll(async () => {
+    ctx = await createTestContext({ UPLOAD_RATE_LIMIT_PER_MINUTE: '1000', CSV_MAX_COLUMNS: '40', CSV_MAX_LINE_BYTES: '4096' });
+    worker = startWorker(ctx);
+  });
+  afterAll(async () => {
+    await worker.close();
+    await ctx.close();
+  });
+
+  it('names CSV_MAX_COLUMNS and CSV_MAX_LINE_BYTES at upload, and in the job for a quoted field over lines', async () => {
+    const plant = await createPlant(ctx, 0);
+    const [sensor] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
+    const send = async (csv: AdversarialCsv) => {
+      const unitOperation = await createUnitOperation(ctx, plant);
+      const mapping = { timestamp_column: 'time', columns: [{ column: 'v', instrument_id: sensor }] };
+      const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, { name: 'hostile.csv', content: csv.text });
+      const response = await ctx.request({
+        method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads?wait=true`, token: plant.editor.token,
+        headers: { 'content-type': contentType }, payload: body,
+      });
+      return { statusCode: response.statusCode, error: (response.json() as { error?: string }).error };
+    };
+    expect(await send(wideHeaderShortRows(41, 3))).toEqual({ statusCode: 400, error: 'The header has 41 columns; at most 40 columns are allowed' });
+    const lineLimit = 'is longer than 4 KiB; a line, or a quoted field running over several lines, may have at most 4,096 bytes';
+    expect(await send(longSecondLine(5_000))).toEqual({ statusCode: 400, error: `Line 2 ${lineLimit}` });
+    expect(await send(giantQuotedField(5_000))).toEqual({ statusCode: 422, error: `Line 2 ${lineLimit}` });
+    expect(await readSeries(ctx, plant.viewer.token, { instrument_id: sensor! })).toEqual([]);
+  });
+});

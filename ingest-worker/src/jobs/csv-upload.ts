@@ -163,6 +163,7 @@ async function stageAll(context: WorkerContext, payload: CsvUploadPayload, reque
       filePath: payload.file_path, mapping: request.mapping, startMs: request.start_ms, endMs: request.end_ms, versionSeq: payload.version_seq,
       timeZone: request.time_zone ?? request.mapping.time_zone ?? 'UTC', timeZoneSource: request.time_zone_source ?? 'mapping',
       maxRows: context.env.CSV_MAX_ROWS, batchPoints: INSERT_BATCH_POINTS, from: resumeFrom, versioned,
+      maxColumns: context.env.CSV_MAX_COLUMNS, maxLineBytes: context.env.CSV_MAX_LINE_BYTES,
     }, {
       async batch(chunks, _points, checkpoint) {
         await insertStaged(context.clickhouse, table, Readable.from(chunks.map((chunk) => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length)), { objectMode: false }), versioned);
