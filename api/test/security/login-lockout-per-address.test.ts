@@ -114,3 +114,24 @@ describe('login lockout that an outsider cannot use', () => {
     expect(delays).toEqual([1, 2, 4, 8, 16, 32, 60, 60, 60, 60]);
   });
 });
+
+describe('login lockout behind a trusted proxy', () => {
+  let ctx: TestContext;
+  beforeAll(async () => { ctx = await createTestContext({ TRUST_PROXY: '1', LOGIN_MAX_FAILURES: '5' }); });
+  afterAll(async () => { await ctx.close(); });
+
+  // Every request arrives from the proxy's address; the client is the one it names.
+  const login = (email: string, password: string, client: string) => ctx.request({
+    method: 'POST', url: '/api/v1/auth/login', payload: { email, password }, remoteAddress: '10.0.0.5', headers: { 'x-forwarded-for': client },
+  });
+
+  it('blocks the client the proxy names, not the proxy: another client of the same proxy signs in', async () => {
+    const signup = await ctx.request({ method: 'POST', url: '/api/v1/auth/signup', payload: { email: 'behind-proxy@example.test', password: PASSWORD, name: 'Owner' } });
+    expect(signup.statusCode).toBe(201);
+    const statuses: number[] = [];
+    for (let attempt = 1; attempt <= 6; attempt += 1) statuses.push((await login('behind-proxy@example.test', WRONG, '203.0.113.50')).statusCode);
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+    expect((await login('behind-proxy@example.test', PASSWORD, '203.0.113.50')).statusCode).toBe(429);
+    expect((await login('behind-proxy@example.test', PASSWORD, '198.51.100.60')).statusCode).toBe(200);
+  });
+});
