@@ -211,6 +211,9 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
       },
       series: series.map((s): Highcharts.SeriesOptionsType => (s.markers ? {
         type: 'scatter',
+        // The chart's series options draw a line through every series; samples stand alone.
+        lineWidth: 0,
+        states: { hover: { lineWidthPlus: 0 } },
         id: s.id,
         name: s.name,
         custom: { detail: s.detail, unit: s.unit },
