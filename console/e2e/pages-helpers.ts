@@ -30,16 +30,26 @@ export async function callJson<T>(request: APIRequestContext, token: string, met
 
 const USER_PASSWORD = 'Pages-Role-Pass1!';
 
-/** Invites a user with the role into the admin's organisation and sets the password from the invitation link. */
+/** The invitation link last mailed to the address, read from the dev outbox. */
+export async function invitationToken(request: APIRequestContext, email: string): Promise<string> {
+  const messages = await outboxMessages(request, email);
+  const link = messages.find((message) => message.link?.includes('/accept-invitation'))?.link;
+  expect(link, 'invitation link in the dev outbox').toBeTruthy();
+  return new URL(link!, 'http://localhost').searchParams.get('token')!;
+}
+
+/** Invites the address with the role into the inviter's (current) organisation and accepts through the mailed link. */
+export async function inviteAndAccept(request: APIRequestContext, inviterToken: string, email: string, role: Role, name: string): Promise<ApiSession> {
+  await callJson(request, inviterToken, 'POST', '/api/v1/auth/users/invite', { email, roleName: role });
+  const accepted = await request.post('/api/v1/auth/invitations/accept', { data: { token: await invitationToken(request, email), name, password: USER_PASSWORD } });
+  expect(accepted.status(), await accepted.text()).toBe(201);
+  return (await accepted.json()) as ApiSession;
+}
+
+/** A user with the role in the admin's organisation, made through the invitation flow. */
 export async function createUserWithRole(request: APIRequestContext, admin: ApiSession, role: Role): Promise<ApiSession> {
   const email = uniqueEmail(`pages-${role}`);
-  await callJson(request, admin.token, 'POST', '/api/v1/auth/users/invite', { email, name: `Pages ${role[0]!.toUpperCase()}${role.slice(1)}`, roleName: role });
-  const messages = await outboxMessages(request, email);
-  const link = messages.find((message) => message.link)?.link;
-  expect(link, 'invitation link in the dev outbox').toBeTruthy();
-  const token = new URL(link!, 'http://localhost').searchParams.get('token');
-  const reset = await request.post('/api/v1/auth/reset-password', { data: { token, password: USER_PASSWORD } });
-  expect(reset.ok(), await reset.text()).toBeTruthy();
+  await inviteAndAccept(request, admin.token, email, role, `Pages ${role[0]!.toUpperCase()}${role.slice(1)}`);
   return apiSignIn(request, email, USER_PASSWORD);
 }
 

@@ -1,11 +1,11 @@
 /**
- * Settings: the Account name rule, User Management (invite, role, delete), Audit Logs with
+ * Settings: the Account name rule, User Management (invite, acceptance, role, delete, resend, revoke), Audit Logs with
  * the CSV download holding the actions just taken, and the superuser's Organisations and switch.
  */
 import { readFile } from 'node:fs/promises';
 import { expect, refusedRequests, test } from './support/quiet-console.ts';
-import { apiSignIn, signInWithSession, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, uniqueEmail, type ApiSession } from './support/auth.ts';
-import { adminSession, callJson, screenshot } from './pages-helpers.ts';
+import { apiSignIn, signInWithSession, signUp, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, uniqueEmail, type ApiSession } from './support/auth.ts';
+import { adminSession, callJson, invitationToken, inviteAndAccept, screenshot } from './pages-helpers.ts';
 
 let admin: ApiSession;
 
@@ -65,36 +65,47 @@ test('API keys: viewer or editor only, an optional expiry, shown once, then revo
 });
 
 test.describe('user management', () => {
-  // The duplicate invitation is refused by the server.
-  test.use({ expectedConsoleMessages: refusedRequests(/error: Failed to invite user/) });
-  test('user management: invite, change role, refuse a duplicate, delete', async ({ page }, testInfo) => {
+  // The resend past the per-address invitation limit is refused by the server (429).
+  test.use({ expectedConsoleMessages: refusedRequests(/error: Failed to resend invitation/) });
+  test('user management: invite, accept through the mailed link, change role, delete; resend, limit and revoke', async ({ page, request }, testInfo) => {
     const email = uniqueEmail('pages-invite');
     await signInWithSession(page, admin, '/settings');
     await page.getByRole('tab', { name: 'User Management' }).click();
     await page.getByRole('button', { name: 'Invite User' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('button', { name: 'Send Invite' }).click();
-    await expect(dialog).toContainText('Email, name and role are required.');
+    await expect(dialog).toContainText('Email and role are required.');
+    // The inviter writes nothing into the mail: there is no name field.
+    await expect(dialog.getByLabel('Name')).toHaveCount(0);
     await dialog.getByLabel('Email').fill(email);
-    await dialog.getByLabel('Name').fill('Invited Colleague');
     await dialog.getByLabel('Role').selectOption('viewer');
     await dialog.getByRole('button', { name: 'Send Invite' }).click();
-    await expect(page.getByText('User invited successfully')).toBeVisible();
-    const row = page.getByTestId(`user-row-${email}`);
-    await expect(row).toContainText('invited');
+    await expect(page.getByText('Invitation sent', { exact: true })).toBeVisible();
+    const invitation = page.getByTestId(`invitation-row-${email}`);
+    await expect(invitation).toContainText('pending');
+    // No account exists before the invitee accepts.
+    await expect(page.getByTestId(`user-row-${email}`)).toHaveCount(0);
+    await screenshot(page, 'settings-invitations', testInfo);
 
+    // The invitee follows the link: organisation and role are shown, they choose name and password.
+    await page.goto(`/accept-invitation?token=${encodeURIComponent(await invitationToken(request, email))}`);
+    await expect(page.getByTestId('invitation-offer')).toContainText(email);
+    await expect(page.getByTestId('invitation-offer')).toContainText('viewer');
+    await page.getByLabel('Your name').fill('Invited Colleague');
+    await page.getByLabel('Password', { exact: true }).fill('Invited-Pass1!');
+    await page.getByLabel('Confirm Password').fill('Invited-Pass1!');
+    await page.getByRole('button', { name: 'Accept and Create Account' }).click();
+    await expect(page).toHaveURL(/\/dashboard$/);
+
+    await signInWithSession(page, admin, '/settings');
+    await page.getByRole('tab', { name: 'User Management' }).click();
+    const row = page.getByTestId(`user-row-${email}`);
+    await expect(row).toContainText('Invited Colleague');
+    await expect(page.getByTestId(`invitation-row-${email}`)).toHaveCount(0);
     await row.getByLabel(`Role of ${email}`).selectOption('editor');
     await expect(page.getByText('Role updated successfully')).toBeVisible();
     await expect(row.getByLabel(`Role of ${email}`)).toHaveValue('editor');
     await screenshot(page, 'settings-users', testInfo);
-
-    await page.getByRole('button', { name: 'Invite User' }).click();
-    await dialog.getByLabel('Email').fill(email);
-    await dialog.getByLabel('Name').fill('Invited Twice');
-    await dialog.getByRole('button', { name: 'Send Invite' }).click();
-    await expect(page.getByText(/Failed to invite user/)).toBeVisible();
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await expect(dialog).toBeHidden();
 
     await row.getByRole('button', { name: `Delete ${email}` }).click();
     await expect(dialog).toContainText(`Delete Invited Colleague (${email})?`);
@@ -102,7 +113,35 @@ test.describe('user management', () => {
     await expect(page.getByText('User deleted successfully')).toBeVisible();
     await expect(dialog).toBeHidden();
     await expect(row).toBeHidden();
+
+    // Resends count against the per-address limit (three mails a day by default); then revoke.
+    const pending = uniqueEmail('pages-pending');
+    await page.getByRole('button', { name: 'Invite User' }).click();
+    await dialog.getByLabel('Email').fill(pending);
+    await dialog.getByRole('button', { name: 'Send Invite' }).click();
+    await expect(page.getByText('Invitation sent', { exact: true })).toBeVisible();
+    const pendingRow = page.getByTestId(`invitation-row-${pending}`);
+    for (let resend = 1; resend <= 2; resend += 1) {
+      await pendingRow.getByRole('button', { name: `Resend the invitation of ${pending}` }).click();
+      await expect(page.getByText('Invitation sent again').first()).toBeVisible();
+      await expect(pendingRow.getByRole('button', { name: `Resend the invitation of ${pending}` })).toBeEnabled();
+    }
+    await pendingRow.getByRole('button', { name: `Resend the invitation of ${pending}` }).click();
+    await expect(page.getByText(/Invitation limit reached: at most 3 invitation mails to one address per 24 hours/)).toBeVisible();
+    await pendingRow.getByRole('button', { name: `Revoke the invitation of ${pending}` }).click();
+    await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await expect(page.getByText('Invitation revoked')).toBeVisible();
+    await expect(pendingRow).toBeHidden();
   });
+});
+
+test('invitation of an address that has an account: the inviter learns nothing, the invitee is told on the acceptance page', async ({ page, request }) => {
+  const elsewhere = await signUp(request, { name: 'Has An Account' });
+  const invited = await callJson<{ email: string; status: string }>(request, admin.token, 'POST', '/api/v1/auth/users/invite', { email: elsewhere.user.email, roleName: 'editor' });
+  expect(invited).toMatchObject({ email: elsewhere.user.email, status: 'pending' });
+  await page.goto(`/accept-invitation?token=${encodeURIComponent(await invitationToken(request, elsewhere.user.email))}`);
+  await expect(page.getByTestId('invitation-account-exists')).toContainText('This email address already has an account');
+  await expect(page.getByRole('button', { name: 'Accept and Create Account' })).toHaveCount(0);
 });
 
 test('audit logs: recent events and a CSV download with the actions just taken', async ({ page, request }, testInfo) => {
@@ -183,7 +222,7 @@ test('superuser: organisations list, create, edit, delete and switch organisatio
 test('superuser: make and demote superuser from User Management', async ({ page, request }) => {
   const superuser = await apiSignIn(request, SUPERUSER_EMAIL, SUPERUSER_PASSWORD);
   const email = uniqueEmail('pages-promote');
-  await callJson(request, superuser.token, 'POST', '/api/v1/auth/users/invite', { email, name: 'Promoted Person', roleName: 'viewer' });
+  await inviteAndAccept(request, superuser.token, email, 'viewer', 'Promoted Person');
   await signInWithSession(page, superuser, '/settings');
   await page.getByRole('tab', { name: 'User Management' }).click();
   const row = page.getByTestId(`user-row-${email}`);

@@ -1,4 +1,4 @@
-/** Sign-in, forgot password, lockout and password reset. */
+/** Sign-in, forgot password, lockout (per address, with the reset link as the way in) and password reset. */
 import { expect, refusedRequests, test, type Locator, type Page } from './support/quiet-console.ts';
 import { DEMO_EMAIL, outboxMessages, SUPERUSER_EMAIL, SUPERUSER_PASSWORD, signIn, signUp, uniqueEmail } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
@@ -76,25 +76,49 @@ test.describe('sign-in', () => {
     await saveScreenshot(page, 'login-failed');
   });
 
-  test('five failures block the account with the lockout text', async ({ page, request }) => {
+  test('five failures block this address for the account with the lockout text; the emailed reset link still gets the owner in', async ({ page, request }) => {
     const account = await signUp(request, { name: 'Lockout Test' });
     await page.goto('/login');
     for (let attempt = 1; attempt <= 4; attempt += 1) {
       await fillLogin(page, account.user.email, `Wrong-Password${attempt}!`);
       await expect(toast(page)).toContainText('Invalid email or password');
+      await expect(page.getByTestId('login-refusal')).toHaveCount(0);
       // Wait for the form to be usable again before the next attempt.
       await expect(page.getByRole('button', { name: 'Sign In', exact: true })).toBeEnabled();
     }
-    // The fifth failure within the window blocks the account (HTTP 429).
+    // The fifth failure within the window blocks this address (the browser's) for the account (HTTP 429).
     await fillLogin(page, account.user.email, 'Wrong-Password5!');
     await expect(toast(page)).toContainText(LOCKOUT_TEXT);
     await expect(page.getByRole('button', { name: 'Sign In', exact: true })).toBeEnabled();
-    // Even the right password is refused now.
+    // Even the right password is refused from here now; the form offers the way in that always works.
     await fillLogin(page, account.user.email, account.password);
     await expect(toast(page)).toContainText('Login Failed');
     await expect(toast(page)).toContainText(LOCKOUT_TEXT);
+    const refusal = page.getByTestId('login-refusal');
+    await expect(refusal).toContainText('Other places are not affected');
     await expect(page).toHaveURL(/\/login$/);
     await saveScreenshot(page, 'login-lockout');
+
+    await refusal.getByRole('button', { name: 'Reset password by email' }).click();
+    await expect(page.getByRole('heading', { name: 'Reset Password' })).toBeVisible();
+    await expect(page.getByLabel('Email')).toHaveValue(account.user.email);
+    await page.getByRole('button', { name: 'Send Reset Email' }).click();
+    await expect(toast(page)).toContainText('Password Reset Email Sent');
+    let link = '';
+    await expect.poll(async () => {
+      const messages = await outboxMessages(request, account.user.email);
+      link = messages.find((message) => message.link?.includes('/reset-password?token='))?.link ?? '';
+      return link;
+    }, { timeout: 15_000 }).toContain('/reset-password?token=');
+    const url = new URL(link);
+    await page.goto(`${url.pathname}${url.search}`);
+    await page.getByLabel('New Password', { exact: true }).fill('Unlocked-Pass3!');
+    await page.getByLabel('Confirm New Password').fill('Unlocked-Pass3!');
+    await page.getByRole('button', { name: 'Reset Password' }).click();
+    await page.getByRole('button', { name: 'Go to Login' }).click();
+    // The reset cleared the count: the same address signs in.
+    await fillLogin(page, account.user.email, 'Unlocked-Pass3!');
+    await expect(page).toHaveURL(/\/dashboard$/);
   });
 
   test('a successful sign-in goes to the dashboard; signed-in visitors of /login go on to the dashboard', async ({ page, request }) => {
