@@ -29,9 +29,12 @@ function writeCsv(csv: AdversarialCsv): { file: string; bytes: number } {
 
 interface Staged { points: number; batches: number; work: StagingWork; bytes: number; error: string | null }
 
-async function stage(csv: AdversarialCsv, overrides: Partial<StagingOptions> = {}): Promise<Staged> {
+async function stage(csv: AdversarialCsv, overrides: Partial<StagingOptions> = {}, columns: string[] = ['v'], fillForward = false): Promise<Staged> {
   const { file, bytes } = writeCsv(csv);
-  const mapping = { timestamp_column: 'time', timestamp_mode: 'absolute', replace_existing: false, columns: [{ column: 'v', instrument_id: 1, fill_forward: false }] } as CsvMapping;
+  const mapping = {
+    timestamp_column: 'time', timestamp_mode: 'absolute', replace_existing: false,
+    columns: columns.map((column, index) => ({ column, instrument_id: index + 1, fill_forward: fillForward })),
+  } as CsvMapping;
   const work = emptyStagingWork();
   let points = 0;
   let batches = 0;
@@ -70,6 +73,18 @@ describe('the worker read pass on hostile CSVs', () => {
     expect(once.work.cellsVisited).toBe(2 * 10_000);
     expect(twice.work.cellsVisited).toBe(2 * 20_000);
     for (const ratio of [...perByte(once), ...perByte(twice)]) expect(ratio).toBeLessThanOrEqual(4);
+  });
+
+  it('looks at the mapped columns a short row reaches, not at every mapped column, for each row', async () => {
+    const mapped = ['v', ...Array.from({ length: 1_000 }, (_, index) => `c${index + 3}`)];
+    const once = await stage(wideHeaderShortRows(2_000, 10_000), {}, mapped);
+    const twice = await stage(wideHeaderShortRows(2_000, 20_000), {}, mapped);
+    expect(once).toMatchObject({ error: null, points: 10_000 });
+    expect(once.work.cellsVisited).toBe(2 * 10_000);
+    expect(twice.work.cellsVisited).toBe(2 * 20_000);
+    // Columns that fill forward are looked at on every row (they repeat their last value there).
+    const filled = await stage(wideHeaderShortRows(2_000, 1_000), {}, ['v', 'c3', 'c4'], true);
+    expect(filled.work.cellsVisited).toBe(4 * 1_000);
   });
 
   it('fails a header over the column limit before staging anything, naming the limit', async () => {

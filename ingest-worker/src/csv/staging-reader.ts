@@ -356,8 +356,21 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
   /** Which column entries a row feeds: all of them, or in long format those of the row's key. */
   let allEntries: number[] = [];
   let entriesByKey: Map<string, number[]> | null = null;
+  /**
+   * For rows shorter than the header (wide format): the entries that do not fill forward, by column,
+   * and how many of them lie before each column count, so a short row looks only at the columns it
+   * reaches (and at those that fill forward) instead of at every mapped column.
+   */
+  let plainEntriesByColumn: number[] = [];
+  let plainEntriesBefore = new Int32Array(0);
+  let fillForwardEntries: number[] = [];
   const indexEntries = (current: CsvPlan) => {
     allEntries = current.columns.map((_, index) => index);
+    plainEntriesByColumn = allEntries.filter((c) => !current.columns[c]!.fillForward).sort((a, b) => current.columns[a]!.index - current.columns[b]!.index);
+    fillForwardEntries = allEntries.filter((c) => current.columns[c]!.fillForward);
+    plainEntriesBefore = new Int32Array(current.width + 1);
+    for (const c of plainEntriesByColumn) plainEntriesBefore[current.columns[c]!.index + 1]! += 1;
+    for (let cells = 1; cells <= current.width; cells += 1) plainEntriesBefore[cells]! += plainEntriesBefore[cells - 1]!;
     if (current.keyIndex === -1) return;
     entriesByKey = new Map();
     current.columns.forEach((column, index) => {
@@ -400,12 +413,19 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     indexEntries(plan);
   };
 
+  /** The entries a row of `cells` cells (fewer than the header's) feeds, in the mapping's order (that of the error listing). */
+  const entriesOfShortRow = (cells: number): readonly number[] => {
+    const reached = plainEntriesByColumn.slice(0, plainEntriesBefore[cells]!);
+    if (fillForwardEntries.length === 0) return reached.length < 2 ? reached : reached.sort((a, b) => a - b);
+    return reached.concat(fillForwardEntries).sort((a, b) => a - b);
+  };
+
   const consider = (row: string[], index: number) => {
     const current = plan!;
     // A short row stays short (a cell past its end is a missing value): padding it to a wide header
     // would cost the header's width for every row, however little the row holds.
     truncateRowToWidth(row, current.width);
-    let entries: readonly number[] = allEntries;
+    let entries: readonly number[] = row.length < current.width && entriesByKey === null ? entriesOfShortRow(row.length) : allEntries;
     if (entriesByKey !== null) {
       const keyed = (entriesByKey as Map<string, number[]>).get((row[current.keyIndex] ?? '').trim());
       if (keyed === undefined) {
