@@ -4,15 +4,16 @@
  * durable; transient failures (a service down) are retried with a capped back-off so the worker
  * recovers without a restart; permanent ones fail the job with a clear message.
  */
-import { Queue, Worker, UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, UnrecoverableError, type Job } from 'bullmq';
 import {
-  QUEUE_NAMES, INGEST_JOBS, bulkBatchPayloadSchema, bulkChunkPayloadSchema, csvUploadPayloadSchema, deletionPayloadSchema,
+  QUEUE_NAMES, INGEST_JOBS, ownerOfPayload, bulkBatchPayloadSchema, bulkChunkPayloadSchema, csvUploadPayloadSchema, deletionPayloadSchema,
 } from '@bioprocess/shared/queues';
 import { ingestWorkerEnvSchema, type BaseEnv, type IngestWorkerConfig } from '@bioprocess/shared/server/config';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { createPool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
 import { createRedis } from '@bioprocess/shared/server/redis';
+import { organizationSlots } from '@bioprocess/shared/server/organization-slots';
 import type { WorkerContext } from './context.ts';
 import {
   ingestBackoffMs, retriesExhaustedMessage, retryTimeExhausted, UNCLASSIFIED_FAILURE_ATTEMPTS,
@@ -34,7 +35,7 @@ import { discardCsvUpload, processCsvUpload } from './jobs/csv-upload.ts';
 /** The settings of ingestWorkerEnvSchema (shared/src/server/config.ts); any left out take its defaults. */
 const workerSettingsSchema = ingestWorkerEnvSchema.pick({
   WORKER_CONCURRENCY: true, INGEST_BULK_CONCURRENCY: true, INGEST_LOCK_MS: true, INGEST_RETRY_MINUTES: true, INGEST_BACKOFF_MAX_MS: true, INGEST_RECONCILE_MS: true,
-  INGEST_SWEEP_MS: true,
+  INGEST_SWEEP_MS: true, INGEST_RUNNING_PER_ORGANIZATION: true,
 });
 export type IngestWorkerEnv = BaseEnv & Partial<Pick<IngestWorkerConfig, keyof typeof workerSettingsSchema.shape>>;
 
@@ -153,8 +154,38 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
     stalledInterval: Math.max(1_000, Math.floor(settings.INGEST_LOCK_MS / 2)),
     maxStalledCount: 1_000,
   };
+  const queueConnection = createRedis(env.REDIS_URL);
+  const queues = {
+    ingest: new Queue(QUEUE_NAMES.ingest, { connection: queueConnection, prefix: env.QUEUE_PREFIX }),
+    ingestBulk: new Queue(QUEUE_NAMES.ingestBulk, { connection: queueConnection, prefix: env.QUEUE_PREFIX }),
+  };
+  for (const queue of Object.values(queues)) queue.on('error', (err) => logger.debug({ err, queue: queue.name }, 'queue connection error'));
+
+  // Uploads and deletions can each run for minutes: one organisation holds only its share of their
+  // slots. Bulk chunks are small and short, so their queue only takes organisations in turns
+  // (shared/src/server/fair-turns.ts) and an organisation alone may use every slot.
+  const slots = organizationSlots(queues.ingest, settings.INGEST_RUNNING_PER_ORGANIZATION);
+  const ownerOf = (job: Job | undefined) => ownerOfPayload(job?.data);
+  const processUploadOrDeletion = async (job: Job, token?: string) => {
+    const owner = ownerOf(job);
+    const mayRun = owner === undefined || await slots.take(job, token, owner).catch((error: unknown) => {
+      // Redis trouble: run it rather than hold it (the cap is about fairness, not correctness).
+      logger.warn({ err: error, jobId: job.id }, 'organisation slot not checked');
+      return true;
+    });
+    if (!mayRun) throw new DelayedError();
+    return processJob(job);
+  };
+  const freeSlot = (job: Job | undefined) => {
+    const owner = ownerOf(job);
+    if (owner !== undefined) slots.freed(owner).catch((error: unknown) => logger.warn({ err: error, owner }, 'parked ingest job not promoted; its park ends by itself'));
+  };
+  const uploadsWorker = new Worker(QUEUE_NAMES.ingest, processUploadOrDeletion, { ...workerOptions, concurrency: settings.WORKER_CONCURRENCY });
+  // Emitted once the job left the active list, so the count of the organisation's running jobs is right.
+  uploadsWorker.on('completed', freeSlot);
+  uploadsWorker.on('failed', freeSlot);
   const workers = [
-    new Worker(QUEUE_NAMES.ingest, processJob, { ...workerOptions, concurrency: settings.WORKER_CONCURRENCY }),
+    uploadsWorker,
     new Worker(QUEUE_NAMES.ingestBulk, processJob, { ...workerOptions, concurrency: settings.INGEST_BULK_CONCURRENCY }),
   ];
   for (const worker of workers) {
@@ -165,13 +196,6 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
       }
     });
   }
-
-  const queueConnection = createRedis(env.REDIS_URL);
-  const queues = {
-    ingest: new Queue(QUEUE_NAMES.ingest, { connection: queueConnection, prefix: env.QUEUE_PREFIX }),
-    ingestBulk: new Queue(QUEUE_NAMES.ingestBulk, { connection: queueConnection, prefix: env.QUEUE_PREFIX }),
-  };
-  for (const queue of Object.values(queues)) queue.on('error', (err) => logger.debug({ err, queue: queue.name }, 'queue connection error'));
   const reconciler = startReconciler({ pg, queues, redis: queueConnection, logger, intervalMs: settings.INGEST_RECONCILE_MS });
   const sweeper = startSweeper({
     pg, queues, redis: queueConnection, logger, uploadDir: env.UPLOAD_DIR, intervalMs: settings.INGEST_SWEEP_MS,

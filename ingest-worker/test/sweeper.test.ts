@@ -114,7 +114,8 @@ describe('ingest sweeper', () => {
     };
     const [abandoned, longAbandoned, held] = [await post(plant.instrumentIds[0]!), await post(plant.instrumentIds[1]!), await post(plant.instrumentIds[2]!)];
     const bulkQueue = ctx.deps.queues.ingestBulk;
-    await until(async () => (await bulkQueue.getWaitingCount()) === 3, 'the three deliveries');
+    // Queued in their organisation's turn (shared/src/server/fair-turns.ts): BullMQ's prioritized set.
+    await until(async () => (await bulkQueue.getPrioritizedCount()) === 3, 'the three deliveries');
 
     // Workers that take a delivery each and die with it (their locks lapse), and one that stays alive.
     const takeDelivery = async (jobId: string, lockDuration: number) => {
@@ -145,7 +146,7 @@ describe('ingest sweeper', () => {
     } finally {
       await sweeper?.stop();
     }
-    expect(await (await bulkQueue.getJob(`${abandoned}-c0`))?.getState()).toBe('waiting');
+    expect(await (await bulkQueue.getJob(`${abandoned}-c0`))?.getState()).toBe('prioritized');
     expect(await (await bulkQueue.getJob(`${held}-c0`))?.getState()).toBe('active');
     expect(await bulkQueue.getJob(`${longAbandoned}-c0`)).toBeUndefined();
     const { rows } = await ctx.deps.pg.query<{ id: string; state: string; error: string | null }>(

@@ -89,8 +89,8 @@ export const bulkBatchPayloadSchema = z.object({
 export type BulkBatchPayload = z.infer<typeof bulkBatchPayloadSchema>;
 
 /** The delivery of a batch of bulk jobs; `batch` is the id of its first job. */
-export function bulkBatchDelivery(batch: string, jobIds: string[]): IngestDelivery {
-  return { jobId: `${batch}-batch`, name: INGEST_JOBS.bulkBatch, data: { job_ids: jobIds } };
+export function bulkBatchDelivery(batch: string, jobIds: string[], organizationIds: number[]): IngestDelivery {
+  return { jobId: `${batch}-batch`, name: INGEST_JOBS.bulkBatch, data: { job_ids: jobIds }, organizationIds };
 }
 
 /**
@@ -99,7 +99,7 @@ export function bulkBatchDelivery(batch: string, jobIds: string[]): IngestDelive
  */
 export function joinBatchDeliveries(deliveries: readonly IngestDelivery[]): IngestDelivery[] {
   const joined: IngestDelivery[] = [];
-  const batches = new Map<string, BulkBatchPayload>();
+  const batches = new Map<string, IngestDelivery & { data: BulkBatchPayload; organizationIds: number[] }>();
   for (const delivery of deliveries) {
     if (delivery.name !== INGEST_JOBS.bulkBatch) {
       joined.push(delivery);
@@ -108,12 +108,13 @@ export function joinBatchDeliveries(deliveries: readonly IngestDelivery[]): Inge
     const payload = delivery.data as BulkBatchPayload;
     const batch = batches.get(delivery.jobId);
     if (batch) {
-      batch.job_ids.push(...payload.job_ids.filter((id) => !batch.job_ids.includes(id)));
+      batch.data.job_ids.push(...payload.job_ids.filter((id) => !batch.data.job_ids.includes(id)));
+      batch.organizationIds.push(...organizationsOf(delivery).filter((id) => !batch.organizationIds.includes(id)));
       continue;
     }
-    const own = { job_ids: [...payload.job_ids] };
+    const own = { ...delivery, data: { job_ids: [...payload.job_ids] }, organizationIds: [...organizationsOf(delivery)] };
     batches.set(delivery.jobId, own);
-    joined.push({ ...delivery, data: own });
+    joined.push(own);
   }
   return joined;
 }
@@ -165,6 +166,21 @@ export interface IngestDelivery {
   jobId: string;
   name: (typeof INGEST_JOBS)[keyof typeof INGEST_JOBS];
   data: BulkChunkPayload | BulkBatchPayload | DeletionPayload | CsvUploadPayload;
+  /** The organisations of a batch's posts (the other payloads name theirs): whose turn it takes in the queue. */
+  organizationIds?: number[];
+}
+
+const ownerSchema = z.object({ organization_id: z.number().int().positive() });
+
+/** The organisation a queued payload names (every one but a batch of bulk posts does), if any. */
+export function ownerOfPayload(data: unknown): number | undefined {
+  return ownerSchema.safeParse(data).data?.organization_id;
+}
+
+/** The organisations whose work a delivery carries. */
+export function organizationsOf(delivery: IngestDelivery): number[] {
+  if ('organization_id' in delivery.data) return [delivery.data.organization_id];
+  return delivery.organizationIds ?? [];
 }
 
 /**
@@ -182,7 +198,7 @@ export function ingestDeliveries(job: IngestJobRecord, chunks?: number[]): Inges
       if (!bulk.success) return [];
       const points = bulk.data.points;
       // Written by its batch's delivery (the worker skips a chunk already written and completes the job).
-      if (bulk.data.batch !== undefined && job.chunk_count === 1) return [bulkBatchDelivery(bulk.data.batch, [job.id])];
+      if (bulk.data.batch !== undefined && job.chunk_count === 1) return [bulkBatchDelivery(bulk.data.batch, [job.id], [organizationId])];
       const format = bulk.data.rows_format === 'TabSeparated' ? 'TabSeparated' : 'RowBinary';
       const indexes = chunks ?? Array.from({ length: job.chunk_count }, (_, index) => index);
       return indexes.map((chunkIndex) => ({

@@ -168,6 +168,10 @@ export const workerEnvSchema = baseEnvSchema.extend({
 export const ingestWorkerEnvSchema = workerEnvSchema.extend({
   // A crashed worker's job is resumed by another after this long (BullMQ lock duration).
   INGEST_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
+  // CSV uploads and range deletions of one organisation running at once across every ingest-worker: kept
+  // below the slots of the queue `ingest`, so one organisation's slow uploads never hold them all while
+  // another organisation's upload waits (shared/src/server/organization-slots.ts).
+  INGEST_RUNNING_PER_ORGANIZATION: positiveInt.default(1),
   // Bulk chunks in progress at once (queue ingest-bulk); those waiting together share one ClickHouse insert
   // and one rollup pass. Above the 32 clients a line of feeds typically keeps in flight, so one pass
   // takes all their posts; a chunk holds at most about 2.5 MB of rows, which bounds the memory.
@@ -186,8 +190,12 @@ export const ingestWorkerEnvSchema = workerEnvSchema.extend({
 });
 
 export const exportWorkerEnvSchema = workerEnvSchema.extend({
-  // Exports written at once by one export-worker (each is one ClickHouse read and one file).
-  EXPORT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
+  // Exports written at once by one export-worker (each is one ClickHouse read and one file). Two, with
+  // one export per organisation at a time (EXPORT_RUNNING_PER_ORGANIZATION): an organisation's long
+  // export never holds the worker while another organisation's export waits.
+  EXPORT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  // Exports of one organisation written at once across every export-worker (organization-slots.ts).
+  EXPORT_RUNNING_PER_ORGANIZATION: positiveInt.default(1),
   // A killed worker's export is delivered again after this long (BullMQ lock duration).
   EXPORT_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
   // How often the sweep removes expired and abandoned export files and delivers again the jobs Redis lost.

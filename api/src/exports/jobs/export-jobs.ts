@@ -15,6 +15,7 @@ import {
 } from '@bioprocess/shared/exports';
 import { withTransaction, type Pool, type Queryable } from '@bioprocess/shared/server/postgres';
 import { writeAuditOutbox } from '@bioprocess/shared/server/audit-outbox';
+import { takeTurns } from '@bioprocess/shared/server/fair-turns';
 import type { RequestPrincipal } from '../../auth/principal.ts';
 import { HttpError, notFound } from '../../platform/http-error.ts';
 
@@ -106,9 +107,14 @@ export async function listExportJobs(
   return rows;
 }
 
-/** Queues the job's delivery (a no-op while one with its id is waiting or active). */
+/**
+ * Queues the job's delivery (a no-op while one with its id is waiting or active), in its organisation's
+ * turn: organisations' exports are taken in turns (shared/src/server/fair-turns.ts).
+ */
 export async function deliverExportJob(queue: Queue, job: { id: string; organization_id: number }): Promise<void> {
-  await queue.add(EXPORT_JOB, exportJobPayloadSchema.parse({ job_id: job.id, organization_id: Number(job.organization_id) }), { ...EXPORT_JOB_OPTIONS, jobId: job.id });
+  const organizationId = Number(job.organization_id);
+  const [turn] = await takeTurns(queue, [[organizationId]]);
+  await queue.add(EXPORT_JOB, exportJobPayloadSchema.parse({ job_id: job.id, organization_id: organizationId }), { ...EXPORT_JOB_OPTIONS, jobId: job.id, priority: turn! });
 }
 
 /** The job of the caller's organisation, or 404 (another organisation's job does not exist for them). */

@@ -13,18 +13,21 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { EXPORT_JOB, EXPORT_JOB_MAX_ATTEMPTS, exportJobPayloadSchema, QUEUE_NAMES } from '@bioprocess/shared/queues';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { EXPORT_JOB, EXPORT_JOB_MAX_ATTEMPTS, exportJobPayloadSchema, ownerOfPayload, QUEUE_NAMES } from '@bioprocess/shared/queues';
 import { exportWorkerEnvSchema, type BaseEnv, type ExportWorkerConfig } from '@bioprocess/shared/server/config';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { createPool, type Pool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
 import { createRedis } from '@bioprocess/shared/server/redis';
 import { runPeriodically } from '@bioprocess/shared/server/periodic-pass';
+import { organizationSlots } from '@bioprocess/shared/server/organization-slots';
 import { attemptsExhaustedMessage, deliverExportJob, expireExportJobs, failExportJob, liveExportFiles, quietExportJobs } from './export-jobs.ts';
 import { runExportJob, type ExportRunContext } from './run-export.ts';
 
-const settingsSchema = exportWorkerEnvSchema.pick({ EXPORT_WORKER_CONCURRENCY: true, EXPORT_LOCK_MS: true, EXPORT_SWEEP_MS: true });
+const settingsSchema = exportWorkerEnvSchema.pick({
+  EXPORT_WORKER_CONCURRENCY: true, EXPORT_RUNNING_PER_ORGANIZATION: true, EXPORT_LOCK_MS: true, EXPORT_SWEEP_MS: true,
+});
 export type ExportWorkerEnv = BaseEnv & Partial<Pick<ExportWorkerConfig, keyof typeof settingsSchema.shape>>;
 
 const SHUTDOWN_DEADLINE_MS = 20_000;
@@ -97,10 +100,21 @@ export function startExportWorker(env: ExportWorkerEnv, logger: Logger): ExportW
     pg, clickhouse, logger, exportDir: path.resolve(env.EXPORT_DIR), ttlHours: env.EXPORT_FILE_TTL_HOURS, shutdown: shutdown.signal,
   };
   const connection = createRedis(env.REDIS_URL);
+  const queueConnection = createRedis(env.REDIS_URL);
+  const queue = new Queue(QUEUE_NAMES.export, { connection: queueConnection, prefix: env.QUEUE_PREFIX });
+  queue.on('error', (err) => logger.debug({ err }, 'export queue connection error'));
+  // An export can hold its slot for minutes: one organisation holds only its share of them.
+  const slots = organizationSlots(queue, settings.EXPORT_RUNNING_PER_ORGANIZATION);
   let lastOutageLog = 0;
-  const worker = new Worker(QUEUE_NAMES.export, async (job: Job) => {
+  const worker = new Worker(QUEUE_NAMES.export, async (job: Job, token?: string) => {
     if (job.name !== EXPORT_JOB) throw new UnrecoverableError(`Unknown export job ${job.name}`);
     const payload = exportJobPayloadSchema.parse(job.data);
+    const mayRun = await slots.take(job, token, payload.organization_id).catch((error: unknown) => {
+      // Redis trouble: run it rather than hold it (the cap is about fairness, not correctness).
+      logger.warn({ err: error, jobId: payload.job_id }, 'organisation slot not checked');
+      return true;
+    });
+    if (!mayRun) throw new DelayedError();
     const outcome = await runExportJob(context, payload.job_id);
     logger.info({ jobId: payload.job_id, outcome }, 'export job delivered');
   }, {
@@ -118,11 +132,16 @@ export function startExportWorker(env: ExportWorkerEnv, logger: Logger): ExportW
       logger.warn({ err: error }, 'export worker connection problem; retrying');
     }
   });
-  worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, err: error }, 'export delivery failed'));
-
-  const queueConnection = createRedis(env.REDIS_URL);
-  const queue = new Queue(QUEUE_NAMES.export, { connection: queueConnection, prefix: env.QUEUE_PREFIX });
-  queue.on('error', (err) => logger.debug({ err }, 'export queue connection error'));
+  // Emitted once the job left the active list, so the count of the organisation's running exports is right.
+  const freeSlot = (job: Job | undefined) => {
+    const owner = ownerOfPayload(job?.data);
+    if (owner !== undefined) slots.freed(owner).catch((error: unknown) => logger.warn({ err: error, owner }, 'parked export not promoted; its park ends by itself'));
+  };
+  worker.on('completed', freeSlot);
+  worker.on('failed', (job, error) => {
+    logger.warn({ jobId: job?.id, err: error }, 'export delivery failed');
+    freeSlot(job);
+  });
   const sweep = runPeriodically(
     () => sweepExports({ pg, queue, exportDir: context.exportDir, quietMs: 2 * settings.EXPORT_LOCK_MS }),
     { intervalMs: settings.EXPORT_SWEEP_MS, logger, name: 'export sweep' },
