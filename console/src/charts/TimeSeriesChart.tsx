@@ -246,7 +246,10 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
     if (!axis) return;
     const signature = JSON.stringify(commentLines);
     if (appliedCommentLines.get(axis)?.signature === signature) return;
-    for (const id of appliedCommentLines.get(axis)?.ids ?? []) axis.removePlotLine(id);
+    // Also the ids about to be added: a chart made anew (axes or layout changed) may have taken the
+    // lines from the options Highcharts recorded them in, and would draw each twice.
+    const stale = new Set([...(appliedCommentLines.get(axis)?.ids ?? []), ...commentLines.map((line) => line.id!)]);
+    for (const id of stale) axis.removePlotLine(id);
     for (const line of commentLines) axis.addPlotLine(line);
     appliedCommentLines.set(axis, { signature, ids: commentLines.map((line) => line.id!) });
   });
