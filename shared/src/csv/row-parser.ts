@@ -217,6 +217,14 @@ export class CsvRowParser {
         position = lineEnd + 1;
         continue;
       }
+      const complete = this.parseCompleteRecord(text, position, final, rows);
+      if (complete !== -1) {
+        this.charsScanned += complete - position;
+        if (complete - position > maxLine + 2) throw new CsvLimitError(lineTooLongMessage(this.lineAt(text, position, textLine), maxLine));
+        position = complete;
+        continue;
+      }
+      // The text ends inside the record: read it again with the state machine, which keeps what it read.
       const record: OpenRecord = { fields: [], field: '', phase: Phase.FieldStart, chars: 0, line: 0 };
       const next = this.continueRecord(text, position, record, final, rows, position, textLine);
       if (next === -1) {
@@ -247,81 +255,155 @@ export class CsvRowParser {
    * is needed, and `record` holds everything read of it). `recordStart` is where the record began in
    * this text, for its line in a message.
    */
-  private continueRecord(text: string, index: number, record: OpenRecord, final: boolean, rows: string[][], recordStart: number, textLine: number): number {
+  private continueRecord(text: string, start: number, record: OpenRecord, final: boolean, rows: string[][], recordStart: number, textLine: number): number {
     const length = text.length;
     const delimiterCode = this.delimiterCode;
-    const startIndex = index;
-    const tooLong = () => {
-      this.limitOffset = -1;
-      const line = record.line > 0 ? record.line : this.lineAt(text, recordStart, textLine);
-      return new CsvLimitError(lineTooLongMessage(line, this.maxLineBytes));
-    };
-    const finish = (end: number) => {
-      record.chars += end - startIndex;
-      this.charsScanned += end - startIndex;
-      if (record.chars > this.maxLineBytes) throw tooLong();
-    };
-    for (;;) {
-      if (index >= length) {
-        finish(length);
-        if (!final) return -1;
-        record.fields.push(record.field);
-        rows.push(record.fields);
-        return length;
-      }
-      switch (record.phase) {
-        case Phase.FieldStart:
-          if (text.charCodeAt(index) === QUOTE) {
-            record.phase = Phase.Quoted;
-            index += 1;
-          } else {
-            record.phase = Phase.Tail;
-          }
-          continue;
-        case Phase.Quoted: {
-          const closing = text.indexOf('"', index);
-          if (closing === -1) {
-            record.field += text.slice(index);
-            index = length;
-            continue;
-          }
-          record.field += text.slice(index, closing);
-          record.phase = Phase.QuoteSeen;
+    // The hot loop of quoted files: the record's state in locals, written back only when the text ends inside it.
+    const fields = record.fields;
+    let field = record.field;
+    let phase = record.phase;
+    let index = start;
+    while (index < length) {
+      if (phase === Phase.FieldStart) {
+        if (text.charCodeAt(index) === QUOTE) {
+          phase = Phase.Quoted;
+          index += 1;
+        } else {
+          phase = Phase.Tail;
+        }
+      } else if (phase === Phase.Quoted) {
+        const closing = text.indexOf('"', index);
+        if (closing === -1) {
+          field += text.slice(index);
+          index = length;
+        } else {
+          field += text.slice(index, closing);
+          phase = Phase.QuoteSeen;
           index = closing + 1;
-          continue;
         }
-        case Phase.QuoteSeen:
-          if (text.charCodeAt(index) === QUOTE) {
-            record.field += '"';
-            record.phase = Phase.Quoted;
-            index += 1;
-          } else {
-            record.phase = Phase.Tail;
-          }
-          continue;
-        case Phase.Tail: {
-          const tailStart = index;
-          while (index < length) {
-            const code = text.charCodeAt(index);
-            if (code === delimiterCode || code === LF || code === CR) break;
-            index += 1;
-          }
-          if (index > tailStart) record.field += text.slice(tailStart, index);
-          if (index >= length) continue;
-          record.fields.push(record.field);
-          record.field = '';
-          record.phase = Phase.FieldStart;
-          if (text.charCodeAt(index) === delimiterCode) {
-            index += 1;
-            continue;
-          }
-          // A CR ends the record; an LF right after it is then an empty line, which is skipped.
-          finish(index);
-          rows.push(record.fields);
-          return index + 1;
+      } else if (phase === Phase.QuoteSeen) {
+        if (text.charCodeAt(index) === QUOTE) {
+          field += '"';
+          phase = Phase.Quoted;
+          index += 1;
+        } else {
+          phase = Phase.Tail;
         }
+      } else {
+        const tailStart = index;
+        let code = 0;
+        while (index < length) {
+          code = text.charCodeAt(index);
+          if (code === delimiterCode || code === LF || code === CR) break;
+          index += 1;
+        }
+        if (index > tailStart) field += text.slice(tailStart, index);
+        if (index >= length) break;
+        fields.push(field);
+        field = '';
+        phase = Phase.FieldStart;
+        index += 1;
+        if (code === delimiterCode) continue;
+        // A CR ends the record; an LF right after it is then an empty line, which is skipped.
+        this.countRecord(record, index - start, text, recordStart, textLine);
+        rows.push(fields);
+        return index;
       }
     }
+    this.countRecord(record, length - start, text, recordStart, textLine);
+    if (!final) {
+      record.field = field;
+      record.phase = phase;
+      return -1;
+    }
+    fields.push(field);
+    rows.push(fields);
+    return length;
+  }
+
+  /**
+   * The fast path for a record with a quote that ends within `text` (the usual case): returns the
+   * index after its line break, or -1 when the text ends inside it (the caller then runs the state
+   * machine, which can stop and resume at any character).
+   */
+  private parseCompleteRecord(text: string, start: number, final: boolean, rows: string[][]): number {
+    const length = text.length;
+    const delimiterCode = this.delimiterCode;
+    const fields: string[] = [];
+    let index = start;
+    for (;;) {
+      let field: string;
+      if (index < length && text.charCodeAt(index) === QUOTE) {
+        // Quoted field: runs to the next quote not followed by another quote ("" is an escaped quote).
+        let segmentStart = index + 1;
+        field = '';
+        for (;;) {
+          const closing = text.indexOf('"', segmentStart);
+          if (closing === -1 || (closing + 1 === length && !final)) {
+            // The closing quote (or the character deciding whether it is an escape) has not arrived yet.
+            if (!final) return -1;
+            field += text.slice(segmentStart);
+            index = length;
+            break;
+          }
+          if (text.charCodeAt(closing + 1) === QUOTE) {
+            field += text.slice(segmentStart, closing + 1);
+            segmentStart = closing + 2;
+            continue;
+          }
+          field += text.slice(segmentStart, closing);
+          index = closing + 1;
+          break;
+        }
+        // Lenient: characters between the closing quote and the delimiter are kept (`"a"b` -> `ab`).
+        const tailStart = index;
+        while (index < length) {
+          const code = text.charCodeAt(index);
+          if (code === delimiterCode || code === LF || code === CR) break;
+          index += 1;
+        }
+        if (index > tailStart) field += text.slice(tailStart, index);
+      } else {
+        const fieldStart = index;
+        while (index < length) {
+          const code = text.charCodeAt(index);
+          if (code === delimiterCode || code === LF || code === CR) break;
+          index += 1;
+        }
+        field = text.slice(fieldStart, index);
+      }
+      fields.push(field);
+      if (index >= length) {
+        if (!final) return -1;
+        rows.push(fields);
+        return length;
+      }
+      const code = text.charCodeAt(index);
+      if (code === delimiterCode) {
+        index += 1;
+        continue;
+      }
+      if (code === CR) {
+        if (index + 1 >= length) {
+          if (!final) return -1;
+          rows.push(fields);
+          return length;
+        }
+        if (text.charCodeAt(index + 1) === LF) index += 1;
+      }
+      rows.push(fields);
+      return index + 1;
+    }
+  }
+
+  /** Adds characters read of a record to its length; throws CsvLimitError once it is over the limit. */
+  private countRecord(record: OpenRecord, chars: number, text: string, recordStart: number, textLine: number): void {
+    record.chars += chars;
+    this.charsScanned += chars;
+    if (record.chars <= this.maxLineBytes) return;
+    this.limitOffset = -1;
+    const line = record.line > 0 ? record.line : this.lineAt(text, recordStart, textLine);
+    throw new CsvLimitError(lineTooLongMessage(line, this.maxLineBytes));
   }
 }
 
