@@ -1,8 +1,9 @@
 /**
  * Fairness between organisations on the ingest queues, through the real HTTP server, Redis, PostgreSQL,
  * ClickHouse and in-process ingest-workers. Organisation A floods; organisation B's small upload,
- * deletion-free post and reads must not wait for A's backlog. Nothing here measures time: the order in
- * which BullMQ activated and completed the jobs is read back from each queue's own event stream.
+ * small post and reads must not wait for A's backlog. Nothing here measures time: the order in which
+ * jobs were taken is read back from each queue's own event stream, and the order in which they ran
+ * from a log of the job rows' state changes (api/test/support/job-order.ts).
  *
  * - Turns: with A's uploads and deletions queued first, B's upload is the second job taken (behind at
  *   most one of A's queued jobs), on `ingest`; the same for B's small post behind A's large posts'
@@ -15,44 +16,11 @@ import path from 'node:path';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createPlant, createTestContext, createUnitOperation, multipartBody, readSeries, startWorker, waitForJobState, writeCsv, type Plant, type TestContext,
+  clearQueueEvents, createPlant, createTestContext, createUnitOperation, logJobStates, mostAtOnce, multipartBody, queueEvents, readSeries, runsOfJobs,
+  startWorker, takenInOrder, waitForJobState, writeCsv, type Plant, type TestContext,
 } from '@bioprocess/api/test-support';
 
 const T0 = Date.UTC(2024, 8, 1);
-
-interface QueueEvent { event: string; jobId: string }
-
-/** The queue's event stream (BullMQ writes one entry per state change, in order). */
-async function queueEvents(ctx: TestContext, queue: 'ingest' | 'ingest-bulk'): Promise<QueueEvent[]> {
-  const entries = await ctx.deps.redis.xrange(`${ctx.env.QUEUE_PREFIX}:${queue}:events`, '-', '+');
-  return entries.map(([, fields]) => {
-    const map = new Map<string, string>();
-    for (let index = 0; index + 1 < fields.length; index += 2) map.set(fields[index]!, fields[index + 1]!);
-    return { event: map.get('event') ?? '', jobId: map.get('jobId') ?? '' };
-  }).filter((entry) => entry.jobId !== '');
-}
-
-interface Run { jobId: string; startedAt: number; endedAt: number }
-
-/**
- * The runs in the event stream: an activation that ended completed or failed (not one that parked the
- * job, which is followed by `delayed`), with the positions of its start and end in the stream.
- */
-function runsOf(events: QueueEvent[]): Run[] {
-  const runs: Run[] = [];
-  events.forEach((entry, index) => {
-    if (entry.event !== 'active') return;
-    const end = events.findIndex((later, laterIndex) => laterIndex > index && later.jobId === entry.jobId && later.event !== 'active');
-    if (end >= 0 && (events[end]!.event === 'completed' || events[end]!.event === 'failed')) runs.push({ jobId: entry.jobId, startedAt: index, endedAt: end });
-  });
-  return runs;
-}
-
-/** The most runs of the given jobs that were under way at one moment. */
-function mostAtOnce(runs: Run[], jobIds: Set<string>): number {
-  const own = runs.filter((run) => jobIds.has(run.jobId));
-  return Math.max(0, ...own.map((run) => own.filter((other) => other.startedAt <= run.startedAt && other.endedAt > run.startedAt).length));
-}
 
 async function upload(ctx: TestContext, plant: Plant, unitOperationId: number, content: Buffer | string): Promise<string> {
   const mapping = { timestamp_column: 'time', columns: plant.instrumentIds.map((id, column) => ({ column: `c${column}`, instrument_id: id })) };
@@ -89,7 +57,7 @@ describe('fairness between organisations on the ingest queues', () => {
   });
 
   it('takes the organisations in turns: a small upload waits behind at most one of a flooding organisation\'s queued uploads and deletions', async () => {
-    await ctx.deps.redis.del(`${ctx.env.QUEUE_PREFIX}:ingest:events`);
+    await clearQueueEvents(ctx, 'ingest');
     const flooded: string[] = [];
     for (let index = 0; index < 4; index += 1) flooded.push(await upload(ctx, flooder, flooderUnitOperation, smallCsv(COLUMNS, 50, T0 + index * 3_600_000)));
     const deletion = await ctx.request({ method: 'DELETE', url: '/api/v1/time-series-data', token: flooder.editor.token,
@@ -104,9 +72,10 @@ describe('fairness between organisations on the ingest queues', () => {
       for (const jobId of flooded) expect((await waitForJobState(ctx, flooder.editor.token, jobId)).state).toBe('completed');
       expect((await waitForJobState(ctx, other.editor.token, small)).state).toBe('completed');
     } finally {
+      // Closing waits for BullMQ to record the last completions in the event stream.
       await worker.close();
     }
-    const order = runsOf(await queueEvents(ctx, 'ingest')).map((run) => run.jobId.replace(/-(csv|delete)$/, ''));
+    const order = takenInOrder(await queueEvents(ctx, 'ingest')).map((delivery) => delivery.replace(/-(csv|delete)$/, ''));
     expect(order).toHaveLength(flooded.length + 1);
     // First come, first served would run it last, behind all five.
     expect(order.indexOf(small)).toBeLessThanOrEqual(1);
@@ -115,7 +84,8 @@ describe('fairness between organisations on the ingest queues', () => {
   }, 180_000);
 
   it('lets a flooding organisation hold one slot: another organisation\'s upload starts at once while its large uploads run or wait', async () => {
-    await ctx.deps.redis.del(`${ctx.env.QUEUE_PREFIX}:ingest:events`);
+    await clearQueueEvents(ctx, 'ingest');
+    await logJobStates(ctx, 'ingest_jobs');
     const content = readFileSync(largeFile);
     const flooded: string[] = [];
     for (let index = 0; index < 3; index += 1) flooded.push(await upload(ctx, flooder, flooderUnitOperation, content));
@@ -135,29 +105,24 @@ describe('fairness between organisations on the ingest queues', () => {
       expect(await readSeries(ctx, other.viewer.token, { instrument_id: other.instrumentIds[1]! })).toHaveLength(10);
       for (const jobId of flooded) expect((await waitForJobState(ctx, flooder.editor.token, jobId, 240_000)).state).toBe('completed');
     } finally {
-      // Closing waits for BullMQ to record the last completions in the event stream.
       await worker.close();
     }
-    {
-      const events = await queueEvents(ctx, 'ingest');
-      const runs = runsOf(events);
-      const floodedDeliveries = new Set(flooded.map((jobId) => `${jobId}-csv`));
-      const smallRun = runs.find((run) => run.jobId === `${small}-csv`)!;
-      const floodedRuns = runs.filter((run) => floodedDeliveries.has(run.jobId)).sort((a, b) => a.startedAt - b.startedAt);
-      expect(floodedRuns).toHaveLength(3);
-      // One of A's uploads ran at a time, and B's started while A's first was still running: it waited
-      // for none of A's queued uploads.
-      expect(mostAtOnce(runs, floodedDeliveries)).toBe(1);
-      expect(smallRun.startedAt).toBeLessThan(floodedRuns[0]!.endedAt);
-      expect(smallRun.endedAt).toBeLessThan(floodedRuns[2]!.startedAt);
-      // A's waiting uploads were taken at most twice each (taken and parked, then promoted), not over and over.
-      const picks = events.filter((entry) => entry.event === 'active' && floodedDeliveries.has(entry.jobId)).length;
-      expect(picks).toBeLessThanOrEqual(2 * flooded.length);
-    }
+    const runs = await runsOfJobs(ctx);
+    const floodedRuns = runs.filter((run) => flooded.includes(run.jobId)).sort((a, b) => a.from - b.from);
+    const smallRun = runs.find((run) => run.jobId === small)!;
+    expect(floodedRuns).toHaveLength(3);
+    // One of A's uploads ran at a time, and B's started while A's first was still running: it waited
+    // for none of A's queued uploads (without the cap A's second would hold the other slot).
+    expect(mostAtOnce(runs, new Set(flooded))).toBe(1);
+    expect(smallRun.from).toBeLessThan(floodedRuns[0]!.to);
+    // A's waiting uploads were taken at most twice each (taken and parked, then promoted), not over and over.
+    const floodedDeliveries = new Set(flooded.map((jobId) => `${jobId}-csv`));
+    const picks = (await queueEvents(ctx, 'ingest')).filter((entry) => entry.event === 'active' && floodedDeliveries.has(entry.jobId)).length;
+    expect(picks).toBeLessThanOrEqual(2 * flooded.length);
   }, 300_000);
 
   it('takes the organisations in turns on the bulk queue: a small post waits behind at most one chunk of another organisation\'s large posts', async () => {
-    await ctx.deps.redis.del(`${ctx.env.QUEUE_PREFIX}:ingest-bulk:events`);
+    await clearQueueEvents(ctx, 'ingest-bulk');
     const largePost = (offsetMs: number) => ({
       data: flooder.instrumentIds.flatMap((instrument) => Array.from({ length: 30_000 }, (_, index) => ({ measured_at: T0 + offsetMs + index * 1000, instrument_id: instrument, float_value: index }))),
     });
@@ -180,10 +145,10 @@ describe('fairness between organisations on the ingest queues', () => {
     } finally {
       await worker.close();
     }
-    const runs = runsOf(await queueEvents(ctx, 'ingest-bulk'));
+    const order = takenInOrder(await queueEvents(ctx, 'ingest-bulk'));
     // Each large post is two chunks: six of A's deliveries, and B's.
-    expect(runs).toHaveLength(7);
-    const smallIndex = runs.findIndex((run) => run.jobId.startsWith(small));
+    expect(order).toHaveLength(7);
+    const smallIndex = order.findIndex((delivery) => delivery.startsWith(small));
     expect(smallIndex).toBeGreaterThanOrEqual(0);
     expect(smallIndex).toBeLessThanOrEqual(1);
   }, 180_000);

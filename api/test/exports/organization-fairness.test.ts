@@ -1,8 +1,9 @@
 /**
  * Fairness between organisations on the export queue, through the real HTTP server, PostgreSQL, Redis,
  * ClickHouse and an in-process export-worker (two slots, one export per organisation at a time).
- * Nothing here measures time: the order in which BullMQ activated and completed the exports is read
- * back from the queue's own event stream.
+ * Nothing here measures time: the order in which exports were taken is read back from the queue's own
+ * event stream, and the order in which they ran from a log of the rows' state changes
+ * (api/test/support/job-order.ts).
  *
  * - Turns: with a flooding organisation's exports queued first, another organisation's export is among
  *   the first two taken (behind at most one of the flooder's queued exports).
@@ -18,40 +19,13 @@ import { createTestContext, type TestContext } from '../support/test-context.ts'
 import { multipartBody, startWorker, waitForJobState } from '../support/ingest.ts';
 import { writeCsv } from '../support/pipeline.ts';
 import { createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
+import { clearQueueEvents, logJobStates, mostAtOnce, queueEvents, runsOfJobs, takenInOrder } from '../support/job-order.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { followExportJob, startExportWorkerFor } from './job-support.ts';
 
 const T0 = Date.UTC(2024, 9, 1);
 const COLUMNS = 2;
-const FLOODER_ROWS = 60_000;
-
-interface QueueEvent { event: string; jobId: string }
-interface Run { jobId: string; startedAt: number; endedAt: number }
-
-async function exportQueueEvents(ctx: TestContext): Promise<QueueEvent[]> {
-  const entries = await ctx.deps.redis.xrange(`${ctx.env.QUEUE_PREFIX}:export:events`, '-', '+');
-  return entries.map(([, fields]) => {
-    const map = new Map<string, string>();
-    for (let index = 0; index + 1 < fields.length; index += 2) map.set(fields[index]!, fields[index + 1]!);
-    return { event: map.get('event') ?? '', jobId: map.get('jobId') ?? '' };
-  }).filter((entry) => entry.jobId !== '');
-}
-
-/** Activations that ended completed or failed (not those that parked the job), as positions in the stream. */
-function runsOf(events: QueueEvent[]): Run[] {
-  const runs: Run[] = [];
-  events.forEach((entry, index) => {
-    if (entry.event !== 'active') return;
-    const end = events.findIndex((later, laterIndex) => laterIndex > index && later.jobId === entry.jobId && later.event !== 'active');
-    if (end >= 0 && (events[end]!.event === 'completed' || events[end]!.event === 'failed')) runs.push({ jobId: entry.jobId, startedAt: index, endedAt: end });
-  });
-  return runs;
-}
-
-function mostAtOnce(runs: Run[], jobIds: Set<string>): number {
-  const own = runs.filter((run) => jobIds.has(run.jobId));
-  return Math.max(0, ...own.map((run) => own.filter((other) => other.startedAt <= run.startedAt && other.endedAt > run.startedAt).length));
-}
+const FLOODER_ROWS = 200_000;
 
 describe('fairness between organisations on the export queue', () => {
   let ctx: TestContext;
@@ -81,7 +55,7 @@ describe('fairness between organisations on the export queue', () => {
     return response.json().id as string;
   }
 
-  const clearEvents = () => ctx.deps.redis.del(`${ctx.env.QUEUE_PREFIX}:export:events`);
+  const clearEvents = () => clearQueueEvents(ctx, 'export');
 
   beforeAll(async () => {
     ctx = await createTestContext({ EXPORT_STREAM_MAX_POINTS: '10', EXPORT_MAX_ACTIVE_JOBS: '4' });
@@ -98,6 +72,7 @@ describe('fairness between organisations on the export queue', () => {
 
   it('takes the organisations in turns: an export waits behind at most one of a flooding organisation\'s queued exports', async () => {
     await clearEvents();
+    await logJobStates(ctx, 'export_jobs');
     const flooded: string[] = [];
     for (let index = 0; index < 4; index += 1) flooded.push(await requestExport(flooder));
     const small = await requestExport(other);
@@ -108,16 +83,16 @@ describe('fairness between organisations on the export queue', () => {
     } finally {
       await exporter.close();
     }
-    const events = await exportQueueEvents(ctx);
-    const runs = runsOf(events).sort((a, b) => a.startedAt - b.startedAt);
-    expect(runs).toHaveLength(5);
+    const order = takenInOrder(await queueEvents(ctx, 'export'));
+    expect(order).toHaveLength(5);
     // First come, first served would start it last, behind four.
-    expect(runs.findIndex((run) => run.jobId === small)).toBeLessThanOrEqual(1);
-    expect(mostAtOnce(runs, new Set(flooded))).toBe(1);
+    expect(order.indexOf(small)).toBeLessThanOrEqual(1);
+    expect(mostAtOnce(await runsOfJobs(ctx), new Set(flooded))).toBe(1);
   }, 240_000);
 
   it('lets a flooding organisation hold one export slot: another organisation\'s export starts while the flooder\'s run or wait', async () => {
     await clearEvents();
+    await logJobStates(ctx, 'export_jobs');
     const flooded: string[] = [];
     for (let index = 0; index < 3; index += 1) flooded.push(await requestExport(flooder));
     const exporter = startExportWorkerFor(ctx, { EXPORT_WORKER_CONCURRENCY: 2 });
@@ -136,17 +111,14 @@ describe('fairness between organisations on the export queue', () => {
       // Closing waits for BullMQ to record the last completions in the event stream.
       await exporter.close();
     }
-    {
-      const events = await exportQueueEvents(ctx);
-      const runs = runsOf(events);
-      const floodedRuns = runs.filter((run) => flooded.includes(run.jobId)).sort((a, b) => a.startedAt - b.startedAt);
-      const smallRun = runs.find((run) => run.jobId === small)!;
-      expect(floodedRuns).toHaveLength(3);
-      expect(mostAtOnce(runs, new Set(flooded))).toBe(1);
-      // Without a cap the flooder's second export would have taken the other slot, and this one waited for it.
-      expect(smallRun.startedAt).toBeLessThan(floodedRuns[0]!.endedAt);
-      const picks = events.filter((entry) => entry.event === 'active' && flooded.includes(entry.jobId)).length;
-      expect(picks).toBeLessThanOrEqual(2 * flooded.length);
-    }
+    const runs = await runsOfJobs(ctx);
+    const floodedRuns = runs.filter((run) => flooded.includes(run.jobId)).sort((a, b) => a.from - b.from);
+    const smallRun = runs.find((run) => run.jobId === small)!;
+    expect(floodedRuns).toHaveLength(3);
+    expect(mostAtOnce(runs, new Set(flooded))).toBe(1);
+    // Without a cap the flooder's second export would have taken the other slot, and this one waited for it.
+    expect(smallRun.from).toBeLessThan(floodedRuns[0]!.to);
+    const picks = (await queueEvents(ctx, 'export')).filter((entry) => entry.event === 'active' && flooded.includes(entry.jobId)).length;
+    expect(picks).toBeLessThanOrEqual(2 * flooded.length);
   }, 240_000);
 });

@@ -15,3 +15,4 @@ export { OutageProxy } from './outage-proxy.ts';
 export { queuedEventFor } from './audit-drain.ts';
 export { recordAudit } from '../../src/audit/record.ts';
 export { awaitOwedRollups } from '../../src/timeseries/rollup-backlog.ts';
+export { clearQueueEvents, logJobStates, mostAtOnce, queueEvents, runsOfJobs, takenInOrder, type QueueEvent, type Run } from './job-order.ts';
