@@ -1,8 +1,9 @@
 /**
- * The ingest-worker: a BullMQ Worker on queue `ingest` (prefix QUEUE_PREFIX) that writes bulk chunks,
- * range deletions and CSV uploads into ClickHouse. Jobs are acknowledged only after their rows are
+ * The ingest-worker: BullMQ Workers on queues `ingest` (CSV uploads, range deletions) and `ingest-bulk`
+ * (bulk chunks and batches), prefix QUEUE_PREFIX, that write them into ClickHouse. Jobs are acknowledged only after their rows are
  * durable; transient failures (a service down) are retried with a capped back-off so the worker
- * recovers without a restart; permanent ones fail the job with a clear message.
+ * recovers without a restart; permanent ones fail the job with a clear message. Organisations take
+ * turns on both queues, and share the slots of `ingest` (docs/ingest.md#turns-between-organisations).
  */
 import { DelayedError, Queue, Worker, UnrecoverableError, type Job } from 'bullmq';
 import {
