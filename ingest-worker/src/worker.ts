@@ -165,16 +165,11 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   // Uploads and deletions can each run for minutes: one organisation holds only its share of their
   // slots. Bulk chunks are small and short, so their queue only takes organisations in turns
   // (shared/src/server/fair-turns.ts) and an organisation alone may use every slot.
-  const slots = organizationSlots(queues.ingest, settings.INGEST_RUNNING_PER_ORGANIZATION);
+  const slots = organizationSlots(queues.ingest, settings.INGEST_RUNNING_PER_ORGANIZATION, logger);
   const ownerOf = (job: Job | undefined) => ownerOfPayload(job?.data);
   const processUploadOrDeletion = async (job: Job, token?: string) => {
     const owner = ownerOf(job);
-    const mayRun = owner === undefined || await slots.take(job, token, owner).catch((error: unknown) => {
-      // Redis trouble: run it rather than hold it (the cap is about fairness, not correctness).
-      logger.warn({ err: error, jobId: job.id }, 'organisation slot not checked');
-      return true;
-    });
-    if (!mayRun) throw new DelayedError();
+    if (owner !== undefined && !(await slots.take(job, token, owner))) throw new DelayedError();
     return processJob(job);
   };
   const freeSlot = (job: Job | undefined) => {

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '@bioprocess/shared/server/logger';
 import { organizationSlots, type OrganizationSlots } from '@bioprocess/shared/server/organization-slots';
 
 const A = 11;
@@ -46,7 +47,7 @@ describe('slots of an organisation', () => {
   beforeEach(() => {
     prefix = `bp-test-slots-${randomBytes(4).toString('hex')}`;
     queue = new Queue('slots', { connection, prefix });
-    slots = organizationSlots(queue, 1);
+    slots = organizationSlots(queue, 1, createLogger('slots-test', 'silent'));
   });
   afterEach(async () => {
     for (const { worker, connection: own } of takers.splice(0)) {

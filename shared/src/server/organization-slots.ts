@@ -15,6 +15,7 @@
  * died in between): the job then comes back by itself.
  */
 import type { TurnQueue } from './fair-turns.ts';
+import type { Logger } from './logger.ts';
 
 /** How long a parked job waits at most for a promotion before it is taken again. */
 export const PARK_MS = 60_000;
@@ -82,7 +83,9 @@ export interface TakenJob {
 export interface OrganizationSlots {
   /**
    * Whether the job, just taken by a worker, may run now. When not, it has been parked: the processor
-   * must end at once by throwing bullmq's DelayedError, so that BullMQ leaves it delayed.
+   * must end at once by throwing bullmq's DelayedError, so that BullMQ leaves it delayed. Should Redis
+   * fail the check, the job runs (the cap is about fairness, not correctness); should it fail the
+   * park, the error is the job's, as any other Redis failure of its run.
    */
   take(job: TakenJob, token: string | undefined, organizationId: number): Promise<boolean>;
   /** Called once one of the organisation's jobs left the active list: promotes its next parked job, if it now has a slot. */
@@ -92,7 +95,7 @@ export interface OrganizationSlots {
 /** Parked ids tried per freed slot: an id whose job was meanwhile taken again by its park's end, or removed, is skipped. */
 const PROMOTION_TRIES = 20;
 
-export function organizationSlots(queue: SlotQueue, perOrganization: number): OrganizationSlots {
+export function organizationSlots(queue: SlotQueue, perOrganization: number, logger: Logger): OrganizationSlots {
   const parkedKey = (organizationId: number) => queue.toKey(`parked:${organizationId}`);
   const client = async () => (await queue.getBackend().client) as Scripting;
 
@@ -110,13 +113,18 @@ export function organizationSlots(queue: SlotQueue, perOrganization: number): Or
   return {
     async take(job, token, organizationId) {
       if (job.id === undefined) return true;
-      const redis = await client();
-      const mayRun = await redis.eval(TAKE_SCRIPT, 2, queue.toKey('active'), parkedKey(organizationId), queue.toKey(''), job.id, organizationId, perOrganization);
-      if (Number(mayRun) === 1) return true;
+      const jobId = job.id;
+      const mayRun = await client()
+        .then((redis) => redis.eval(TAKE_SCRIPT, 2, queue.toKey('active'), parkedKey(organizationId), queue.toKey(''), jobId, organizationId, perOrganization))
+        .then((answer) => Number(answer) === 1, (error: unknown) => {
+          logger.warn({ err: error, jobId, organizationId }, 'organisation slot not checked; the job runs');
+          return true;
+        });
+      if (mayRun) return true;
       await job.moveToDelayed(Date.now() + PARK_MS, token);
       // A job of the organisation may have finished while this one was being parked, and found it still
       // active, so could not promote it.
-      await freed(organizationId);
+      await freed(organizationId).catch((error: unknown) => logger.warn({ err: error, organizationId }, 'parked job not promoted; its park ends by itself'));
       return false;
     },
     freed,

@@ -104,17 +104,12 @@ export function startExportWorker(env: ExportWorkerEnv, logger: Logger): ExportW
   const queue = new Queue(QUEUE_NAMES.export, { connection: queueConnection, prefix: env.QUEUE_PREFIX });
   queue.on('error', (err) => logger.debug({ err }, 'export queue connection error'));
   // An export can hold its slot for minutes: one organisation holds only its share of them.
-  const slots = organizationSlots(queue, settings.EXPORT_RUNNING_PER_ORGANIZATION);
+  const slots = organizationSlots(queue, settings.EXPORT_RUNNING_PER_ORGANIZATION, logger);
   let lastOutageLog = 0;
   const worker = new Worker(QUEUE_NAMES.export, async (job: Job, token?: string) => {
     if (job.name !== EXPORT_JOB) throw new UnrecoverableError(`Unknown export job ${job.name}`);
     const payload = exportJobPayloadSchema.parse(job.data);
-    const mayRun = await slots.take(job, token, payload.organization_id).catch((error: unknown) => {
-      // Redis trouble: run it rather than hold it (the cap is about fairness, not correctness).
-      logger.warn({ err: error, jobId: payload.job_id }, 'organisation slot not checked');
-      return true;
-    });
-    if (!mayRun) throw new DelayedError();
+    if (!(await slots.take(job, token, payload.organization_id))) throw new DelayedError();
     const outcome = await runExportJob(context, payload.job_id);
     logger.info({ jobId: payload.job_id, outcome }, 'export job delivered');
   }, {
