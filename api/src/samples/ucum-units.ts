@@ -1,4 +1,7 @@
 /** Checks sample result units against UCUM, with the U.S. National Library of Medicine's UCUM library. */
+// The library ships no types; a reference (not the tsconfig's include) so that every package compiling this file (the workers' tests import the api) sees them.
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./ucum-lhc.d.ts" />
 import ucum from '@lhncbc/ucum-lhc';
 import { LRUCache } from 'lru-cache';
 
