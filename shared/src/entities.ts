@@ -167,6 +167,8 @@ const instrumentFields = {
   equipment_id: requiredId('Equipment'),
   unit: z.enum(UNITS, { error: 'Unit must be one of the units.' }).nullable().optional(),
   alias: optionalText(),
+  /** Left out on a create: the type decides (`drawsAsStepsByDefault`); left out on an update: kept. */
+  draw_as_steps: z.boolean({ error: 'Draw as steps must be true or false.' }).optional(),
 };
 export const instrumentCreateSchema = z.object(instrumentFields);
 export const instrumentUpdateSchema = z.object(instrumentFields).partial();
@@ -178,9 +180,20 @@ export const instrumentSchema = z.object({
   type: z.string(),
   unit: z.string().nullable(),
   alias: z.string().nullable(),
+  draw_as_steps: z.boolean(),
   created_at: timestampOutput,
   updated_at: timestampOutput,
 });
+/**
+ * Types whose readings are setpoints changed by hand (a stirrer's speed, a nozzle): logged when they
+ * change, so a line between two readings would draw a ramp where the process stepped. Migration 4140
+ * keeps this list for the instruments it found.
+ */
+export const STEP_DRAWN_INSTRUMENT_TYPES: readonly string[] = ['stir_rate', 'rotational_speed', 'nozzle_size'];
+/** Whether a new instrument of the type is drawn as steps unless the request says otherwise. */
+export function drawsAsStepsByDefault(type: string): boolean {
+  return STEP_DRAWN_INSTRUMENT_TYPES.includes(type);
+}
 export type InstrumentCreate = z.infer<typeof instrumentCreateSchema>;
 export type InstrumentUpdate = z.infer<typeof instrumentUpdateSchema>;
 export type Instrument = z.infer<typeof instrumentSchema>;

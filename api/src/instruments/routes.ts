@@ -79,6 +79,7 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
       await assertInstrumentNameFree(client, organizationId, body.equipment_id, body.name, null);
       const created = toInstrument(await insertInstrument(client, organizationId, {
         equipment_id: body.equipment_id, name: body.name, type: body.type, unit: body.unit ?? null, alias: body.alias ?? null,
+        draw_as_steps: body.draw_as_steps,
       }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'create', resource_type: 'instrument', resource_id: created.id,
@@ -113,6 +114,7 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
         type: body.type ?? existing.type,
         unit: body.unit !== undefined ? body.unit : existing.unit,
         alias: body.alias !== undefined ? body.alias : existing.alias,
+        draw_as_steps: body.draw_as_steps ?? existing.draw_as_steps,
       }));
       await recordAudit(client, request, {
         event_type: 'data', action: 'update', resource_type: 'instrument', resource_id: updated.id,

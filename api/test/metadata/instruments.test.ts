@@ -4,7 +4,7 @@ import { createTestContext, type TestContext } from '../support/test-context.ts'
 import { createEquipment, createFacility, createInstrument, pendingAuditEvents } from './fixtures.ts';
 import { createOrganisationWithUsers, type Organisation } from '../support/fixtures.ts';
 
-const INSTRUMENT_KEYS = ['alias', 'created_at', 'equipment_id', 'id', 'name', 'organization_id', 'type', 'unit', 'updated_at'];
+const INSTRUMENT_KEYS = ['alias', 'created_at', 'draw_as_steps', 'equipment_id', 'id', 'name', 'organization_id', 'type', 'unit', 'updated_at'];
 
 describe('instruments', () => {
   let ctx: TestContext;
@@ -25,6 +25,27 @@ describe('instruments', () => {
     foreignEquipmentId = (await createEquipment(ctx, other.admin.token, foreignFacility.id)).id;
   });
   afterAll(async () => { await ctx?.close(); });
+
+  it('draw_as_steps: defaults from the type on a create, kept by an update that leaves it out, refused when not a boolean', async () => {
+    const stirrer = await createInstrument(ctx, org.editor.token, equipmentId, { name: 'Stirrer setpoint', type: 'stir_rate', unit: 'rpm' });
+    const probe = await createInstrument(ctx, org.editor.token, equipmentId, { name: 'Temperature probe', type: 'temperature', unit: 'celsius' });
+    expect([stirrer.draw_as_steps, probe.draw_as_steps]).toEqual([true, false]);
+    const deadband = await createInstrument(ctx, org.editor.token, equipmentId, { name: 'Heater duty', type: 'temperature', draw_as_steps: true });
+    expect(deadband.draw_as_steps).toBe(true);
+
+    const renamed = await ctx.request({ method: 'PUT', url: `/api/v1/instruments/${stirrer.id}`, token: org.editor.token, payload: { alias: 'SIC_SP' } });
+    expect(renamed.json()).toMatchObject({ alias: 'SIC_SP', draw_as_steps: true });
+    const cleared = await ctx.request({ method: 'PUT', url: `/api/v1/instruments/${stirrer.id}`, token: org.editor.token, payload: { draw_as_steps: false } });
+    expect(cleared.json()).toMatchObject({ draw_as_steps: false });
+    const stored = await ctx.request({ method: 'GET', url: `/api/v1/instruments/${stirrer.id}`, token: org.viewer.token });
+    expect(stored.json().draw_as_steps).toBe(false);
+
+    const refused = await ctx.request({ method: 'PUT', url: `/api/v1/instruments/${probe.id}`, token: org.editor.token, payload: { draw_as_steps: 'yes' } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toMatch(/draw_as_steps|Draw as steps/);
+    const unchanged = await ctx.request({ method: 'GET', url: `/api/v1/instruments/${probe.id}`, token: org.viewer.token });
+    expect(unchanged.json().draw_as_steps).toBe(false);
+  });
 
   it('POST and PUT answer one instrument; lists per organisation and per equipment', async () => {
     const created = await createInstrument(ctx, org.editor.token, equipmentId, { name: 'pH probe', type: 'pH', unit: 'pH' });

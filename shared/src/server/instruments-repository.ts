@@ -5,9 +5,10 @@
  * owners lookup, whose answer is the organisation, and the audit names of a superuser's view. What
  * the api answers over HTTP (404, 409, the wire form) stays in api/src/instruments/repository.ts.
  */
+import { drawsAsStepsByDefault } from '../entities.ts';
 import type { PoolClient, Queryable } from './postgres.ts';
 
-export const INSTRUMENT_COLUMNS = 'id, organization_id, equipment_id, name, type, unit, alias, created_at, updated_at';
+export const INSTRUMENT_COLUMNS = 'id, organization_id, equipment_id, name, type, unit, alias, draw_as_steps, created_at, updated_at';
 
 /** For the organisation-scoped lookups by id that every metadata table shares (api/src/platform/organization-rows.ts). */
 export const INSTRUMENTS_TABLE = { name: 'instruments', columns: INSTRUMENT_COLUMNS } as const;
@@ -20,11 +21,13 @@ export interface InstrumentRow {
   type: string;
   unit: string | null;
   alias: string | null;
+  draw_as_steps: boolean;
   created_at: Date;
   updated_at: Date;
 }
 
-export type InstrumentValues = Pick<InstrumentRow, 'equipment_id' | 'name' | 'type' | 'unit' | 'alias'>;
+/** Without `draw_as_steps`, an insert takes the type's default and an update keeps the stored choice. */
+export type InstrumentValues = Pick<InstrumentRow, 'equipment_id' | 'name' | 'type' | 'unit' | 'alias'> & { draw_as_steps?: boolean };
 
 /** A page of the instruments of one piece of the organisation's equipment, in creation order. */
 export async function listEquipmentInstruments(
@@ -150,18 +153,19 @@ export async function instrumentNameTaken(
 
 export async function insertInstrument(db: PoolClient, organizationId: number, values: InstrumentValues): Promise<InstrumentRow> {
   const { rows } = await db.query<InstrumentRow>(
-    `INSERT INTO instruments (organization_id, equipment_id, name, type, unit, alias)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${INSTRUMENT_COLUMNS}`,
-    [organizationId, values.equipment_id, values.name, values.type, values.unit, values.alias],
+    `INSERT INTO instruments (organization_id, equipment_id, name, type, unit, alias, draw_as_steps)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${INSTRUMENT_COLUMNS}`,
+    [organizationId, values.equipment_id, values.name, values.type, values.unit, values.alias, values.draw_as_steps ?? drawsAsStepsByDefault(values.type)],
   );
   return rows[0]!;
 }
 
 export async function updateInstrument(db: PoolClient, organizationId: number, instrumentId: number, values: InstrumentValues): Promise<InstrumentRow> {
   const { rows } = await db.query<InstrumentRow>(
-    `UPDATE instruments SET equipment_id = $3, name = $4, type = $5, unit = $6, alias = $7, updated_at = now()
+    `UPDATE instruments SET equipment_id = $3, name = $4, type = $5, unit = $6, alias = $7,
+        draw_as_steps = coalesce($8, draw_as_steps), updated_at = now()
       WHERE id = $1 AND organization_id = $2 RETURNING ${INSTRUMENT_COLUMNS}`,
-    [instrumentId, organizationId, values.equipment_id, values.name, values.type, values.unit, values.alias],
+    [instrumentId, organizationId, values.equipment_id, values.name, values.type, values.unit, values.alias, values.draw_as_steps ?? null],
   );
   return rows[0]!;
 }
