@@ -179,9 +179,15 @@ test('run detail: header, flow, zoom limits, key insights, unit operation dialog
 
 test.describe('a missing run', () => {
   test.use({ expectedConsoleMessages: refusedRequests(/error: Failed to /) });
-  test('run detail of a missing run shows the failure message', async ({ page }) => {
+  test('a missing run has the same not-found page as a missing unit operation', async ({ page }) => {
     await signInWithSession(page, admin, '/runs/987654321');
-    await expect(page.getByText('Failed to fetch run details or unit operations.')).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Run not found.' })).toBeVisible();
+    await expect(page.getByText('There is no run 987654321 in this organisation.')).toBeVisible();
+    await expect(page.getByText('Failed to fetch run details')).toHaveCount(0);
+    await page.goto('/runs/not-a-number');
+    await expect(page.getByRole('heading', { name: 'Run not found.' })).toBeVisible();
+    await page.goto(`/runs/${fixture.run.id}/unit-operations/987654321`);
+    await expect(page.getByRole('heading', { name: 'Unit operation not found for this step.' })).toBeVisible();
   });
 });
 

@@ -80,7 +80,7 @@ test.describe('guards', () => {
     expect(stored).toEqual([null, null]);
   });
 
-  test('a 401 from any authenticated call signs the user out', async ({ page, request }) => {
+  test('a 401 from any authenticated call signs the user out and shows the sign-in page', async ({ page, request }) => {
     const session = await signUp(request, { name: 'Revoked Session' });
     await signInWithSession(page, session, '/dashboard');
     await expect(page.getByTestId('user-panel')).toContainText('Revoked Session');
@@ -91,7 +91,8 @@ test.describe('guards', () => {
       window.history.pushState({}, '', '/runs/999999');
       window.dispatchEvent(new PopStateEvent('popstate'));
     });
-    await expect(page.getByRole('heading', { name: 'Authentication Required' })).toBeVisible();
+    await expect(page).toHaveURL(/\/login$/);
+    await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();
     expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
   });
 });

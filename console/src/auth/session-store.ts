@@ -1,7 +1,9 @@
 /**
  * The signed-in session as stored in the browser (`auth_token` and `auth_user` in local storage). A tiny
  * external store so the API client can sign out on a 401 without reaching into React, and the
- * AuthProvider re-renders when it does.
+ * AuthProvider re-renders when it does. Other tabs of the console share the storage: the browser's
+ * `storage` event tells this one when they sign in or out, so signing out in one tab ends every tab's
+ * session at once (not at that tab's next request).
  */
 import { DEFAULT_ORGANIZATION_ID, type SessionUser } from './user.ts';
 
@@ -82,6 +84,29 @@ export function saveUser(user: SessionUser): void {
   storage()?.setItem(USER_STORAGE_KEY, JSON.stringify(user));
   current = { ...current, user };
   emit();
+}
+
+/** Takes in a change another tab made to the stored session: signed out, or signed in (again, or as someone else). */
+export function followStorageChange(key: string | null): void {
+  if (key !== null && key !== TOKEN_STORAGE_KEY && key !== USER_STORAGE_KEY) return;
+  const stored = load();
+  const ended = stored.token === null || stored.user === null;
+  if (ended) {
+    if (current.token === null && current.user === null) return;
+    current = { token: null, user: null };
+    emit();
+    return;
+  }
+  if (stored.token === current.token && JSON.stringify(stored.user) === JSON.stringify(current.user)) return;
+  current = stored;
+  emit();
+}
+
+if (typeof window !== 'undefined') {
+  // Fired only in the other tabs of the same origin, never in the tab that wrote.
+  window.addEventListener('storage', (event) => {
+    if (event.storageArea === null || event.storageArea === storage()) followStorageChange(event.key);
+  });
 }
 
 export function clearSession(): void {

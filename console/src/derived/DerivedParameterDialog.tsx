@@ -14,7 +14,8 @@ import { showToast } from '../components/toaster.ts';
 import { TimeSeriesChart } from '../charts/TimeSeriesChart.tsx';
 import { paletteColor } from '../charts/chart-constants.ts';
 import { toEpochMs } from '../charts/time-axis.ts';
-import { formatDate, titleCaseType } from '../entities/format.ts';
+import { unitOperationLabel } from '../entities/format.ts';
+import { useRuns } from '../entities/queries.ts';
 import { unitOperationListSchema, type UnitOperation } from '../entities/types.ts';
 import { caretLine, derivedChartPoints, derivedSeriesSchema, type DerivedParameterView, type DerivedSeriesView } from './derived-model.ts';
 
@@ -50,6 +51,8 @@ export function DerivedParameterDialog({ isOpen, record, onClose, onSaved }: Der
   }, [isOpen, record]);
 
   const unitOperations = useApi<UnitOperation[]>(isOpen ? '/api/v1/unit-operations?limit=500' : null, unitOperationListSchema);
+  const runs = useRuns();
+  const runName = useMemo(() => new Map((runs.data ?? []).map((run) => [run.id, run.name])), [runs.data]);
   const withStart = useMemo(() => (unitOperations.data ?? []).filter((uo) => uo.startTime && uo.equipmentId !== null).reverse(), [unitOperations.data]);
   const previewOperation = withStart.find((uo) => uo.id === previewOn) ?? withStart[0];
 
@@ -134,7 +137,7 @@ export function DerivedParameterDialog({ isOpen, record, onClose, onSaved }: Der
         <HTMLSelect id="derived-preview-on" value={previewOperation?.id ?? ''} onChange={(event) => setPreviewOn(Number(event.target.value))}
           disabled={withStart.length === 0}>
           {withStart.length === 0 ? <option value="">No unit operation with readings yet</option> : null}
-          {withStart.map((uo) => <option key={uo.id} value={uo.id}>{`${titleCaseType(uo.type)} #${uo.id} (${formatDate(uo.startTime)})`}</option>)}
+          {withStart.map((uo) => <option key={uo.id} value={uo.id}>{unitOperationLabel(uo, runName.get(uo.runId))}</option>)}
         </HTMLSelect>
       </FormGroup>
       <div data-testid="derived-preview">

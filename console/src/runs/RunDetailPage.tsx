@@ -31,6 +31,7 @@ import { formatZoom, ZOOM_DEFAULT, ZOOM_MAX, ZOOM_MIN, zoomIn, zoomOut } from '.
 import './runs.css';
 
 export const RUN_DETAIL_ERROR = 'Failed to fetch run details or unit operations.';
+export const RUN_NOT_FOUND = 'Run not found.';
 
 /** In flow order: by start time, operations without one after those with one, then by id. */
 function flowOrder(a: UnitOperation, b: UnitOperation): number {
@@ -93,9 +94,21 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
     }
   };
 
-  const failed = !validId || run.error || unitOperations.error;
+  // The same answer as a missing unit operation: an id that is not a run, or not one of this
+  // organisation's (the api answers 404 for both), is a page that does not exist, not a failure.
+  const notFound = !validId || (run.error as { status?: number } | undefined)?.status === 404;
+  if (notFound) {
+    return (
+      <div className="app-page" data-testid="run-not-found">
+        <Button icon="arrow-left" variant="minimal" text="Back" onClick={goBack} className="app-back-button" />
+        <NonIdealState icon="search" title={RUN_NOT_FOUND} description={`There is no run ${runIdParam ?? ''} in this organisation.`}
+          action={<Button icon="list" text="All runs" onClick={() => navigate('/runs/overview')} />} />
+      </div>
+    );
+  }
+  const failed = run.error || unitOperations.error;
   if (failed) {
-    if (run.error || unitOperations.error) console.error(RUN_DETAIL_ERROR, run.error ?? unitOperations.error);
+    console.error(RUN_DETAIL_ERROR, run.error ?? unitOperations.error);
     return (
       <div className="app-page">
         <Button icon="arrow-left" variant="minimal" text="Back" onClick={goBack} className="app-back-button" />
