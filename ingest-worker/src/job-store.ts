@@ -8,10 +8,17 @@ import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import { completeJob, failIngestJob, lockJobState } from '@bioprocess/shared/server/ingest-jobs';
 import { writeJobAuditEvent } from './job-audit.ts';
 
-/** Completes an upload or a deletion and writes its audit event, in one transaction. */
-export async function markCompleted(pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>): Promise<void> {
+/**
+ * Completes an upload or a deletion and writes its audit event, in one transaction; `alongside` runs
+ * in it too (an upload closing its unit operation's window), only when this call completes the job.
+ */
+export async function markCompleted(
+  pool: Pool, jobId: string, result: Record<string, unknown>, progress?: Partial<IngestProgress>, alongside?: (client: PoolClient) => Promise<void>,
+): Promise<void> {
   await withTransaction(pool, async (client) => {
-    if (await completeJob(client, jobId, result, progress)) await writeJobAuditEvent(client, jobId);
+    if (!await completeJob(client, jobId, result, progress)) return;
+    await writeJobAuditEvent(client, jobId);
+    await alongside?.(client);
   });
 }
 

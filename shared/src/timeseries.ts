@@ -157,6 +157,12 @@ export const csvMappingSchema = z
       .min(1, 'No instrument columns selected. Please select at least one instrument column.')
       .max(CSV_MAPPING_MAX_SERIES, `At most ${CSV_MAPPING_MAX_SERIES} columns or keys can be mapped in one upload`),
     replace_existing: z.boolean().default(false),
+    /**
+     * An upload into a unit operation with a start and no end: true closes it at the last reading the
+     * upload wrote, when the job completes. Absent or false keeps it open (a client feeding a running
+     * unit operation in parts); the console's wizard asks, and closes by default.
+     */
+    close_open_end: z.boolean().optional(),
   })
   .superRefine((mapping, ctx) => {
     if (mapping.timestamp_mode === 'elapsed' && mapping.elapsed_unit === undefined) {

@@ -78,3 +78,59 @@ export const deletionPreviewSchema = z.object({
   total_readings: z.number(),
 });
 export type DeletionPreview = z.infer<typeof deletionPreviewSchema>;
+
+const timestampParam = (name: string) => z
+  .string()
+  .refine((text) => !Number.isNaN(Date.parse(text)), { error: `${name} must be an ISO 8601 date and time` });
+
+/**
+ * `GET /api/v1/unit-operations/window-check`: would an upload whose readings span first..last fit on
+ * the equipment? For an existing unit operation (unit_operation_id) its own times apply; for one not
+ * yet created, equipment_id with the form's start_time and end_time. close_open_end as in the mapping.
+ */
+export const windowCheckQuerySchema = z
+  .object({
+    unit_operation_id: z.coerce.number().int().positive().optional(),
+    equipment_id: z.coerce.number().int().positive().optional(),
+    start_time: timestampParam('start_time').optional(),
+    end_time: timestampParam('end_time').optional(),
+    first_reading: timestampParam('first_reading'),
+    last_reading: timestampParam('last_reading'),
+    close_open_end: z.enum(['true', 'false']).default('true'),
+  })
+  .refine((query) => query.unit_operation_id !== undefined || query.equipment_id !== undefined, {
+    error: 'unit_operation_id or equipment_id is required',
+  })
+  .refine((query) => Date.parse(query.first_reading) <= Date.parse(query.last_reading), {
+    error: 'last_reading must not be before first_reading', path: ['last_reading'],
+  });
+
+export const windowCheckSchema = z.object({
+  /** The window the unit operation would hold after the upload (end null: still open, running until now). */
+  window: z.object({ start_time: z.string(), end_time: z.string().nullable() }),
+  /** The unit operation on the same equipment that window overlaps, named in `message`; null when it fits. */
+  conflict: z.object({ unit_operation_id: z.number(), message: z.string() }).nullable(),
+});
+export type WindowCheck = z.infer<typeof windowCheckSchema>;
+
+/** The window an upload leaves: the unit operation's own times, the file's range where it has none. */
+export function windowAfterUpload(
+  unitOperation: { startMs: number | null; endMs: number | null },
+  file: { firstMs: number; lastMs: number },
+  closeOpenEnd: boolean,
+): { startMs: number; endMs: number | null } {
+  if (unitOperation.startMs === null) return { startMs: file.firstMs, endMs: unitOperation.endMs ?? file.lastMs };
+  if (unitOperation.endMs !== null) return { startMs: unitOperation.startMs, endMs: unitOperation.endMs };
+  return { startMs: unitOperation.startMs, endMs: closeOpenEnd ? Math.max(file.lastMs, unitOperation.startMs) : null };
+}
+
+/** `GET /api/v1/unit-operations/{id}/instruments-with-data`: the instruments holding readings the unit operation owns. */
+export const instrumentsWithDataSchema = z.object({
+  unit_operation_id: z.number(),
+  /** The first and last reading of those instruments in the window (null without readings). */
+  first_reading: z.string().nullable(),
+  last_reading: z.string().nullable(),
+  /** Only instruments with readings, in the equipment's order. */
+  instruments: z.array(z.object({ instrument_id: z.number(), name: z.string(), readings: z.number() })),
+});
+export type InstrumentsWithData = z.infer<typeof instrumentsWithDataSchema>;

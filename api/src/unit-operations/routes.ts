@@ -24,6 +24,9 @@ import { afterUnitOperationsDeleted, recordUnitOperationsDeleted } from './delet
 import { insertUnitOperation, refuseOverlap } from './windows.ts';
 import { deletionPreview, deletionPreviewQuerySchema, deletionPreviewSchema } from './deletion-preview.ts';
 import { unitOperationTypesWithEquipment } from './allowed-equipment.ts';
+import { instrumentsWithDataSchema, windowCheckQuerySchema, windowCheckSchema } from '@bioprocess/shared/unit-operation-windows';
+import { instrumentsWithData } from './instruments-with-data.ts';
+import { checkUploadWindow } from './window-check.ts';
 import {
   deleteUnitOperation, listRunUnitOperations, listUnitOperations, updateUnitOperation,
 } from '@bioprocess/shared/server/unit-operations-repository';
@@ -167,6 +170,34 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
       return updated;
     });
     return after;
+  });
+
+  app.get('/api/v1/unit-operations/window-check', {
+    config: { access: 'read' },
+    schema: {
+      tags, summary: 'Would an upload whose readings span first_reading..last_reading fit on the equipment?',
+      description: 'The window the unit operation (unit_operation_id, or a new one on equipment_id with start_time and end_time) '
+        + 'would hold after the upload, and the unit operation on the same equipment it would overlap, named in the message '
+        + '(conflict null: it fits). An open end closes at last_reading unless close_open_end=false. Nothing is changed; '
+        + 'the upload checks again.',
+      querystring: windowCheckQuerySchema, response: { 200: windowCheckSchema, ...errors },
+    },
+  }, async (request) => {
+    const { organizationId } = principalOf(request);
+    return checkUploadWindow(deps, organizationId, request.query);
+  });
+
+  app.get('/api/v1/unit-operations/:id/instruments-with-data', {
+    config: { access: 'read', readsRollups: true },
+    schema: {
+      tags, summary: 'The instruments holding readings in the unit operation\'s window, with counts and the first and last reading',
+      description: 'Only instruments of its equipment with at least one reading the unit operation owns (inside its window, outside '
+        + 'any other unit operation\'s), in the equipment\'s order; counted from the rollups. Empty without a start or equipment.',
+      params: idParamsSchema, response: { 200: instrumentsWithDataSchema, ...errors },
+    },
+  }, async (request) => {
+    const { organizationId } = principalOf(request);
+    return instrumentsWithData(deps, await requireUnitOperation(deps.pg, organizationId, request.params.id));
   });
 
   app.get('/api/v1/unit-operations/:id/deletion-preview', {

@@ -36,6 +36,7 @@ import { findOverlappingUnitOperation, lockUnitOperationWindow, setUnitOperation
 import { setInstrumentAlias } from '@bioprocess/shared/server/instruments-repository';
 import { lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
+import { closeWindowAtLastReading } from './csv-window-close.ts';
 
 /** The file's range is another unit operation's time on the same equipment. */
 class WindowTakenError extends PermanentJobError {}
@@ -120,12 +121,14 @@ function replacedRange(payload: CsvUploadPayload, checkpoint: PublishCheckpoint)
  * the one-at-a-time rule of its equipment (refused when another unit operation holds that time), and
  * answers the window the upload works in. An open end runs until now, or to the file's last reading.
  */
-async function claimWindow(context: WorkerContext, payload: CsvUploadPayload, plan: CsvPlan): Promise<TimeWindow> {
+async function claimWindow(context: WorkerContext, payload: CsvUploadPayload, request: CsvRequest, plan: CsvPlan): Promise<TimeWindow> {
   return withTransaction(context.pg, async (client) => {
     const row = await lockUnitOperationWindow(client, payload.organization_id, payload.unit_operation_id);
     if (!row) throw new PermanentJobError(UNIT_OPERATION_WINDOW_MESSAGES.unitOperationGone);
     const endMs = row.end_time?.getTime() ?? null;
-    if (row.start_time !== null) return { startMs: row.start_time.getTime(), endMs: endMs ?? Math.max(Date.now(), plan.maxTs) };
+    // An upload closing an open end works (and replaces) only up to its last reading.
+    const openEndMs = request.mapping.close_open_end ? plan.maxTs : Math.max(Date.now(), plan.maxTs);
+    if (row.start_time !== null) return { startMs: row.start_time.getTime(), endMs: endMs ?? openEndMs };
     const window = { startMs: plan.minTs, endMs: endMs ?? plan.maxTs };
     if (row.equipment_id !== null) {
       await lockEquipmentForWindows(client, payload.organization_id, row.equipment_id);
@@ -212,7 +215,7 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
       ? saved
       : await stageAll(context, payload, request, table, saved?.phase === 'staging' ? saved : null);
     if (!checkpoint.window) {
-      checkpoint = { ...checkpoint, window: await claimWindow(context, payload, checkpoint.plan) };
+      checkpoint = { ...checkpoint, window: await claimWindow(context, payload, request, checkpoint.plan) };
       await updateProgress(context.pg, payload.job_id, {}, checkpoint);
     }
     const staged = Date.now();
@@ -237,7 +240,7 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
       bytes_total: request.bytes, bytes_read: request.bytes, rows_read: plan.dataRows, rows_skipped: skipped, points_written: plan.points,
     };
     await markCompleted(context.pg, payload.job_id, {
-      message: uploadSuccessMessage(plan.columns.length, plan.points),
+      message: uploadSuccessMessage(range.instrumentIds.length, plan.points, request.mapping.replace_existing),
       points_written: plan.points,
       rows_read: plan.dataRows,
       rows_valid: plan.validRows,
@@ -261,7 +264,11 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
       station_utc_offset_minutes: plan.stationOffsetMinutes,
       notice: plan.detection && isLowConfidence(plan.detection) ? lowDateConfidenceMessage(plan.detection.confidence) : null,
       warnings,
-    }, progress);
+    }, progress, request.mapping.close_open_end && plan.points > 0
+      ? (client) => closeWindowAtLastReading(client, {
+        jobId: payload.job_id, organizationId: payload.organization_id, unitOperationId: payload.unit_operation_id, lastReadingMs: plan.maxTs,
+      })
+      : undefined);
     await rm(payload.file_path, { force: true });
   } catch (caught) {
     const error = caught instanceof CsvRejected ? new PermanentJobError(caught.message) : caught;

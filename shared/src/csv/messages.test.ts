@@ -92,6 +92,7 @@ describe('CSV messages', () => {
     expect(lowDateConfidenceMessage(0.6)).toBe(
       'Date format detected with low confidence (60%). Please check that the timestamps are read correctly.',
     );
-    expect(uploadSuccessMessage(2, 12345)).toBe('Replaced 2 instrument(s) with 12,345 points and saved aliases.');
+    expect(uploadSuccessMessage(1, 10944)).toBe('Wrote 10,944 points to 1 instrument; aliases saved.');
+    expect(uploadSuccessMessage(2, 12345, true)).toBe("Replaced the readings of 2 instruments in the unit operation's window with 12,345 points; aliases saved.");
   });
 });

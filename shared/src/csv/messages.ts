@@ -31,7 +31,8 @@ export const DATE_CONFIDENCE_THRESHOLD = CSV_LIMITS.dateConfidenceThreshold;
 
 export const CSV_MESSAGES = {
   // File checks.
-  invalidExtension: 'File must have a .csv extension',
+  invalidExtension: 'File must be a text export named .csv, .txt, .tsv or .asc',
+  headerWithoutRows: 'The file has a header but no data rows',
   invalidType: 'Invalid file type. Please select a CSV file.',
   fileEmpty: 'File is empty',
   // Content checks.
@@ -113,9 +114,16 @@ export function lowDateConfidenceMessage(confidence: number): string {
   return `Date format detected with low confidence (${Math.round(confidence * 100)}%). Please check that the timestamps are read correctly.`;
 }
 
-/** The 'CSV Upload Success' toast text (replaced N instruments with M points and saved aliases). */
-export function uploadSuccessMessage(instrumentCount: number, pointCount: number): string {
-  return `Replaced ${instrumentCount.toLocaleString('en-US')} instrument(s) with ${pointCount.toLocaleString('en-US')} points and saved aliases.`;
+/**
+ * The 'CSV Upload Success' toast text: what the upload wrote, and "replaced" only when it replaced the
+ * instruments' readings in the unit operation's window (replace_existing); an upload without it adds.
+ */
+export function uploadSuccessMessage(instrumentCount: number, pointCount: number, replaced = false): string {
+  const points = `${pointCount.toLocaleString('en-US')} points`;
+  const instruments = `${instrumentCount.toLocaleString('en-US')} instrument${instrumentCount === 1 ? '' : 's'}`;
+  return replaced
+    ? `Replaced the readings of ${instruments} in the unit operation's window with ${points}; aliases saved.`
+    : `Wrote ${points} to ${instruments}; aliases saved.`;
 }
 
 /** 'Failed to create unit operation.' / 'Failed to update unit operation.' */

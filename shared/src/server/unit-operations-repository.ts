@@ -199,6 +199,26 @@ export async function setUnitOperationWindow(client: PoolClient, organizationId:
   );
 }
 
+/**
+ * Closes an open-ended unit operation at `endMs` (the last reading an upload wrote), answering the row
+ * before and after; null when there is nothing to close (it has an end, no start, or starts after `endMs`).
+ */
+export async function closeOpenUnitOperationWindow(
+  client: PoolClient,
+  organizationId: number,
+  unitOperationId: number,
+  endMs: number,
+): Promise<{ before: UnitOperationRow; after: UnitOperationRow } | null> {
+  const { rows: locked } = await client.query<UnitOperationRow>(
+    `SELECT ${UNIT_OPERATION_COLUMNS} FROM unit_operations WHERE id = $1 AND organization_id = $2 FOR UPDATE`, [unitOperationId, organizationId]);
+  const before = locked[0];
+  if (!before || before.end_time !== null || before.start_time === null || before.start_time.getTime() > endMs) return null;
+  const { rows } = await client.query<UnitOperationRow>(
+    `UPDATE unit_operations SET end_time = $3, updated_at = now() WHERE id = $1 AND organization_id = $2 RETURNING ${UNIT_OPERATION_COLUMNS}`,
+    [unitOperationId, organizationId, new Date(endMs)]);
+  return { before, after: rows[0]! };
+}
+
 /** Inserts the row as given; the checks that come first (run, equipment, one at a time) are api/src/unit-operations/windows.ts's. */
 export async function insertUnitOperationRow(db: PoolClient, organizationId: number, values: UnitOperationValues): Promise<UnitOperationRow> {
   const { rows } = await db.query<UnitOperationRow>(
