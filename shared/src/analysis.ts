@@ -19,6 +19,23 @@ export const MAX_ANSWER_VALUES = 200_000;
 export const DEFAULT_GRID_POINTS = 1_000;
 /** A grid time takes part in a deviation only when at least this many references contribute to it. */
 export const MIN_CONTRIBUTING_RUNS = 2;
+/** Fewer references than this make a band too uncertain to trust: the answer and the console warn. */
+export const MIN_RECOMMENDED_REFERENCES = 5;
+/**
+ * The default tolerance (the least half-width of the band around its centre) is this many times the
+ * references' noise: the robust standard deviation of their successive grid-value differences.
+ */
+export const TOLERANCE_NOISE_MULTIPLE = 3;
+/**
+ * ...and at least this share of the range the envelope's centre spans over the run: a parameter
+ * without noise (a pump rate, a setpoint) would otherwise get a band of no width at all.
+ */
+export const TOLERANCE_RANGE_SHARE = 0.02;
+/**
+ * A parameter is flagged when its excursion score (the area outside the band, in band widths x
+ * hours) reaches this: half a band width beyond for an hour, or a whole band width for half an hour.
+ */
+export const FLAG_SCORE = 0.5;
 
 export const ANALYSIS_MESSAGES = {
   mixedTypes: 'Reference unit operations must all be of the same type.',
@@ -28,6 +45,9 @@ export const ANALYSIS_MESSAGES = {
   bandOrder: 'The lower percentile must be below the upper percentile.',
   goldenBatchNotFound: 'Golden batch not found',
   targetType: 'Targets must be of the reference unit operations\' type.',
+  toleranceNotAParameter: (parameter: string) => `A tolerance is set for ${parameter.slice(0, 60)}, which is not one of the golden batch's parameters.`,
+  fewReferences: (references: number) =>
+    `The band is made from ${references} reference${references === 1 ? '' : 's'}; fewer than ${MIN_RECOMMENDED_REFERENCES} make it too uncertain to trust.`,
   tooManyValues: (gridTimes: number, parameters: number, series: number) =>
     `An analysis may answer at most ${MAX_ANSWER_VALUES} values; this one may answer ${gridTimes} grid times x ${parameters} parameters x ${series} `
     + `(the envelope and each target) = ${gridTimes * parameters * series}. Choose a larger grid step, fewer parameters or fewer targets.`,
@@ -87,6 +107,20 @@ export const instrumentOverrideSchema = z.object({
 });
 export type InstrumentOverride = z.infer<typeof instrumentOverrideSchema>;
 
+/**
+ * A tolerance per parameter: the least half-width of the band around its centre, in the parameter's
+ * unit. A parameter left out gets its default from the references' noise.
+ */
+export const tolerancesSchema = z.record(z.string(), z.number().positive('A tolerance must be above zero').finite())
+  .superRefine((tolerances, context) => {
+    const keys = Object.keys(tolerances);
+    if (keys.length > MAX_ANALYSIS_PARAMETERS) context.addIssue({ code: 'custom', message: `At most ${MAX_ANALYSIS_PARAMETERS} tolerances` });
+    for (const key of keys) {
+      if (!analysisParameterSchema.safeParse(key).success) context.addIssue({ code: 'custom', message: `Tolerance for an unknown parameter: ${key.slice(0, 60)}` });
+    }
+  });
+export type Tolerances = z.infer<typeof tolerancesSchema>;
+
 /** What an envelope is built from; parameters are instrument types found through each unit operation's equipment. */
 const envelopeDefinitionShape = {
   reference_unit_operation_ids: z.array(entityIdSchema)
@@ -98,6 +132,7 @@ const envelopeDefinitionShape = {
   show_min_max: z.boolean().default(true),
   /** An explicit instrument for a unit operation replaces the one its equipment gives for that instrument's type. */
   instrument_overrides: z.array(instrumentOverrideSchema).max(2_000).default([]),
+  tolerances: tolerancesSchema.default({}),
 };
 
 export const envelopeRequestSchema = z.object({ ...envelopeDefinitionShape, parameter: analysisParameterSchema });
@@ -131,10 +166,24 @@ export const envelopePointSchema = z.object({
   min: z.number().nullable(),
   max: z.number().nullable(),
   count: z.number().int(),
+  /** The band a target is compared with: lower/upper widened to at least the tolerance either side of the centre. */
+  compared_lower: z.number().nullable(),
+  compared_upper: z.number().nullable(),
 });
 export type EnvelopePoint = z.infer<typeof envelopePointSchema>;
 
 export const derivedParameterRefSchema = z.object({ id: entityIdSchema, name: z.string(), unit: z.string().nullable(), version: z.number().int() });
+
+export const TOLERANCE_SOURCES = ['set', 'noise', 'range', 'none'] as const;
+export const toleranceSchema = z.object({
+  /** The least half-width of the band around its centre (median for percentiles, mean for sigma); null without statistics. */
+  value: z.number().nullable(),
+  /** set: by the golden batch or the request; noise: the references' noise; range: a share of the centre's range; none: no statistics. */
+  source: z.enum(TOLERANCE_SOURCES),
+  /** The references' noise (robust standard deviation of successive grid values), null when unknown. */
+  noise: z.number().nullable(),
+});
+export type Tolerance = z.infer<typeof toleranceSchema>;
 
 export const envelopeSchema = z.object({
   parameter: analysisParameterSchema,
@@ -146,6 +195,9 @@ export const envelopeSchema = z.object({
   alignment: alignmentSchema,
   references: z.array(alignedUnitOperationSchema),
   left_out: z.array(leftOutSchema),
+  tolerance: toleranceSchema,
+  /** Said when the band is less trustworthy than it looks (fewer than MIN_RECOMMENDED_REFERENCES references). */
+  warnings: z.array(z.string()),
   points: z.array(envelopePointSchema),
 });
 export type Envelope = z.infer<typeof envelopeSchema>;
@@ -171,6 +223,8 @@ const excursionSchema = z.object({
   bound_value: z.number(),
   /** How far beyond the bound, in the parameter's unit. */
   distance: z.number(),
+  /** The distance in widths of the compared band at that grid time. */
+  band_widths: z.number(),
 });
 export type Excursion = z.infer<typeof excursionSchema>;
 
@@ -184,6 +238,16 @@ export const parameterDeviationSchema = z.object({
   share_outside: z.number().nullable(),
   first_excursion: excursionSchema.nullable(),
   largest_excursion: excursionSchema.nullable(),
+  /** Hours of compared grid times outside the band. */
+  hours_outside: z.number(),
+  /** The longest stretch of consecutive grid times outside: from its first to past its last, in seconds since time zero. */
+  longest_excursion: z.object({ from_t: z.number(), to_t: z.number(), hours: z.number() }).nullable(),
+  /** The area outside the band: band widths beyond it x hours, summed over the compared grid times. */
+  score: z.number(),
+  /** score >= FLAG_SCORE */
+  flagged: z.boolean(),
+  /** Why the parameter ranks where it does, in words. */
+  reason: z.string(),
   /** The target's own resampled values, for drawing it over the envelope. */
   series: z.array(z.tuple([z.number(), z.number()])),
 });
@@ -203,11 +267,19 @@ export const deviationSchema = z.object({
     parameters: z.array(parameterDeviationSchema),
   })),
   targets_left_out: z.array(leftOutSchema),
-  /** Worst first: by share outside, then by the largest excursion relative to the band's width. */
+  /** The fewest references any compared parameter's band is made from. */
+  references: z.number().int(),
+  warnings: z.array(z.string()),
+  /** The score a parameter must reach to be flagged (band widths x hours). */
+  flag_score: z.number(),
+  /** Worst first: by score (area outside the band in band widths x hours), then by the largest excursion in band widths. */
   ranking: z.array(z.object({
     parameter: analysisParameterSchema,
     unit_operation_id: entityIdSchema,
     share_outside: z.number().nullable(),
+    score: z.number(),
+    flagged: z.boolean(),
+    reason: z.string(),
   })),
 });
 export type Deviation = z.infer<typeof deviationSchema>;
@@ -225,6 +297,7 @@ const goldenBatchFields = {
   band: bandSchema,
   grid_step_seconds: z.number().int().positive().max(30 * 86_400).nullable(),
   instrument_overrides: z.array(instrumentOverrideSchema).max(2_000),
+  tolerances: tolerancesSchema,
 };
 export const goldenBatchCreateSchema = z.object({
   ...goldenBatchFields,
@@ -232,6 +305,7 @@ export const goldenBatchCreateSchema = z.object({
   band: goldenBatchFields.band.default(DEFAULT_BAND),
   grid_step_seconds: goldenBatchFields.grid_step_seconds.default(null),
   instrument_overrides: goldenBatchFields.instrument_overrides.default([]),
+  tolerances: goldenBatchFields.tolerances.default({}),
 });
 export const goldenBatchUpdateSchema = z.object(goldenBatchFields).partial();
 export const goldenBatchSchema = z.object({
@@ -247,3 +321,38 @@ export type GoldenBatch = z.infer<typeof goldenBatchSchema>;
 export const goldenBatchListQuerySchema = z.object({
   unit_operation_type: z.enum(UNIT_OPERATION_TYPES).optional(),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Why a parameter ranks where it does
+// ---------------------------------------------------------------------------------------------
+
+/** Seconds since time zero as h:mm (negative before it). */
+export function formatProcessTime(seconds: number): string {
+  const sign = seconds < 0 ? '-' : '';
+  const minutes = Math.round(Math.abs(seconds) / 60);
+  return `${sign}${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
+const roundTo = (value: number, digits: number) => Number(value.toFixed(digits));
+
+/** "outside for 6.2 h, up to 3.1 band widths above, from 14:20 (process time)". */
+export function deviationReason(deviation: {
+  compared: number;
+  hours_outside: number;
+  largest_excursion: Excursion | null;
+  first_excursion: Excursion | null;
+  longest_excursion: { from_t: number; hours: number } | null;
+  score: number;
+  flagged: boolean;
+}): string {
+  if (deviation.compared === 0) return 'not compared: no grid time where the run and at least two references have a value';
+  if (!deviation.largest_excursion || !deviation.first_excursion) return 'inside the band throughout';
+  const largest = deviation.largest_excursion;
+  const side = largest.bound === 'upper' ? 'above' : 'below';
+  const stretch = deviation.longest_excursion && deviation.longest_excursion.hours < deviation.hours_outside
+    ? `, longest ${roundTo(deviation.longest_excursion.hours, 1)} h from ${formatProcessTime(deviation.longest_excursion.from_t)}`
+    : '';
+  const verdict = deviation.flagged ? '' : ` (score ${roundTo(deviation.score, 2)} below ${FLAG_SCORE}: not flagged)`;
+  return `outside for ${roundTo(deviation.hours_outside, 1)} h, up to ${roundTo(largest.band_widths, 1)} band widths ${side} at ${formatProcessTime(largest.t)}, `
+    + `from ${formatProcessTime(deviation.first_excursion.t)}${stretch}${verdict}`;
+}

@@ -136,6 +136,7 @@ export function derivedStatistics(values: ReadonlyMap<number, ReadonlyArray<[num
       min: sorted[0]!,
       max: sorted[count - 1]!,
       unitOperationIds: entries.map((entry) => entry.id),
+      values: entries.map((entry) => entry.value),
     };
   });
 }

@@ -6,10 +6,13 @@
 import {
   ANALYSIS_MESSAGES,
   DEFAULT_GRID_POINTS,
+  FLAG_SCORE,
   MAX_ANSWER_VALUES,
+  MIN_RECOMMENDED_REFERENCES,
   MAX_GRID_POINTS,
   MIN_CONTRIBUTING_RUNS,
   derivedParameterIdOf,
+  deviationReason,
   type Alignment,
   type AnalysisParameter,
   type Band,
@@ -20,6 +23,7 @@ import {
   type InstrumentOverride,
   type LeftOut,
   type ParameterDeviation,
+  type Tolerances,
 } from '@bioprocess/shared/analysis';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
@@ -30,6 +34,7 @@ import { hourlyRollupsVersion } from '../timeseries/points-read.ts';
 import { derivedGridValues, derivedStatistics, type DerivedGrid } from './derived-grid.ts';
 import { requireDerivedParameter, type DerivedParameterRow } from '../derived/repository.ts';
 import { envelopeStatistics, gridOrigin, resampledValues, type GridMember } from './resample.ts';
+import { comparedBand, toleranceOf } from './tolerance.ts';
 import {
   chooseInstruments, loadUnitOperations, requireOneType, typesSharedBy, type AnalysedUnitOperation, type InstrumentChoice,
 } from './unit-operations.ts';
@@ -43,6 +48,8 @@ export interface EnvelopeDefinition {
   band: Band;
   showMinMax: boolean;
   overrides: readonly InstrumentOverride[];
+  /** The least half-width of the band per parameter; a parameter left out takes its default from the references' noise. */
+  tolerances: Tolerances;
   /** A saved golden batch tolerates references deleted since it was saved. */
   skipMissingReferences?: boolean;
   /** A saved golden batch keeps its statistics between requests (see envelope-cache.ts). */
@@ -82,6 +89,8 @@ async function prepare(deps: Deps, organizationId: number, definition: EnvelopeD
   if (alignedReferences.length === 0 && references.every((reference) => reference.startMs === null)) throw badRequest(ANALYSIS_MESSAGES.noReferenceData);
   const longest = Math.max(0, ...alignedReferences.map((reference) => reference.endMs - reference.startMs!));
   const stepMs = (definition.gridStepSeconds ?? defaultGridStepSeconds(longest)) * 1000;
+  const comparedTargets = targetsWithinReferences(targets, alignedReferences, aligned.timeZeroMs, stepMs);
+  everyone.splice(references.length, targets.length, ...comparedTargets);
   let gridTimes = 0;
   for (const unitOperation of everyone) {
     const zero = aligned.timeZeroMs.get(unitOperation.id);
@@ -94,7 +103,7 @@ async function prepare(deps: Deps, organizationId: number, definition: EnvelopeD
   return {
     type,
     references,
-    targets,
+    targets: comparedTargets,
     members: new Map(everyone.map((unitOperation) => [unitOperation.id, unitOperation])),
     choice,
     timeZeroMs: aligned.timeZeroMs,
@@ -102,6 +111,33 @@ async function prepare(deps: Deps, organizationId: number, definition: EnvelopeD
     stepMs,
     gridTimes,
   };
+}
+
+/**
+ * Each target's window cut to the grid times the references cover: beyond them there is no band to
+ * compare with, and a target left open for months (or started long before its event) would
+ * otherwise ask for more grid times than an answer may hold, and fail although its comparable part
+ * is small.
+ */
+function targetsWithinReferences(
+  targets: readonly AnalysedUnitOperation[], references: readonly AnalysedUnitOperation[], timeZeroMs: ReadonlyMap<number, number>, stepMs: number,
+): AnalysedUnitOperation[] {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const reference of references) {
+    const origin = gridOrigin(timeZeroMs.get(reference.id)!, stepMs);
+    first = Math.min(first, Math.floor((reference.startMs! - origin) / stepMs));
+    last = Math.max(last, Math.floor((reference.endMs - origin) / stepMs));
+  }
+  if (!Number.isFinite(first)) return [...targets];
+  return targets.map((target) => {
+    const zero = timeZeroMs.get(target.id);
+    if (zero === undefined || target.startMs === null) return target;
+    const origin = gridOrigin(zero, stepMs);
+    const startMs = Math.max(target.startMs, origin + first * stepMs);
+    const endMs = Math.max(startMs, Math.min(target.endMs, origin + (last + 1) * stepMs - 1));
+    return { ...target, startMs, endMs };
+  });
 }
 
 function gridMembers(prepared: Prepared, unitOperations: readonly AnalysedUnitOperation[], parameters: readonly AnalysisParameter[]): GridMember[] {
@@ -194,7 +230,11 @@ async function buildEnvelopes(
       else if (!contributed.has(`${reference.id}:${index}`)) leftOut.push({ unit_operation_id: reference.id, reason: 'no_data' });
       else references.push({ unit_operation_id: reference.id, run_id: reference.runId, run_name: reference.runName, instrument_id: instrumentId, time_zero: iso(prepared.timeZeroMs.get(reference.id)!) });
     }
-    const points: EnvelopePoint[] = statistics.filter((cell) => cell.parameterIndex === index).map((cell) => ({
+    const cells = statistics.filter((cell) => cell.parameterIndex === index);
+    const tolerance = toleranceOf(cells, definition.band, definition.tolerances[parameter]);
+    const points: EnvelopePoint[] = cells.map((cell) => {
+      const compared = comparedBand(cell, definition.band, tolerance.value);
+      return {
       t: (cell.gridIndex * prepared.stepMs) / 1000,
       median: cell.median,
       mean: cell.mean,
@@ -203,12 +243,17 @@ async function buildEnvelopes(
       min: definition.showMinMax ? cell.min : null,
       max: definition.showMinMax ? cell.max : null,
       count: cell.count,
-    }));
+      compared_lower: compared.lower,
+      compared_upper: compared.upper,
+      };
+    });
     return {
       parameter,
       derived_parameter: formula ? { id: Number(formula.id), name: formula.name, unit: formula.unit, version: Number(formula.version) } : null,
       unit_operation_type: prepared.type, grid_step_seconds: prepared.stepMs / 1000,
-      band: definition.band, alignment: definition.alignment, references, left_out: leftOut, points,
+      band: definition.band, alignment: definition.alignment, references, left_out: leftOut, tolerance,
+      warnings: references.length < MIN_RECOMMENDED_REFERENCES ? [ANALYSIS_MESSAGES.fewReferences(references.length)] : [],
+      points,
     };
   });
 }
@@ -220,28 +265,53 @@ export async function envelopeOf(deps: Deps, organizationId: number, definition:
   return envelope!;
 }
 
-function compare(series: ReadonlyArray<[number, number]>, points: readonly EnvelopePoint[], stepMs: number): Omit<ParameterDeviation, 'parameter' | 'instrument_id' | 'series'> {
-  const envelopeAt = new Map(points.filter((point) => point.count >= MIN_CONTRIBUTING_RUNS && point.lower !== null && point.upper !== null)
+type Comparison = Omit<ParameterDeviation, 'parameter' | 'instrument_id' | 'series' | 'reason'>;
+
+/**
+ * A target's grid values against the compared band. The score is the area outside the band: at each
+ * grid time outside, the distance beyond the bound in widths of the band there, times the step in
+ * hours. A far and long excursion scores high; a brush with the bound, or a moment of noise, stays
+ * near zero however often it happens.
+ */
+function compare(series: ReadonlyArray<[number, number]>, points: readonly EnvelopePoint[], stepMs: number): Comparison {
+  const envelopeAt = new Map(points.filter((point) => point.count >= MIN_CONTRIBUTING_RUNS && point.compared_lower !== null && point.compared_upper !== null)
     .map((point) => [Math.round((point.t * 1000) / stepMs), point]));
+  const stepHours = stepMs / 3_600_000;
   let compared = 0;
   let outside = 0;
+  let score = 0;
   let first: Excursion | null = null;
   let largest: Excursion | null = null;
+  let stretch: { from: number; to: number } | null = null;
+  let longest: { from: number; to: number } | null = null;
   for (const [gridIndex, value] of series) {
     const point = envelopeAt.get(gridIndex);
     if (!point) continue;
     compared += 1;
-    const below = value < point.lower!;
-    const above = value > point.upper!;
+    const lower = point.compared_lower!;
+    const upper = point.compared_upper!;
+    const below = value < lower;
+    const above = value > upper;
     if (!below && !above) continue;
     outside += 1;
-    const excursion: Excursion = below
-      ? { t: point.t, value, bound: 'lower', bound_value: point.lower!, distance: point.lower! - value }
-      : { t: point.t, value, bound: 'upper', bound_value: point.upper!, distance: value - point.upper! };
+    const distance = below ? lower - value : value - upper;
+    // The tolerance keeps the width above zero; a band of none (a tolerance of zero cannot be set) counts as one unit.
+    const bandWidths = distance / (upper - lower > 0 ? upper - lower : 1);
+    score += bandWidths * stepHours;
+    const excursion: Excursion = { t: point.t, value, bound: below ? 'lower' : 'upper', bound_value: below ? lower : upper, distance, band_widths: bandWidths };
     first ??= excursion;
-    if (!largest || excursion.distance > largest.distance) largest = excursion;
+    if (!largest || excursion.band_widths > largest.band_widths) largest = excursion;
+    stretch = stretch && stretch.to === gridIndex - 1 ? { from: stretch.from, to: gridIndex } : { from: gridIndex, to: gridIndex };
+    if (!longest || stretch.to - stretch.from > longest.to - longest.from) longest = stretch;
   }
-  return { compared, outside, share_outside: compared === 0 ? null : outside / compared, first_excursion: first, largest_excursion: largest };
+  const stepSeconds = stepMs / 1000;
+  return {
+    compared, outside, share_outside: compared === 0 ? null : outside / compared, first_excursion: first, largest_excursion: largest,
+    hours_outside: outside * stepHours,
+    longest_excursion: longest === null ? null : { from_t: longest.from * stepSeconds, to_t: (longest.to + 1) * stepSeconds, hours: (longest.to - longest.from + 1) * stepHours },
+    score,
+    flagged: score >= FLAG_SCORE,
+  };
 }
 
 export async function deviationOf(
@@ -278,22 +348,25 @@ export async function deviationOf(
       const instrumentId = grid ? null : prepared.choice.get(target.id)?.get(parameter);
       if (instrumentId === undefined || grid?.leftOut.has(target.id)) return [];
       const series = (grid ? grid.values.get(target.id) : targetValues.get(target.id)?.get(index)) ?? [];
+      const comparison = compare(series, envelopes[index]!.points, prepared.stepMs);
       return [{
         parameter, instrument_id: instrumentId,
-        ...compare(series, envelopes[index]!.points, prepared.stepMs),
+        ...comparison,
+        reason: deviationReason(comparison),
         series: series.map(([gridIndex, value]): [number, number] => [(gridIndex * prepared.stepMs) / 1000, value]),
       }];
     }),
   }));
-  const bandWidth = new Map(envelopes.map((envelope) => {
-    const widths = envelope.points.flatMap((point) => (point.lower !== null && point.upper !== null ? [point.upper - point.lower] : []));
-    return [envelope.parameter, widths.length === 0 ? 0 : widths.reduce((sum, width) => sum + width, 0) / widths.length];
-  }));
-  const relativeExcursion = (deviation: ParameterDeviation) =>
-    (deviation.largest_excursion?.distance ?? 0) / (bandWidth.get(deviation.parameter) || 1);
   const ranking = targets.flatMap((target) => target.parameters.map((deviation) => ({ target, deviation })))
-    .sort((a, b) => (b.deviation.share_outside ?? -1) - (a.deviation.share_outside ?? -1) || relativeExcursion(b.deviation) - relativeExcursion(a.deviation))
-    .map(({ target, deviation }) => ({ parameter: deviation.parameter, unit_operation_id: target.unit_operation_id, share_outside: deviation.share_outside }));
+    .sort((a, b) => b.deviation.score - a.deviation.score
+      || (b.deviation.largest_excursion?.band_widths ?? 0) - (a.deviation.largest_excursion?.band_widths ?? 0)
+      || (b.deviation.compared > 0 ? 1 : 0) - (a.deviation.compared > 0 ? 1 : 0))
+    .map(({ target, deviation }) => ({
+      parameter: deviation.parameter, unit_operation_id: target.unit_operation_id, share_outside: deviation.share_outside,
+      score: deviation.score, flagged: deviation.flagged, reason: deviation.reason,
+    }));
+  const comparedEnvelopes = envelopes.filter((envelope) => envelope.references.length > 0);
+  const fewestReferences = comparedEnvelopes.length === 0 ? 0 : Math.min(...comparedEnvelopes.map((envelope) => envelope.references.length));
   return {
     unit_operation_type: prepared.type,
     grid_step_seconds: prepared.stepMs / 1000,
@@ -302,6 +375,9 @@ export async function deviationOf(
     envelopes,
     targets,
     targets_left_out: prepared.targets.flatMap((target) => { const entry = prepared.leftOut.get(target.id); return entry ? [entry] : []; }),
+    references: fewestReferences,
+    warnings: fewestReferences < MIN_RECOMMENDED_REFERENCES ? [ANALYSIS_MESSAGES.fewReferences(fewestReferences)] : [],
+    flag_score: FLAG_SCORE,
     ranking,
   };
 }

@@ -138,6 +138,8 @@ export interface CellStatistics {
   min: number | null;
   max: number | null;
   unitOperationIds: number[];
+  /** Each unit operation's value in the cell, in the order of unitOperationIds (the references' noise is measured from them). */
+  values: number[];
 }
 
 /**
@@ -154,15 +156,15 @@ export async function envelopeStatistics(
   const cells = allCells(organizationId, members, stepMs);
   if (cells === '') return [];
   const levels = band.kind === 'percentiles' ? `${finite(band.lower / 100)}, 0.5, ${finite(band.upper / 100)}` : '0.5';
-  const result = await largeRows<[number, string, string, number[], number | null, number | null, number | null, number | null, string[]]>(clickhouse, `
+  const result = await largeRows<[number, string, string, number[], number | null, number | null, number | null, number | null, string[], Array<number | null>]>(clickhouse, `
     SELECT k, g, count() AS c, quantiles(${levels})(m), avg(m),
            -- Rounding can leave identical values a slightly negative variance, whose root would be NaN.
-           if(count() < 2, nan, sqrt(greatest(varSamp(m), 0))), min(m), max(m), groupArray(u)
+           if(count() < 2, nan, sqrt(greatest(varSamp(m), 0))), min(m), max(m), groupArray(u), groupArray(m)
       FROM (${cells})
      WHERE k >= 0
      GROUP BY k, g
      ORDER BY k, g`);
-  return result.map(([k, g, c, quantiles, mean, sigma, min, max, unitOperationIds]) => {
+  return result.map(([k, g, c, quantiles, mean, sigma, min, max, unitOperationIds, values]) => {
     // ClickHouse answers null for a statistic beyond the float range; such a band is left empty.
     const spread = band.kind === 'sigma' && sigma !== null && mean !== null ? band.k * sigma : null;
     return {
@@ -176,6 +178,8 @@ export async function envelopeStatistics(
       min,
       max,
       unitOperationIds: unitOperationIds.map(Number),
+      // Both arrays aggregate the same rows in the same order; a value beyond the float range arrives as null.
+      values: values.map((value) => (value === null ? Number.NaN : value)),
     };
   });
 }

@@ -23,7 +23,7 @@ export async function analysisRoutes(app: App, deps: AppDeps): Promise<void> {
     const body = request.body;
     return envelopeOf(deps, organizationId, {
       referenceIds: body.reference_unit_operation_ids, alignment: body.alignment, gridStepSeconds: body.grid_step_seconds ?? null,
-      band: body.band, showMinMax: body.show_min_max, overrides: body.instrument_overrides,
+      band: body.band, showMinMax: body.show_min_max, overrides: body.instrument_overrides, tolerances: body.tolerances,
     }, body.parameter);
   });
 
@@ -31,7 +31,7 @@ export async function analysisRoutes(app: App, deps: AppDeps): Promise<void> {
     config: { access: 'read', readsRollups: true },
     schema: {
       tags, summary: 'Deviation of target unit operations from an envelope',
-      description: 'Takes an envelope definition (or a saved golden batch) and targets, running ones included. Per target and parameter: the share of compared grid times outside the band, the first and the largest excursion; the ranking lists parameters worst first. parameters "all" compares every parameter the targets share with at least two references.',
+      description: 'Takes an envelope definition (or a saved golden batch) and targets, running ones included. The band is widened to at least a tolerance either side of its centre (set per parameter, else from the references\' noise). Per target and parameter: the share of compared grid times outside, the first, largest and longest excursion, and a score, the area outside the band in band widths x hours; a parameter is flagged from flag_score on, and the ranking lists parameters by score with the reason in words. Fewer than five references give a warning. A target is compared over the grid times the references cover. parameters "all" compares every parameter the targets share with at least two references.',
       body: deviationRequestSchema, response: { 200: deviationSchema, ...errors },
     },
   }, async (request) => {
@@ -43,13 +43,13 @@ export async function analysisRoutes(app: App, deps: AppDeps): Promise<void> {
       const batch = toGoldenBatch(await requireGoldenBatch(deps.pg, organizationId, body.golden_batch_id));
       definition = {
         referenceIds: batch.reference_unit_operation_ids, alignment: batch.alignment, gridStepSeconds: batch.grid_step_seconds,
-        band: batch.band, showMinMax: true, overrides: batch.instrument_overrides, skipMissingReferences: true, cacheStatistics: true,
+        band: batch.band, showMinMax: true, overrides: batch.instrument_overrides, tolerances: batch.tolerances, skipMissingReferences: true, cacheStatistics: true,
       };
       parameters = body.parameters ?? batch.parameters;
     } else {
       definition = {
         referenceIds: body.reference_unit_operation_ids, alignment: body.alignment, gridStepSeconds: body.grid_step_seconds ?? null,
-        band: body.band, showMinMax: body.show_min_max, overrides: body.instrument_overrides,
+        band: body.band, showMinMax: body.show_min_max, overrides: body.instrument_overrides, tolerances: body.tolerances,
       };
       parameters = body.parameters;
     }

@@ -1,12 +1,12 @@
 /** Golden-batch rows: the organisation-scoped queries and the wire form. */
 import type pg from 'pg';
 import { toIsoTimestamp } from '@bioprocess/shared/entities';
-import { ANALYSIS_MESSAGES, type Alignment, type Band, type GoldenBatch, type InstrumentOverride } from '@bioprocess/shared/analysis';
+import { ANALYSIS_MESSAGES, type Alignment, type Band, type GoldenBatch, type InstrumentOverride, type Tolerances } from '@bioprocess/shared/analysis';
 import type { UnitOperationType } from '@bioprocess/shared/enums';
 import { requireOrganizationRow, type RowLock } from '../platform/organization-rows.ts';
 
 export const GOLDEN_BATCH_COLUMNS =
-  'id, organization_id, name, unit_operation_type, reference_unit_operation_ids, parameters, alignment, band, grid_step_seconds, instrument_overrides, created_at, updated_at';
+  'id, organization_id, name, unit_operation_type, reference_unit_operation_ids, parameters, alignment, band, grid_step_seconds, instrument_overrides, tolerances, created_at, updated_at';
 
 export interface GoldenBatchRow {
   id: number;
@@ -19,6 +19,7 @@ export interface GoldenBatchRow {
   band: Band;
   grid_step_seconds: number | null;
   instrument_overrides: InstrumentOverride[];
+  tolerances: Tolerances;
   created_at: Date;
   updated_at: Date;
 }
@@ -35,6 +36,7 @@ export function toGoldenBatch(row: GoldenBatchRow): GoldenBatch {
     band: row.band,
     grid_step_seconds: row.grid_step_seconds,
     instrument_overrides: row.instrument_overrides,
+    tolerances: row.tolerances,
     created_at: toIsoTimestamp(row.created_at),
     updated_at: toIsoTimestamp(row.updated_at),
   };
@@ -60,20 +62,20 @@ export async function listGoldenBatches(db: pg.Pool, organizationId: number, uni
 
 export async function insertGoldenBatch(client: pg.PoolClient, organizationId: number, batch: Omit<GoldenBatch, 'id' | 'organization_id' | 'created_at' | 'updated_at'>): Promise<GoldenBatch> {
   const { rows } = await client.query<GoldenBatchRow>(
-    `INSERT INTO golden_batches (organization_id, name, unit_operation_type, reference_unit_operation_ids, parameters, alignment, band, grid_step_seconds, instrument_overrides)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${GOLDEN_BATCH_COLUMNS}`,
+    `INSERT INTO golden_batches (organization_id, name, unit_operation_type, reference_unit_operation_ids, parameters, alignment, band, grid_step_seconds, instrument_overrides, tolerances)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${GOLDEN_BATCH_COLUMNS}`,
     [organizationId, batch.name, batch.unit_operation_type, batch.reference_unit_operation_ids, batch.parameters,
-      JSON.stringify(batch.alignment), JSON.stringify(batch.band), batch.grid_step_seconds, JSON.stringify(batch.instrument_overrides)]);
+      JSON.stringify(batch.alignment), JSON.stringify(batch.band), batch.grid_step_seconds, JSON.stringify(batch.instrument_overrides), JSON.stringify(batch.tolerances)]);
   return toGoldenBatch(rows[0]!);
 }
 
 export async function updateGoldenBatch(client: pg.PoolClient, organizationId: number, id: number, batch: Omit<GoldenBatch, 'id' | 'organization_id' | 'created_at' | 'updated_at'>): Promise<GoldenBatch> {
   const { rows } = await client.query<GoldenBatchRow>(
     `UPDATE golden_batches SET name = $3, unit_operation_type = $4, reference_unit_operation_ids = $5, parameters = $6, alignment = $7,
-            band = $8, grid_step_seconds = $9, instrument_overrides = $10, updated_at = now()
+            band = $8, grid_step_seconds = $9, instrument_overrides = $10, tolerances = $11, updated_at = now()
       WHERE id = $1 AND organization_id = $2 RETURNING ${GOLDEN_BATCH_COLUMNS}`,
     [id, organizationId, batch.name, batch.unit_operation_type, batch.reference_unit_operation_ids, batch.parameters,
-      JSON.stringify(batch.alignment), JSON.stringify(batch.band), batch.grid_step_seconds, JSON.stringify(batch.instrument_overrides)]);
+      JSON.stringify(batch.alignment), JSON.stringify(batch.band), batch.grid_step_seconds, JSON.stringify(batch.instrument_overrides), JSON.stringify(batch.tolerances)]);
   return toGoldenBatch(rows[0]!);
 }
 

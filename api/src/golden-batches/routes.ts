@@ -24,6 +24,8 @@ async function checkDefinition(deps: AppDeps, organizationId: number, definition
   const references = await loadUnitOperations(deps.pg, organizationId, definition.reference_unit_operation_ids, { nowMs: Date.now() });
   if (references.some((reference) => reference.type !== definition.unit_operation_type)) throw badRequest(ANALYSIS_MESSAGES.mixedTypes);
   await chooseInstruments(deps.pg, organizationId, references, definition.instrument_overrides);
+  const unknown = Object.keys(definition.tolerances).filter((parameter) => !definition.parameters.includes(parameter));
+  if (unknown.length > 0) throw badRequest(ANALYSIS_MESSAGES.toleranceNotAParameter(unknown[0]!));
   for (const parameter of new Set(definition.parameters)) {
     const id = derivedParameterIdOf(parameter);
     if (id !== null) await requireDerivedParameter(deps.pg, organizationId, id);
@@ -44,7 +46,7 @@ export async function goldenBatchRoutes(app: App, deps: AppDeps): Promise<void> 
   app.post('/api/v1/golden-batches', {
     config: { access: 'create' },
     schema: {
-      tags, summary: 'Save a golden batch', description: 'References (two or more unit operations of the type), parameters (instrument types or derived:<id>), alignment and band.',
+      tags, summary: 'Save a golden batch', description: 'References (two or more unit operations of the type), parameters (instrument types or derived:<id>), alignment, band and tolerances (the least half-width of the band per parameter; a parameter left out takes its default from the references\' noise).',
       body: goldenBatchCreateSchema, response: { 201: goldenBatchSchema, ...errors },
     },
   }, async (request, reply) => {
@@ -72,6 +74,10 @@ export async function goldenBatchRoutes(app: App, deps: AppDeps): Promise<void> 
       const before = toGoldenBatch(await requireGoldenBatch(client, organizationId, request.params.id, { lock: 'update' }));
       const { id: _id, organization_id: _organization, created_at: _created, updated_at: _updated, ...stored } = before;
       const merged: Definition = { ...stored, ...request.body };
+      // Parameters taken out of the batch take their tolerances with them, unless the tolerances are set anew.
+      if (request.body.parameters && !request.body.tolerances) {
+        merged.tolerances = Object.fromEntries(Object.entries(stored.tolerances).filter(([parameter]) => merged.parameters.includes(parameter)));
+      }
       await checkDefinition(deps, organizationId, merged);
       const after = await updateGoldenBatch(client, organizationId, before.id, merged);
       await recordAudit(client, request, {

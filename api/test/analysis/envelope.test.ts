@@ -8,7 +8,7 @@ import type { Envelope, Deviation } from '@bioprocess/shared/analysis';
 import type { InstrumentType } from '@bioprocess/shared/enums';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import {
-  addUnitOperation, bruteCells, bruteEnvelope, createSite, deleteReadings, sampled, writeReadings,
+  addUnitOperation, bruteCells, bruteEnvelope, bruteTolerance, createSite, deleteReadings, sampled, writeReadings,
   type BruteMember, type PlacedUnitOperation, type Readings, type Site,
 } from './support.ts';
 
@@ -256,7 +256,7 @@ describe('envelope', () => {
 });
 
 describe('deviation', () => {
-  it('ranks the drifting parameter of a running target first, with shares and excursions from the brute-force envelope', async () => {
+  it('ranks the drifting parameter of a running target first, with shares and excursions from the brute-force envelope widened to its tolerance', async () => {
     const response = await ctx.request({
       method: 'POST', url: '/api/v1/analysis/deviation', token: site.viewer.token,
       payload: { reference_unit_operation_ids: ids(references), parameters: 'all', grid_step_seconds: 60, target_unit_operation_ids: [target.placed.id] },
@@ -268,6 +268,14 @@ describe('deviation', () => {
     const [result] = deviation.targets;
     for (const parameter of TYPES) {
       const expectedEnvelope = bruteEnvelope(members(references, parameter), 60_000, { kind: 'percentiles', lower: 5, upper: 95 });
+      const tolerance = bruteTolerance(members(references, parameter), 60_000, expectedEnvelope, 'median');
+      const envelope = deviation.envelopes.find((entry) => entry.parameter === parameter)!;
+      expect(envelope.tolerance.value!, parameter).toBeCloseTo(tolerance, 9);
+      for (const point of expectedEnvelope) {
+        point.lower = Math.min(point.lower!, point.median - tolerance);
+        point.upper = Math.max(point.upper!, point.median + tolerance);
+      }
+      expect(envelope.points.map((point) => point.compared_lower)).toEqual(expectedEnvelope.map((point) => expect.closeTo(point.lower!, 9)));
       const cells = bruteCells({ readings: target.readings[parameter]!, startMs: target.startMs, endMs: Date.now(), timeZeroMs: target.startMs }, 60_000);
       let compared = 0;
       const outside: Array<{ t: number; value: number; distance: number }> = [];
@@ -286,7 +294,9 @@ describe('deviation', () => {
       else expect(actual.largest_excursion).toBeNull();
     }
     const temperature = result!.parameters.find((entry) => entry.parameter === 'temperature')!;
-    expect(temperature.share_outside).toBeGreaterThan(0.4);
+    expect(temperature.share_outside).toBeGreaterThan(0.3);
+    expect(temperature.flagged).toBe(true);
+    expect(temperature.reason).toMatch(/^outside for [\d.]+ h, up to [\d.]+ band widths above at \d+:\d\d, from \d+:\d\d/);
     expect(temperature.largest_excursion).toMatchObject({ bound: 'upper' });
     expect(temperature.largest_excursion!.t).toBeGreaterThanOrEqual(3_600);
   });

@@ -155,3 +155,23 @@ export function bruteEnvelope(
     };
   });
 }
+
+/**
+ * The tolerance as the api defines it (docs/analysis.md): TOLERANCE_NOISE_MULTIPLE x the median over
+ * the members of each one's median absolute difference between neighbouring cells / (0.6745 sqrt 2),
+ * and at least TOLERANCE_RANGE_SHARE of the range the centre spans.
+ */
+export function bruteTolerance(members: readonly BruteMember[], stepMs: number, envelope: readonly BrutePoint[], centre: 'mean' | 'median'): number {
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  const noises = members.flatMap((member) => {
+    const cells = bruteCells(member, stepMs);
+    const differences = [...cells].flatMap(([cell, value]) => (cells.has(cell - 1) ? [Math.abs(value - cells.get(cell - 1)!)] : []));
+    return differences.length === 0 ? [] : [median(differences) / (0.6745 * Math.SQRT2)];
+  });
+  const centres = envelope.map((point) => point[centre]);
+  return Math.max(3 * (noises.length === 0 ? 0 : median(noises)), 0.02 * (Math.max(...centres) - Math.min(...centres)));
+}
