@@ -73,7 +73,7 @@ test('uploads the Pioreactor OD export through the wizard and charts it', async 
   await expect(dialog.getByTestId('csv-upload-counts')).toContainText('10,944 rows read · 21,888 points written');
   await screenshot(page, 'upload-3-progress-done', testInfo);
   await expectToast(page, 'CSV Upload Success');
-  await expectToast(page, 'Replaced 2 instrument(s) with 21,888 points and saved aliases.');
+  await expectToast(page, 'Wrote 21,888 points to 2 instruments; aliases saved.');
   await expect(dialog).toBeHidden();
 
   // Editing the unit operation previews the stored data: 20 time points.
@@ -129,7 +129,7 @@ test('reads an elapsed-time column from the unit operation start and flags unsur
   await expect(dialog).toContainText('0 seconds = 2025-01-01 06:00');
   await screenshot(page, 'elapsed-1-mapping', testInfo);
   await dialog.getByRole('button', { name: 'Create', exact: true }).click();
-  await expectToast(page, 'Replaced 1 instrument(s) with 61 points and saved aliases.');
+  await expectToast(page, 'Wrote 61 points to 1 instrument; aliases saved.');
 
   const readings = await callJson<{ ts: string }[]>(request, session.token, 'GET',
     `/api/v1/time-series-data?instrument_id=${instrument.id}&start_time=2025-01-01T00:00:00.000Z&end_time=2025-01-02T00:00:00.000Z&limit=1000`);

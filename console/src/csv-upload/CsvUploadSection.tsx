@@ -42,6 +42,7 @@ import {
   buildLongFormatMapping, chooseZone, longFormatSeries, previewTimestamps, recallFillForward, rememberFillForward,
 } from './reading-options.ts';
 import { LongFormatPanel, TimeZonePanel } from './ReadingOptions.tsx';
+import { isOpenEnded, OpenEndChoice } from '../unit-operations/OpenEndChoice.tsx';
 import './csv-upload.css';
 
 export function CsvUploadSection({ context }: { context: UnitOperationDialogContext }) {
@@ -53,6 +54,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const [timestampMode, setTimestampMode] = useState<TimestampMode>('absolute');
   const [elapsedUnit, setElapsedUnit] = useState<ElapsedUnit>('seconds');
   const [replaceExisting, setReplaceExisting] = useState(false);
+  const [closeOpenEnd, setCloseOpenEnd] = useState(true);
+  const openEnded = isOpenEnded(state);
   const [sampleRows, setSampleRows] = useState<string[][]>([]);
   const [timeBase, setTimeBase] = useState<FileTimeBase | null>(null);
   /** The zone picked in the wizard; null until the user picks one (the organisation's zone applies). */
@@ -161,8 +164,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
 
   // The submit hook reads the latest state through a ref, so it is registered again only when the label changes.
   const timeZone = zoneChoice.zone;
-  const latest = useRef({ file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series });
-  latest.current = { file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series };
+  const latest = useRef({ file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd });
+  latest.current = { file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd };
   const blockedLabel = !file ? null
     : longFormat ? (series.length === 0 || series.some((entry) => entry.instrument === null) ? CSV_MESSAGES.completeInstrumentSetupFirst : null)
       : blockedSubmitLabel(columns);
@@ -318,6 +321,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
               partial={partial} onCreated={(created) => void instruments.mutate((list) => [...(list ?? []), ...created], { revalidate: true })} />
           )}
 
+          {openEnded && <OpenEndChoice close={closeOpenEnd} onChange={setCloseOpenEnd} />}
+
           {state.mode === 'edit' && state.unitOperation && (
             <ReplaceOption unitOperationId={state.unitOperation.id} columns={columns} checked={replaceExisting} onChange={setReplaceExisting} />
           )}
@@ -352,12 +357,18 @@ interface MappingInput {
   longFormat: boolean;
   keyColumn: string;
   series: ReturnType<typeof longFormatSeries>;
+  closeOpenEnd: boolean;
 }
 
 type MappingOutcome = { ok: true; mapping: CsvMapping } | { ok: false; title: string; message: string };
 
 /** The upload mapping of the section's state: one instrument per column, or per column and key in long format. */
 function mappingOf(current: MappingInput): MappingOutcome {
+  const outcome = columnsMappingOf(current);
+  return outcome.ok && current.closeOpenEnd ? { ok: true, mapping: { ...outcome.mapping, close_open_end: true } } : outcome;
+}
+
+function columnsMappingOf(current: MappingInput): MappingOutcome {
   if (!current.columns) return { ok: false, title: CSV_TOAST_TITLES.validationError, message: CSV_MESSAGES.noInstrumentColumns };
   if (!current.longFormat) return buildMapping(current.columns, current);
   const timestamp = current.columns.find((c) => c.selected && c.assignment.kind === 'timestamp');

@@ -19,6 +19,8 @@ export interface ExportScopeOption {
   runId?: number;
   unitOperationId?: number;
   instruments: Array<{ id: number; name: string; unit: string | null }>;
+  /** The instruments were narrowed to those holding data: the request always names them. */
+  onlyListed?: boolean;
 }
 
 interface InstrumentLike { id: number; name: string; unit: string | null; equipmentId: number }
@@ -29,8 +31,19 @@ function instrumentsOn(equipmentIds: ReadonlyArray<number | null>, instruments: 
 }
 
 /** One unit operation: its equipment's instruments. */
-export function unitOperationScope(operation: { id: number; equipmentId: number | null }, label: string, instruments: readonly InstrumentLike[]): ExportScopeOption {
-  return { key: `unit-operation-${operation.id}`, label, unitOperationId: operation.id, instruments: instrumentsOn([operation.equipmentId], instruments) };
+/**
+ * One unit operation: the instruments of its equipment, or only those holding readings in its window
+ * when known (`withData`), named explicitly in the request so a wide CSV has no empty columns.
+ */
+export function unitOperationScope(
+  operation: { id: number; equipmentId: number | null }, label: string, instruments: readonly InstrumentLike[], withData: ReadonlySet<number> | null = null,
+): ExportScopeOption {
+  const onEquipment = instrumentsOn([operation.equipmentId], instruments);
+  if (!withData) return { key: `unit-operation-${operation.id}`, label, unitOperationId: operation.id, instruments: onEquipment };
+  return {
+    key: `unit-operation-${operation.id}`, label, unitOperationId: operation.id, onlyListed: true,
+    instruments: onEquipment.filter((instrument) => withData.has(instrument.id)),
+  };
 }
 
 /** A whole run: the instruments of every unit operation's equipment. */
@@ -69,7 +82,7 @@ export function timeSeriesExportPath(choice: ExportChoice): string {
   const query = new URLSearchParams();
   if (choice.scope.unitOperationId !== undefined) query.set('unit_operation_id', String(choice.scope.unitOperationId));
   else if (choice.scope.runId !== undefined) query.set('run_id', String(choice.scope.runId));
-  if (choice.instrumentIds.length < choice.scope.instruments.length) query.set('instrument_ids', choice.instrumentIds.join(','));
+  if (choice.scope.onlyListed || choice.instrumentIds.length < choice.scope.instruments.length) query.set('instrument_ids', choice.instrumentIds.join(','));
   if (choice.start) query.set('start_time', new Date(choice.start).toISOString());
   if (choice.end) query.set('end_time', new Date(choice.end).toISOString());
   query.set('format', choice.format);

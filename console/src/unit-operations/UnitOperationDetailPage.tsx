@@ -15,7 +15,7 @@ import { formatDate, titleCaseType } from '../entities/format.ts';
 import { instrumentListSchema, runSchema, unitOperationSchema, type Instrument, type Run, type UnitOperation } from '../entities/types.ts';
 import { TimeSeriesChart, type XRange } from '../charts/TimeSeriesChart.tsx';
 import { paletteColor } from '../charts/chart-constants.ts';
-import { parameterLabel, rangeEndMs, type ChartSeries } from '../charts/series-model.ts';
+import { parameterLabel, rangeEndMs, seriesLook, type ChartSeries } from '../charts/series-model.ts';
 import { toEpochMs } from '../charts/time-axis.ts';
 import { useSeriesWindow } from '../charts/use-series-window.ts';
 import { ParameterList } from './ParameterList.tsx';
@@ -23,7 +23,7 @@ import { CommentsCard } from './CommentsCard.tsx';
 import { CommentDialog } from './CommentDialog.tsx';
 import { DeleteCommentDialog } from './DeleteCommentDialog.tsx';
 import { toCommentView, type ApiComment, type CommentView } from './comments-model.ts';
-import { useInstrumentsWithData } from './use-instruments-with-data.ts';
+import { chartSpan, useInstrumentsWithData } from './use-instruments-with-data.ts';
 import { DerivedParameterChooser, useDerivedSeries } from '../derived/DerivedParameterChooser.tsx';
 import { derivedChartPoints, type DerivedParameterView } from '../derived/derived-model.ts';
 import { ExportDialog } from '../exports/ExportDialog.tsx';
@@ -59,12 +59,15 @@ export function UnitOperationDetailPage() {
     const start = toEpochMs(uo?.startTime ?? null);
     return Number.isNaN(start) ? null : start;
   }, [uo?.startTime]);
-  // 'now' for an operation still running is fixed when the page loads, so the range does not drift on every render.
-  const endMs = useMemo(() => (uo ? rangeEndMs(uo.endTime) : null), [uo]);
 
   const run = useApi<Run>(uo ? `/api/v1/runs/${uo.runId}` : null, runSchema);
   const instruments = useApi<Instrument[]>(uo?.equipmentId ? `/api/v1/equipment/${uo.equipmentId}/instruments` : null, instrumentListSchema);
   const withData = useInstrumentsWithData(uo?.id ?? null);
+  // While the window is open the chart spans the data, not start-to-now; 'now' is fixed when the page loads.
+  const span = useMemo(() => (uo
+    ? chartSpan({ startMs, endMs: uo.endTime ? rangeEndMs(uo.endTime) : null }, withData, Date.now())
+    : null), [uo, startMs, withData]);
+  const endMs = span?.endMs ?? null;
   const parameters = useMemo(() => {
     const all = instruments.data ?? [];
     // When the probe for which instruments hold data is unavailable, every instrument is offered.
@@ -76,14 +79,11 @@ export function UnitOperationDetailPage() {
   const selected = useMemo(() => selection ?? new Set(parameters.slice(0, 1).map((p) => p.id)), [selection, parameters]);
   const selectedIds = useMemo(() => parameters.filter((p) => selected.has(p.id)).map((p) => p.id), [parameters, selected]);
   const [xRange, setXRange] = useState<XRange | null>(null);
-  // Without a start time the earliest reading anchors the axis.
-  const chartStart = startMs ?? withData.earliestMs;
+  const chartStart = span?.startMs ?? null;
   const seriesWindow = useSeriesWindow(selectedIds, chartStart, endMs, xRange, DETAIL_MESSAGES.seriesFailed);
 
-  const colorOf = useCallback((id: number) => {
-    const index = parameters.findIndex((p) => p.id === id);
-    return index < 0 ? undefined : paletteColor(index);
-  }, [parameters]);
+  const lookOf = useCallback((id: number) => seriesLook(Math.max(0, parameters.findIndex((p) => p.id === id))), [parameters]);
+  const colorOf = useCallback((id: number) => lookOf(id).color, [lookOf]);
 
   const series = useMemo<ChartSeries[]>(() => parameters
     .filter((p) => selected.has(p.id))
@@ -92,11 +92,12 @@ export function UnitOperationDetailPage() {
       name: p.name,
       detail: parameterLabel(p.type, p.unit),
       unit: p.unit,
-      color: colorOf(p.id)!,
+      ...lookOf(p.id),
       symbol: 'circle',
       opacity: 1,
+      step: p.drawAsSteps,
       data: seriesWindow.pointsByInstrument.get(p.id) ?? [],
-    })), [parameters, selected, colorOf, seriesWindow.pointsByInstrument]);
+    })), [parameters, selected, lookOf, seriesWindow.pointsByInstrument]);
 
   // Derived parameters drawn dashed, after the instruments' colours.
   const [derivedChosen, setDerivedChosen] = useState<DerivedParameterView[]>([]);
@@ -214,7 +215,7 @@ export function UnitOperationDetailPage() {
       </div>
       {permissions.canExport ? (
         <ExportDialog isOpen={exporting} onClose={() => setExporting(false)} loading={uo.equipmentId !== null && !instruments.data && !instruments.error}
-          scopes={[unitOperationScope(uo, `${titleCaseType(uo.type)} of ${runName}`, instruments.data ?? [])]} />
+          scopes={[unitOperationScope(uo, `${titleCaseType(uo.type)} of ${runName}`, instruments.data ?? [], withData.ids)]} />
       ) : null}
 
       <div className="uo-main">

@@ -3,7 +3,7 @@ import {
   authorLabel, commentContentError, fieldsFromMinute, fieldsFromMinutesInput, fieldsFromTimestampInput, formatCommentDate, isoFromFields,
   searchComments, sortByMinute, toCommentView, type ApiComment,
 } from './comments-model.ts';
-import { summariseReadings } from './use-instruments-with-data.ts';
+import { chartSpan } from './use-instruments-with-data.ts';
 
 const start = new Date(2025, 1, 26, 10, 0).getTime();
 
@@ -64,13 +64,14 @@ describe('comments', () => {
     expect(isoFromFields({ timestamp: '', minutes: 'x' }, start)).toBeNull();
   });
 
-  it('finds the instruments with data and the earliest reading', () => {
-    const summary = summariseReadings([
-      { ts: '2025-01-01T00:10:00Z', instrumentId: 4, value: 1 },
-      { ts: '2025-01-01T00:05:00Z', instrumentId: 9, value: null },
-    ]);
-    expect([...summary.ids]).toEqual([4, 9]);
-    expect(summary.earliestMs).toBe(Date.parse('2025-01-01T00:05:00Z'));
-    expect(summariseReadings([]).earliestMs).toBeNull();
+  it("draws an open unit operation over its data, never before its start, and a closed one over its window", () => {
+    const hour = 3_600_000;
+    const open = { startMs: start, endMs: null };
+    expect(chartSpan(open, { earliestMs: start - hour, latestMs: start + 15 * hour, loading: false }, start + 9_000 * hour))
+      .toEqual({ startMs: start, endMs: start + 15 * hour });
+    expect(chartSpan(open, { earliestMs: null, latestMs: null, loading: true }, start + hour)).toBeNull();
+    expect(chartSpan(open, { earliestMs: null, latestMs: null, loading: false }, start + hour)).toEqual({ startMs: start, endMs: start + hour });
+    expect(chartSpan({ startMs: start, endMs: start + 2 * hour }, { earliestMs: null, latestMs: null, loading: true }, 0))
+      .toEqual({ startMs: start, endMs: start + 2 * hour });
   });
 });

@@ -1,35 +1,59 @@
 /**
- * Which instruments logged data during the unit operation, from one cheap downsampled read of the
- * operation's series (limit 1 per instrument), plus the earliest reading, the time axis' anchor when
- * the operation has no start time.
+ * Which instruments hold readings in the unit operation's window, with the first and last reading
+ * among them (GET /api/v1/unit-operations/{id}/instruments-with-data, counted from the rollups): the
+ * parameters, exports and formula references a unit operation offers, and the span its chart is drawn
+ * over while its window is open (never start-to-now).
  */
+import { useMemo } from 'react';
+import { instrumentsWithDataSchema, type InstrumentsWithData as InstrumentsWithDataBody } from '@bioprocess/shared/unit-operation-windows';
 import { useApi } from '../api/hooks.ts';
-import { readingListSchema } from '@bioprocess/shared/timeseries';
-import type { Reading } from '../charts/series-model.ts';
 import { toEpochMs } from '../charts/time-axis.ts';
 
 export interface InstrumentsWithData {
-  /** null when the probe failed: the caller then offers every instrument. */
+  /** null when the request failed: the caller then offers every instrument. */
   ids: ReadonlySet<number> | null;
+  readingsById: ReadonlyMap<number, number>;
   earliestMs: number | null;
+  latestMs: number | null;
   loading: boolean;
 }
 
-export function summariseReadings(readings: readonly Reading[]): { ids: Set<number>; earliestMs: number | null } {
-  const ids = new Set<number>();
-  let earliest = Number.POSITIVE_INFINITY;
-  for (const reading of readings) {
-    ids.add(reading.instrumentId);
-    const ms = toEpochMs(reading.ts);
-    if (!Number.isNaN(ms) && ms < earliest) earliest = ms;
-  }
-  return { ids, earliestMs: Number.isFinite(earliest) ? earliest : null };
-}
+const msOrNull = (text: string | null) => {
+  const ms = toEpochMs(text);
+  return Number.isNaN(ms) ? null : ms;
+};
 
 export function useInstrumentsWithData(unitOperationId: number | null): InstrumentsWithData {
-  const probe = useApi<Reading[]>(unitOperationId ? `/api/v1/unit-operations/${unitOperationId}/time-series-data?limit=1` : null, readingListSchema);
-  if (probe.error) return { ids: null, earliestMs: null, loading: false };
-  if (!probe.data) return { ids: null, earliestMs: null, loading: probe.isLoading };
-  const summary = summariseReadings(probe.data);
-  return { ids: summary.ids, earliestMs: summary.earliestMs, loading: false };
+  const answer = useApi<InstrumentsWithDataBody>(unitOperationId ? `/api/v1/unit-operations/${unitOperationId}/instruments-with-data` : null, instrumentsWithDataSchema);
+  return useMemo(() => {
+    if (answer.error || !answer.data) {
+      return { ids: null, readingsById: new Map(), earliestMs: null, latestMs: null, loading: !answer.error && answer.isLoading };
+    }
+    const body = answer.data;
+    return {
+      ids: new Set(body.instruments.map((entry) => entry.instrument_id)),
+      readingsById: new Map(body.instruments.map((entry) => [entry.instrument_id, entry.readings])),
+      earliestMs: msOrNull(body.first_reading),
+      latestMs: msOrNull(body.last_reading),
+      loading: false,
+    };
+  }, [answer.data, answer.error, answer.isLoading]);
+}
+
+/**
+ * The span the chart is drawn over: the unit operation's window when it has an end; while it is open,
+ * its data (first to last reading, never before its start), or start-to-now when it holds none yet.
+ * null until the data's span is known, so no start-to-now read is made first.
+ */
+export function chartSpan(
+  operation: { startMs: number | null; endMs: number | null },
+  data: { earliestMs: number | null; latestMs: number | null; loading: boolean },
+  nowMs: number,
+): { startMs: number; endMs: number } | null {
+  if (operation.startMs !== null && operation.endMs !== null) return { startMs: operation.startMs, endMs: operation.endMs };
+  if (data.loading) return null;
+  const startMs = operation.startMs === null ? data.earliestMs : Math.max(operation.startMs, data.earliestMs ?? operation.startMs);
+  if (startMs === null) return null;
+  const endMs = operation.endMs ?? data.latestMs ?? Math.max(nowMs, startMs);
+  return { startMs, endMs: Math.max(endMs, startMs) };
 }
