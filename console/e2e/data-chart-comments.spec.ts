@@ -90,13 +90,13 @@ test('charts the parameters and manages comments by clicking the chart', async (
   const editDialog = page.getByRole('dialog', { name: 'Edit Comment' });
   await editDialog.getByLabel('Comment').fill('Feed pump started at 5 mL/h');
   await editDialog.getByLabel('Minutes').fill('90');
-  await expect(editDialog.getByLabel('Timestamp')).toHaveValue('2025-03-03T09:30');
+  await expect(editDialog.getByLabel('Timestamp')).toHaveValue('2025-03-03 09:30');
   await editDialog.getByLabel('Timestamp').fill('2025-03-03T10:00');
   await expect(editDialog.getByLabel('Minutes')).toHaveValue('120');
   await editDialog.getByRole('button', { name: 'Save' }).click();
   await expectToast(page, 'Comment updated');
   await expect(items.first()).toContainText('Feed pump started at 5 mL/h');
-  await expect(items.first()).toContainText('min 120');
+  await expect(items.first()).toContainText('2 h 00 min');
   await expect(items.first()).toContainText('2025-03-03 10:00');
 
   // A second comment, then search.
@@ -148,7 +148,7 @@ test.describe('viewers and unknown steps', () => {
     await expect(chart.locator('.highcharts-legend-item')).toHaveText(['Temperature A temperature [celsius]']);
     const items = page.getByTestId('comment-item');
     await expect(items).toHaveCount(1);
-    await expect(items.first()).toContainText('min 60');
+    await expect(items.first()).toContainText('1 h 00 min');
     await expect(items.first().getByRole('button', { name: 'Comment actions' })).toHaveCount(0);
     const box = (await chart.locator('.highcharts-plot-background').boundingBox())!;
     await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.5);

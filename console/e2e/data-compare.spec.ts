@@ -66,7 +66,7 @@ test('overlays two runs and lists their comments', async ({ page, request }, tes
   await expect(comments).toContainText('Induction with IPTG');
   await expect(comments).toContainText(b.run.name);
   await expect(comments).toContainText('2025-04-10 08:00');
-  await expect(comments).toContainText('min 120');
+  await expect(comments).toContainText('2 h 00 min');
   await screenshot(page, 'compare-1-overlay', testInfo);
 
   // Keyboard resizing of the run panel: arrows by 10 %, within 16-40 %.

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { formatTimeHeading, formatTimeTick, timeAxisTitle, timeScaleUnit, timeTicks } from './time-scale.ts';
 
 describe('time scale', () => {
-  it('counts minutes up to two days, hours beyond, days beyond a month', () => {
-    expect(timeScaleUnit(24 * 60)).toBe('minutes');
-    expect(timeScaleUnit(48 * 60)).toBe('minutes');
-    expect(timeScaleUnit(10.8 * 24 * 60)).toBe('hours');
+  it('counts minutes up to three hours, hours up to five days, days beyond', () => {
+    expect(timeScaleUnit(120)).toBe('minutes');
+    expect(timeScaleUnit(37 * 60)).toBe('hours');
+    expect(timeScaleUnit(48 * 60)).toBe('hours');
+    expect(timeScaleUnit(10.8 * 24 * 60)).toBe('days');
     expect(timeScaleUnit(45 * 24 * 60)).toBe('days');
     expect(timeAxisTitle('hours')).toBe('Time since unit operation start (hours)');
   });
@@ -31,8 +32,9 @@ describe('time scale', () => {
     expect(formatTimeTick(720, 'days')).toBe('0.5 d');
   });
 
-  it('gives the exact minute in the tooltip heading', () => {
-    expect(formatTimeHeading(7812, 'hours')).toBe('Minute 7812 (130:12 h)');
-    expect(formatTimeHeading(1500, 'days')).toBe('Minute 1500 (day 1, 1:00 h)');
+  it('gives the moment as comment labels write it and the exact minute in the tooltip heading', () => {
+    expect(formatTimeHeading(90, 'minutes')).toBe('Minute 90');
+    expect(formatTimeHeading(2220, 'hours')).toBe('37 h 00 min (minute 2220)');
+    expect(formatTimeHeading(7812, 'days')).toBe('5 d 10 h 12 min (minute 7812)');
   });
 });

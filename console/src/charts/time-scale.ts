@@ -1,19 +1,16 @@
 /**
  * The unit the time axis counts in. Points stay in minutes since the operation's start everywhere
- * (comments, zoom and fetches use minutes); only the labels change: minutes for operations up to
- * two days, hours beyond that and days beyond a month, so a 10-day fermentation reads '0 h ... 240 h'
- * rather than '2k ... 14k'. The tooltip always gives the exact minute as well.
+ * (comments, zoom and fetches use minutes); only the labels change, in the unit the console's dates
+ * module picks for the span (`dates/elapsed-time.ts`: minutes up to three hours, hours up to five days,
+ * days beyond), so a 37-hour run reads '0 h ... 36 h' rather than '0 ... 2,220'. The tooltip gives the
+ * moment in the same words as comment labels, and the exact minute.
  */
-import { formatElapsedHourMinute, formatMinute } from './time-axis.ts';
+import { elapsedUnitFor, formatElapsed, MINUTES_PER_UNIT, type ElapsedUnit } from '../dates/elapsed-time.ts';
+import { formatMinute } from './time-axis.ts';
 
-export type TimeScaleUnit = 'minutes' | 'hours' | 'days';
+export type TimeScaleUnit = ElapsedUnit;
 
-/** Spans above this many minutes are labelled in hours. */
-export const HOURS_ABOVE_MINUTES = 48 * 60;
-/** Spans above this many minutes are labelled in days. */
-export const DAYS_ABOVE_MINUTES = 30 * 24 * 60;
-
-const MINUTES_PER: Record<TimeScaleUnit, number> = { minutes: 1, hours: 60, days: 1440 };
+const MINUTES_PER = MINUTES_PER_UNIT;
 /** Tick steps that read naturally in each unit. */
 const NICE_STEPS: Record<TimeScaleUnit, readonly number[]> = {
   minutes: [1, 2, 5, 10, 15, 20, 30, 60, 120, 180, 240, 360, 720],
@@ -22,9 +19,7 @@ const NICE_STEPS: Record<TimeScaleUnit, readonly number[]> = {
 };
 
 export function timeScaleUnit(spanMinutes: number): TimeScaleUnit {
-  if (spanMinutes > DAYS_ABOVE_MINUTES) return 'days';
-  if (spanMinutes > HOURS_ABOVE_MINUTES) return 'hours';
-  return 'minutes';
+  return elapsedUnitFor(spanMinutes);
 }
 
 export function timeAxisTitle(unit: TimeScaleUnit, timeZero = 'unit operation start'): string {
@@ -63,11 +58,8 @@ export function formatTimeTick(minute: number, unit: TimeScaleUnit): string {
   return `${text} ${unit === 'hours' ? 'h' : 'd'}`;
 }
 
-/** The tooltip's heading: the exact minute, and hours:minutes (days too on long scales). */
+/** The tooltip's heading: the moment as comment labels write it, and the exact minute: '37 h 00 min (minute 2220)'. */
 export function formatTimeHeading(minute: number, unit: TimeScaleUnit): string {
-  const base = `Minute ${formatMinute(minute)}`;
-  if (unit !== 'days') return `${base} (${formatElapsedHourMinute(minute)} h)`;
-  const whole = Math.floor(Math.abs(minute) / 1440);
-  const rest = Math.abs(minute) - whole * 1440;
-  return `${base} (day ${minute < 0 ? '-' : ''}${whole}, ${formatElapsedHourMinute(rest)} h)`;
+  if (unit === 'minutes') return `Minute ${formatMinute(minute)}`;
+  return `${formatElapsed(minute)} (minute ${formatMinute(minute)})`;
 }

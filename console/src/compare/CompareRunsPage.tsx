@@ -23,7 +23,7 @@ import { readingListSchema } from '@bioprocess/shared/timeseries';
 import { TimeSeriesChart, type XRange } from '../charts/TimeSeriesChart.tsx';
 import { COMPARE_SERIES_LIMIT, CHART_HEIGHT_PX } from '../charts/chart-constants.ts';
 import type { Reading } from '../charts/series-model.ts';
-import { formatMinute } from '../charts/time-axis.ts';
+import { formatElapsed } from '../dates/elapsed-time.ts';
 import type { ApiComment } from '../unit-operations/comments-model.ts';
 import { AlignmentForm } from '../alignment/AlignmentForm.tsx';
 import { LEFT_OUT_LABELS, timeZeroLabel } from '../alignment/alignment-labels.ts';
@@ -382,7 +382,7 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
                       {comment.author} · {runNames.get(comment.runId) ?? `Run ${comment.runId}`} · {formatDate(comment.timestamp)}
                     </div>
                   </div>
-                  <Tag minimal>min {formatMinute(comment.minute)}</Tag>
+                  <Tag minimal>{formatElapsed(comment.minute)}</Tag>
                 </li>
               ))}
             </ul>

@@ -1,5 +1,6 @@
 /** The progress bar's text and value for each phase of an upload: sending the file, then the ingest job. */
 import type { IngestJobStatus } from '@bioprocess/shared/timeseries';
+import { formatCount } from '../components/count-format.ts';
 
 export interface UploadState {
   phase: 'uploading' | 'processing' | 'done' | 'failed';
@@ -17,7 +18,7 @@ export interface ProgressView {
   animate: boolean;
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = formatCount;
 
 export function describeProgress(upload: UploadState): ProgressView {
   const job = upload.job;

@@ -10,6 +10,7 @@ import { ApiError } from '../api/client.ts';
 import { showToast, type ToastInput } from '../components/toaster.ts';
 import { watchIngestJob, type UploadProgressEvent } from './upload-client.ts';
 import type { UploadState } from './upload-progress.ts';
+import { formatCount } from '../components/count-format.ts';
 
 /** How long the finished progress bar stays visible before the dialog closes. */
 const DONE_LINGER_MS = 900;
@@ -85,5 +86,5 @@ function skippedRowsText(job: IngestJobStatus): string {
   return skippedRowsMessage({
     badTimestamp: count('rows_skipped_bad_timestamp'), outsideWindow: count('rows_skipped_out_of_range'),
     empty: count('rows_skipped_empty'), unselectedKey: count('rows_skipped_unselected_key'),
-  }) ?? `${job.progress.rows_skipped.toLocaleString('en-US')} row(s) skipped.`;
+  }) ?? `${formatCount(job.progress.rows_skipped)} row(s) skipped.`;
 }

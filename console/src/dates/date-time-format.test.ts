@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fileStamp, formatDate, formatDateWithZone, timeZoneName, toDate, toDateTimeLocal } from './date-time-format.ts';
+import { dateTimeFieldText, fileStamp, formatDate, formatDateWithZone, parseDateTimeText, timeZoneName, toDate, toDateTimeLocal } from './date-time-format.ts';
 
 describe('date and time format', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -32,5 +32,17 @@ describe('date and time format', () => {
     expect(toDateTimeLocal('2026-11-19T19:51:07')).toBe('2026-11-19T19:51:07');
     expect(toDateTimeLocal(null)).toBe('');
     expect(fileStamp(new Date(2026, 10, 19, 19, 51))).toBe('2026-11-19-1951');
+  });
+
+  it('reads date-time fields typed in ISO 24 h, with or without seconds, and shows them that way', () => {
+    expect(parseDateTimeText('2021-05-02 07:12:51')).toBe('2021-05-02T07:12:51');
+    expect(parseDateTimeText(' 2021-05-02 19:12 ')).toBe('2021-05-02T19:12');
+    expect(parseDateTimeText('2021-05-02T07:12:51')).toBe('2021-05-02T07:12:51');
+    for (const bad of ['05/02/2021, 07:12:51 AM', '2021-05-02 7:12', '2021-13-02 07:12', '2021-02-30 07:12', '2021-05-02 24:00', '2021-05-0', '']) {
+      expect(parseDateTimeText(bad), bad).toBeNull();
+    }
+    expect(dateTimeFieldText('2021-05-02T07:12:51')).toBe('2021-05-02 07:12:51');
+    expect(dateTimeFieldText('2021-05-0')).toBe('2021-05-0');
+    expect(dateTimeFieldText('')).toBe('');
   });
 });

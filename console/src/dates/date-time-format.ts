@@ -3,7 +3,7 @@
  * ('2026-11-19 19:51', with seconds where they matter), in the browser's time zone, whose name is
  * shown where a reader could take the time for another zone (charts, exports, audit entries).
  */
-import { format, isValid, parseISO } from 'date-fns';
+import { format, isValid, parse, parseISO } from 'date-fns';
 
 export const DATE_TIME_FORMATS = {
   date: 'yyyy-MM-dd',
@@ -44,6 +44,29 @@ export function toDateTimeLocal(value: DateTimeInput): string {
   // Seconds are kept (the inputs take them, step 1): a start such as Chi.Bio's 07:12:51 must not lose
   // them, since elapsed-time files count from it.
   return date ? format(date, "yyyy-MM-dd'T'HH:mm:ss") : '';
+}
+
+const TYPED_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2})?$/;
+
+/**
+ * What a date-time field holds (the `datetime-local` wire form, 'yyyy-MM-ddTHH:mm[:ss]') for what a
+ * user typed in ISO 24 h ('2021-05-02 07:12:51', seconds optional, a 'T' accepted too); null when the
+ * text is not a real moment (month 13, 25 o'clock, half typed).
+ */
+export function parseDateTimeText(text: string): string | null {
+  const match = TYPED_DATE_TIME.exec(text.trim());
+  if (!match) return null;
+  const [, day, minute, seconds] = match;
+  const wire = `${day}T${minute}${seconds ?? ''}`;
+  const date = parse(wire, seconds ? "yyyy-MM-dd'T'HH:mm:ss" : "yyyy-MM-dd'T'HH:mm", new Date());
+  // date-fns rolls nothing over, so '2021-02-30' does not parse, but check the text round-trips anyway.
+  if (!isValid(date) || format(date, seconds ? "yyyy-MM-dd'T'HH:mm:ss" : "yyyy-MM-dd'T'HH:mm") !== wire) return null;
+  return wire;
+}
+
+/** How a date-time field shows its value: the `datetime-local` wire form written as ISO 24 h ('2021-05-02 07:12:51'). */
+export function dateTimeFieldText(value: string): string {
+  return parseDateTimeText(value) === null ? value : value.replace('T', ' ');
 }
 
 /** A name for a downloaded file stamped with the current minute: 'audit-logs-2026-11-19-1951'. */

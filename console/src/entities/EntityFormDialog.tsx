@@ -3,7 +3,7 @@
  * when no record is given, edit otherwise. Every invalid field is marked at once, beside the field;
  * the banner is kept for what the server answers. Renders nothing for users who may neither create nor edit.
  */
-import { Callout, FormGroup, HTMLSelect, InputGroup, Intent, TextArea } from '@blueprintjs/core';
+import { Callout, Checkbox, FormGroup, HTMLSelect, InputGroup, Intent, TextArea } from '@blueprintjs/core';
 import { useEffect, useMemo, useState } from 'react';
 import { apiRequest } from '../api/client.ts';
 import { useAuth } from '../auth/useAuth.ts';
@@ -11,6 +11,7 @@ import { FormDialog } from '../components/dialogs/FormDialog.tsx';
 import { buildEntityBody, ENTITY_DEFINITIONS, initialValues, type EntityKind, type FieldDefinition, type FormValues } from './entity-forms.ts';
 import { useEquipmentList, useFacilities, useRevalidate } from './queries.ts';
 import './entities.css';
+import { DateTimeField } from '../dates/DateTimeField.tsx';
 
 export interface EntityFormDialogProps {
   kind: EntityKind;
@@ -113,7 +114,8 @@ export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSa
               className={field.kind === 'textarea' ? 'app-entity-form-wide' : undefined}
               intent={fieldError ? Intent.DANGER : Intent.NONE} helperText={fieldError}>
               <FieldInput field={field} value={values[field.key] ?? ''} onChange={(value) => setValue(field.key, value)}
-                invalid={Boolean(fieldError)} options={field.optionSource ? loadedOptions[field.optionSource] : undefined} />
+                invalid={Boolean(fieldError)} options={field.optionSource ? loadedOptions[field.optionSource] : undefined}
+                checkedByDefault={field.checkedByDefault?.(values)} />
             </FormGroup>
           );
         })}
@@ -133,9 +135,10 @@ interface FieldInputProps {
   onChange: (value: string) => void;
   invalid?: boolean;
   options?: { value: string; label: string }[];
+  checkedByDefault?: boolean;
 }
 
-function FieldInput({ field, value, onChange, invalid = false, options }: FieldInputProps) {
+function FieldInput({ field, value, onChange, invalid = false, options, checkedByDefault = false }: FieldInputProps) {
   const id = `entity-${field.key}`;
   const intent = invalid ? Intent.DANGER : Intent.NONE;
   const aria = { 'aria-invalid': invalid || undefined };
@@ -147,7 +150,10 @@ function FieldInput({ field, value, onChange, invalid = false, options }: FieldI
       // and is judged on submit, beside the field.
       return <InputGroup id={id} inputMode="decimal" value={value} intent={intent} {...aria} onChange={(event) => onChange(event.target.value)} />;
     case 'datetime':
-      return <InputGroup id={id} type="datetime-local" step={1} value={value} intent={intent} {...aria} onChange={(event) => onChange(event.target.value)} />;
+      return <DateTimeField id={id} value={value} intent={intent} {...aria} onChange={onChange} />;
+    case 'checkbox':
+      // An untouched box on a new form sends nothing, so the server's default for the type holds.
+      return <Checkbox id={id} checked={value === '' ? checkedByDefault : value === 'true'} label="Yes" onChange={(event) => onChange(event.currentTarget.checked ? 'true' : 'false')} />;
     case 'select': {
       const choices = options ?? (field.options ?? []).map((option) => ({ value: option, label: option }));
       return (

@@ -14,6 +14,7 @@ import {
 } from './export-request.ts';
 import { ExportJobProgress, useExportJob } from './ExportJobProgress.tsx';
 import { RecentExportJobList, useRecentExportJobs } from './RecentExportJobs.tsx';
+import { DateTimeField } from '../dates/DateTimeField.tsx';
 
 /** Earlier time-series exports the dialog lists (their files stay downloadable for a while). */
 const RECENT_SHOWN = 3;
@@ -117,8 +118,8 @@ export function ExportDialog({ isOpen, onClose, scopes, loading = false }: Expor
       </FormGroup>
       <FormGroup label="Range" helperText="Empty: the whole unit operation.">
         <div className="app-export-range">
-          <InputGroup type="datetime-local" step={1} aria-label="Start" value={start} onChange={(event) => setStart(event.target.value)} />
-          <InputGroup type="datetime-local" step={1} aria-label="End" value={end} onChange={(event) => setEnd(event.target.value)} />
+          <DateTimeField aria-label="Start" value={start} onChange={setStart} />
+          <DateTimeField aria-label="End" value={end} onChange={setEnd} />
         </div>
       </FormGroup>
       <RadioGroup name={formatGroup} label="Format" selectedValue={format} onChange={(event) => setFormat(event.currentTarget.value as TimeSeriesExportFormat)}>

@@ -8,6 +8,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ExportJobStatus } from '@bioprocess/shared/exports';
 import { showToast } from '../components/toaster.ts';
 import { downloadExportJob, watchExportJob } from './export-request.ts';
+import { formatCount } from '../components/count-format.ts';
+import { formatDateWithZone } from '../dates/date-time-format.ts';
 
 export interface ExportJobState {
   job: ExportJobStatus | null;
@@ -63,7 +65,7 @@ function progressText(job: ExportJobStatus): string {
   if (job.state === 'queued') return 'Waiting for the export to start...';
   const { progress } = job;
   if (job.kind === 'organization_archive') return `Writing the archive: ${progress.files_done} of ${progress.files_total || '?'} files`;
-  return `Writing the file: ${progress.points_done.toLocaleString('en-US')} of ${progress.points_total.toLocaleString('en-US')} points`;
+  return `Writing the file: ${formatCount(progress.points_done)} of ${formatCount(progress.points_total)} points`;
 }
 
 /** One export job's progress, file or failure; `testId` names its callout (several may share a page). */
@@ -103,7 +105,7 @@ export function ExportJobProgress({ state, testId = 'export-job' }: { state: Exp
         <Callout intent={Intent.SUCCESS} title="Export ready" data-testid={testId}>
           <p>
             {job.file_name} ({sizeText(job.bytes)})
-            {job.expires_at ? `, kept until ${new Date(job.expires_at).toLocaleString()}` : ''}.
+            {job.expires_at ? `, kept until ${formatDateWithZone(job.expires_at)}` : ''}.
           </p>
           <ProgressBar intent={Intent.SUCCESS} value={1} stripes={false} animate={false} aria-label="Export progress" />
           <Button icon="download" intent={Intent.PRIMARY} text="Download" loading={downloading} onClick={() => void download()} />

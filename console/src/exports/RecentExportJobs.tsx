@@ -9,6 +9,7 @@ import useSWR from 'swr';
 import { isExportJobFinished, type ExportJobKind, type ExportJobStatus } from '@bioprocess/shared/exports';
 import { fetchExportJobs } from './export-request.ts';
 import { ExportJobProgress, useExportJob } from './ExportJobProgress.tsx';
+import { formatDateWithZone } from '../dates/date-time-format.ts';
 
 export interface RecentExportJobs {
   jobs: ExportJobStatus[];
@@ -47,7 +48,7 @@ function RecentExportJob({ job, onFinished, testId }: { job: ExportJobStatus; on
   return (
     <li className="app-recent-export" data-testid="recent-export" data-export-id={job.id}>
       <p className="bp6-text-muted">
-        Started {new Date(job.created_at).toLocaleString()} by {job.requested_by}
+        Started {formatDateWithZone(job.created_at, 'dateTimeSeconds')} by {job.requested_by}
       </p>
       <ExportJobProgress state={state} testId={testId} />
     </li>

@@ -7,6 +7,7 @@ import { Callout, HTMLTable, Intent, Spinner } from '@blueprintjs/core';
 import { deletionPreviewSchema, type DeletionPreview } from '@bioprocess/shared/unit-operation-windows';
 import { useApi } from '../api/hooks.ts';
 import type { Camelize } from '../entities/types.ts';
+import { formatCount } from '../components/count-format.ts';
 
 type Preview = Camelize<DeletionPreview>;
 
@@ -35,12 +36,12 @@ export function ReadingsToRemove({ unitOperationId, instrumentIds, verb }: Readi
   }
   return (
     <div data-testid="readings-to-remove" data-total={totalReadings}>
-      <p>{verb} removes {totalReadings.toLocaleString('en-US')} reading(s) inside this unit operation&apos;s window, and none outside it:</p>
+      <p>{verb} removes {formatCount(totalReadings)} reading(s) inside this unit operation&apos;s window, and none outside it:</p>
       <HTMLTable compact striped>
         <thead><tr><th>Instrument</th><th>Readings removed</th></tr></thead>
         <tbody>
           {instruments.filter((instrument) => instrument.readings > 0).map((instrument) => (
-            <tr key={instrument.instrumentId}><td>{instrument.name}</td><td>{instrument.readings.toLocaleString('en-US')}</td></tr>
+            <tr key={instrument.instrumentId}><td>{instrument.name}</td><td>{formatCount(instrument.readings)}</td></tr>
           ))}
         </tbody>
       </HTMLTable>

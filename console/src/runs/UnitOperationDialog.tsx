@@ -16,6 +16,7 @@ import { titleCaseType, toDateTimeLocal } from '../entities/format.ts';
 import { useEquipmentList, useRevalidate } from '../entities/queries.ts';
 import '../entities/entities.css';
 import { unitOperationSchema, unitOperationTypeListSchema, type UnitOperation, type UnitOperationTypeOption } from '../entities/types.ts';
+import { DateTimeField } from '../dates/DateTimeField.tsx';
 
 export const REQUIRED_FIELDS_MESSAGE = 'Please fill in all required fields.';
 
@@ -258,10 +259,10 @@ export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onS
           </HTMLSelect>
         </FormGroup>
         <FormGroup label="Start Time" labelFor="unit-op-start" labelInfo="(optional)">
-          <InputGroup id="unit-op-start" type="datetime-local" step={1} disabled={locked} value={start} onChange={(event) => setStart(event.target.value)} />
+          <DateTimeField id="unit-op-start" disabled={locked} value={start} onChange={setStart} />
         </FormGroup>
         <FormGroup label="End Time" labelFor="unit-op-end" labelInfo="(optional)">
-          <InputGroup id="unit-op-end" type="datetime-local" step={1} disabled={locked} value={end} onChange={(event) => setEnd(event.target.value)} />
+          <DateTimeField id="unit-op-end" disabled={locked} value={end} onChange={setEnd} />
         </FormGroup>
       </div>
       <details className="app-unit-operation-properties" data-testid="unit-operation-properties">

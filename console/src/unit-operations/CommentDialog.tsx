@@ -10,6 +10,7 @@ import {
   commentContentError, fieldsFromMinute, fieldsFromMinutesInput, fieldsFromTimestampInput, isoFromFields, type CommentTimeFields,
 } from './comments-model.ts';
 import { DATE_RANGE_MESSAGES } from '@bioprocess/shared/date-range';
+import { DateTimeField } from '../dates/DateTimeField.tsx';
 
 export interface CommentDialogProps {
   mode: 'create' | 'edit';
@@ -67,8 +68,8 @@ export function CommentDialog({ mode, isOpen, startMs, initialMinute, initialCon
       </FormGroup>
       <div className="uo-comment-time-row">
         <FormGroup label="Timestamp" labelFor="comment-timestamp" className="uo-comment-time-field">
-          <InputGroup id="comment-timestamp" type="datetime-local" value={time.timestamp}
-            onChange={(event) => setTime(fieldsFromTimestampInput(event.target.value, startMs))} />
+          <DateTimeField id="comment-timestamp" seconds={false} value={time.timestamp}
+            onChange={(timestamp) => setTime(fieldsFromTimestampInput(timestamp, startMs))} />
         </FormGroup>
         <span className="uo-comment-time-or">or</span>
         <FormGroup label="Minutes" labelFor="comment-minutes" className="uo-comment-time-field">

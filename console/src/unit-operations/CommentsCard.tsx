@@ -4,7 +4,7 @@
  */
 import { useMemo, useState } from 'react';
 import { Button, Card, H4, InputGroup, Menu, MenuItem, NonIdealState, PopoverNext, Tag } from '@blueprintjs/core';
-import { formatMinute } from '../charts/time-axis.ts';
+import { formatElapsed } from '../dates/elapsed-time.ts';
 import { formatCommentDate, searchComments, sortByMinute, type CommentView } from './comments-model.ts';
 
 export const COMMENTS_EMPTY_MESSAGE = 'No comments yet. Click on the chart to add a comment.';
@@ -38,7 +38,7 @@ export function CommentsCard({ comments, canEdit, loading, onEdit, onDelete }: C
         <ul className="uo-comment-list">
           {visible.map((comment) => (
             <li key={comment.id} className="uo-comment" data-testid="comment-item">
-              <Tag minimal intent="primary" className="uo-comment-minute">min {formatMinute(comment.minute)}</Tag>
+              <Tag minimal intent="primary" className="uo-comment-minute">{formatElapsed(comment.minute)}</Tag>
               <div className="uo-comment-body">
                 <div className="uo-comment-text">{comment.content}</div>
                 <div className="uo-comment-meta bp6-text-muted">

@@ -1,7 +1,7 @@
 /** The Delete Comment confirmation: the minute, the comment and its author, and the warning. */
 import { useState } from 'react';
 import { ConfirmDialog } from '../components/dialogs/ConfirmDialog.tsx';
-import { formatMinute } from '../charts/time-axis.ts';
+import { formatElapsed } from '../dates/elapsed-time.ts';
 import type { CommentView } from './comments-model.ts';
 
 export interface DeleteCommentDialogProps {
@@ -28,7 +28,7 @@ export function DeleteCommentDialog({ comment, onClose, onConfirm }: DeleteComme
       destructive confirmLabel="Delete" size="sm">
       {comment && (
         <div className="uo-delete-comment">
-          <p>Delete the comment at minute <strong>{formatMinute(comment.minute)}</strong>?</p>
+          <p>Delete the comment at <strong>{formatElapsed(comment.minute)}</strong>?</p>
           <blockquote className="bp6-blockquote">{comment.content}</blockquote>
           <p className="bp6-text-muted">By {comment.author}</p>
           <p><strong>This action cannot be undone.</strong></p>
