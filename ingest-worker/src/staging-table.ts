@@ -60,3 +60,51 @@ export async function attachStagedPartitions(clickhouse: ClickHouseClient, table
   }
   return partitions.length;
 }
+
+/** Past this much memory, the duplicate count's GROUP BY spills to disk: a 1 GiB upload's keys never need more. */
+const DUPLICATE_COUNT_MEMORY_BYTES = 256 * 1024 * 1024;
+
+/** Stored keys that several rows of the file landed on, and the one that comes first in the file. */
+export interface StagedDuplicates {
+  keys: number;
+  /** Rows beyond the first of each such key: what keeping one row per key leaves out. */
+  extraRows: number;
+  first: { instrumentId: number; ts: number; firstVersion: bigint; lastVersion: bigint; rows: number } | null;
+}
+
+/**
+ * Counts the staged keys (instrument, ts) that hold rows of more than one version, i.e. of more than
+ * one row of the file (a resumed pass may stage a row twice, with its one version). Rows are versioned
+ * by line, so the versions name the lines; `firstWins` says versions fall as lines grow (keep-first).
+ * One GROUP BY in ClickHouse: linear in the staged rows, its memory bounded by spilling to disk.
+ */
+export async function countStagedDuplicates(clickhouse: ClickHouseClient, table: string, firstWins: boolean): Promise<StagedDuplicates> {
+  const pick = firstWins ? 'argMax' : 'argMin';
+  const order = firstWins ? 'high' : 'low';
+  const result = await clickhouse.query({
+    query: `SELECT count() AS keys, sum(rows - 1) AS extra, ${pick}(instrument_id, ${order}) AS instrument, ${pick}(ts, ${order}) AS at,
+        ${pick}(low, ${order}) AS low_version, ${pick}(high, ${order}) AS high_version, ${pick}(rows, ${order}) AS key_rows
+      FROM (
+        SELECT instrument_id, ts, uniqExact(version) AS rows, min(version) AS low, max(version) AS high
+        FROM ${table} GROUP BY instrument_id, ts HAVING rows > 1
+      )`,
+    format: 'JSONEachRow',
+    clickhouse_settings: { max_bytes_before_external_group_by: String(DUPLICATE_COUNT_MEMORY_BYTES) },
+  });
+  const [row] = await result.json<{
+    keys: string | number; extra: string | number; instrument: string | number; at: string | number; low_version: string; high_version: string; key_rows: string | number;
+  }>();
+  const keys = Number(row?.keys ?? 0);
+  if (!row || keys === 0) return { keys: 0, extraRows: 0, first: null };
+  const low = BigInt(row.low_version);
+  const high = BigInt(row.high_version);
+  return {
+    keys,
+    extraRows: Number(row.extra),
+    first: {
+      instrumentId: Number(row.instrument), ts: Number(row.at), rows: Number(row.key_rows),
+      firstVersion: firstWins ? high : low, lastVersion: firstWins ? low : high,
+    },
+  };
+}
+

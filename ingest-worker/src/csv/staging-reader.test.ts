@@ -154,8 +154,15 @@ describe('the CSV read pass over several read chunks', () => {
 
   it('rejects a non-numeric value far into the file, naming it', async () => {
     const lines = mixedFile();
-    lines[ROWS - 10] = lines[ROWS - 10]!.replace(/^([^,]*),[^,]*,/, '$1,n/a,');
-    await expect(stage(lines)).rejects.toThrow(new CsvRejected("Column 'a' has non-numeric values: n/a"));
+    lines[ROWS - 10] = lines[ROWS - 10]!.replace(/^([^,]*),[^,]*,/, '$1,pump B,');
+    await expect(stage(lines)).rejects.toThrow(new CsvRejected("Column 'a' has non-numeric values: pump B"));
+  });
+
+  it('stores a flagged cell far into the file as missing, counted with its text, and fails nothing', async () => {
+    const lines = mixedFile();
+    lines[ROWS - 10] = lines[ROWS - 10]!.replace(/^([^,]*),[^,]*,/, '$1,< 0.400,');
+    const { plan } = await stage(lines);
+    expect(plan.flagged[0]).toEqual({ count: 1, examples: ['< 0.400'] });
   });
 
   it('asks for row versions when a timestamp repeats far into the file, and stages each row with its own', async () => {
@@ -166,8 +173,7 @@ describe('the CSV read pass over several read chunks', () => {
     expect(plan.increasing).toBe(false);
     const repeatedTs = Date.parse(lines[ROWS - 11]!.split(',')[0]!);
     const versions = points.filter((point) => point.instrumentId === 100 && point.ts === repeatedTs).map((point) => point.version);
-    // Data rows are counted from 0 after the header; blank lines are not rows.
-    const dataIndex = (line: number) => lines.slice(1, line).filter((text) => text.trim() !== '').length;
-    expect(versions.sort()).toEqual([BigInt(pointVersion(7, dataIndex(ROWS - 11))), BigInt(pointVersion(7, dataIndex(ROWS - 10)))]);
+    // A row's version is its line in the file (lines[i] is line i + 1, whose version index is i): the duplicate count names lines.
+    expect(versions.sort()).toEqual([BigInt(pointVersion(7, ROWS - 11)), BigInt(pointVersion(7, ROWS - 10))]);
   });
 });

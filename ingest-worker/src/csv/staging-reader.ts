@@ -21,19 +21,22 @@ import {
   decimalCommaAllowed,
   detectDelimiter,
   detectTimestampFormat,
-  elapsedToEpochMs,
+  elapsedCellToEpochMs,
   CsvLimitError,
   checkColumnCount,
   truncateRowToWidth,
   hasOwnUtcOffset,
   isMultiSectionCsv,
-  forEachPlainLine,
   parseNumericCell,
   parsePlainDecimal,
   parseTimeZone,
   readTimezoneBiasMinutes,
   sanitizeHeaders,
   sectionNameOfRow,
+  MissingValues,
+  countFlaggedCell,
+  isPercentColumn,
+  readFlaggedCell,
   type CsvDelimiter,
   type CsvEncoding,
   type NumericCellOptions,
@@ -42,7 +45,8 @@ import {
 import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type CsvMapping } from '@bioprocess/shared/timeseries';
 import { readHead, readRecords, type RecordReadStats } from './record-reader.ts';
-import { MAX_ROWS_PER_VERSION, pointVersion } from '@bioprocess/shared/ingest/versions';
+import { firstWinsPointVersion, MAX_ROWS_PER_VERSION, pointVersion } from '@bioprocess/shared/ingest/versions';
+import type { DuplicatePolicy } from '@bioprocess/shared/ingest/requests';
 
 /**
  * Bytes reserved per staged point: a row is 25 (33 with its own version), and a batch runs past its
@@ -111,8 +115,15 @@ export interface CsvPlan {
   increasing: boolean;
   /** The instant of the last row whose timestamp read (settles wall-clock times that happen twice). */
   lastTs: number;
-  /** Per column entry: the last point's timestamp (the increasing check). */
+  /**
+   * The last point's timestamp per instrument (the increasing check), at the index of the instrument's
+   * first column entry: two entries of one instrument share a key space, so they share the check.
+   */
   entryLastTs: number[];
+  /** Per column entry: cells stored as missing because they were flags (or the user's missing values). */
+  flagged: Array<{ count: number; examples: string[] }>;
+  /** Lines of the file read before the resume point (rows are versioned by their line: a duplicate names its lines). */
+  linesRead?: number;
   /** Per column entry: the last non-empty cell, carried over empty cells when the entry fills forward. */
   carried: Array<string | null>;
 }
@@ -144,6 +155,10 @@ export interface StagingOptions {
   /** Where to resume, or null to read the file from its start. */
   from: StagingCheckpoint | null;
   versioned: boolean;
+  /** keep-first: a key's first row gets the highest version (else its last row, as for every other policy). */
+  duplicates?: DuplicatePolicy;
+  /** Cell texts or numbers that mean "no value" (the user's `missing_values`). */
+  missingValues?: string[];
   /** Columns the header may have (CSV_MAX_COLUMNS; default CSV_LIMITS.defaultMaxColumns). */
   maxColumns?: number;
   /** Bytes a line or quoted record may have (CSV_MAX_LINE_BYTES; default CSV_LIMITS.defaultMaxLineBytes). */
@@ -183,10 +198,9 @@ type PlanColumns = CsvPlan['columns'];
 function timestampReader(plan: Pick<CsvPlan, 'detection' | 'timeZone'>, mapping: CsvMapping, startMs: number | null): TimestampReader {
   if (mapping.timestamp_mode === 'elapsed') {
     const unit = mapping.elapsed_unit!;
-    return (raw) => {
-      const value = parseNumericCell(raw);
-      return value === null || Number.isNaN(value) ? null : elapsedToEpochMs(value, unit, startMs!);
-    };
+    // A start the file states (its preamble) wins over the unit operation's; clock values (`0:04:22`) read as durations.
+    const start = mapping.elapsed_start !== undefined ? Date.parse(mapping.elapsed_start) : startMs!;
+    return (raw) => elapsedCellToEpochMs(raw, unit, start);
   }
   if (!plan.detection) return () => null;
   const timeZone = parseTimeZone(plan.timeZone);
@@ -234,30 +248,72 @@ class ColumnBatch {
 }
 
 /**
+ * Reads cells to values: a number, null (missing: empty, a flag, or one of the user's missing
+ * values) or NaN (text that is no flag: the upload fails with the non-numeric listing). Flags are
+ * counted only for cells of staged rows (`count`), never for skipped rows or cells filled forward.
+ */
+class CellReader {
+  private readonly missing: MissingValues;
+  /** Plain decimals may skip this reader unless the user named numbers as missing. */
+  readonly plainDecimalsStored: boolean;
+  private readonly percentUnit: boolean[];
+
+  constructor(
+    readonly collector: NonNumericCollector, private readonly options: NumericCellOptions, columns: PlanColumns, missingValues: readonly string[],
+  ) {
+    this.missing = new MissingValues(missingValues);
+    this.plainDecimalsStored = this.missing.numbers.length === 0;
+    this.percentUnit = columns.map((column) => isPercentColumn(column.column));
+  }
+
+  read(raw: string, c: number, plan: CsvPlan, count: boolean): number | null {
+    const value = parseNumericCell(raw, this.options);
+    if (value === null) return null;
+    if (value === value /* not NaN */) {
+      if (this.plainDecimalsStored || !this.missing.isMissingNumber(value)) return value;
+      if (count) countFlaggedCell(plan.flagged[c]!, raw);
+      return null;
+    }
+    if (this.missing.isMissingText(raw)) {
+      if (count) countFlaggedCell(plan.flagged[c]!, raw);
+      return null;
+    }
+    const flagged = readFlaggedCell(raw, { ...this.options, percentUnit: this.percentUnit[c] });
+    if (flagged) {
+      if (flagged.flag !== null && count) countFlaggedCell(plan.flagged[c]!, raw);
+      return flagged.value;
+    }
+    this.collector.record(plan.columns[c]!.column, raw);
+    return Number.NaN;
+  }
+}
+
+/**
  * The value of one cell of column entry `c` (null or NaN when it gives no point): an empty cell of an
  * entry that fills forward takes the entry's last value; a non-numeric value is recorded.
  */
-function resolveCell(raw: string, c: number, plan: CsvPlan, collector: NonNumericCollector, options: NumericCellOptions): number | null {
+function resolveCell(raw: string, c: number, plan: CsvPlan, cells: CellReader): number | null {
   const column = plan.columns[c]!;
-  if (!column.fillForward) return collector.check(column.column, raw, options);
+  if (!column.fillForward) return cells.read(raw, c, plan, true);
   if (!isBlank(raw)) {
     plan.carried[c] = raw;
-    return collector.check(column.column, raw, options);
+    return cells.read(raw, c, plan, true);
   }
   const last = plan.carried[c];
   if (last === null || last === undefined) return null;
-  const value = collector.check(column.column, last, options);
+  const value = cells.read(last, c, plan, false);
   if (value !== null && value === value /* not NaN */) plan.filledPoints += 1;
   return value;
 }
 
 /** Writes the point of column entry `c` unless the batch is null (the upload already failed); answers 1, or 0 without a value. */
-function stagePoint(c: number, value: number | null, plan: CsvPlan, batch: ColumnBatch | null, instrumentIds: number[], ts: number, version: bigint | null): number {
+function stagePoint(c: number, value: number | null, plan: CsvPlan, batch: ColumnBatch | null, instrumentIds: number[], slots: Int32Array, ts: number, version: bigint | null): number {
   if (value === null || value !== value /* NaN */) return 0;
   const out = batch?.columns[c];
   if (out) writeStagedPoint(out, instrumentIds[c]!, ts, value, version);
-  if (ts <= plan.entryLastTs[c]!) plan.increasing = false;
-  plan.entryLastTs[c] = ts;
+  const slot = slots[c]!;
+  if (ts <= plan.entryLastTs[slot]!) plan.increasing = false;
+  plan.entryLastTs[slot] = ts;
   return 1;
 }
 
@@ -267,14 +323,14 @@ function stagePoint(c: number, value: number | null, plan: CsvPlan, batch: Colum
  * of its key in long format).
  */
 function stageCells(
-  row: string[], entries: readonly number[], plan: CsvPlan, collector: NonNumericCollector, options: NumericCellOptions,
-  batch: ColumnBatch | null, instrumentIds: number[], ts: number, version: bigint | null,
+  row: string[], entries: readonly number[], plan: CsvPlan, cells: CellReader,
+  batch: ColumnBatch | null, instrumentIds: number[], slots: Int32Array, ts: number, version: bigint | null,
 ): number {
   let points = 0;
   for (let e = 0; e < entries.length; e += 1) {
     const c = entries[e]!;
-    const value = resolveCell(row[plan.columns[c]!.index] ?? '', c, plan, collector, options);
-    points += stagePoint(c, value, plan, batch, instrumentIds, ts, version);
+    const value = resolveCell(row[plan.columns[c]!.index] ?? '', c, plan, cells);
+    points += stagePoint(c, value, plan, batch, instrumentIds, slots, ts, version);
   }
   if (batch) batch.points += points;
   return points;
@@ -286,18 +342,19 @@ function stageCells(
  * from the closure state so V8 optimises it on its own.
  */
 function stageCellsInPlace(
-  text: string, starts: Int32Array, ends: Int32Array, plan: CsvPlan, collector: NonNumericCollector, options: NumericCellOptions,
-  batch: ColumnBatch | null, instrumentIds: number[], ts: number, version: bigint | null,
+  text: string, starts: Int32Array, ends: Int32Array, plan: CsvPlan, cells: CellReader,
+  batch: ColumnBatch | null, instrumentIds: number[], slots: Int32Array, ts: number, version: bigint | null,
 ): number {
   const columns = plan.columns;
+  const plainStored = cells.plainDecimalsStored;
   let points = 0;
   for (let c = 0; c < columns.length; c += 1) {
     const column = columns[c]!;
     const start = starts[column.index]!;
     const end = ends[column.index]!;
-    const plain = column.fillForward ? undefined : parsePlainDecimal(text, start, end);
-    const value = plain !== undefined ? plain : resolveCell(text.slice(start, end), c, plan, collector, options);
-    points += stagePoint(c, value, plan, batch, instrumentIds, ts, version);
+    const plain = column.fillForward || !plainStored ? undefined : parsePlainDecimal(text, start, end);
+    const value = plain !== undefined ? plain : resolveCell(text.slice(start, end), c, plan, cells);
+    points += stagePoint(c, value, plan, batch, instrumentIds, slots, ts, version);
   }
   if (batch) batch.points += points;
   return points;
@@ -312,9 +369,53 @@ function carryCells(row: string[], entries: readonly number[], plan: CsvPlan): v
   }
 }
 
-/** Checks the cells of a skipped row: a non-numeric column fails the upload wherever it is. */
-function checkCells(row: string[], entries: readonly number[], columns: PlanColumns, collector: NonNumericCollector, options: NumericCellOptions): void {
-  for (const c of entries) collector.check(columns[c]!.column, row[columns[c]!.index] ?? '', options);
+/** Checks the cells of a skipped row: a non-numeric column fails the upload wherever it is (flags there are not counted: nothing is stored). */
+function checkCells(row: string[], entries: readonly number[], plan: CsvPlan, cells: CellReader): void {
+  for (const c of entries) cells.read(row[plan.columns[c]!.index] ?? '', c, plan, false);
+}
+
+/** Calls `visit` with each non-empty line and its number (lines before the text: `linesBefore`); answers the line feeds seen. */
+function forEachNumberedLine(text: string, linesBefore: number, visit: (start: number, end: number, line: number) => void): number {
+  const length = text.length;
+  let start = 0;
+  let line = linesBefore;
+  let feeds = 0;
+  while (start < length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = length;
+    else feeds += 1;
+    line += 1;
+    const next = end + 1;
+    if (end > start && text.charCodeAt(end - 1) === 13 /* CR */) end -= 1;
+    if (end > start) visit(start, end, line);
+    start = next;
+  }
+  return feeds;
+}
+
+function countLineFeeds(text: string): number {
+  let feeds = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) feeds += 1;
+  return feeds;
+}
+
+/** Per column entry, the entry whose timestamps it shares (the first entry of the same instrument). */
+function instrumentSlots(instrumentIds: readonly number[]): Int32Array {
+  const first = new Map<number, number>();
+  return Int32Array.from(instrumentIds, (id, index) => {
+    const slot = first.get(id);
+    if (slot !== undefined) return slot;
+    first.set(id, index);
+    return index;
+  });
+}
+
+/** A plan to keep or resume from: its arrays are copied, the pass goes on changing its own. */
+function copyPlan(plan: CsvPlan): CsvPlan {
+  return {
+    ...plan, entryLastTs: [...plan.entryLastTs], carried: [...plan.carried],
+    flagged: (plan.flagged ?? plan.columns.map(() => ({ count: 0, examples: [] }))).map((entry) => ({ count: entry.count, examples: [...entry.examples] })),
+  };
 }
 
 /**
@@ -337,21 +438,26 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
   const { mapping, from, versioned } = options;
   const head = await readHead(options.filePath);
   if (head.text.replace(/^\uFEFF/, '').trim() === '') throw new CsvRejected(CSV_MESSAGES.contentEmpty);
-  const delimiter = from?.plan.delimiter ?? detectDelimiter(head.text);
+  const delimiter = from?.plan.delimiter ?? options.mapping.reading?.delimiter ?? detectDelimiter(head.text);
   const multiSection = from?.plan.multiSection ?? isMultiSectionCsv(head.text);
   const fileTimeBase = multiSection ? dasWareTimeBase(readTimezoneBiasMinutes(head.text)) : null;
   const decimalComma = decimalCommaAllowed(delimiter);
-  if (mapping.timestamp_mode === 'elapsed' && options.startMs === null) {
+  if (mapping.timestamp_mode === 'elapsed' && options.startMs === null && mapping.elapsed_start === undefined) {
     throw new CsvRejected('Elapsed timestamps need the unit operation to have a start time.');
   }
 
   const scanner = new MaliciousContentScanner(from?.scannerTail ?? '');
   const collector = new NonNumericCollector();
   const numericOptions: NumericCellOptions = { decimalComma };
+  let cells: CellReader | null = null;
+  const readerOf = (current: CsvPlan) => new CellReader(collector, numericOptions, current.columns, options.missingValues ?? []);
   const sections = !from && multiSection ? new DataSectionFilter() : null;
   const instrumentIds = mapping.columns.map((column) => column.instrument_id);
+  const slots = instrumentSlots(instrumentIds);
+  const firstWins = options.duplicates === 'keep-first';
+  let linesRead = from?.plan.linesRead ?? 0;
   const batch = new ColumnBatch(mapping.columns.length, options.batchPoints);
-  let plan: CsvPlan | null = from ? { ...from.plan, entryLastTs: [...from.plan.entryLastTs], carried: [...from.plan.carried] } : null;
+  let plan: CsvPlan | null = from ? copyPlan(from.plan) : null;
   let readTimestamp: TimestampReader = plan ? timestampReader(plan, mapping, options.startMs) : () => null;
   /** Which column entries a row feeds: all of them, or in long format those of the row's key. */
   let allEntries: number[] = [];
@@ -379,10 +485,14 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
       entriesByKey!.set(column.key!, list);
     });
   };
-  if (plan) indexEntries(plan);
+  if (plan) {
+    indexEntries(plan);
+    cells = readerOf(plan);
+  }
   /** Rows are held back until 20 timestamp samples decided the format. */
   let detected = from !== null;
   const pending: string[][] = [];
+  const pendingLines: number[] = [];
   let samples = 0;
 
   const settleHeader = (row: string[]) => {
@@ -409,8 +519,10 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
       decimalComma, dataRows: 0, validRows: 0, skippedBadTimestamp: 0, skippedOutOfRange: 0, skippedEmpty: 0, skippedUnselectedKey: 0,
       points: 0, filledPoints: 0, minTs: Number.POSITIVE_INFINITY, maxTs: Number.NEGATIVE_INFINITY, increasing: true,
       lastTs: Number.NEGATIVE_INFINITY, entryLastTs: mapping.columns.map(() => Number.NEGATIVE_INFINITY), carried: mapping.columns.map(() => null),
+      flagged: mapping.columns.map(() => ({ count: 0, examples: [] })), linesRead: 0,
     };
     indexEntries(plan);
+    cells = readerOf(plan);
   };
 
   /** The entries a row of `cells` cells (fewer than the header's) feeds, in the mapping's order (that of the error listing). */
@@ -420,7 +532,7 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     return reached.concat(fillForwardEntries).sort((a, b) => a - b);
   };
 
-  const consider = (row: string[], index: number) => {
+  const consider = (row: string[], line: number) => {
     const current = plan!;
     // A short row stays short (a cell past its end is a missing value): padding it to a wide header
     // would cost the header's width for every row, however little the row holds.
@@ -443,18 +555,23 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     }
     current.lastTs = ts;
     // Once the upload fails, nothing more is staged.
-    const rowPoints = stageCells(row, entries, current, collector, numericOptions, collector.hasErrors ? null : batch, instrumentIds,
-      ts, rowVersion(index));
+    const rowPoints = stageCells(row, entries, current, cells!, collector.hasErrors ? null : batch, instrumentIds, slots,
+      ts, rowVersion(line));
     countStagedRow(ts, rowPoints);
   };
 
-  const rowVersion = (index: number) => (versioned ? BigInt(pointVersion(options.versionSeq, index)) : null);
+  /** A row's version comes from its line, so a duplicate found in the staging table names the lines of its rows. */
+  const rowVersion = (line: number) => {
+    if (!versioned) return null;
+    if (line > MAX_ROWS_PER_VERSION) throw new CsvRejected(`The file has more than ${MAX_ROWS_PER_VERSION} lines`);
+    return BigInt(firstWins ? firstWinsPointVersion(options.versionSeq, line - 1) : pointVersion(options.versionSeq, line - 1));
+  };
 
   /** A row whose timestamp did not read (ts null) or lies outside the window. */
   const skipRow = (row: string[], entries: readonly number[], rawTs: string, ts: number | null) => {
     const current = plan!;
     // Every cell is checked, also on skipped rows: a non-numeric column fails the upload either way.
-    checkCells(row, entries, current.columns, collector, numericOptions);
+    checkCells(row, entries, current, cells!);
     if (ts === null) {
       if (isBlank(rawTs) && entries.every((c) => isBlank(row[current.columns[c]!.index]))) current.skippedEmpty += 1;
       else current.skippedBadTimestamp += 1;
@@ -478,15 +595,12 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     if (ts > current.maxTs) current.maxTs = ts;
   };
 
-  /** Counts a data row against the row limits; answers its index in the file. */
+  /** Counts a data row against the row limits. */
   const countDataRow = () => {
     const current = plan!;
-    const index = current.dataRows;
     current.dataRows += 1;
     const tooMany = checkRowLimit(current.dataRows, options.maxRows);
     if (tooMany) throw new CsvRejected(tooMany);
-    if (current.dataRows > MAX_ROWS_PER_VERSION) throw new CsvRejected(`The file has more than ${MAX_ROWS_PER_VERSION} rows`);
-    return index;
   };
 
   /**
@@ -499,9 +613,9 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
   let starts = new Int32Array(0);
   let ends = new Int32Array(0);
   const delimiterCode = delimiter.charCodeAt(0);
-  const considerInPlace = (text: string, lineStart: number, lineEnd: number) => {
+  const considerInPlace = (text: string, lineStart: number, lineEnd: number, line: number) => {
     const current = plan!;
-    const index = countDataRow();
+    countDataRow();
     const width = current.width;
     if (starts.length < width) {
       starts = new Int32Array(width);
@@ -526,7 +640,7 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
       fields += 1;
     }
     if (fields !== width) {
-      consider(splitLine(text, lineStart, lineEnd), index);
+      consider(splitLine(text, lineStart, lineEnd), line);
       return;
     }
     work.cellsVisited += 1 + allEntries.length;
@@ -537,8 +651,8 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
       return;
     }
     current.lastTs = ts;
-    const rowPoints = stageCellsInPlace(text, starts, ends, current, collector, numericOptions, collector.hasErrors ? null : batch,
-      instrumentIds, ts, rowVersion(index));
+    const rowPoints = stageCellsInPlace(text, starts, ends, current, cells!, collector.hasErrors ? null : batch,
+      instrumentIds, slots, ts, rowVersion(line));
     countStagedRow(ts, rowPoints);
   };
 
@@ -553,13 +667,13 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     }
     readTimestamp = timestampReader(current, mapping, options.startMs);
     detected = true;
-    const firstIndex = current.dataRows - pending.length;
-    pending.splice(0).forEach((row, offset) => consider(row, firstIndex + offset));
+    const lines = pendingLines.splice(0);
+    pending.splice(0).forEach((row, offset) => consider(row, lines[offset]!));
   };
 
   let headerSeen = from !== null;
   /** Takes one parsed row; answers false when the data table ended (read no further). */
-  const acceptRow = (row: string[]): boolean => {
+  const acceptRow = (row: string[], line: number): boolean => {
     if (sections) {
       const verdict = sections.accept(row);
       if (verdict === 'skip') return true;
@@ -577,13 +691,14 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
       return false; // resumed inside the data table: the next section ends it
     }
     const current = plan!;
-    const index = countDataRow();
+    countDataRow();
     if (!detected) {
       pending.push(row);
+      pendingLines.push(line);
       if ((row[current.timestampIndex] ?? '').trim() !== '') samples += 1;
       if (samples >= CSV_LIMITS.dateDetectionSampleSize || mapping.timestamp_mode === 'elapsed') detect();
     } else {
-      consider(row, index);
+      consider(row, line);
     }
     return true;
   };
@@ -594,15 +709,19 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
   })) {
     if (scanner.push(records.text)) throw new CsvRejected(CSV_MESSAGES.maliciousContent);
     if (records.rows !== null) {
-      for (const row of records.rows) if (!acceptRow(row)) break reading;
+      // A parsed chunk's rows get the lines they would have without quoted line breaks: exact for the
+      // common file, and still increasing and unique when a quoted value spans lines.
+      const linesBefore = linesRead;
+      linesRead += countLineFeeds(records.text);
+      for (let offset = 0; offset < records.rows.length; offset += 1) if (!acceptRow(records.rows[offset]!, linesBefore + offset + 1)) break reading;
     } else if (!multiSection && headerSeen && detected && entriesByKey === null) {
       const text = records.text;
-      forEachPlainLine(text, (start, end) => considerInPlace(text, start, end));
+      linesRead += forEachNumberedLine(text, linesRead, (start, end, line) => considerInPlace(text, start, end, line));
     } else {
       const text = records.text;
       let ended = false;
-      forEachPlainLine(text, (start, end) => {
-        if (!ended && !acceptRow(text.slice(start, end).split(delimiter))) ended = true;
+      linesRead += forEachNumberedLine(text, linesRead, (start, end, line) => {
+        if (!ended && !acceptRow(text.slice(start, end).split(delimiter), line)) ended = true;
       });
       if (ended) break reading;
     }
@@ -611,7 +730,7 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     if (records.boundary && detected && !collector.hasErrors && batch.points >= options.batchPoints) {
       const checkpoint: StagingCheckpoint = {
         phase: 'staging', versioned, byteOffset: records.byteEnd, scannerTail: scanner.tail, resumed: from !== null,
-        plan: { ...current, entryLastTs: [...current.entryLastTs], carried: [...current.carried] },
+        plan: copyPlan({ ...current, linesRead }),
       };
       const points = batch.points;
       await sink.batch(batch.takeChunks(), points, checkpoint);

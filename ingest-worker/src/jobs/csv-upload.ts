@@ -29,8 +29,13 @@ import { applyLaterDeletions, countLiveReadings, writeTombstones } from '../dele
 import { recomputeRollups } from '../rollups/recompute.ts';
 import { CsvRejected, NeedsRowVersions, type CsvPlan, type StagingCheckpoint } from '../csv/staging-reader.ts';
 import { stageInThread } from '../csv/staging-thread-runner.ts';
-import { attachStagedPartitions, createStagingTable, dropStagingTable, insertStaged, stagingTableName } from '../staging-table.ts';
-import { pointVersion } from '@bioprocess/shared/ingest/versions';
+import { attachStagedPartitions, countStagedDuplicates, createStagingTable, dropStagingTable, insertStaged, stagingTableName } from '../staging-table.ts';
+import { pointVersion, rowIndexOfVersion } from '@bioprocess/shared/ingest/versions';
+import {
+  duplicatesKeptMessage, duplicatesRefusedMessage, type DuplicateSummary, type FlaggedCells,
+} from '@bioprocess/shared/ingest/csv-result';
+import { flaggedCellsMessage } from '@bioprocess/shared/csv/flagged-cells';
+import type { DuplicatePolicy } from '@bioprocess/shared/ingest/requests';
 import { overlapMessage, UNIT_OPERATION_WINDOW_MESSAGES, type TimeWindow } from '@bioprocess/shared/unit-operation-windows';
 import { findOverlappingUnitOperation, lockUnitOperationWindow, setUnitOperationWindow } from '@bioprocess/shared/server/unit-operations-repository';
 import { setInstrumentAlias } from '@bioprocess/shared/server/instruments-repository';
@@ -40,6 +45,13 @@ import { closeWindowAtLastReading } from './csv-window-close.ts';
 
 /** The file's range is another unit operation's time on the same equipment. */
 class WindowTakenError extends PermanentJobError {}
+
+/** Rows share a stored key and the upload said to refuse such a file: the job's result names them. */
+class DuplicatesRefused extends PermanentJobError {
+  constructor(readonly summary: DuplicateSummary) {
+    super(duplicatesRefusedMessage(summary));
+  }
+}
 
 /** Points per staging insert: bounded memory, large enough for full insert speed. */
 const INSERT_BATCH_POINTS = 500_000;
@@ -54,12 +66,58 @@ interface PublishCheckpoint {
   pointsRemoved?: number;
   /** Some rows may be staged or attached twice: the rollups must deduplicate. */
   resumed: boolean;
+  /** Rows that share a stored key, counted in the staging table (absent from checkpoints written before the count existed). */
+  duplicates?: DuplicateSummary;
   tombstoned: boolean;
   attaching: boolean;
   attached: boolean;
 }
 
 type Checkpoint = StagingCheckpoint | PublishCheckpoint;
+
+/** What the upload does with rows sharing a key; records accepted before the choice existed kept the last row. */
+function duplicatePolicy(request: CsvRequest): DuplicatePolicy {
+  return request.duplicates ?? 'keep-last';
+}
+
+/** Points stored: the staged ones, less the rows a duplicate key did not keep. */
+function pointsStored(checkpoint: PublishCheckpoint): number {
+  return checkpoint.plan.points - (checkpoint.duplicates?.rows_dropped ?? 0);
+}
+
+/** Flagged cells per column entry, for the job's result (entries without any left out). */
+function flaggedCells(plan: CsvPlan): FlaggedCells {
+  return (plan.flagged ?? []).flatMap((entry, index) => {
+    if (entry.count === 0) return [];
+    const column = plan.columns[index]!;
+    return [{ column: column.column, key: column.key, count: entry.count, examples: entry.examples }];
+  });
+}
+
+/**
+ * Counts the staged rows that share a stored key. Only a versioned pass can hold any: without row
+ * versions, every instrument's timestamps strictly increased.
+ */
+async function summariseDuplicates(context: WorkerContext, plan: CsvPlan, table: string, policy: DuplicatePolicy, versioned: boolean): Promise<DuplicateSummary> {
+  if (!versioned) return { policy, keys: 0, rows_dropped: 0, first: null };
+  const firstWins = policy === 'keep-first';
+  const found = await countStagedDuplicates(context.clickhouse, table, firstWins);
+  const first = found.first;
+  const entry = first ? plan.columns.find((column) => column.instrumentId === first.instrumentId) : undefined;
+  return {
+    policy,
+    keys: found.keys,
+    rows_dropped: policy === 'refuse' ? 0 : found.extraRows,
+    first: first && entry ? {
+      instrument_id: first.instrumentId,
+      column: entry.key === null ? entry.column : `${entry.column} (${entry.key})`,
+      time: new Date(first.ts).toISOString(),
+      first_line: rowIndexOfVersion(first.firstVersion, firstWins) + 1,
+      last_line: rowIndexOfVersion(first.lastVersion, firstWins) + 1,
+      rows: first.rows,
+    } : null,
+  };
+}
 
 function skippedCounts(plan: CsvPlan): SkippedRowCounts {
   return {
@@ -166,6 +224,7 @@ async function stageAll(context: WorkerContext, payload: CsvUploadPayload, reque
       filePath: payload.file_path, mapping: request.mapping, startMs: request.start_ms, endMs: request.end_ms, versionSeq: payload.version_seq,
       timeZone: request.time_zone ?? request.mapping.time_zone ?? 'UTC', timeZoneSource: request.time_zone_source ?? 'mapping',
       maxRows: context.env.CSV_MAX_ROWS, batchPoints: INSERT_BATCH_POINTS, from: resumeFrom, versioned,
+      duplicates: duplicatePolicy(request), missingValues: request.missing_values,
       maxColumns: context.env.CSV_MAX_COLUMNS, maxLineBytes: context.env.CSV_MAX_LINE_BYTES,
     }, {
       async batch(chunks, _points, checkpoint) {
@@ -181,17 +240,21 @@ async function stageAll(context: WorkerContext, payload: CsvUploadPayload, reque
   };
   let plan: CsvPlan;
   let resumed = from !== null;
+  let versioned = from?.versioned ?? false;
   try {
-    plan = await stage(from, from?.versioned ?? false);
+    plan = await stage(from, versioned);
   } catch (error) {
     if (!(error instanceof NeedsRowVersions)) throw error;
     context.logger.info({ jobId: payload.job_id }, 'timestamps repeat or go back: staging again with a version per row');
+    versioned = true;
     plan = await stage(null, true);
     resumed = false;
   }
-  const checkpoint: PublishCheckpoint = { phase: 'publish', plan, resumed, tombstoned: false, attaching: false, attached: false };
+  const duplicates = await summariseDuplicates(context, plan, table, duplicatePolicy(request), versioned);
+  if (duplicates.policy === 'refuse' && duplicates.keys > 0) throw new DuplicatesRefused(duplicates);
+  const checkpoint: PublishCheckpoint = { phase: 'publish', plan, resumed, duplicates, tombstoned: false, attaching: false, attached: false };
   await updateProgress(context.pg, payload.job_id, {
-    bytes_read: request.bytes, rows_read: plan.dataRows, rows_skipped: totalSkippedRows(skippedCounts(plan)), points_written: plan.points,
+    bytes_read: request.bytes, rows_read: plan.dataRows, rows_skipped: totalSkippedRows(skippedCounts(plan)), points_written: pointsStored(checkpoint),
   }, checkpoint);
   return checkpoint;
 }
@@ -223,25 +286,32 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
     const published = Date.now();
 
     const { plan } = checkpoint;
+    const points = pointsStored(checkpoint);
+    const flagged = flaggedCells(plan);
+    const duplicates = checkpoint.duplicates ?? { policy: duplicatePolicy(request), keys: 0, rows_dropped: 0, first: null };
     const range = rangeOf(payload, plan);
     await applyLaterDeletions(context.clickhouse, context.pg, range, payload.version_seq);
     const replaced = request.mapping.replace_existing ? replacedRange(payload, checkpoint) : null;
     const rollupRange = replaced
       ? { ...range, startMs: Math.min(range.startMs, replaced.startMs), endMs: Math.max(range.endMs, replaced.endMs) }
       : range;
-    await recomputeRollups(context.clickhouse, context.pg, [{ range: rollupRange, points: plan.points }]);
+    await recomputeRollups(context.clickhouse, context.pg, [{ range: rollupRange, points }]);
     const warnings = await setAliases(context, payload.organization_id, plan, plan.keyIndex === -1 ? undefined : request.mapping.key_column);
     context.logger.info({
-      jobId: payload.job_id, points: plan.points, stageMs: staged - started, publishMs: published - staged, rollupMs: Date.now() - published,
+      jobId: payload.job_id, points, stageMs: staged - started, publishMs: published - staged, rollupMs: Date.now() - published,
     }, 'csv upload written');
     const skippedByReason = skippedCounts(plan);
     const skipped = totalSkippedRows(skippedByReason);
     const progress: Partial<IngestProgress> = {
-      bytes_total: request.bytes, bytes_read: request.bytes, rows_read: plan.dataRows, rows_skipped: skipped, points_written: plan.points,
+      bytes_total: request.bytes, bytes_read: request.bytes, rows_read: plan.dataRows, rows_skipped: skipped, points_written: points,
     };
     await markCompleted(context.pg, payload.job_id, {
-      message: uploadSuccessMessage(range.instrumentIds.length, plan.points, request.mapping.replace_existing),
-      points_written: plan.points,
+      message: uploadSuccessMessage(range.instrumentIds.length, points, request.mapping.replace_existing),
+      points_written: points,
+      flagged_cells: flagged,
+      flagged_message: flaggedCellsMessage(flagged),
+      duplicates,
+      duplicates_message: duplicatesKeptMessage(duplicates),
       rows_read: plan.dataRows,
       rows_valid: plan.validRows,
       rows_skipped: skipped,
@@ -275,7 +345,9 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
     if (error instanceof PermanentJobError) {
       // The file goes only once the failure (and its audit event) committed: should that commit fail,
       // the retry reads the file again and reaches the same verdict.
-      await markFailed(context.pg, payload.job_id, error.message, error instanceof WindowTakenError ? { conflict: true } : undefined);
+      const result = error instanceof WindowTakenError ? { conflict: true }
+        : error instanceof DuplicatesRefused ? { duplicates: error.summary, duplicates_message: error.message } : undefined;
+      await markFailed(context.pg, payload.job_id, error.message, result);
       await discardCsvUpload(context, payload);
     }
     throw error;

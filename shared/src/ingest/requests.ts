@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { csvMappingSchema } from '../timeseries.ts';
+import { MAX_MISSING_VALUES } from '../csv/flagged-cells.ts';
 
 /** What a time-series request covers: instruments of one organisation over [startMs, endMs]. */
 export interface RangeOnInstruments {
@@ -49,6 +50,23 @@ export const deletionRequestSchema = z.object({
 });
 export type DeletionRequest = z.infer<typeof deletionRequestSchema>;
 
+/**
+ * What an upload does with rows that land on one stored key (same instrument, same timestamp once
+ * read): refuse the file (the default: nothing is written, the job names the first two rows), or keep
+ * the first or the last row of each key. Either way the job counts them.
+ */
+export const DUPLICATE_POLICIES = ['refuse', 'keep-first', 'keep-last'] as const;
+export const duplicatePolicySchema = z.enum(DUPLICATE_POLICIES, {
+  error: () => `duplicates must be one of ${DUPLICATE_POLICIES.join(', ')}`,
+});
+export type DuplicatePolicy = z.infer<typeof duplicatePolicySchema>;
+export const DEFAULT_DUPLICATE_POLICY: DuplicatePolicy = 'refuse';
+
+/** Cell texts or numbers the user says mean "no value" (`-9999`): stored as missing and counted. */
+export const missingValuesSchema = z
+  .array(z.string().trim().min(1, 'missing_values must not hold empty entries').max(50))
+  .max(MAX_MISSING_VALUES, `At most ${MAX_MISSING_VALUES} missing values`);
+
 /** A CSV upload into a unit operation. */
 export const csvRequestSchema = z.object({
   unit_operation_id: z.coerce.number().int().positive(),
@@ -68,5 +86,8 @@ export const csvRequestSchema = z.object({
   time_zone_source: z.enum(['mapping', 'organization']).optional(),
   /** The unit operation created together with this upload, removed again if the upload fails. */
   created_unit_operation_id: z.number().int().positive().optional(),
+  /** Absent from uploads accepted before the choice existed: they keep the last row, as they were promised. */
+  duplicates: duplicatePolicySchema.optional(),
+  missing_values: missingValuesSchema.optional(),
 });
 export type CsvRequest = z.infer<typeof csvRequestSchema>;

@@ -22,6 +22,20 @@ export function pointVersion(versionSeq: number, index: number): string {
   return `${versionSeq}${String(index + 1).padStart(VERSION_SUFFIX_DIGITS, '0')}`;
 }
 
+/**
+ * The version of the row at `index` when the first row of a key must win (an upload that keeps the
+ * first of its duplicates): suffixes fall as the index grows, and stay above the tombstones' 0.
+ */
+export function firstWinsPointVersion(versionSeq: number, index: number): string {
+  return pointVersion(versionSeq, MAX_ROWS_PER_VERSION - 1 - index);
+}
+
+/** The row index a version of this request stands for, under either ordering. */
+export function rowIndexOfVersion(version: bigint, firstWins: boolean): number {
+  const suffix = Number(version % VERSION_SEQ_FACTOR);
+  return firstWins ? MAX_ROWS_PER_VERSION - suffix : suffix - 1;
+}
+
 /** The first version above every row of the request. */
 export function nextRequestVersion(versionSeq: number): string {
   return tombstoneVersion(versionSeq + 1);
