@@ -182,3 +182,29 @@ export type SampleUpdate = z.output<typeof sampleUpdateSchema>;
 export type SampleResult = z.infer<typeof sampleResultSchema>;
 export type Sample = z.infer<typeof sampleSchema>;
 export type SampleCellError = z.infer<typeof sampleCellErrorSchema>;
+
+/** The sample files of an export: long (one row per result) and wide (one row per sample, the grid's layout). */
+export const SAMPLE_EXPORT_FORMATS = ['csv-long', 'csv-wide'] as const;
+export type SampleExportFormat = (typeof SAMPLE_EXPORT_FORMATS)[number];
+
+/**
+ * Columns of the long sample file. A flagged result has no `value`, its `flag` and its `limit`; a
+ * measured one its `value` and neither of the others.
+ */
+export const SAMPLE_LONG_COLUMNS = [
+  'unit_operation_id', 'sample_id', 'drawn_at', 'elapsed_s', 'analyte', 'value', 'flag', 'limit', 'unit', 'method', 'measured_at', 'notes',
+] as const;
+
+const sampleExportId = z.coerce.number().int().positive();
+
+export const sampleExportQuerySchema = z
+  .object({
+    unit_operation_id: sampleExportId.optional().describe("This unit operation's samples"),
+    run_id: sampleExportId.optional().describe("The samples of every unit operation of this run"),
+    format: z.enum(SAMPLE_EXPORT_FORMATS).describe('csv-long: one row per result; csv-wide: one row per sample, a column per analyte and unit, as the grid pastes it'),
+  })
+  .superRefine((query, ctx) => {
+    const scopes = [query.unit_operation_id, query.run_id].filter((value) => value !== undefined).length;
+    if (scopes !== 1) ctx.addIssue({ code: 'custom', message: 'name either a unit_operation_id or a run_id', path: ['unit_operation_id'] });
+  });
+export type SampleExportQuery = z.infer<typeof sampleExportQuerySchema>;

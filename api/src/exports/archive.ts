@@ -1,6 +1,6 @@
 /**
  * The whole-organisation archive (admins): one ZIP, streamed, holding every record kind as CSV,
- * every unit operation's time series as CSV long, and a `manifest.json` written last: what is inside,
+ * every unit operation's time series as CSV long, every sample (one row per result), and a `manifest.json` written last: what is inside,
  * row counts, SHA-256 checksums and byte sizes, the columns (and their types) of each file, and the
  * product version. Checksums are taken while the files stream into the archive, one file at a time,
  * so the archive never holds a file in memory.
@@ -17,6 +17,9 @@ import { csvLong, type ExportTally } from './csv-formats.ts';
 import { recordChunks, recordColumnNames } from './records.ts';
 import { resolveExportScope } from './scope.ts';
 import { listUnitOperationIdsWithReadings } from '@bioprocess/shared/server/unit-operations-repository';
+import { SAMPLE_LONG_COLUMNS } from '@bioprocess/shared/samples';
+import { listUnitOperationIdsWithSamples } from '../samples/repository.ts';
+import { loadSamplesOf, sampleCsv } from './samples.ts';
 
 const PRODUCT_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -33,6 +36,14 @@ function recordColumnType(name: string): ColumnType {
 const TIME_SERIES_COLUMN_TYPES: Record<(typeof CSV_LONG_COLUMNS)[number], ColumnType> = {
   timestamp: 'timestamp', elapsed_s: 'number', instrument: 'text', instrument_id: 'integer', unit: 'text', value: 'number',
 };
+
+const SAMPLE_COLUMN_TYPES: Record<(typeof SAMPLE_LONG_COLUMNS)[number], ColumnType> = {
+  unit_operation_id: 'integer', sample_id: 'text', drawn_at: 'timestamp', elapsed_s: 'number', analyte: 'text', value: 'number',
+  flag: 'text', limit: 'number', unit: 'text', method: 'text', measured_at: 'timestamp', notes: 'text',
+};
+
+/** Every sample of the organisation, one row per result (the long sample file), after the time series. */
+export const ARCHIVE_SAMPLES_PATH = 'samples/samples.csv';
 
 export interface ManifestFile {
   path: string;
@@ -92,7 +103,7 @@ async function addFile(archive: archiver.Archiver, path: string, source: AsyncGe
 
 async function writeArchive(archive: archiver.Archiver, input: ArchiveInput, manifest: ArchiveManifest, signal: AbortSignal): Promise<void> {
   const unitOperationIds = await listUnitOperationIdsWithReadings(input.pg, input.organizationId);
-  const filesTotal = RECORD_EXPORT_ENTITIES.length + unitOperationIds.length;
+  const filesTotal = RECORD_EXPORT_ENTITIES.length + unitOperationIds.length + 1;
   let points = 0;
   const fileDone = () => input.onProgress?.({ files_done: manifest.files.length, files_total: filesTotal, points_done: points });
   for (const entity of RECORD_EXPORT_ENTITIES) {
@@ -111,6 +122,14 @@ async function writeArchive(archive: archiver.Archiver, input: ArchiveInput, man
     points += tally.points;
     fileDone();
   }
+  const samples = await loadSamplesOf(input.pg, input.organizationId, { ids: await listUnitOperationIdsWithSamples(input.pg, input.organizationId) });
+  const sampleTally = { rows: 0 };
+  const sampleFile = await addFile(archive, ARCHIVE_SAMPLES_PATH, sampleCsv(samples, 'csv-long', sampleTally), signal);
+  manifest.files.push({
+    path: ARCHIVE_SAMPLES_PATH, rows: sampleTally.rows, ...sampleFile,
+    schema: { format: 'csv', columns: SAMPLE_LONG_COLUMNS.map((name) => ({ name, type: SAMPLE_COLUMN_TYPES[name] })) },
+  });
+  fileDone();
   archive.append(`${JSON.stringify(manifest, null, 2)}\n`, { name: 'manifest.json' });
   await archive.finalize();
 }

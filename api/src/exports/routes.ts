@@ -23,6 +23,7 @@ import { resolveExportScope } from './scope.ts';
 import { countSectionPoints } from './point-source.ts';
 import { csvLong, csvWide, type ExportTally } from './csv-formats.ts';
 import { xlsxStream } from './xlsx.ts';
+import { loadScopeSamples } from './samples.ts';
 import { recordChunks } from './records.ts';
 import { CONTENT_TYPES, timeSeriesFileName } from './file-names.ts';
 import { createExportJob, deliverExportJob, toExportJobStatus, type ExportJobRow } from './jobs/export-jobs.ts';
@@ -41,7 +42,7 @@ function accepted(reply: FastifyReply, job: ExportJobRow): ExportJobStatus {
 }
 
 /** Passes the chunks on and reports how the source ended: null when whole, else why not. */
-async function* reportingEnd<Chunk>(source: AsyncGenerator<Chunk>, onEnd: (error: unknown) => void): AsyncGenerator<Chunk> {
+export async function* reportingEnd<Chunk>(source: AsyncGenerator<Chunk>, onEnd: (error: unknown) => void): AsyncGenerator<Chunk> {
   let whole = false;
   let failure: unknown = new Error('the client went away');
   try {
@@ -55,7 +56,7 @@ async function* reportingEnd<Chunk>(source: AsyncGenerator<Chunk>, onEnd: (error
   }
 }
 
-function auditAfter(request: FastifyRequest, deps: AppDeps, input: (error: unknown) => AuditInput): (error: unknown) => void {
+export function auditAfter(request: FastifyRequest, deps: AppDeps, input: (error: unknown) => AuditInput): (error: unknown) => void {
   return (error) => {
     if (error) request.log.warn({ err: error }, 'an export ended before it was complete');
     recordAudit(deps.pg, request, input(error)).catch((auditError: unknown) => {
@@ -64,7 +65,7 @@ function auditAfter(request: FastifyRequest, deps: AppDeps, input: (error: unkno
   };
 }
 
-function download(reply: FastifyReply, type: string, filename: string): FastifyReply {
+export function download(reply: FastifyReply, type: string, filename: string): FastifyReply {
   return reply.type(type).header('content-disposition', `attachment; filename="${filename}"`).header('cache-control', 'no-store');
 }
 
@@ -119,12 +120,14 @@ export async function exportRoutes(app: App, deps: AppDeps): Promise<void> {
       changes: { after: { ...audit, rows: tally.rows, complete: error === null } },
     }));
     const fileName = timeSeriesFileName(scope, query.format, new Date(nowMs));
+    const samples = query.format === 'xlsx' ? await loadScopeSamples(deps.pg, principal.organizationId, scope) : undefined;
     // Taken before the first row is read: past the organisation's budget nothing starts.
     const slot = streamBudget.admit(principal.organizationId, reply);
     reply.header('x-export-points', String(points));
     if (query.format === 'xlsx') {
       const stream = xlsxStream(input, {
         exportedAt: new Date(), user: principal.email ?? principal.name, format: query.format, bucket: query.bucket ?? null,
+        samples,
       }, onEnd);
       return download(reply, CONTENT_TYPES.xlsx, fileName).send(slot.stream(stream));
     }

@@ -12,6 +12,7 @@ import { wideTitles, type SeriesExportInput } from './csv-formats.ts';
 import { valueOrNull } from './cells.ts';
 import { sectionBatches } from './point-source.ts';
 import type { ExportSection } from './scope.ts';
+import { addSampleSheets, type ExportSamples } from './samples.ts';
 
 /** Excel's rows per sheet, header included. */
 const SHEET_MAX_ROWS = 1_048_576;
@@ -21,6 +22,8 @@ export interface XlsxDescription {
   user: string;
   format: string;
   bucket: string | null;
+  /** The unit operations' samples, written as sheets of their own after the readings. */
+  samples?: ExportSamples;
 }
 
 /** Sheet names: at most 31 characters, none of `[]:*?/\`, unique. */
@@ -113,6 +116,7 @@ async function writeWorkbook(output: PassThrough, input: SeriesExportInput, desc
     flush();
     sheet!.commit();
   }
+  if (description.samples) input.tally.rows += addSampleSheets(workbook, description.samples);
   await workbook.commit();
 }
 

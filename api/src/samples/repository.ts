@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { toIsoTimestamp } from '@bioprocess/shared/entities';
 import { SAMPLE_MESSAGES, type Sample, type SampleFlag } from '@bioprocess/shared/samples';
+import { lockUnitOperationForChildren } from '@bioprocess/shared/server/unit-operations-repository';
 import { notFound } from '../platform/http-error.ts';
 import type { RowPage } from '../platform/organization-rows.ts';
 
@@ -92,13 +93,29 @@ export async function listUnitOperationSamples(db: Db, unitOperationId: number, 
   return { rows: list.rows, total: count.rows[0]!.total };
 }
 
+/** The samples of unit operations (already checked to be the organisation's), by unit operation, then drawn time: what an export writes. */
+export async function listSamplesOfUnitOperations(db: Db, organizationId: number, unitOperationIds: readonly number[]): Promise<SampleRow[]> {
+  if (unitOperationIds.length === 0) return [];
+  const { rows } = await db.query<SampleRow>(
+    `${SAMPLE_SELECT} WHERE s.organization_id = $1 AND s.unit_operation_id = ANY($2::bigint[]) ORDER BY s.unit_operation_id, s.drawn_at, s.id`,
+    [organizationId, [...unitOperationIds]],
+  );
+  return rows;
+}
+
+/** The organisation's unit operations that hold samples, by id. */
+export async function listUnitOperationIdsWithSamples(db: Db, organizationId: number): Promise<number[]> {
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT DISTINCT unit_operation_id AS id FROM samples WHERE organization_id = $1 ORDER BY unit_operation_id', [organizationId]);
+  return rows.map((row) => Number(row.id));
+}
+
 /**
  * Serialises the changes to one unit operation's samples (grid saves, single edits) so that a save
- * sees every sample id the others committed. NO KEY UPDATE leaves rows that merely point at the unit
- * operation (comments, new samples of this very transaction) free to be inserted.
+ * sees every sample id the others committed.
  */
 export async function lockUnitOperationSamples(db: pg.PoolClient, unitOperationId: number): Promise<SampleRow[]> {
-  await db.query('SELECT id FROM unit_operations WHERE id = $1 FOR NO KEY UPDATE', [unitOperationId]);
+  await lockUnitOperationForChildren(db, unitOperationId);
   const { rows } = await db.query<SampleRow>(`${SAMPLE_SELECT} WHERE s.unit_operation_id = $1 ORDER BY s.id FOR UPDATE OF s`, [unitOperationId]);
   return rows;
 }

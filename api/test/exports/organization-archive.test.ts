@@ -53,7 +53,7 @@ describe('organisation archive', () => {
     expect(accepted.json()).toMatchObject({ kind: 'organization_archive', state: 'queued', fraction: 0 });
     const statuses = await followExportJob(ctx, admin.token, accepted.json().id);
     const last = statuses.at(-1)!;
-    const files = RECORD_EXPORT_ENTITIES.length + 1;
+    const files = RECORD_EXPORT_ENTITIES.length + 2;
     expect(last).toMatchObject({ state: 'completed', fraction: 1, progress: { files_total: files, files_done: files }, file_name: expect.stringMatching(/^organization-\d+-\d{4}-\d{2}-\d{2}\.zip$/) });
     const response = await ctx.request({ method: 'GET', url: last.download_url!, token: admin.token });
     expect(response.statusCode).toBe(200);
@@ -69,7 +69,7 @@ describe('organisation archive', () => {
     const manifest = JSON.parse(await zip.file('manifest.json')!.async('string')) as ArchiveManifest;
     expect(manifest).toMatchObject({ product: 'bioprocess-platform', product_version: expect.any(String), organization_id: plant.organizationId, exported_by: admin.email });
     expect(manifest.files.map((file) => file.path)).toEqual([
-      ...RECORD_EXPORT_ENTITIES.map((entity) => `records/${entity}.csv`), `time-series/unit-operation-${unitOperationId}.csv`,
+      ...RECORD_EXPORT_ENTITIES.map((entity) => `records/${entity}.csv`), `time-series/unit-operation-${unitOperationId}.csv`, 'samples/samples.csv',
     ]);
     for (const file of manifest.files) {
       const bytes = await zip.file(file.path)!.async('nodebuffer');
@@ -79,7 +79,7 @@ describe('organisation archive', () => {
       expect(header, file.path).toEqual(file.schema.columns.map((column) => column.name));
       expect(rows.length, file.path).toBe(file.rows);
     }
-    expect(manifest.files.at(-1)!.rows).toBe(1000);
+    expect(manifest.files.at(-2)!.rows).toBe(1000);
     const runs = parse(await zip.file('records/runs.csv')!.async('nodebuffer')) as string[][];
     expect(runs).toHaveLength(2); // the header and this organisation's one run
   });
@@ -104,7 +104,7 @@ describe('organisation archive', () => {
     expect(last.state).toBe('completed');
     const zip = await JSZip.loadAsync((await ctx.request({ method: 'GET', url: last.download_url!, token: owedAdmin.token })).rawPayload);
     const manifest = JSON.parse(await zip.file('manifest.json')!.async('string')) as ArchiveManifest;
-    expect(manifest.files.at(-1)!.rows).toBe(300);
+    expect(manifest.files.at(-2)!.rows).toBe(300);
   });
 
   it('is for admins only', async () => {

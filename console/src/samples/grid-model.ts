@@ -104,12 +104,33 @@ function isBlankRow(row: GridRow): boolean {
   return Object.values(row.cells).every((text) => text.trim() === '');
 }
 
+/** Whether two texts of a result cell read as the same result ('3.90' and '3.9', '<0.5' and '< 0.5'). */
+function sameResult(a: string, b: string): boolean {
+  const left = parseResultCell(a);
+  const right = parseResultCell(b);
+  return left.kind === 'value' && right.kind === 'value' && left.value === right.value && left.flag === right.flag;
+}
+
+/**
+ * Whether a cell as typed says what is stored: the same text, or the same time or result written
+ * another way (an exported file writes drawn times in ISO 8601, the grid in the browser's zone).
+ */
+function sameAsStored(key: string, stored: string, typed: string): boolean {
+  if (stored.trim() === typed.trim()) return true;
+  if (key === DRAWN_AT_KEY) {
+    const left = parseTimeCell(stored);
+    const right = parseTimeCell(typed);
+    return left !== null && right !== null && left.getTime() === right.getTime();
+  }
+  return key.startsWith('result:') && sameResult(stored, typed);
+}
+
 /** Whether a row differs from what is stored (a new row: whether anything is typed in it). */
 export function isRowChanged(row: GridRow): boolean {
   if (!row.stored) return !isBlankRow(row);
   const stored = storedCells(row.stored);
   const keys = new Set([...Object.keys(stored), ...Object.keys(row.cells)]);
-  return [...keys].some((key) => (stored[key] ?? '').trim() !== cellText(row, key).trim());
+  return [...keys].some((key) => !sameAsStored(key, stored[key] ?? '', cellText(row, key)));
 }
 
 export function isGridChanged(state: GridState): boolean {
@@ -231,7 +252,7 @@ function resultFor(row: GridRow, column: GridColumn & { spec: { kind: 'result' }
   if (parsed.kind !== 'value') return null;
   const stored = row.stored?.results.find((result) => columnKey({ kind: 'result', analyte: result.analyte, unit: result.unit, method: null }) === column.key);
   // An unchanged cell keeps what only the stored result knows: its method and when it was measured.
-  if (stored && formatResultCell(stored.value, stored.flag) === text.trim()) {
+  if (stored && sameResult(formatResultCell(stored.value, stored.flag), text)) {
     return { analyte: stored.analyte, value: stored.value, flag: stored.flag, unit: stored.unit, method: stored.method, measured_at: stored.measuredAt };
   }
   return {

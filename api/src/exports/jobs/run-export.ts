@@ -23,6 +23,7 @@ import { resolveExportScope } from '../scope.ts';
 import { awaitOwedRollups, ROLLUPS_OWED_MESSAGE } from '../../timeseries/rollup-backlog.ts';
 import { csvLong, csvWide, type ExportTally } from '../csv-formats.ts';
 import { xlsxStream } from '../xlsx.ts';
+import { loadScopeSamples } from '../samples.ts';
 import { organizationArchive, type ArchiveManifest } from '../archive.ts';
 import { archiveFileName, CONTENT_TYPES, timeSeriesFileName, ZIP_CONTENT_TYPE } from '../file-names.ts';
 import {
@@ -98,7 +99,10 @@ async function writeTimeSeries(context: ExportRunContext, job: ExportJobRow, out
   const tally: ExportTally = { rows: 0, points: 0 };
   const input = { clickhouse: context.clickhouse, organizationId: job.organization_id, scope, bucketMs, tally };
   const source = query.format === 'xlsx'
-    ? xlsxStream(input, { exportedAt: job.created_at, user: job.requested_by, format: query.format, bucket: query.bucket ?? null }, () => undefined)
+    ? xlsxStream(input, {
+      exportedAt: job.created_at, user: job.requested_by, format: query.format, bucket: query.bucket ?? null,
+      samples: await loadScopeSamples(context.pg, job.organization_id, scope),
+    }, () => undefined)
     : Readable.from(query.format === 'csv-long' ? csvLong(input) : csvWide(input, query.elapsed === 'true'));
   const counter = byteCounter();
   const timer = setInterval(() => report({ points_done: tally.points, bytes_written: counter.bytes() }), PROGRESS_EVERY_MS);
