@@ -48,6 +48,8 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
      VALUES ($1, 'matrix-invitee@example.test', 'viewer', 'matrix-invitation', now() + interval '1 day') RETURNING id`,
     [organizationId],
   );
+  const catalogueType = await one(`INSERT INTO instrument_catalogue_types (organization_id, name) VALUES ($1, 'Matrix type') RETURNING id`, [organizationId]);
+  const catalogueUnit = await one(`INSERT INTO instrument_catalogue_units (organization_id, code, label) VALUES ($1, 'mmol/h', 'Matrix unit') RETURNING id`, [organizationId]);
   // A finished job, so that a progress stream (if one were wrongly served) ends at once.
   const ingestJob = randomUUID();
   await ctx.deps.pg.query(
@@ -76,6 +78,8 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     '/api/v1/export-jobs': exportJob,
     '/api/v1/derived-parameters': derivedParameter,
     '/api/v1/golden-batches': goldenBatch,
+    '/api/v1/instrument-catalogue/types': catalogueType,
+    '/api/v1/instrument-catalogue/units': catalogueUnit,
   };
 }
 

@@ -11,7 +11,8 @@
  */
 import { unitOperationPropertiesSchema } from './derived/properties.ts';
 import { z } from 'zod';
-import { FACILITY_TYPES, INSTRUMENT_TYPES, RUN_STATUSES, UNITS, UNIT_OPERATION_TYPES } from './enums.ts';
+import { FACILITY_TYPES, RUN_STATUSES, UNIT_OPERATION_TYPES } from './enums.ts';
+import { instrumentUnitProblem } from './instruments/units.ts';
 import { DATE_RANGE_MESSAGES, validateDateRange } from './date-range.ts';
 import { listQueryShape } from './pagination.ts';
 
@@ -163,9 +164,14 @@ export type Equipment = z.infer<typeof equipmentSchema>;
 
 const instrumentFields = {
   name: requiredText('Name'),
-  type: z.enum(INSTRUMENT_TYPES, { error: 'Type must be one of the instrument types.' }),
+  /** One of INSTRUMENT_TYPES or the organisation's own (the api checks which, as only it knows the organisation). */
+  type: z.string({ error: 'Type must be one of the instrument types.' }).trim()
+    .min(1, { error: 'Type must be one of the instrument types.' }).max(64, { error: 'Type must be one of the instrument types.' }),
   equipment_id: requiredId('Equipment'),
-  unit: z.enum(UNITS, { error: 'Unit must be one of the units.' }).nullable().optional(),
+  /** One of UNITS or any UCUM code, so a unit read from a file's header is stored as written. */
+  unit: z.string({ error: 'Unit must be text.' }).trim().max(50, { error: 'Unit must be at most 50 characters.' })
+    .refine((unit) => instrumentUnitProblem(unit) === null, { error: (issue) => instrumentUnitProblem(String(issue.input).trim()) ?? 'Unit is not valid.' })
+    .nullable().optional(),
   alias: optionalText(),
   /** Left out on a create: the type decides (`drawsAsStepsByDefault`); left out on an update: kept. */
   draw_as_steps: z.boolean({ error: 'Draw as steps must be true or false.' }).optional(),

@@ -7,6 +7,11 @@ export const INSTRUMENT_TYPES = [
   'outlet_air_temperature', 'pH', 'particle_size_distribution', 'rotational_speed', 'stir_rate',
   'temperature', 'titer', 'transmembrane_pressure', 'uv_absorbance_260', 'uv_absorbance_280',
   'vacuum_level', 'vessel_pressure', 'yield',
+  // Issue 45: what plate readers, cell counters, analyzers and controllers write besides the spec's
+  // types. Inlet gas has its own types so that off-gas formulas (OUR, CER: [exhaust_o2], [exhaust_co2])
+  // never take an inlet column.
+  'cell_density', 'fluorescence', 'heater_duty', 'inlet_co2', 'inlet_o2', 'metabolite_concentration',
+  'redox_potential', 'viability', 'other',
 ] as const;
 export type InstrumentType = (typeof INSTRUMENT_TYPES)[number];
 
@@ -14,8 +19,21 @@ export const UNITS = [
   'AU', 'G', 'L', 'L/h', 'L/min', 'OD600', 'bar', 'celsius', 'fahrenheit', 'g', 'g/L', 'g/g', 'g/h',
   'h', 'kg', 'kPa', 'mAU', 'mL', 'mL/min', 'mS/cm', 'mg', 'mg/L', 'min', 'mm', 'pH', 'psi', 'rpm',
   's', 'μg', 'μL', 'μm', '%',
+  // UCUM codes (issue 45): what analyzers and counters write, and '{a.u.}' for a header that states
+  // arbitrary units ('[]'). The spec's names above stay as they are, whatever UCUM reads into them.
+  'mmol/L', 'U/L', '10*6/mL', '/mL', '{cells}/mL', 'mV', '{a.u.}', '1',
 ] as const;
 export type Unit = (typeof UNITS)[number];
+
+/**
+ * The spec's unit names that are not UCUM codes of the same unit, with the UCUM code they mean (null:
+ * none, or UCUM reads the name as another unit: 'AU' is the astronomic unit there, 'G' the gauss).
+ * Names left out are UCUM codes as they stand (g/L, mL/min, %).
+ */
+export const SPEC_UNIT_UCUM: Readonly<Partial<Record<Unit, string | null>>> = {
+  AU: null, G: null, OD600: null, mAU: null, pH: '[pH]', celsius: 'Cel', fahrenheit: '[degF]', psi: '[psi]', rpm: '/min',
+  'μg': 'ug', 'μL': 'uL', 'μm': 'um',
+};
 
 export const UNIT_OPERATION_TYPES = [
   'fermentation', 'centrifugation', 'filtration', 'chromatography', 'spray_drying', 'freeze_drying',

@@ -11,11 +11,13 @@ import { LIST_QUERY_DESCRIPTION, listQuerySchema, TOTAL_COUNT_HEADER } from '@bi
 import { withTransaction } from '@bioprocess/shared/server/postgres';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
-import { notFound } from '../platform/http-error.ts';
+import { badRequest, notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { queueInstrumentSeriesDeletion } from '../timeseries/instrument-series.ts';
 import { requireEquipment } from '../equipment/repository.ts';
+import { CATALOGUE_MESSAGES } from '@bioprocess/shared/instruments/catalogue';
+import { resolveInstrumentType } from '../instrument-catalogue/repository.ts';
 import {
   deleteInstrument, insertInstrument, listEquipmentInstruments, updateInstrument,
 } from '@bioprocess/shared/server/instruments-repository';
@@ -25,7 +27,14 @@ import {
 
 const tags = ['Instruments'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
-const duplicateNameNote = 'A name already used by an instrument of the same equipment (case-insensitively) answers 409.';
+const duplicateNameNote = 'A name already used by an instrument of the same equipment (case-insensitively) answers 409. '
+  + "The type is one of the instrument types or the organisation's own (GET /api/v1/instrument-catalogue); the unit one of the units or any UCUM code.";
+
+async function requireInstrumentType(client: Parameters<typeof resolveInstrumentType>[0], organizationId: number, type: string): Promise<string> {
+  const resolved = await resolveInstrumentType(client, organizationId, type);
+  if (resolved === null) throw badRequest(CATALOGUE_MESSAGES.unknownType(type));
+  return resolved;
+}
 
 export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get('/api/v1/instruments', {
@@ -77,8 +86,9 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
     const instrument = await withTransaction(deps.pg, async (client) => {
       await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
       await assertInstrumentNameFree(client, organizationId, body.equipment_id, body.name, null);
+      const type = await requireInstrumentType(client, organizationId, body.type);
       const created = toInstrument(await insertInstrument(client, organizationId, {
-        equipment_id: body.equipment_id, name: body.name, type: body.type, unit: body.unit ?? null, alias: body.alias ?? null,
+        equipment_id: body.equipment_id, name: body.name, type, unit: body.unit || null, alias: body.alias ?? null,
         draw_as_steps: body.draw_as_steps,
       }));
       await recordAudit(client, request, {
@@ -111,8 +121,9 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
       const updated = toInstrument(await updateInstrument(client, organizationId, existing.id, {
         equipment_id: equipmentId,
         name,
-        type: body.type ?? existing.type,
-        unit: body.unit !== undefined ? body.unit : existing.unit,
+        // An unchanged type stays valid though its organisation has since removed it from the catalogue.
+        type: body.type === undefined || body.type === existing.type ? existing.type : await requireInstrumentType(client, organizationId, body.type),
+        unit: body.unit !== undefined ? body.unit || null : existing.unit,
         alias: body.alias !== undefined ? body.alias : existing.alias,
         draw_as_steps: body.draw_as_steps ?? existing.draw_as_steps,
       }));

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { resultColumnLabel, SAMPLE_GRID_COLUMNS, type SampleCellError } from '@bioprocess/shared/samples';
-import { ucumUnitProblem } from './ucum-units.ts';
+import { ucumUnitProblem } from '@bioprocess/shared/instruments/ucum';
 
 /** How many cells the one-sentence `error` spells out; `cells` always lists them all. */
 const CELLS_IN_MESSAGE = 20;

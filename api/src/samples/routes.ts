@@ -20,7 +20,7 @@ import { recordAudit } from '../audit/record.ts';
 import { requireUnitOperation } from '../unit-operations/repository.ts';
 import { rejectInvalidGrid, SampleGridError, unitCells } from './grid-errors.ts';
 import { saveSampleGrid } from './grid-save.ts';
-import { ucumUnitProblem } from './ucum-units.ts';
+import { ucumUnitProblem } from '@bioprocess/shared/instruments/ucum';
 import {
   deleteSamples, isSampleIdTaken, isUnchanged, listUnitOperationSamples, lockUnitOperationSamples, readSamples, replaceSample,
   requireSample, toSample,

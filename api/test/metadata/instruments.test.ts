@@ -121,8 +121,9 @@ describe('instruments', () => {
   it('validates type, unit, name and equipment', async () => {
     const cases: Array<[Record<string, unknown>, number, string]> = [
       [{ type: 'pH', equipment_id: equipmentId }, 400, 'name: Name is required.'],
-      [{ name: 'A', type: 'colour', equipment_id: equipmentId }, 400, 'type: Type must be one of the instrument types.'],
-      [{ name: 'A', type: 'pH', unit: 'furlongs', equipment_id: equipmentId }, 400, 'unit: Unit must be one of the units.'],
+      [{ name: 'A', type: 'colour', equipment_id: equipmentId }, 400, "Type 'colour' is neither one of the instrument types nor one of your organisation's own."],
+      [{ name: 'A', type: 'pH', unit: 'furlongs', equipment_id: equipmentId }, 400,
+        "unit: Unit 'furlongs' is neither one of the units nor a UCUM code (e.g. mL/h, mmol/L, 10*6/mL, mV, {a.u.})."],
       [{ name: 'A', type: 'pH', equipment_id: foreignEquipmentId }, 404, 'Equipment not found'],
     ];
     for (const [payload, status, error] of cases) {

@@ -95,11 +95,12 @@ describe('instrument wizard rules', () => {
   });
 
   it('suggests a type and unit from the column name', () => {
-    expect(suggestInstrument('od_reading')).toEqual({ type: 'optical_density', unit: 'OD600' });
-    expect(suggestInstrument('Unit 1.T1.PV [°C]')).toEqual({ type: 'temperature', unit: 'celsius' });
-    expect(suggestInstrument('Unit 1.N1.PV [rpm]')).toEqual({ type: 'stir_rate', unit: 'rpm' });
-    expect(suggestInstrument('Presens_data.O2_value')).toEqual({ type: 'dissolved_o2', unit: '%' });
-    expect(suggestInstrument('channel')).toEqual({ type: '', unit: '' });
+    // The unit is the header's own; a header without one is in arbitrary units (issue 45).
+    expect(suggestInstrument('od_reading')).toMatchObject({ type: 'optical_density', unit: '{a.u.}' });
+    expect(suggestInstrument('Unit 1.T1.PV [°C]')).toMatchObject({ type: 'temperature', unit: 'celsius' });
+    expect(suggestInstrument('Unit 1.N1.PV [rpm]')).toMatchObject({ type: 'stir_rate', unit: 'rpm' });
+    expect(suggestInstrument('Presens_data.O2_value')).toMatchObject({ type: 'dissolved_o2', unit: '{a.u.}' });
+    expect(suggestInstrument('channel')).toMatchObject({ type: '', unit: '{a.u.}' });
   });
 });
 

@@ -1,16 +1,63 @@
 /**
  * A first guess of a new instrument's type and unit from its CSV column name, so the wizard starts
- * filled in for the common cases ('od_reading' -> optical_density, 'T1.PV [°C]' -> temperature in
- * celsius). The scientist confirms or changes it.
+ * filled in ('od_reading' -> optical_density, 'T1.PV [°C]' -> temperature in celsius). The unit is the
+ * header's own (header-unit.ts), never one guessed from the type; the scientist confirms or changes both.
+ * Pure: the api's CSV preview and the console's wizard call the same functions.
  */
-import { INSTRUMENT_TYPES, UNITS, type InstrumentType, type Unit } from '../enums.ts';
+import { INSTRUMENT_TYPES, type InstrumentType } from '../enums.ts';
+import { ARBITRARY_UNIT, headerUnit } from './header-unit.ts';
 
-const TYPE_HINTS: [RegExp, InstrumentType][] = [
+/** An organisation's own instrument type, as the suggestion needs it. */
+export interface CatalogueType {
+  name: string;
+  default_unit: string | null;
+}
+
+export interface InstrumentSuggestion {
+  /** A built-in type, an organisation's own type's name, or '' when the name says too little. */
+  type: string;
+  /** The header's unit ('' when it names none that fits: the user picks). */
+  unit: string;
+  /** The unit part of the header as written, or null when it has none. */
+  headerUnit: string | null;
+  /** Why the header's unit was not taken as written, or null. */
+  unitNote: string | null;
+}
+
+const EXHAUST = /exhaust|off.?gas|\bout(let)?\b|\bvent\b/i;
+const INLET = /inlet|\bin\b|supply|sparg/i;
+// DASware and other controllers call the O2 and CO2 fractions of the gas mix they feed XO2 and XCO2.
+const GAS_MIX = /(^|[^a-z])xc?o2/i;
+
+/**
+ * O2 and CO2 in the gas: inlet and exhaust are different types, because OUR and CER read only
+ * [exhaust_o2] and [exhaust_co2]; a gas column that names no side gets no type rather than a guess.
+ */
+function gasType(name: string): InstrumentType | '' | null {
+  const co2 = /(^|[^a-z])x?co2/i.test(name);
+  const o2 = !co2 && (/(^|[^a-z])x?o2(?![a-z])|oxygen/i.test(name));
+  if (!co2 && !o2) return null;
+  if (EXHAUST.test(name)) return co2 ? 'exhaust_co2' : 'exhaust_o2';
+  if (INLET.test(name) || GAS_MIX.test(name)) return co2 ? 'inlet_co2' : 'inlet_o2';
+  return '';
+}
+
+/** Checked in order, before the gas rule: the first that matches names the type. */
+const LEADING_HINTS: [RegExp, InstrumentType][] = [
+  // A controller's output is its actuator's duty (heater, pump, valve), not its process value.
+  [/\bt\d*\.out\b|heat(er|ing)?.?(duty|power|output|rate)/i, 'heater_duty'],
+  [/\.out\b/i, 'other'],
+  [/\b(do|dissolved.?o2|do1|o2_value|pO2)|dissolved_o/i, 'dissolved_o2'],
+];
+
+const TRAILING_HINTS: [RegExp, InstrumentType][] = [
+  [/redox|\borp\b|\brd\d*\b/i, 'redox_potential'],
+  [/fluoresc|\bgfp|\brfp|\byfp|mcherry|\bfp\d_(emit|base)/i, 'fluorescence'],
+  [/viab/i, 'viability'],
+  [/cells?\s*\/|cell.?(density|count|conc)|\b[vt]cd\b|viable.?cells|total.?cells|\b(live|dead|total)\b/i, 'cell_density'],
+  [/glucose|lactate|glutamine|glutamate|ammoni|acetate|formate|ethanol|\b(glc|lac|gln|glu|nh4)\b/i, 'metabolite_concentration'],
   [/\b(od|optical|od600|odau|absorbance)|od_/i, 'optical_density'],
   [/\bph\b|ph1|_ph|ph_/i, 'pH'],
-  [/\b(do|dissolved.?o2|do1|o2_value|pO2)|dissolved_o/i, 'dissolved_o2'],
-  [/\b(co2|xco2|exhaust.?co2)/i, 'exhaust_co2'],
-  [/\b(xo2|exhaust.?o2)/i, 'exhaust_o2'],
   [/temp|thermo|\bt1\b/i, 'temperature'],
   [/stir|agitat|\bn1\b|rpm/i, 'stir_rate'],
   [/feed|pump/i, 'feed_rate'],
@@ -22,32 +69,34 @@ const TYPE_HINTS: [RegExp, InstrumentType][] = [
   [/yield/i, 'yield'],
 ];
 
-const UNIT_HINTS: [RegExp, Unit][] = [
-  [/°c|degc|celsius/i, 'celsius'],
-  [/°f|fahrenheit/i, 'fahrenheit'],
-  [/rpm/i, 'rpm'],
-  [/l\/min|slpm/i, 'L/min'],
-  [/l\/h|sl\/h/i, 'L/h'],
-  [/ms\/cm/i, 'mS/cm'],
-  [/g\/l/i, 'g/L'],
-  [/%/, '%'],
-];
+/** An organisation's own type whose name the column names (longest first: 'Capacitance 2' over 'Capacitance'). */
+function catalogueTypeNamed(columnName: string, types: readonly CatalogueType[]): CatalogueType | undefined {
+  const name = columnName.toLowerCase();
+  return [...types].sort((a, b) => b.name.length - a.name.length).find((type) => name.includes(type.name.toLowerCase()));
+}
 
-const DEFAULT_UNIT: Partial<Record<InstrumentType, Unit>> = {
-  optical_density: 'OD600',
-  pH: 'pH',
-  dissolved_o2: '%',
-  temperature: 'celsius',
-  stir_rate: 'rpm',
-  exhaust_co2: '%',
-  exhaust_o2: '%',
-};
+export function suggestInstrumentType(columnName: string): InstrumentType | '' {
+  const leading = LEADING_HINTS.find(([pattern]) => pattern.test(columnName))?.[1];
+  if (leading) return leading;
+  const gas = gasType(columnName);
+  if (gas !== null) return gas;
+  return TRAILING_HINTS.find(([pattern]) => pattern.test(columnName))?.[1] ?? '';
+}
 
-export function suggestInstrument(columnName: string): { type: InstrumentType | ''; unit: Unit | '' } {
-  const type = TYPE_HINTS.find(([pattern]) => pattern.test(columnName))?.[1] ?? '';
-  const bracketed = /\[([^\]]*)\]/.exec(columnName)?.[1] ?? '';
-  const exact = (UNITS as readonly string[]).find((unit) => unit === bracketed.trim()) as Unit | undefined;
-  const hinted = UNIT_HINTS.find(([pattern]) => pattern.test(bracketed || columnName))?.[1];
-  const unit = exact ?? hinted ?? (type ? DEFAULT_UNIT[type] : undefined) ?? '';
-  return { type: (INSTRUMENT_TYPES as readonly string[]).includes(type) ? type : '', unit };
+/** A name that says nothing (DASware's 'FA1', 'FO21') still has a unit that says what flows: gas in standard litres, liquid in mL. */
+function typeFromUnit(unit: string): InstrumentType | '' {
+  if (/^L\{STP\}\/(h|min)$/.test(unit)) return 'gas_flow_rate';
+  if (/^(mL|uL|ul|ml)\/(h|min)$/.test(unit)) return 'feed_rate';
+  return '';
+}
+
+export function suggestInstrument(columnName: string, catalogueTypes: readonly CatalogueType[] = []): InstrumentSuggestion {
+  const stated = headerUnit(columnName);
+  const own = catalogueTypeNamed(columnName, catalogueTypes);
+  const builtIn = suggestInstrumentType(columnName) || typeFromUnit(stated.unit);
+  const type = own?.name ?? ((INSTRUMENT_TYPES as readonly string[]).includes(builtIn) ? builtIn : '');
+  // No unit in the header: the values are as the file wrote them, in no stated unit. Only an
+  // organisation's own type brings a unit of its own (its admin declared it), never a guess (OD600).
+  const unit = stated.literal !== null ? stated.unit : (own?.default_unit ?? ARBITRARY_UNIT);
+  return { type, unit, headerUnit: stated.literal, unitNote: stated.note };
 }
