@@ -191,6 +191,15 @@ export async function lockUnitOperationWindow(
   return rows[0] ?? null;
 }
 
+/**
+ * Locks one unit operation's row against changes of itself (not of rows that merely point at it:
+ * NO KEY UPDATE leaves comments and samples free to be inserted), so that changes to its children
+ * (a samples grid save) are serialised with each other.
+ */
+export async function lockUnitOperationForChildren(client: PoolClient, unitOperationId: number): Promise<void> {
+  await client.query('SELECT id FROM unit_operations WHERE id = $1 FOR NO KEY UPDATE', [unitOperationId]);
+}
+
 /** Gives a unit operation its start and, unless it has one, its end: the window an upload found in its file. */
 export async function setUnitOperationWindow(client: PoolClient, organizationId: number, unitOperationId: number, window: TimeWindow): Promise<void> {
   await client.query(
