@@ -1,11 +1,11 @@
 /**
  * The four run cards of the dashboard and the All runs page: Total Runs, Active Runs,
- * Average Titer and Average Run Time.
+ * Average Titer (with the list of what it averages, and what it leaves out) and Average Run Time.
  */
-import { Card, Classes, Elevation, Icon, type IconName, Intent } from '@blueprintjs/core';
+import { Button, Card, Classes, Elevation, HTMLTable, Icon, type IconName, Intent, Popover } from '@blueprintjs/core';
 import { useMemo, type ReactNode } from 'react';
 import useSWR from 'swr';
-import { averageTiter, formatRunTime, formatTiter, summariseRuns } from '../entities/run-metrics.ts';
+import { averageTiter, formatRunTime, formatTiter, summariseRuns, type AverageTiter, type TiterSource } from '../entities/run-metrics.ts';
 import { useInstruments } from '../entities/queries.ts';
 import type { Run } from '../entities/types.ts';
 import { fetchReadings } from '../runs/useKeyInsights.ts';
@@ -14,14 +14,54 @@ import './dashboard.css';
 /** Bounds the dashboard's reading requests for organisations with very many titer probes. */
 const MAX_TITER_INSTRUMENTS = 50;
 
-function useAverageTiter(runs: readonly Run[] | undefined): { value: number | null; isLoading: boolean } {
+function useAverageTiter(runs: readonly Run[] | undefined): AverageTiter & { isLoading: boolean } {
   const instruments = useInstruments();
-  const titerIds = (instruments.data ?? []).filter((instrument) => instrument.type === 'titer').slice(0, MAX_TITER_INSTRUMENTS).map((instrument) => instrument.id);
+  const titerInstruments = useMemo(
+    () => (instruments.data ?? []).filter((instrument) => instrument.type === 'titer').slice(0, MAX_TITER_INSTRUMENTS),
+    [instruments.data],
+  );
+  const titerIds = titerInstruments.map((instrument) => instrument.id);
   const key = instruments.data ? ['average-titer', titerIds.join(',')] : null;
   const readings = useSWR(key, () => fetchReadings(titerIds));
-  const value = useMemo(() => averageTiter(readings.data ?? [], runs ?? []), [readings.data, runs]);
+  const average = useMemo(() => averageTiter(
+    titerInstruments.map((instrument, index) => ({ instrument, readings: readings.data?.[index] ?? [] })),
+    runs ?? [],
+  ), [titerInstruments, readings.data, runs]);
   const waiting = !runs || (!instruments.data && !instruments.error) || (key !== null && readings.isLoading);
-  return { value, isLoading: waiting };
+  return { ...average, isLoading: waiting };
+}
+
+function sourceText(source: TiterSource): string {
+  if (source.excludedBecause === 'unit') return `left out: ${source.instrument.unit ? `${source.instrument.unit} is not a concentration` : 'no unit'}`;
+  if (source.excludedBecause === 'no readings') return 'no readings';
+  return formatTiter(source.highestGramsPerLitre);
+}
+
+/** What the Average Titer is made of: each titer instrument's highest reading in g/L, or why it is left out. */
+function TiterBreakdown({ titer }: { titer: AverageTiter }) {
+  const counted = titer.sources.filter((source) => source.excludedBecause === null).length;
+  const summary = titer.fromRunScale
+    ? 'From the runs\' grams per litre (no titer instrument has readings)'
+    : `Mean of ${counted} instrument${counted === 1 ? '' : 's'}' highest reading`;
+  return (
+    <Popover placement="bottom" content={(
+      <div className="app-titer-breakdown" data-testid="titer-breakdown">
+        <p>{summary}, in g/L; titer instruments in a unit that is not a mass concentration are left out.</p>
+        {titer.sources.length > 0 ? (
+          <HTMLTable compact>
+            <thead><tr><th>Instrument</th><th>Unit</th><th>Highest</th></tr></thead>
+            <tbody>
+              {titer.sources.map((source) => (
+                <tr key={source.instrument.id}><td>{source.instrument.name}</td><td>{source.instrument.unit ?? '-'}</td><td>{sourceText(source)}</td></tr>
+              ))}
+            </tbody>
+          </HTMLTable>
+        ) : null}
+      </div>
+    )}>
+      <Button variant="minimal" size="small" icon="info-sign" text="Made of" aria-label="What the Average Titer is made of" />
+    </Popover>
+  );
 }
 
 interface StatCardProps {
@@ -29,7 +69,7 @@ interface StatCardProps {
   value: ReactNode;
   icon: IconName;
   intent: Intent;
-  hint: string;
+  hint: ReactNode;
   loading: boolean;
 }
 
@@ -54,7 +94,8 @@ export function RunSummaryCards({ runs }: { runs: readonly Run[] | undefined }) 
     <div className="app-stat-cards">
       <StatCard label="Total Runs" value={summary.totalRuns} icon="layers" intent={Intent.PRIMARY} hint="All runs in the organisation" loading={loading} />
       <StatCard label="Active Runs" value={summary.activeRuns} icon="pulse" intent={Intent.SUCCESS} hint="Started and not yet finished" loading={loading} />
-      <StatCard label="Average Titer" value={formatTiter(titer.value)} icon="lab-test" intent={Intent.WARNING} hint="Across titer instruments" loading={titer.isLoading} />
+      <StatCard label="Average Titer" value={formatTiter(titer.value)} icon="lab-test" intent={Intent.WARNING}
+        hint={<span className="app-stat-card-hint-row">Across titer instruments, in g/L <TiterBreakdown titer={titer} /></span>} loading={titer.isLoading} />
       <StatCard label="Average Run Time" value={formatRunTime(summary.averageRunTimeMinutes)} icon="time" intent={Intent.NONE} hint="Runs with a start and an end" loading={loading} />
     </div>
   );

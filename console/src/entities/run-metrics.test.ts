@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  averageTiter, formatPercent, formatRunTime, formatTiter, maxTiter, meanOfMeans, runDurationMinutes, statusOf, summariseRuns,
+  averageTiter, formatPercent, gramsPerLitreFactor, titerReadingsInGramsPerLitre, formatRunTime, formatTiter, maxTiter, meanOfMeans, runDurationMinutes, statusOf, summariseRuns,
 } from './run-metrics.ts';
 import type { Reading } from './types.ts';
 
@@ -86,11 +86,43 @@ describe('meanOfMeans (yield)', () => {
 });
 
 describe('averageTiter', () => {
-  it('averages the titer instruments when there are readings', () => {
-    expect(averageTiter([[reading(2), reading(4)], [reading(6)]], [{ scaleGrams: 100, scaleLiters: 1 }])).toBe(5);
+  const probe = (id: number, unit: string | null) => ({ id, name: `Titer ${id}`, unit });
+  it('averages the titer instruments\' highest readings in g/L', () => {
+    const average = averageTiter([{ instrument: probe(1, 'g/L'), readings: [reading(2), reading(4)] }, { instrument: probe(2, 'g/L'), readings: [reading(6)] }], [{ scaleGrams: 100, scaleLiters: 1 }]);
+    expect(average.value).toBe(5);
+    expect(average.fromRunScale).toBe(false);
+  });
+  it('converts other mass concentrations and leaves out units it cannot average (the jump to 284 g/L)', () => {
+    const average = averageTiter([
+      { instrument: probe(1, 'g/L'), readings: [reading(3.6)] },
+      // An imported titer column in mg/L: 2,400 mg/L is 2.4 g/L, not 2,400 g/L.
+      { instrument: probe(2, 'mg/L'), readings: [reading(1200), reading(2000, 2400)] },
+      // A column typed as titer that holds an optical density or counts is no concentration at all.
+      { instrument: probe(3, 'OD600'), readings: [reading(850)] },
+      { instrument: probe(4, null), readings: [reading(560)] },
+      { instrument: probe(5, 'g/L'), readings: [] },
+    ], []);
+    expect(average.value).toBeCloseTo(3.0, 10);
+    expect(average.sources.map((source) => [source.instrument.id, source.highestGramsPerLitre, source.excludedBecause])).toEqual([
+      [1, 3.6, null], [2, 2.4, null], [3, null, 'unit'], [4, null, 'unit'], [5, null, 'no readings'],
+    ]);
   });
   it('falls back to the runs grams per litre, then N/A', () => {
-    expect(averageTiter([], [{ scaleGrams: 10, scaleLiters: 2 }, { scaleGrams: 30, scaleLiters: 2 }, { scaleGrams: null, scaleLiters: 2 }])).toBe(10);
-    expect(averageTiter([[]], [{ scaleGrams: 0, scaleLiters: 2 }])).toBeNull();
+    const fromScale = averageTiter([], [{ scaleGrams: 10, scaleLiters: 2 }, { scaleGrams: 30, scaleLiters: 2 }, { scaleGrams: null, scaleLiters: 2 }]);
+    expect(fromScale.value).toBe(10);
+    expect(fromScale.fromRunScale).toBe(true);
+    expect(averageTiter([{ instrument: probe(1, 'g/L'), readings: [] }], [{ scaleGrams: 0, scaleLiters: 2 }]).value).toBeNull();
+  });
+});
+
+describe('titer units', () => {
+  it('reads mass concentrations as g/L and nothing else', () => {
+    expect(gramsPerLitreFactor('g/L')).toBe(1);
+    expect(gramsPerLitreFactor('mg/L')).toBe(1e-3);
+    expect(gramsPerLitreFactor('μg/mL')).toBe(1e-3);
+    expect(gramsPerLitreFactor('OD600')).toBeNull();
+    expect(gramsPerLitreFactor(null)).toBeNull();
+    expect(titerReadingsInGramsPerLitre('mg/L', [reading(500, 800)])).toEqual([{ ...reading(0.5), max: 0.8 }]);
+    expect(titerReadingsInGramsPerLitre('%', [reading(5)])).toBeNull();
   });
 });

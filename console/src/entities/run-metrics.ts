@@ -109,11 +109,72 @@ export function summariseRuns(runs: readonly TimedRun[], now: Date = new Date())
 }
 
 /**
- * The dashboard's Average Titer: the mean of the titer instruments' highest readings; without any,
- * the mean of scale_grams / scale_liters over the runs that have both; else null.
+ * Grams per litre in one unit of each mass concentration a titer can be written in. A titer
+ * instrument in any other unit (an imported column typed as titer that holds counts, OD or a unit-less
+ * signal) is not a concentration the console can average with the others, so it is left out and
+ * named, never averaged as if it were g/L: an mg/L column averaged as g/L is how the dashboard's
+ * Average Titer jumped from 3.6 to 284 g/L after an import.
  */
-export function averageTiter(titerSeries: readonly (readonly Reading[])[], runs: readonly Pick<Run, 'scaleGrams' | 'scaleLiters'>[]): number | null {
-  const maxima = titerSeries.map(highestReading).filter((value): value is number => value !== null);
-  if (maxima.length > 0) return mean(maxima);
-  return mean(runs.map(scaleTiter).filter((value): value is number => value !== null));
+const GRAMS_PER_LITRE: Readonly<Record<string, number>> = {
+  'g/L': 1, 'g/l': 1, 'mg/mL': 1, 'mg/ml': 1, 'kg/m3': 1, 'g/dL': 10,
+  'mg/L': 1e-3, 'mg/l': 1e-3, 'ug/mL': 1e-3, 'μg/mL': 1e-3, 'µg/mL': 1e-3,
+  'ug/L': 1e-6, 'μg/L': 1e-6, 'µg/L': 1e-6, 'ng/mL': 1e-6,
+};
+
+/** How many g/L one of the unit is; null when the unit is not a mass concentration (or not given). */
+export function gramsPerLitreFactor(unit: string | null | undefined): number | null {
+  if (!unit) return null;
+  return GRAMS_PER_LITRE[unit.trim()] ?? null;
+}
+
+/** A titer instrument's readings in g/L; null when its unit cannot be read as a concentration. */
+export function titerReadingsInGramsPerLitre(unit: string | null | undefined, readings: readonly Reading[]): Reading[] | null {
+  const factor = gramsPerLitreFactor(unit);
+  if (factor === null) return null;
+  if (factor === 1) return [...readings];
+  const scale = (value: number | null | undefined) => (value === null || value === undefined ? value : value * factor);
+  return readings.map((reading) => ({ ...reading, value: scale(reading.value) ?? null, ...(reading.max === undefined ? {} : { max: scale(reading.max) }) }));
+}
+
+export interface TiterInstrument {
+  id: number;
+  name: string;
+  unit: string | null;
+}
+
+/** One titer instrument's part in the Average Titer: its highest reading in g/L, or why it is left out. */
+export interface TiterSource {
+  instrument: TiterInstrument;
+  /** The highest reading in g/L; null when it is left out. */
+  highestGramsPerLitre: number | null;
+  excludedBecause: 'unit' | 'no readings' | null;
+}
+
+export interface AverageTiter {
+  value: number | null;
+  /** Every titer instrument, counted or not, so the card can say what the average is made of. */
+  sources: TiterSource[];
+  /** True when no instrument counted and the value is the runs' scale_grams / scale_liters. */
+  fromRunScale: boolean;
+}
+
+/**
+ * The dashboard's Average Titer: the mean of the titer instruments' highest readings in g/L, each
+ * instrument converted from its own unit and those whose unit is not a mass concentration left
+ * out; without any, the mean of scale_grams / scale_liters over the runs that have both; else null.
+ */
+export function averageTiter(
+  series: readonly { instrument: TiterInstrument; readings: readonly Reading[] }[],
+  runs: readonly Pick<Run, 'scaleGrams' | 'scaleLiters'>[],
+): AverageTiter {
+  const sources: TiterSource[] = series.map(({ instrument, readings }) => {
+    const converted = titerReadingsInGramsPerLitre(instrument.unit, readings);
+    if (converted === null) return { instrument, highestGramsPerLitre: null, excludedBecause: 'unit' };
+    const highest = highestReading(converted);
+    return { instrument, highestGramsPerLitre: highest, excludedBecause: highest === null ? 'no readings' : null };
+  });
+  const maxima = sources.map((source) => source.highestGramsPerLitre).filter((value): value is number => value !== null);
+  if (maxima.length > 0) return { value: mean(maxima), sources, fromRunScale: false };
+  const fromScale = mean(runs.map(scaleTiter).filter((value): value is number => value !== null));
+  return { value: fromScale, sources, fromRunScale: fromScale !== null };
 }

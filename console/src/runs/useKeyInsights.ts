@@ -4,7 +4,7 @@
  */
 import useSWR from 'swr';
 import { apiRequest } from '../api/client.ts';
-import { meanOfMeans, maxTiter } from '../entities/run-metrics.ts';
+import { meanOfMeans, maxTiter, titerReadingsInGramsPerLitre } from '../entities/run-metrics.ts';
 import { readingListSchema, type Instrument, type Reading, type Run, type UnitOperation } from '../entities/types.ts';
 
 /** Enough points per instrument for a faithful maximum and mean; larger ranges come back bucketed. */
@@ -31,7 +31,8 @@ export interface KeyInsights {
 export function useKeyInsights(run: Run | undefined, unitOperations: readonly UnitOperation[] | undefined, instruments: readonly Instrument[] | undefined): KeyInsights {
   const equipmentIds = new Set((unitOperations ?? []).map((operation) => operation.equipmentId).filter((id): id is number => id !== null));
   const onRunEquipment = (instruments ?? []).filter((instrument) => equipmentIds.has(instrument.equipmentId));
-  const titerIds = onRunEquipment.filter((instrument) => instrument.type === 'titer').map((instrument) => instrument.id);
+  const titerInstruments = onRunEquipment.filter((instrument) => instrument.type === 'titer');
+  const titerIds = titerInstruments.map((instrument) => instrument.id);
   const yieldIds = onRunEquipment.filter((instrument) => instrument.type === 'yield').map((instrument) => instrument.id);
   const ready = run !== undefined && unitOperations !== undefined && instruments !== undefined;
   const key = ready ? ['key-insights', run.id, run.startTime, run.endTime, titerIds.join(','), yieldIds.join(',')] : null;
@@ -46,7 +47,11 @@ export function useKeyInsights(run: Run | undefined, unitOperations: readonly Un
 
   if (!ready || isLoading) return { maxTiter: null, yieldPercent: null, isLoading: true };
   return {
-    maxTiter: maxTiter(data?.titer ?? [], run),
+    // In g/L, each instrument from its own unit; one whose unit is not a concentration does not count.
+    maxTiter: maxTiter((data?.titer ?? []).flatMap((readings, index) => {
+      const converted = titerReadingsInGramsPerLitre(titerInstruments[index]?.unit, readings);
+      return converted === null ? [] : [converted];
+    }), run),
     yieldPercent: meanOfMeans(data?.yields ?? []),
     isLoading: false,
   };

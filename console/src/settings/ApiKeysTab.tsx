@@ -12,6 +12,7 @@ import { useApi } from '../api/hooks.ts';
 import { AppTooltip } from '../components/AppTooltip.tsx';
 import { ConfirmDialog } from '../components/dialogs/ConfirmDialog.tsx';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
+import { showToast } from '../components/toaster.ts';
 import { formatDate } from '../entities/format.ts';
 import type { Camelize } from '../entities/types.ts';
 import { useSettingsAction } from './use-settings-action.ts';
@@ -31,6 +32,16 @@ function endOfDay(date: string): string {
 function today(): string {
   const now = new Date();
   return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+}
+
+/** The one-time secret to the clipboard; a refusal (no permission, no secure context) says to copy by hand. */
+async function copyKey(key: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(key);
+    showToast({ title: 'Copied', message: 'The key is on the clipboard.', intent: 'success' });
+  } catch {
+    showToast({ title: 'Could not copy the key', message: 'Select it and copy it by hand: it is not shown again.', intent: 'warning' });
+  }
 }
 
 function keyState(key: ApiKey): { label: string; intent: Intent } {
@@ -87,6 +98,7 @@ export function ApiKeysTab() {
       {createdKey ? (
         <Callout intent={Intent.SUCCESS} icon="key" title="Copy the new key now: it is not shown again" data-testid="created-api-key">
           <code className="app-api-key-value">{createdKey}</code>
+          <Button size="small" icon="duplicate" text="Copy" aria-label="Copy the key" onClick={() => void copyKey(createdKey)} />
           <Button variant="minimal" size="small" icon="cross" aria-label="Hide the key" onClick={() => setCreatedKey(null)} />
         </Callout>
       ) : null}
