@@ -1,8 +1,10 @@
 /**
  * Analyze (/analyze): pick reference runs of one unit-operation type (with the runs table's filters),
  * parameters, an alignment and a band; the envelope is drawn as a band around the median with the
- * chosen target runs overlaid, and a deviation table lists each target's parameters worst first.
- * Golden batches save and restore the definition; viewers can look, editors and admins save.
+ * chosen target runs overlaid, and a deviation table lists each target's parameters by their excursion
+ * score with the reason in words. The band is widened to a tolerance per parameter (the references'
+ * noise unless set here). Golden batches save and restore the definition, tolerances included;
+ * viewers can look, editors and admins save. Fewer than five references are warned about.
  */
 import { useMemo, useState } from 'react';
 import {
@@ -31,8 +33,8 @@ import { Highcharts } from '../charts/highcharts-setup.ts';
 import { paletteColor } from '../charts/chart-constants.ts';
 import { derivedParameterListSchema, type DerivedParameterView } from '../derived/derived-model.ts';
 import {
-  bandChoiceOf, deviationBody, deviationRows, envelopeBody, envelopeChartOptions, envelopeCsv, formatExcursion,
-  formatShare, LEFT_OUT_LABELS, parameterLabelOf, pickableParameters, type AnalyzeForm, type BandChoice, type CamelDeviation, type CamelEnvelope,
+  bandChoiceOf, deviationBody, deviationRows, envelopeBody, envelopeChartOptions, envelopeCsv, formatScore, formatShare, formatTolerance,
+  LEFT_OUT_LABELS, tolerancesFor, tolerancesOfBatch, parameterLabelOf, pickableParameters, type AnalyzeForm, type BandChoice, type CamelDeviation, type CamelEnvelope,
 } from './analyze-model.ts';
 import './analyze.css';
 
@@ -41,7 +43,7 @@ const goldenBatchListSchema = z.array(goldenBatchSchema);
 
 const INITIAL_FORM: Omit<AnalyzeForm, 'unitOperationType'> = {
   referenceIds: [], targetIds: [], parameters: [], alignment: { kind: 'start' },
-  bandChoice: 'p5-p95', customLower: 5, customUpper: 95, sigmaK: 2, showMinMax: true,
+  bandChoice: 'p5-p95', customLower: 5, customUpper: 95, sigmaK: 2, showMinMax: true, tolerances: {},
 };
 
 interface Result {
@@ -131,6 +133,7 @@ export function AnalyzePage() {
     setForm((current) => ({
       ...current, referenceIds: batch.referenceUnitOperationIds, parameters: batch.parameters as AnalysisParameter[],
       alignment: batch.alignment as Alignment, ...bandChoiceOf(batch.band as GoldenBatch['band']),
+      tolerances: tolerancesOfBatch(batch.parameters, batch.tolerances),
     }));
     setResult(null);
   };
@@ -138,7 +141,7 @@ export function AnalyzePage() {
   const saveBatch = async () => {
     const body = {
       name: batchName.trim(), unit_operation_type: type, reference_unit_operation_ids: form.referenceIds, parameters: form.parameters,
-      alignment: form.alignment, band: deviationBody({ ...form, unitOperationType: type }).band,
+      alignment: form.alignment, band: deviationBody({ ...form, unitOperationType: type }).band, tolerances: tolerancesFor(form),
     };
     try {
       const existing = (goldenBatches.data ?? []).find((batch) => batch.id === batchId && batch.name === body.name);
@@ -175,6 +178,11 @@ export function AnalyzePage() {
   }, [envelope, targets, form.showMinMax]);
 
   const rows = result?.deviation ? deviationRows(result.deviation) : [];
+  const warnings = [...new Set(result?.deviation ? result.deviation.warnings : (result?.envelopes ?? []).flatMap((entry) => entry.warnings))];
+  const defaultTolerance = (parameter: string) => {
+    const tolerance = result?.envelopes.find((entry) => entry.parameter === parameter)?.tolerance;
+    return tolerance && tolerance.source !== 'set' && tolerance.value !== null ? `default ${formatTolerance(tolerance.value)}` : 'default';
+  };
   const leftOut = [...(envelope?.leftOut ?? []), ...(result?.deviation?.targetsLeftOut ?? [])];
   const failed = runs.error || operations.error;
   const canAnalyze = form.referenceIds.length >= 2 && form.parameters.length > 0 && !working;
@@ -268,6 +276,28 @@ export function AnalyzePage() {
               {form.bandChoice === 'sigma' ? (
                 <FormGroup label="k"><NumericInput aria-label="k" min={0.5} max={10} stepSize={0.5} value={form.sigmaK} onValueChange={(value) => update({ sigmaK: value })} /></FormGroup>
               ) : null}
+              {form.parameters.length > 0 ? (
+                <FormGroup label="Tolerance (least ± around the band's centre)" helperText="Left empty: 3x the references' noise, at least 2 % of their range.">
+                  <HTMLTable compact className="analyze-tolerances" data-testid="analyze-tolerances">
+                    <tbody>
+                      {form.parameters.map((parameter) => (
+                        <tr key={parameter}>
+                          <td>{parameterLabel(parameter)}</td>
+                          <td>
+                            <NumericInput aria-label={`Tolerance ${parameterLabel(parameter)}`} min={0} buttonPosition="none" fill
+                              placeholder={defaultTolerance(parameter)} value={form.tolerances[parameter] ?? ''}
+                              onValueChange={(value, text) => update({
+                                tolerances: text.trim() === '' || !(value > 0)
+                                  ? Object.fromEntries(Object.entries(form.tolerances).filter(([key]) => key !== parameter))
+                                  : { ...form.tolerances, [parameter]: value },
+                              })} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </HTMLTable>
+                </FormGroup>
+              ) : null}
               <Checkbox label="Show min/max" checked={form.showMinMax} onChange={() => update({ showMinMax: !form.showMinMax })} />
               <Button intent={Intent.PRIMARY} icon="chart" text="Analyze" loading={working} disabled={!canAnalyze} onClick={() => void analyze()} data-testid="analyze-run" />
             </Card>
@@ -275,6 +305,7 @@ export function AnalyzePage() {
 
           <div className="analyze-results">
             {error ? <Callout intent="danger" icon="error" data-testid="analyze-error">{error}</Callout> : null}
+            {warnings.length > 0 ? <Callout intent="warning" icon="warning-sign" data-testid="analyze-warnings">{warnings.join(' ')}</Callout> : null}
             {!result ? (
               <NonIdealState icon="timeline-area-chart" description="Choose at least two reference runs and a parameter, then Analyze." />
             ) : (
@@ -295,16 +326,19 @@ export function AnalyzePage() {
                 {result.deviation ? (
                   <Card className="analyze-card">
                     <H4>Deviation, worst first</H4>
+                    <p className="bp6-text-muted">
+                      Score: the area outside the band, in band widths x hours. Flagged from {result.deviation.flagScore}.
+                    </p>
                     <HTMLTable interactive compact striped className="analyze-deviation" data-testid="deviation-table">
-                      <thead><tr><th>Parameter</th><th>Run</th><th>Outside the band</th><th>First excursion</th><th>Largest excursion</th></tr></thead>
+                      <thead><tr><th>Parameter</th><th>Run</th><th>Score</th><th>Outside</th><th>Why</th></tr></thead>
                       <tbody>
                         {rows.map((row) => (
-                          <tr key={row.key} data-testid="deviation-row" onClick={() => setChartParameter(row.parameter)} className={row.parameter === envelope?.parameter ? 'analyze-row-active' : undefined}>
+                          <tr key={row.key} data-testid="deviation-row" data-flagged={row.flagged} onClick={() => setChartParameter(row.parameter)} className={row.parameter === envelope?.parameter ? 'analyze-row-active' : undefined}>
                             <td>{parameterLabel(row.parameter)}</td>
                             <td>{row.runName}</td>
+                            <td>{row.flagged ? <Tag intent={Intent.DANGER} minimal data-testid="deviation-flag">{formatScore(row.score)}</Tag> : <span className="bp6-text-muted">{formatScore(row.score)}</span>}</td>
                             <td>{formatShare(row.shareOutside)}</td>
-                            <td>{formatExcursion(row.firstExcursion)}</td>
-                            <td>{formatExcursion(row.largestExcursion)}</td>
+                            <td data-testid="deviation-reason">{row.reason}</td>
                           </tr>
                         ))}
                       </tbody>

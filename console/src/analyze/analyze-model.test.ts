@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bandChoiceOf, bandOf, deviationRows, envelopeChartSeries, envelopeCsv, formatElapsed, parameterLabelOf, pickableParameters, type CamelDeviation, type CamelEnvelope,
+  bandChoiceOf, bandOf, deviationRows, envelopeChartSeries, envelopeCsv, formatElapsed, parameterLabelOf, pickableParameters, tolerancesFor, tolerancesOfBatch,
+  type CamelDeviation, type CamelEnvelope,
 } from './analyze-model.ts';
 
 const envelope: CamelEnvelope = {
   parameter: 'temperature', derivedParameter: null, unitOperationType: 'fermentation', gridStepSeconds: 60, band: { kind: 'percentiles', lower: 5, upper: 95 }, alignment: { kind: 'start' },
-  references: [], leftOut: [],
+  references: [], leftOut: [], tolerance: { value: 1.5, source: 'noise', noise: 0.5 }, warnings: [],
   points: [
-    { t: 0, median: 30, mean: 30, lower: 29, upper: 31, min: 28, max: 32, count: 3 },
-    { t: 3600, median: 31, mean: 31, lower: null, upper: null, min: 31, max: 31, count: 1 },
+    { t: 0, median: 30, mean: 30, lower: 29, upper: 31, min: 28, max: 32, count: 3, comparedLower: 28.5, comparedUpper: 31.5 },
+    { t: 3600, median: 31, mean: 31, lower: null, upper: null, min: 31, max: 31, count: 1, comparedLower: null, comparedUpper: null },
   ],
 };
 
@@ -19,18 +20,18 @@ describe('analyze model', () => {
     }
   });
 
-  it('draws the band where it exists, the median, and targets in hours', () => {
+  it('draws the compared band (widened to the tolerance) where it exists, the median, and targets in hours', () => {
     const series = envelopeChartSeries(envelope, [{ name: 'Run A', color: '#f00', series: [[1800, 30.5]] }], true);
-    expect(series.map((entry) => entry.name)).toEqual(['Min–max', 'Band P5–P95', 'Median', 'Run A']);
-    expect(series[1]!.data).toEqual([[0, 29, 31]]);
+    expect(series.map((entry) => entry.name)).toEqual(['Min–max', "Band P5–P95, at least ± 1.5 (3x the references' noise)", 'Median', 'Run A']);
+    expect(series[1]!.data).toEqual([[0, 28.5, 31.5]]);
     expect(series[3]!.data).toEqual([[0.5, 30.5]]);
   });
 
   it('writes the envelope CSV with numbers as numbers and empty cells for missing bounds', () => {
     expect(envelopeCsv([envelope]).split('\r\n')).toEqual([
-      'parameter,seconds_since_time_zero,median,mean,lower,upper,min,max,runs',
-      'temperature,0,30,30,29,31,28,32,3',
-      'temperature,3600,31,31,,,31,31,1',
+      'parameter,seconds_since_time_zero,median,mean,lower,upper,min,max,runs,compared_lower,compared_upper',
+      'temperature,0,30,30,29,31,28,32,3,28.5,31.5',
+      'temperature,3600,31,31,,,31,31,1,,',
       '',
     ]);
   });
@@ -45,6 +46,11 @@ describe('analyze model', () => {
       ] }],
     } as unknown as CamelDeviation;
     expect(deviationRows(deviation).map((row) => row.parameter)).toEqual(['pH', 'temperature']);
+  });
+
+  it('maps a golden batch\'s camel-cased tolerance keys back to its parameters and sends only the chosen parameters\' tolerances', () => {
+    expect(tolerancesOfBatch(['feed_rate', 'pH', 'dissolved_o2'], { feedRate: 0.05, dissolvedO2: 2 })).toEqual({ feed_rate: 0.05, dissolved_o2: 2 });
+    expect(tolerancesFor({ parameters: ['feed_rate'], tolerances: { feed_rate: 0.05, pH: 0.1, temperature: 0 } })).toEqual({ feed_rate: 0.05 });
   });
 
   it('formats elapsed time around time zero', () => {

@@ -26,6 +26,8 @@ export interface AnalyzeForm {
   customUpper: number;
   sigmaK: number;
   showMinMax: boolean;
+  /** The least half-width of the band per parameter (wire keys); a parameter left out takes its default from the references' noise. */
+  tolerances: Record<string, number>;
 }
 
 export function bandOf(form: Pick<AnalyzeForm, 'bandChoice' | 'customLower' | 'customUpper' | 'sigmaK'>): Band {
@@ -49,6 +51,16 @@ export function bandLabel(band: Band): string {
   return band.kind === 'sigma' ? `Mean ± ${band.k}σ` : `P${band.lower}–P${band.upper}`;
 }
 
+const TOLERANCE_SOURCE_LABELS: Record<string, string> = { set: 'set', noise: "3x the references' noise", range: "2 % of the references' range", none: '' };
+
+/** ", at least ± 0.0136 (3x the references' noise)" */
+export function toleranceLabel(tolerance: CamelEnvelope['tolerance']): string {
+  if (tolerance.value === null) return '';
+  return `, at least ± ${formatTolerance(tolerance.value)} (${TOLERANCE_SOURCE_LABELS[tolerance.source] ?? tolerance.source})`;
+}
+
+export const formatTolerance = (value: number) => Number(value.toPrecision(3)).toString();
+
 /** The snake_case body of a deviation request for the form (targets required). */
 export function deviationBody(form: AnalyzeForm) {
   return {
@@ -58,11 +70,33 @@ export function deviationBody(form: AnalyzeForm) {
     alignment: form.alignment,
     band: bandOf(form),
     show_min_max: form.showMinMax,
+    tolerances: tolerancesFor(form),
   };
 }
 
+/** The form's tolerances of the chosen parameters only (a stale one would be refused by a golden batch). */
+export function tolerancesFor(form: Pick<AnalyzeForm, 'parameters' | 'tolerances'>): Record<string, number> {
+  return Object.fromEntries(form.parameters.flatMap((parameter) => {
+    const value = form.tolerances[parameter];
+    return value !== undefined && Number.isFinite(value) && value > 0 ? [[parameter, value]] : [];
+  }));
+}
+
+/** A golden batch's tolerances arrive with camel-cased keys (feedRate): mapped back to its parameters' wire names. */
+export function tolerancesOfBatch(parameters: readonly string[], tolerances: Readonly<Record<string, number>>): Record<string, number> {
+  const camel = (key: string) => key.replace(/_+([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+  return Object.fromEntries(parameters.flatMap((parameter) => {
+    const value = tolerances[parameter] ?? tolerances[camel(parameter)];
+    return value === undefined ? [] : [[parameter, value]];
+  }));
+}
+
 export function envelopeBody(form: AnalyzeForm, parameter: AnalysisParameter) {
-  return { reference_unit_operation_ids: form.referenceIds, parameter, alignment: form.alignment, band: bandOf(form), show_min_max: form.showMinMax };
+  const tolerance = tolerancesFor(form)[parameter];
+  return {
+    reference_unit_operation_ids: form.referenceIds, parameter, alignment: form.alignment, band: bandOf(form), show_min_max: form.showMinMax,
+    tolerances: tolerance === undefined ? {} : { [parameter]: tolerance },
+  };
 }
 
 export const HOUR_S = 3600;
@@ -83,12 +117,13 @@ export interface ChartTarget {
  * print a series' name as markup.
  */
 export function envelopeChartSeries(envelope: CamelEnvelope, targets: readonly ChartTarget[], showMinMax: boolean) {
-  const band = envelope.points.flatMap((point) => (point.lower === null || point.upper === null ? [] : [[toHours(point.t), point.lower, point.upper]]));
+  // The band drawn is the one targets are compared with: the statistical band widened to the tolerance.
+  const band = envelope.points.flatMap((point) => (point.comparedLower === null || point.comparedUpper === null ? [] : [[toHours(point.t), point.comparedLower, point.comparedUpper]]));
   const hull = envelope.points.flatMap((point) => (point.min === null || point.max === null ? [] : [[toHours(point.t), point.min, point.max]]));
   const median = envelope.points.flatMap((point) => (point.median === null ? [] : [[toHours(point.t), point.median]]));
   return [
     ...(showMinMax && hull.length > 0 ? [{ type: 'arearange' as const, name: 'Min–max', data: hull, color: '#8F99A8', fillOpacity: 0.12, lineWidth: 0, enableMouseTracking: false }] : []),
-    { type: 'arearange' as const, name: `Band ${bandLabel(envelope.band as Band)}`, data: band, color: '#2D72D2', fillOpacity: 0.25, lineWidth: 0 },
+    { type: 'arearange' as const, name: `Band ${bandLabel(envelope.band as Band)}${toleranceLabel(envelope.tolerance)}`, data: band, color: '#2D72D2', fillOpacity: 0.25, lineWidth: 0 },
     { type: 'line' as const, name: 'Median', data: median, color: '#184A90', lineWidth: 2, dashStyle: 'ShortDash' as const },
     ...targets.map((target) => ({
       type: 'line' as const, name: chartText(target.name), color: target.color, lineWidth: 1.5,
@@ -127,6 +162,9 @@ export interface DeviationRow {
   unitOperationId: number;
   runName: string;
   shareOutside: number | null;
+  score: number;
+  flagged: boolean;
+  reason: string;
   firstExcursion: CamelDeviation['targets'][number]['parameters'][number]['firstExcursion'];
   largestExcursion: CamelDeviation['targets'][number]['parameters'][number]['largestExcursion'];
 }
@@ -144,10 +182,18 @@ export function deviationRows(deviation: CamelDeviation): DeviationRow[] {
       unitOperationId: target.unitOperationId,
       runName: target.runName,
       shareOutside: result.shareOutside,
+      score: result.score,
+      flagged: result.flagged,
+      reason: result.reason,
       firstExcursion: result.firstExcursion,
       largestExcursion: result.largestExcursion,
     }];
   });
+}
+
+/** Band widths x hours, to two significant figures below 10. */
+export function formatScore(score: number): string {
+  return score >= 10 ? score.toFixed(0) : Number(score.toPrecision(2)).toString();
 }
 
 export function formatShare(share: number | null): string {
@@ -168,14 +214,14 @@ export function formatExcursion(excursion: DeviationRow['firstExcursion']): stri
   return `${formatElapsed(excursion.t)}: ${excursion.value.toPrecision(4)} (${excursion.distance.toPrecision(3)} ${side})`;
 }
 
-export const ENVELOPE_CSV_HEADER = ['parameter', 'seconds_since_time_zero', 'median', 'mean', 'lower', 'upper', 'min', 'max', 'runs'];
+export const ENVELOPE_CSV_HEADER = ['parameter', 'seconds_since_time_zero', 'median', 'mean', 'lower', 'upper', 'min', 'max', 'runs', 'compared_lower', 'compared_upper'];
 
 /** The envelopes as one CSV document (shared writer: numbers stay numbers, text is neutralised). */
 export function envelopeCsv(envelopes: readonly CamelEnvelope[]): string {
   let text = csvRow(ENVELOPE_CSV_HEADER);
   for (const envelope of envelopes) {
     for (const point of envelope.points) {
-      text += csvRow([envelope.parameter, point.t, point.median, point.mean, point.lower, point.upper, point.min, point.max, point.count]);
+      text += csvRow([envelope.parameter, point.t, point.median, point.mean, point.lower, point.upper, point.min, point.max, point.count, point.comparedLower, point.comparedUpper]);
     }
   }
   return text;

@@ -1,7 +1,8 @@
 /**
  * The run detail's golden-batch card: for each unit operation with a saved golden batch of its type,
- * the share of grid times inside the batch's band per parameter, worst first (from the deviation
- * endpoint; a running unit operation is compared up to now).
+ * the parameters flagged by the deviation endpoint (their excursion score reached the threshold),
+ * worst first, each with why; "nothing flagged" otherwise. A running unit operation is compared up to
+ * now; one that has not started is not asked about. A band of fewer than five references is warned about.
  */
 import { Callout, Card, Elevation, H4, HTMLTable, Intent, Spinner, Tag } from '@blueprintjs/core';
 import { useEffect, useMemo, useState } from 'react';
@@ -13,15 +14,14 @@ import { useApi } from '../api/hooks.ts';
 import { titleCaseType } from '../entities/format.ts';
 import type { Camelize, UnitOperation } from '../entities/types.ts';
 import { LEFT_OUT_LABELS, type CamelDeviation } from '../analyze/analyze-model.ts';
-import { conformanceIntent, conformancePairs, conformanceRows, formatInside, type ConformancePair } from './golden-conformance.ts';
+import { formatScore } from '../analyze/analyze-model.ts';
+import { conformanceIntent, conformancePairs, conformanceRows, type ConformancePair } from './golden-conformance.ts';
 
 const goldenBatchListSchema = z.array(goldenBatchSchema);
-/** Parameters shown before "more" (the worst ones). */
-const SHOWN = 6;
 
 type Outcome = { state: 'loading' } | { state: 'done'; deviation: CamelDeviation } | { state: 'failed'; message: string };
 
-const intentOf = { success: Intent.SUCCESS, warning: Intent.WARNING, danger: Intent.DANGER, none: Intent.NONE } as const;
+const intentOf = { success: Intent.SUCCESS, danger: Intent.DANGER, none: Intent.NONE } as const;
 
 function PairRow({ pair, outcome }: { pair: ConformancePair; outcome: Outcome | undefined }) {
   const [expanded, setExpanded] = useState(false);
@@ -34,24 +34,46 @@ function PairRow({ pair, outcome }: { pair: ConformancePair; outcome: Outcome | 
   }
   const leftOut = outcome.deviation.targetsLeftOut.find((entry) => entry.unitOperationId === pair.unitOperationId);
   const rows = conformanceRows(outcome.deviation, pair.unitOperationId);
-  const shown = expanded ? rows : rows.slice(0, SHOWN);
+  const flagged = rows.filter((row) => row.flagged);
+  const others = rows.filter((row) => !row.flagged);
+  const compared = rows.filter((row) => row.compared > 0).length;
   return (
     <tr data-testid="conformance-row">
       <td>{label}</td>
       <td>
+        {outcome.deviation.warnings.map((warning) => (
+          <div key={warning} className="app-conformance-warning bp6-text-muted" data-testid="conformance-warning">{warning}</div>
+        ))}
         {leftOut ? <span className="bp6-text-muted">Not compared: {LEFT_OUT_LABELS[leftOut.reason] ?? leftOut.reason}</span>
           : rows.length === 0 ? <span className="bp6-text-muted">No parameter in common</span> : (
-            <div className="app-conformance-tags">
-              {shown.map((row) => (
-                <Tag key={row.parameter} minimal intent={intentOf[conformanceIntent(row.shareInside)]} data-testid="conformance-parameter"
-                  title={`${row.compared} grid times compared`}>
-                  {row.label}: {formatInside(row.shareInside)}
+            <>
+              {flagged.length === 0 ? (
+                <Tag minimal intent={compared > 0 ? Intent.SUCCESS : Intent.NONE} data-testid="conformance-clear">
+                  {compared > 0 ? `Nothing flagged (${compared} parameter${compared === 1 ? '' : 's'} compared)` : 'Nothing compared yet'}
                 </Tag>
-              ))}
-              {rows.length > SHOWN ? (
-                <Tag minimal interactive onClick={() => setExpanded(!expanded)}>{expanded ? 'fewer' : `${rows.length - SHOWN} more`}</Tag>
+              ) : (
+                <ul className="app-conformance-flagged">
+                  {flagged.map((row) => (
+                    <li key={row.parameter} data-testid="conformance-parameter">
+                      <Tag minimal intent={Intent.DANGER} title={`Score ${formatScore(row.score)} band widths x hours`}>{row.label}</Tag>{' '}
+                      <span data-testid="conformance-reason">{row.reason}</span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+              {others.length > 0 ? (
+                <div className="app-conformance-tags">
+                  <Tag minimal interactive onClick={() => setExpanded(!expanded)} data-testid="conformance-others">
+                    {expanded ? 'fewer' : `${others.length} not flagged`}
+                  </Tag>
+                  {expanded ? others.map((row) => (
+                    <Tag key={row.parameter} minimal intent={intentOf[conformanceIntent(row)]} title={row.reason}>
+                      {row.label}: {formatScore(row.score)}
+                    </Tag>
+                  )) : null}
+                </div>
               ) : null}
-            </div>
+            </>
           )}
       </td>
     </tr>
@@ -85,7 +107,8 @@ export function GoldenBatchConformanceCard({ unitOperations }: { unitOperations:
     <Card elevation={Elevation.ONE} className="app-section-card" data-testid="golden-conformance-card">
       <div className="app-section-card-header"><H4>Golden batches</H4></div>
       <Callout className="app-conformance-note" icon={null}>
-        Share of grid times inside each golden batch's band, worst parameter first. <Link to="/analyze">Analyze</Link> shows the envelopes.
+        Parameters flagged against each golden batch, worst first: scored by how far and how long they were outside the band
+        (band widths x hours). <Link to="/analyze">Analyze</Link> shows the envelopes.
       </Callout>
       <HTMLTable compact className="app-conformance-table">
         <tbody>{pairs.map((pair) => {
