@@ -19,6 +19,19 @@ export const RECORD_COLUMNS: Record<RecordExportEntity, { table: string; columns
   comments: { table: 'comments', columns: [['id', 'id'], ['unit_operation_id', 'unit_operations_id'], ['author_id', 'author'], ['timestamp', 'timestamp'], ['content', 'content'], ['color', 'color'], ['created_at', 'created_at'], ['updated_at', 'updated_at']] },
 };
 
+/** The exported columns that hold a PostgreSQL timestamptz. */
+const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['created_at', 'updated_at', 'start_time', 'end_time', 'timestamp']);
+
+/**
+ * A column's SQL in the export. PostgreSQL keeps timestamps to the microsecond, and a JavaScript Date
+ * would cut them to the millisecond, so timestamps leave the database as ISO 8601 text in UTC with
+ * all six fraction digits ('2021-05-02T07:12:51.123456Z').
+ */
+function exportedExpression(name: string, expression: string): string {
+  if (!TIMESTAMP_COLUMNS.has(name)) return expression;
+  return `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
 export function recordColumnNames(entity: RecordExportEntity): string[] {
   return RECORD_COLUMNS[entity].columns.map(([name]) => name);
 }
@@ -40,7 +53,7 @@ export async function* recordChunks(pool: Pool, organizationId: number, entity: 
   try {
     await client.query('BEGIN READ ONLY');
     await client.query(`DECLARE record_export NO SCROLL CURSOR FOR
-      SELECT ${columns.map(([name, expression]) => `${expression} AS "${name}"`).join(', ')} FROM ${table} WHERE organization_id = $1 ORDER BY id`, [organizationId]);
+      SELECT ${columns.map(([name, expression]) => `${exportedExpression(name, expression)} AS "${name}"`).join(', ')} FROM ${table} WHERE organization_id = $1 ORDER BY id`, [organizationId]);
     yield format === 'csv' ? csvRow(names) : '[';
     let first = true;
     for (;;) {

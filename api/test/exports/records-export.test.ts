@@ -43,6 +43,21 @@ describe('records export', () => {
     expect(response.body).not.toContain('Foreign run');
   });
 
+  it('keeps the microseconds PostgreSQL stores in every timestamp, in CSV and JSON', async () => {
+    // The api takes times to the millisecond; a row written with microseconds (another client, a
+    // migration) must not lose them on the way out, as a JavaScript Date would.
+    await ctx.deps.pg.query(
+      `UPDATE runs SET start_time = '2021-05-02T07:12:51.123456Z', end_time = NULL WHERE organization_id = $1 AND name = 'Plain, "quoted" run'`, [plant.organizationId]);
+    const csv = await get(plant.editor.token, 'entity=runs&format=csv');
+    const [header, ...rows] = parse(csv.body) as string[][];
+    const row = rows.find((cells) => cells[header!.indexOf('name')] === 'Plain, "quoted" run')!;
+    expect(row[header!.indexOf('start_time')]).toBe('2021-05-02T07:12:51.123456Z');
+    expect(row[header!.indexOf('end_time')]).toBe('');
+    expect(row[header!.indexOf('created_at')]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    const records = (await get(plant.editor.token, 'entity=runs&format=json')).json() as Array<{ name: string; start_time: string | null }>;
+    expect(records.find((record) => record.name === 'Plain, "quoted" run')?.start_time).toBe('2021-05-02T07:12:51.123456Z');
+  });
+
   it('writes every entity as CSV and JSON with the same rows', async () => {
     for (const entity of RECORD_EXPORT_ENTITIES) {
       const csv = await get(plant.editor.token, `entity=${entity}&format=csv`);
