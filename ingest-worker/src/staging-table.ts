@@ -79,8 +79,9 @@ export interface StagedDuplicates {
  * One GROUP BY in ClickHouse: linear in the staged rows, its memory bounded by spilling to disk.
  */
 export async function countStagedDuplicates(clickhouse: ClickHouseClient, table: string, firstWins: boolean): Promise<StagedDuplicates> {
+  // Ties (one row feeding several instruments) go to the lowest instrument id, so the answer is the same on every run.
   const pick = firstWins ? 'argMax' : 'argMin';
-  const order = firstWins ? 'high' : 'low';
+  const order = firstWins ? 'tuple(high, 0 - toInt64(instrument_id))' : 'tuple(low, instrument_id)';
   const result = await clickhouse.query({
     query: `SELECT count() AS keys, sum(rows - 1) AS extra, ${pick}(instrument_id, ${order}) AS instrument, ${pick}(ts, ${order}) AS at,
         ${pick}(low, ${order}) AS low_version, ${pick}(high, ${order}) AS high_version, ${pick}(rows, ${order}) AS key_rows

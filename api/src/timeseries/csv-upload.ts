@@ -7,7 +7,9 @@
  * the request is refused. Then a job referencing the spooled file is queued. Limited per
  * organisation: uploads per minute, uploads in flight and spooled bytes in flight (upload-limits.ts).
  */
-import { csvRequestSchema, type CsvRequest } from '@bioprocess/shared/ingest/requests';
+import {
+  csvRequestSchema, DEFAULT_DUPLICATE_POLICY, duplicatePolicySchema, missingValuesSchema, type CsvRequest, type DuplicatePolicy,
+} from '@bioprocess/shared/ingest/requests';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -145,10 +147,46 @@ function parseUnitOperation(text: string): UnitOperationCreate {
   return result.data;
 }
 
+/**
+ * How the upload treats rows sharing a stored key and which cells mean "no value": the multipart
+ * fields `duplicates` (refuse, keep-first, keep-last; default refuse) and `missing_values` (a JSON
+ * array of texts or numbers, such as ["-9999"]).
+ */
+interface ReadingChoices {
+  duplicates: DuplicatePolicy;
+  missingValues?: string[];
+}
+
+function readingChoices(): ReadingChoices & { take: (name: string, value: string) => void } {
+  const choices: ReadingChoices & { take: (name: string, value: string) => void } = {
+    duplicates: DEFAULT_DUPLICATE_POLICY,
+    take(name, value) {
+      if (name === 'duplicates') {
+        const parsed = duplicatePolicySchema.safeParse(value.trim());
+        if (!parsed.success) throw badRequest(parsed.error.issues[0]!.message);
+        choices.duplicates = parsed.data;
+      } else if (name === 'missing_values') {
+        let json: unknown;
+        try {
+          json = JSON.parse(value);
+        } catch {
+          throw badRequest('missing_values: must be a JSON array of strings');
+        }
+        const parsed = missingValuesSchema.safeParse(Array.isArray(json) ? json.map((entry) => (typeof entry === 'number' ? String(entry) : entry)) : json);
+        if (!parsed.success) throw badRequest(`missing_values: ${parsed.error.issues[0]!.message}`);
+        choices.missingValues = parsed.data;
+      }
+    },
+  };
+  return choices;
+}
+
 async function csvJobRequest(
-  db: Pool | PoolClient, organizationId: number, unitOperation: UnitOperationWindow, mapping: CsvMapping, spooled: SpooledFile, createdUnitOperationId?: number,
+  db: Pool | PoolClient, organizationId: number, unitOperation: UnitOperationWindow, mapping: CsvMapping, spooled: SpooledFile,
+  choices: ReadingChoices, createdUnitOperationId?: number,
 ): Promise<CsvRequest> {
   return csvRequestSchema.parse({
+    duplicates: choices.duplicates, missing_values: choices.missingValues,
     unit_operation_id: unitOperation.id, mapping, file_name: spooled.name, bytes: spooled.bytes,
     start_ms: unitOperation.startMs, end_ms: unitOperation.endMs, file_path: spooled.path,
     // Settled now: a later change of the organisation's zone does not change a queued upload.
@@ -197,8 +235,10 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
     reply.raw.once('close', () => void admission.finish());
 
     let received: CsvMapping | null = null;
+    const choices = readingChoices();
     const spooledFile = await receiveParts(deps, request, admission, (name, value) => {
       if (name === 'mapping') received = parseMapping(value);
+      choices.take(name, value);
     });
     const { mapping, spooled } = await requireUpload(deps, received, spooledFile);
     let job: IngestJobRow;
@@ -206,7 +246,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       await checkMappingInstruments(deps, principal.organizationId, unitOperation.equipmentId, mapping);
       await refuseUploadIntoOverlap(deps, principal.organizationId, unitOperation);
       ({ job } = await createIngestJob(deps.pg, principal, {
-        kind: 'csv', request: await csvJobRequest(deps.pg, principal.organizationId, unitOperation, mapping, spooled), progress: { bytes_total: spooled.bytes },
+        kind: 'csv', request: await csvJobRequest(deps.pg, principal.organizationId, unitOperation, mapping, spooled, choices), progress: { bytes_total: spooled.bytes },
       }));
     } catch (error) {
       await rm(spooled.path, { force: true });
@@ -241,9 +281,11 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
 
     let receivedMapping: CsvMapping | null = null;
     let body: UnitOperationCreate | null = null;
+    const choices = readingChoices();
     const spooledFile = await receiveParts(deps, request, admission, (name, value) => {
       if (name === 'mapping') receivedMapping = parseMapping(value);
       if (name === 'unit_operation') body = parseUnitOperation(value);
+      choices.take(name, value);
     });
     const { mapping, spooled } = await requireUpload(deps, receivedMapping, spooledFile);
     let created: { row: UnitOperationRow; job: IngestJobRow };
@@ -256,7 +298,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
         const window = unitOperationWindow(row);
         const { job } = await insertIngestJob(client, principal, {
           // A failure of this job removes the unit operation again (shared/src/server/ingest-jobs.ts).
-          kind: 'csv', request: await csvJobRequest(client, principal.organizationId, window, mapping, spooled, row.id), progress: { bytes_total: spooled.bytes },
+          kind: 'csv', request: await csvJobRequest(client, principal.organizationId, window, mapping, spooled, choices, row.id), progress: { bytes_total: spooled.bytes },
         });
         await recordAudit(client, request, {
           event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: row.id,
