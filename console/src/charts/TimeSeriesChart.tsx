@@ -1,7 +1,9 @@
 /**
  * The time-series line chart of the unit-operation detail and compare screens: x in minutes since
  * the operation's start (labelled in hours or days for long operations), one y axis per unit (at most
- * three labelled, the others picked by the user, or one stacked panel per unit), legend toggling, one
+ * three labelled, the others picked by the user, or one stacked panel per unit of at least 180 px, the
+ * page growing with them; a series without a unit has an axis of its own), the console's legend beside
+ * the plot (under it on narrow frames, scrolling on its own) toggling series, one
  * shared tooltip listing the readings and, under them, a comment within 20 px of the pointer; comment
  * lines with a short label behind the data, click-to-comment, and x zooming handed to the parent so it
  * can fetch finer data for the visible range.
@@ -9,18 +11,20 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
 import { HighchartsReact, type HighchartsReactRefObject } from 'highcharts-react-official';
 import { Button, Colors, NonIdealState, SegmentedControl, Spinner } from '@blueprintjs/core';
-import { Highcharts, highchartsSymbol } from './highcharts-setup.ts';
+import { Highcharts } from './highcharts-setup.ts';
 import {
   CHART_HEIGHT_PX, CHART_MESSAGES, LINE_WIDTH, POINT_HOVER_RADIUS, POINT_RADIUS, SHARED_AXIS_COLOR, SPAN_GAPS,
-  STACKED_PANEL_HEIGHT_PX, TIME_AXIS_TICK_LIMIT, X_AXIS_MIN,
+  TIME_AXIS_TICK_LIMIT,
 } from './chart-constants.ts';
 import type { ChartSeries, MarkerPoint } from './series-model.ts';
-import { axisIndexOfUnit, MAX_VISIBLE_Y_AXES, planUnitAxes, toggleShownUnit } from './unit-axes.ts';
+import { MAX_VISIBLE_Y_AXES, planUnitAxes, toggleShownUnit } from './unit-axes.ts';
+import { boostOptions, legendPlacement, seriesExtentMinutes, seriesOptions, stackedChartHeight, type LegendPlacement } from './chart-options.ts';
+import { ChartLegend } from './ChartLegend.tsx';
 import { formatMinute, minuteToEpochMs } from './time-axis.ts';
 import { formatTimeHeading, formatTimeTick, timeAxisTitle, timeScaleUnit, timeTicks } from './time-scale.ts';
 import { nearestCommentWithin, type ChartComment } from './comment-markers.ts';
 import { chartText } from './chart-text.ts';
-import { commentPlotLine, legendLabel, tooltipHtml } from './time-series-labels.ts';
+import { commentLabelRows, commentLabelWidth, commentPlotLine, legendLabel, tooltipHtml } from './time-series-labels.ts';
 import { formatDate } from '../dates/date-time-format.ts';
 import './time-series-chart.css';
 
@@ -51,6 +55,12 @@ export interface TimeSeriesChartProps {
   testId?: string;
   /** What minute 0 is when it is not the unit operation's start (compare: 'the first "induced" comment'). */
   timeZeroLabel?: string;
+  /** False when the page shows one key for several charts (Compare's small multiples). */
+  showLegend?: boolean;
+  /** The x extent several charts share (small multiples), in place of this chart's own. */
+  xExtent?: XRange | null;
+  /** False: comment lines without labels (all but the first small multiple); the tooltip still has the text. */
+  commentLabels?: boolean;
 }
 
 /** Sample markers stand out from the small points of dense on-line series. */
@@ -65,27 +75,32 @@ type PlotLineAxis = Highcharts.Axis & {
 /** The comment lines each chart axis currently shows, so they can be replaced without touching others. */
 const appliedCommentLines = new WeakMap<Highcharts.Axis, { signature: string; ids: string[] }>();
 
-function withOpacity(color: string, opacity: number): string {
-  return opacity >= 1 ? color : (Highcharts.color(color).setOpacity(opacity).get('rgba') as string);
+function toRgba(color: string, opacity: number): string {
+  return Highcharts.color(color).setOpacity(opacity).get('rgba') as string;
 }
 
-/** The minutes the series cover, from minute 0 or the earliest point before it (aligned on an event, a run has a past). */
-function seriesExtentMinutes(series: readonly ChartSeries[]): { min: number; max: number } {
-  let min = X_AXIS_MIN;
-  let max = 0;
-  for (const s of series) {
-    const first = s.data[0];
-    const last = s.data[s.data.length - 1];
-    if (first && first[0] < min) min = first[0];
-    if (last && last[0] > max) max = last[0];
-  }
-  return { min, max };
+/** The frame's width, followed as it changes, for where the legend goes. */
+function useFrameWidth(): [(element: HTMLDivElement | null) => void, number] {
+  const [width, setWidth] = useState(() => (typeof window === 'undefined' ? 1024 : window.innerWidth));
+  const observer = useRef<ResizeObserver | null>(null);
+  const ref = useCallback((element: HTMLDivElement | null) => {
+    observer.current?.disconnect();
+    if (!element) return;
+    setWidth(element.getBoundingClientRect().width);
+    observer.current = new ResizeObserver((entries) => setWidth(entries[0]!.contentRect.width));
+    observer.current.observe(element);
+  }, []);
+  return [ref, width];
 }
 
 export function TimeSeriesChart(props: TimeSeriesChartProps) {
   const {
     title, series, comments = [], loading, error, height = CHART_HEIGHT_PX, startMs = null, onPlotClick, xRange, onXRangeChange, refining, testId, timeZeroLabel,
+    showLegend = true, xExtent = null, commentLabels = true,
   } = props;
+  const [frameRef, frameWidth] = useFrameWidth();
+  const placement: LegendPlacement = legendPlacement(frameWidth);
+  const [hiddenIds, setHiddenIds] = useState<ReadonlySet<string>>(() => new Set());
   const chartRef = useRef<HighchartsReactRefObject>(null);
   const [hoveredId, setHoveredId] = useState<ChartComment['id'] | null>(null);
   const [shownUnits, setShownUnits] = useState<string[] | null>(null);
@@ -98,10 +113,10 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
   const hasData = series.some((s) => s.data.length > 0);
   const axes = useMemo(() => planUnitAxes(series, shownUnits), [series, shownUnits]);
   const stacked = layout === 'stacked' && axes.length > 1;
-  const extent = seriesExtentMinutes(series);
+  const extent = xExtent ?? seriesExtentMinutes(series);
   const span = xRange ? xRange.max - xRange.min : extent.max - extent.min;
   const scale = timeScaleUnit(span);
-  const chartHeight = stacked ? Math.max(height, 110 + axes.length * STACKED_PANEL_HEIGHT_PX) : height;
+  const chartHeight = stacked ? stackedChartHeight(axes.length, height) : height;
 
   const options = useMemo<Highcharts.Options>(() => {
     const panelShare = 100 / axes.length;
@@ -129,8 +144,10 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
           },
         },
       },
+      boost: boostOptions(series),
+      // The legend on screen is ChartLegend beside the plot; a downloaded image carries Highcharts' own.
       legend: {
-        enabled: true, align: 'center', verticalAlign: 'top', y: 0, itemStyle: { fontWeight: '500' },
+        enabled: false, align: 'center', verticalAlign: 'bottom', itemStyle: { fontWeight: '500' },
         labelFormatter(this: Highcharts.Series | Highcharts.Point) {
           const detail = (this as Highcharts.Series).userOptions && ((this as Highcharts.Series).userOptions as { custom?: { detail?: string } }).custom?.detail;
           return legendLabel(String(this.name), detail);
@@ -139,6 +156,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
       exporting: {
         // Files are made in the browser: the public export server is not reachable from a plant network.
         fallbackToExportServer: false,
+        chartOptions: { legend: { enabled: true } },
         buttons: { contextButton: { menuItems: ['downloadPNG', 'downloadSVG', 'downloadCSV'] } },
       },
       tooltip: {
@@ -171,7 +189,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
       xAxis: {
         type: 'linear',
         min: xRange ? xRange.min : extent.min,
-        max: xRange ? xRange.max : undefined,
+        max: xRange ? xRange.max : xExtent ? xExtent.max : undefined,
         title: { text: chartText(timeAxisTitle(scale, timeZeroLabel)) },
         tickPositioner(this: Highcharts.Axis) {
           const { min, max } = this.getExtremes();
@@ -209,41 +227,23 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
           turboThreshold: 0,
         },
       },
-      series: series.map((s): Highcharts.SeriesOptionsType => (s.markers ? {
-        type: 'scatter',
-        // The chart's series options draw a line through every series; samples stand alone.
-        lineWidth: 0,
-        states: { hover: { lineWidthPlus: 0 } },
-        id: s.id,
-        name: s.name,
-        custom: { detail: s.detail, unit: s.unit },
-        color: withOpacity(s.color, s.opacity),
-        yAxis: axisIndexOfUnit(axes, s.unit),
-        data: s.data.map(([x, y], index) => ({ x, y, custom: s.markers!.points[index] })),
-        marker: { enabled: true, symbol: highchartsSymbol(s.symbol), radius: SAMPLE_MARKER_RADIUS, lineWidth: 1, lineColor: Colors.WHITE },
-      } : {
-        type: 'spline',
-        id: s.id,
-        name: s.name,
-        custom: { detail: s.detail, unit: s.unit },
-        color: withOpacity(s.color, s.opacity),
-        dashStyle: s.dashStyle ?? 'Solid',
-        yAxis: axisIndexOfUnit(axes, s.unit),
-        data: s.data.map(([x, y]) => [x, y]),
-        marker: { symbol: highchartsSymbol(s.symbol), lineWidth: 1, lineColor: undefined },
-      })),
+      series: series.map((s) => seriesOptions(s, { axes, hiddenIds, toRgba, sampleMarkerRadius: SAMPLE_MARKER_RADIUS })),
     };
-  }, [title, chartHeight, xRange, axes, series, stacked, scale, startMs, extent.min, timeZeroLabel]);
+  }, [title, chartHeight, xRange, xExtent, axes, series, hiddenIds, stacked, scale, startMs, extent.min, timeZeroLabel]);
 
   // Comment lines are managed on the axis directly: chart.update merges plot-line arrays and would
   // keep stale lines, so each render replaces exactly the lines this component added.
-  const commentLines = useMemo<Highcharts.AxisPlotLinesOptions[]>(
-    () => comments.map((comment, index) => commentPlotLine(comment, index, comment.id === hoveredId)),
-    [comments, hoveredId],
-  );
+  // Label rows come from where the lines fall in pixels, so they are placed once the chart is drawn.
   useEffect(() => {
     const axis = chartRef.current?.chart?.xAxis?.[0] as PlotLineAxis | undefined;
     if (!axis) return;
+    const rows = commentLabels
+      ? commentLabelRows(comments.map((comment) => ({
+        x: comment.minute < axis.min! || comment.minute > axis.max! ? Number.NaN : axis.toPixels(comment.minute, false),
+        width: commentLabelWidth(comment.content),
+      })))
+      : comments.map(() => null);
+    const commentLines = comments.map((comment, index) => commentPlotLine(comment, rows[index] ?? null, comment.id === hoveredId));
     const signature = JSON.stringify(commentLines);
     if (appliedCommentLines.get(axis)?.signature === signature) return;
     // Also the ids about to be added: a chart made anew (axes or layout changed) may have taken the
@@ -279,6 +279,15 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
     if (hoverPoints?.length) chart.tooltip.refresh(hoverPoints);
   }, [comments]);
 
+  // Pointing at a legend entry brings its series forward and dims the others, as Highcharts' own legend does.
+  const highlightSeries = useCallback((seriesId: string | null) => {
+    const chart = chartRef.current?.chart;
+    if (!chart) return;
+    for (const drawn of chart.series) {
+      drawn.setState(seriesId === null ? '' : drawn.options.id === seriesId ? 'hover' : 'inactive', true);
+    }
+  }, []);
+
   if (loading) {
     return <ChartFrame height={height} testId={testId}><NonIdealState icon={<Spinner size={24} />} description={CHART_MESSAGES.loading} /></ChartFrame>;
   }
@@ -293,7 +302,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
   return (
     <div className="bp-chart" data-testid={testId} onMouseMoveCapture={trackComment}
       onMouseLeave={() => { hoveredComment.current = null; setHoveredId(null); }}
-      data-plot-clickable={onPlotClick ? 'true' : 'false'} data-layout={stacked ? 'stacked' : 'overlay'}>
+      data-plot-clickable={onPlotClick ? 'true' : 'false'} data-layout={stacked ? 'stacked' : 'overlay'} ref={frameRef}>
       {axes.length > 1 && (
         <div className="bp-chart-toolbar">
           <SegmentedControl size="small" value={layout} onValueChange={(value) => setLayout(value as ChartLayout)}
@@ -311,7 +320,20 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
         </div>
       )}
       {/* A new chart when the shown axes or the layout change: Highcharts' update leaves a hidden axis drawn. */}
-      <HighchartsReact key={`${layout}:${visibleUnits.join('|')}`} highcharts={Highcharts} options={options} ref={chartRef} />
+      <div className="bp-chart-body" data-legend={showLegend ? placement : 'none'}
+        style={{ ['--bp-chart-legend-max-height' as string]: `${chartHeight}px` }}>
+        <div className="bp-chart-plot">
+          <HighchartsReact key={`${layout}:${visibleUnits.join('|')}`} highcharts={Highcharts} options={options} ref={chartRef} />
+        </div>
+        {showLegend && (
+          <ChartLegend series={series} hiddenIds={hiddenIds} placement={placement} onHover={highlightSeries}
+            onToggle={(id) => setHiddenIds((current) => {
+              const next = new Set(current);
+              if (!next.delete(id)) next.add(id);
+              return next;
+            })} />
+        )}
+      </div>
       {xRange && (
         <div className="bp-chart-zoom">
           {refining && <Spinner size={14} />}

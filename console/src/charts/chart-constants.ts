@@ -10,10 +10,16 @@ export const X_AXIS_MIN = 0;
 /** At most this many ticks on the time axis. */
 export const TIME_AXIS_TICK_LIMIT = 10;
 
-/** Ten series colours from Blueprint's palette, cycled by index. */
+/**
+ * Twenty-two series colours: Blueprint's ten, then those of Kenneth Kelly's maximum-contrast set
+ * (1965) that are far from them and dark enough for a thin line on white. Past the last colour the
+ * colours repeat with the next dash style (`seriesLook` in series-model.ts), so 50 series stay apart.
+ */
 export const SERIES_PALETTE: readonly string[] = [
   Colors.BLUE3, Colors.ORANGE3, Colors.GREEN3, Colors.RED3, Colors.VIOLET3,
   Colors.TURQUOISE3, Colors.GOLD3, Colors.ROSE3, Colors.CERULEAN3, Colors.FOREST3,
+  Colors.INDIGO3, '#882D17', '#8DB600', '#654522', '#E68FAC', '#604E97',
+  '#F99379', '#2B3D26', '#848482', '#C2B280', '#0067A5', '#B3446C',
 ];
 
 /** Point styles, cycled by index; the non-standard ones are registered as Highcharts symbols. */
@@ -49,8 +55,18 @@ export const POINTS_PER_SERIES = 1500;
 /** The compare screen's series fetch limit. */
 export const COMPARE_SERIES_LIMIT = 1000;
 
-/** Height of one unit's panel when the chart is stacked. */
-export const STACKED_PANEL_HEIGHT_PX = 150;
+/** Height of one unit's panel when the chart is stacked: the page grows with the panels, a panel never shrinks below this. */
+export const STACKED_PANEL_HEIGHT_PX = 180;
+/** Title, toolbar spacing and time axis of a stacked chart, above and below its panels. */
+export const STACKED_CHROME_PX = 110;
+/** Below this width of the chart's frame the legend goes under the plot (with its own scroll) instead of beside it. */
+export const LEGEND_SIDE_MIN_WIDTH_PX = 720;
+/** Points per series past which Highcharts' boost module draws the series in WebGL (no spline, markers or dashes then). */
+export const BOOST_POINTS_PER_SERIES = 4000;
+/** Compare draws one panel per parameter (small multiples) past this many series. */
+export const SMALL_MULTIPLES_MIN_SERIES = 9;
+/** Height of one small-multiple panel of Compare. */
+export const SMALL_MULTIPLE_HEIGHT_PX = 260;
 /** Colour of an axis several series share: it belongs to none of them. */
 export const SHARED_AXIS_COLOR = Colors.GRAY1;
 
@@ -69,4 +85,17 @@ export function pointStyleAt(index: number): PointStyle {
 
 export function opacityAt(index: number): number {
   return OPACITY_STEPS[index % OPACITY_STEPS.length]!;
+}
+
+/** The Highcharts marker symbol drawing a point style. */
+export function highchartsSymbol(style: PointStyle): string {
+  switch (style) {
+    case 'rect':
+    case 'rectRounded':
+      return 'square';
+    case 'rectRot':
+      return 'diamond';
+    default:
+      return style;
+  }
 }

@@ -8,7 +8,9 @@ import 'highcharts/highcharts-more';
 // Chart downloads (PNG, SVG, CSV) made in the browser, without Highcharts' export server.
 import 'highcharts/modules/exporting';
 import 'highcharts/modules/export-data';
-import type { PointStyle } from './chart-constants.ts';
+// WebGL drawing of series past a few thousand points (chart-options.ts decides which). It evaluates no
+// code and hands its canvas to the SVG as a data: image, which the api's CSP allows (img-src data:).
+import 'highcharts/modules/boost';
 
 type SymbolFn = (x: number, y: number, w: number, h: number) => Highcharts.SVGPathArray;
 
@@ -39,17 +41,7 @@ for (const [name, draw] of Object.entries(customSymbols)) {
   if (!symbols[name]) symbols[name] = draw;
 }
 
-/** The Highcharts marker symbol drawing a point style. */
-export function highchartsSymbol(style: PointStyle): string {
-  switch (style) {
-    case 'rect':
-    case 'rectRounded':
-      return 'square';
-    case 'rectRot':
-      return 'diamond';
-    default:
-      return style;
-  }
-}
+// Re-exported: the symbol names are pure data, kept where modules without a chart can read them.
+export { highchartsSymbol } from './chart-constants.ts';
 
 export { Highcharts };

@@ -2,7 +2,7 @@
  * Pure building blocks of the time-series charts: readings to [minute, value] points and the series'
  * visual identity (colour, point style, opacity); the y axes are planned in unit-axes.ts.
  */
-import { opacityAt, paletteColor, pointStyleAt, type PointStyle } from './chart-constants.ts';
+import { opacityAt, paletteColor, pointStyleAt, SERIES_PALETTE, type PointStyle } from './chart-constants.ts';
 import { minutesSince, toEpochMs, type TimeInput } from './time-axis.ts';
 
 /** One reading as the api returns it (camelCased); `min`/`max` come with bucketed answers. */
@@ -22,6 +22,11 @@ export function dashStyleAt(index: number): DashStyle {
   return DASH_STYLES[index % DASH_STYLES.length]!;
 }
 
+/** The look of the n-th series of a chart: a palette colour, and past the palette's end the next dash style. */
+export function seriesLook(index: number): { color: string; dashStyle: DashStyle } {
+  return { color: paletteColor(index), dashStyle: dashStyleAt(Math.floor(Math.max(0, index) / SERIES_PALETTE.length)) };
+}
+
 export type ChartPoint = [minute: number, value: number];
 
 export interface ChartSeries {
@@ -38,6 +43,10 @@ export interface ChartSeries {
   /** Tells apart several parameters drawn in one colour (compare: one colour per run). */
   dashStyle?: DashStyle;
   data: ChartPoint[];
+  /** Values logged on change or setpoints (the instrument's `draw_as_steps`): held until the next value, not ramped. */
+  step?: boolean;
+  /** The parameter the series shows (compare: one small-multiple panel per parameter). */
+  parameter?: { key: string; label: string };
   /** Off-line samples: drawn as markers without a line, each point with its own tooltip text (parallel to `data`). */
   markers?: { points: readonly MarkerPoint[] };
 }

@@ -54,12 +54,43 @@ export function tooltipHtml(content: TooltipContent): string {
   return `<div class="bp-chart-tooltip"><b>${chartText(content.heading)}</b>${clock}${rows.join('')}${note}</div>`;
 }
 
-/** A comment's dashed line with a short label; neighbouring labels alternate between two rows so they rarely overlap. */
-export function commentPlotLine(comment: ChartComment, index: number, hovered: boolean): Highcharts.AxisPlotLinesOptions {
+/** Rows of comment labels at the top of a plot, and the pixels a label's character takes (11 px text). */
+export const COMMENT_LABEL_ROWS = 3;
+const LABEL_CHAR_PX = 6.2;
+const LABEL_PADDING_PX = 10;
+const LABEL_ROW_HEIGHT_PX = 14;
+
+/** The width a comment's short label takes beside its line. */
+export function commentLabelWidth(content: string): number {
+  return shortCommentLabel(content).length * LABEL_CHAR_PX + LABEL_PADDING_PX;
+}
+
+/**
+ * The row of each comment's label (in the order given), or null when it is left out: labels go left
+ * to right into the first row where they clear the label before them, and one that fits in no row is
+ * not drawn. Its line stays, and the tooltip near the line carries the whole comment.
+ */
+export function commentLabelRows(labels: ReadonlyArray<{ x: number; width: number }>, rows: number = COMMENT_LABEL_ROWS): Array<number | null> {
+  const rowEnds: number[] = Array.from({ length: rows }, () => Number.NEGATIVE_INFINITY);
+  const placed: Array<number | null> = labels.map(() => null);
+  const order = labels.map((label, index) => ({ ...label, index })).sort((a, b) => a.x - b.x);
+  for (const label of order) {
+    if (!Number.isFinite(label.x)) continue;
+    const row = rowEnds.findIndex((end) => end <= label.x);
+    if (row < 0) continue;
+    placed[label.index] = row;
+    rowEnds[row] = label.x + label.width;
+  }
+  return placed;
+}
+
+/** A comment's dashed line with a short label in its row (`commentLabelRows`), or no label when null. */
+export function commentPlotLine(comment: ChartComment, row: number | null, hovered: boolean): Highcharts.AxisPlotLinesOptions {
   const color = chartColor(comment.color, COMMENT_LINE.color);
   // className on a plot-line label works but is missing from Highcharts' types, hence no literal here.
   const label = {
-    text: chartText(shortCommentLabel(comment.content)), rotation: 0, align: 'left' as const, x: 4, y: 12 + (index % 2) * 14,
+    text: row === null ? '' : chartText(shortCommentLabel(comment.content)), rotation: 0, align: 'left' as const, x: 4,
+    y: 12 + (row ?? 0) * LABEL_ROW_HEIGHT_PX,
     style: { color, fontSize: '11px', fontWeight: '500' }, className: 'bp-chart-comment-label',
   };
   return {

@@ -41,9 +41,10 @@ describe('unit axes', () => {
     expect(planUnitAxes(FED_BATCH, ['bar', 'pH']).filter((a) => a.visible).map((a) => a.unit)).toEqual(['pH']);
   });
 
-  it('names the axis of values without a unit', () => {
-    const axes = planUnitAxes([series('a', null)]);
-    expect(axes[0]).toMatchObject({ unit: '', title: 'Value', visible: true });
+  it('gives each series without a unit an axis of its own, named after the series', () => {
+    const axes = planUnitAxes([{ ...series('a', null), name: 'Heater duty' }, series('b', null, [0, 75_000])]);
+    expect(axes.map((axis) => [axis.title, axis.seriesIds, axis.visible])).toEqual([['Heater duty', ['a'], true], ['Value', ['b'], true]]);
+    expect(axes[0]!.minRange).toBeLessThan(axes[1]!.minRange);
   });
 
   it('keeps the newest picks when one more is chosen than fits', () => {

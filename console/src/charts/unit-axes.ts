@@ -10,6 +10,8 @@ import type { ChartSeries } from './series-model.ts';
 
 export const MAX_VISIBLE_Y_AXES = 3;
 export const UNITLESS_AXIS_TITLE = 'Value';
+/** Starts the axis key of a series without a unit; no unit begins with a NUL. */
+const UNITLESS_KEY_PREFIX = '\u0000unitless:';
 
 /**
  * The smallest span worth showing per unit: roughly the resolution a process scientist reads a
@@ -38,7 +40,7 @@ export const UNIT_MIN_SPAN: Readonly<Record<string, number>> = {
 export const RELATIVE_MIN_SPAN = 0.05;
 
 export interface UnitAxis {
-  /** The unit this axis is for ('' for values without a unit). */
+  /** The axis' key: its unit, or for a series without a unit that series' own key (`axisKeyOf`). */
   unit: string;
   title: string;
   seriesIds: string[];
@@ -56,6 +58,13 @@ export function unitKey(unit: string | null | undefined): string {
   return unit ?? '';
 }
 
+/**
+ * The axis a series goes on: its unit's, or, without a unit, one of its own. Unitless values share
+ * no scale (a 0-1 heater duty and a 0-75,000 counter), so sharing an axis would flatten the small one.
+ */
+export function axisKeyOf(series: Pick<ChartSeries, 'id' | 'unit'>): string {
+  return series.unit ? series.unit : `${UNITLESS_KEY_PREFIX}${series.id}`;
+}
 /** The minimum span of an axis: the unit's own, or a share of the largest magnitude it shows. */
 export function minimumSpan(unit: string, values: Iterable<number>): number {
   let magnitude = 0;
@@ -68,17 +77,17 @@ export function minimumSpan(unit: string, values: Iterable<number>): number {
 }
 
 /**
- * Axes for the series, one per unit in order of first appearance. `shownUnits` names the units whose
+ * Axes for the series, one per unit in order of first appearance, and one per series without a unit. `shownUnits` names the units whose
  * axes show labels (at most `maxVisible`); null shows the first `maxVisible` units.
  */
 export function planUnitAxes(
-  series: ReadonlyArray<Pick<ChartSeries, 'id' | 'unit' | 'color' | 'data'>>,
+  series: ReadonlyArray<Pick<ChartSeries, 'id' | 'unit' | 'color' | 'data'> & { name?: string }>,
   shownUnits: readonly string[] | null = null,
   maxVisible: number = MAX_VISIBLE_Y_AXES,
 ): UnitAxis[] {
-  const byUnit = new Map<string, Array<Pick<ChartSeries, 'id' | 'unit' | 'color' | 'data'>>>();
+  const byUnit = new Map<string, Array<Pick<ChartSeries, 'id' | 'unit' | 'color' | 'data'> & { name?: string }>>();
   for (const s of series) {
-    const key = unitKey(s.unit);
+    const key = axisKeyOf(s);
     const list = byUnit.get(key);
     if (list) list.push(s);
     else byUnit.set(key, [s]);
@@ -91,21 +100,28 @@ export function planUnitAxes(
     const members = byUnit.get(unit)!;
     const visible = shown.has(unit);
     const opposite = visible ? shownIndex++ % 2 === 1 : false;
+    const unitless = unit.startsWith(UNITLESS_KEY_PREFIX);
     return {
       unit,
-      title: unit || UNITLESS_AXIS_TITLE,
+      title: unitless ? members[0]!.name ?? UNITLESS_AXIS_TITLE : unit,
       seriesIds: members.map((m) => m.id),
       color: members.length === 1 ? members[0]!.color : null,
       visible,
       opposite,
-      minRange: minimumSpan(unit, members.flatMap((m) => m.data.map(([, y]) => y))),
+      minRange: minimumSpan(unitless ? '' : unit, members.flatMap((m) => m.data.map(([, y]) => y))),
     };
   });
 }
 
-/** The index of a series' axis among `axes`. */
+/** The index of a unit's axis among `axes`. */
 export function axisIndexOfUnit(axes: readonly UnitAxis[], unit: string | null): number {
   const index = axes.findIndex((axis) => axis.unit === unitKey(unit));
+  return index < 0 ? 0 : index;
+}
+
+/** The index of a series' axis among `axes` (a unitless series has its own). */
+export function axisIndexOfSeries(axes: readonly UnitAxis[], seriesId: string): number {
+  const index = axes.findIndex((axis) => axis.seriesIds.includes(seriesId));
   return index < 0 ? 0 : index;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Compare runs (/runs/compare): one tab per unit-operation type, a resizable run
  * picker on the left (28 % by default, 16-40 %, keyboard arrows/Home/End/F6), the parameter chooser and
- * the 'Overlayed Time Series' chart on the right (one colour per run, one dash style per parameter,
+ * the 'Overlayed Time Series' chart on the right (one colour per run, one dash style per parameter; past
+ * eight series one panel per parameter on a shared time axis instead,
  * the first parameter the runs share shown until the user picks, the organisation's derived parameters drawn dashed), and the
  * comments of the selected runs below. Runs are drawn on process time: minutes since each run's time zero, its start unless the
  * user aligns them on a comment word or a threshold crossing (the server finds each time zero; a run without its event is left
@@ -21,7 +22,8 @@ import { formatDate, titleCaseType } from '../entities/format.ts';
 import { instrumentListSchema, runListSchema, unitOperationListSchema, type Camelize, type Instrument, type Run, type UnitOperation } from '../entities/types.ts';
 import { readingListSchema } from '@bioprocess/shared/timeseries';
 import { TimeSeriesChart, type XRange } from '../charts/TimeSeriesChart.tsx';
-import { COMPARE_SERIES_LIMIT, CHART_HEIGHT_PX } from '../charts/chart-constants.ts';
+import { COMPARE_SERIES_LIMIT, CHART_HEIGHT_PX, SMALL_MULTIPLE_HEIGHT_PX } from '../charts/chart-constants.ts';
+import { seriesExtentMinutes } from '../charts/chart-options.ts';
 import type { Reading } from '../charts/series-model.ts';
 import { formatElapsed } from '../dates/elapsed-time.ts';
 import type { ApiComment } from '../unit-operations/comments-model.ts';
@@ -30,7 +32,7 @@ import { LEFT_OUT_LABELS, timeZeroLabel } from '../alignment/alignment-labels.ts
 import { derivedParameterListSchema, derivedSeriesSchema, type DerivedParameterView, type DerivedSeriesView } from '../derived/derived-model.ts';
 import {
   COMPARE_MESSAGES, anchorMs, buildCompareSeries, buildDerivedCompareSeries, commentsHeading, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun,
-  parameterGroups, runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, unitOperationTypesOf, type CompareUnitOperation, type DerivedSeriesInput,
+  parameterGroups, parameterPanels, runColors, runLabel, runsWithType, searchRuns, selectedCountLabel, unitOperationTypesOf, type CompareUnitOperation, type DerivedSeriesInput,
   type RunSeriesInput,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
@@ -221,6 +223,8 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
   const commentViews = useMemo(() => compareComments(comments.data ?? [], drawnColors, startsByRun), [comments.data, drawnColors, startsByRun]);
   const [xRange, setXRange] = useState<XRange | null>(null);
   const runNames = useMemo(() => new Map(selectedRuns.map((run) => [run.id, runLabel(run)])), [selectedRuns]);
+  const panels = useMemo(() => (wantsSeriesOf(chosenKeys, chosenDerived) ? parameterPanels(chartSeries) : null), [chartSeries, chosenKeys, chosenDerived]);
+  const sharedExtent = useMemo(() => seriesExtentMinutes(chartSeries), [chartSeries]);
 
   const update = (patch: Partial<TabSelection>) => onSelectionChange({ ...selection, ...patch });
   const toggleRun = (id: number, checked: boolean) => update({
@@ -236,7 +240,7 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
   const runOfOperation = useMemo(() => new Map(selectedOperations.map(({ run, operation }) => [operation.id, run])), [selectedOperations]);
   // The series wait for the series themselves, and for the time zeros when aligned.
   const chartLoading = series.isLoading || derivedSeries.isLoading || (aligned && alignment.isLoading);
-  const wantsSeries = chosenKeys.length > 0 || chosenDerived.length > 0;
+  const wantsSeries = wantsSeriesOf(chosenKeys, chosenDerived);
 
   const compact = useCompactShell();
 
@@ -334,9 +338,25 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
           }).join(', ')}
         </Callout>
       ) : null}
-      <TimeSeriesChart testId="compare-chart" title={COMPARE_MESSAGES.chartTitle} series={wantsSeries ? chartSeries : []}
-        comments={commentViews} loading={chartLoading} error={series.error ? COMPARE_MESSAGES.seriesFailed : null}
-        height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} timeZeroLabel={timeZeroLabel(settledAlignment)} />
+      {panels && !chartLoading && !series.error ? (
+        // Many series: one panel per parameter on one shared time axis, the runs' colours in one key above.
+        <div className="compare-small-multiples" data-testid="compare-small-multiples">
+          <ul className="compare-run-key" aria-label="Runs">
+            {drawn.map(({ run }) => (
+              <li key={run.id}><span className="compare-dot" style={{ background: colors.get(run.id) }} aria-hidden />{runLabel(run)}</li>
+            ))}
+          </ul>
+          {panels.map((panel, index) => (
+            <TimeSeriesChart key={panel.key} testId={`compare-panel-${index}`} title={panel.label} series={panel.series}
+              comments={commentViews} commentLabels={index === 0} showLegend={false} xExtent={sharedExtent}
+              height={SMALL_MULTIPLE_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} timeZeroLabel={timeZeroLabel(settledAlignment)} />
+          ))}
+        </div>
+      ) : (
+        <TimeSeriesChart testId="compare-chart" title={COMPARE_MESSAGES.chartTitle} series={wantsSeries ? chartSeries : []}
+          comments={commentViews} loading={chartLoading} error={series.error ? COMPARE_MESSAGES.seriesFailed : null}
+          height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} timeZeroLabel={timeZeroLabel(settledAlignment)} />
+      )}
     </Card>
   );
 
@@ -391,6 +411,10 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
       )}
     </div>
   );
+}
+
+function wantsSeriesOf(parameterKeys: readonly string[], derived: readonly unknown[]): boolean {
+  return parameterKeys.length > 0 || derived.length > 0;
 }
 
 function ParameterChooser({ groups, chosen, onToggle }: { groups: ReturnType<typeof parameterGroups>; chosen: readonly string[]; onToggle: (key: string, checked: boolean) => void }) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  anchorMs, buildCompareSeries, buildDerivedCompareSeries, commentsHeading, derivedDashStyle, pointsSinceTimeZero, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun, parameterGroups, runColors, runLabel,
+  anchorMs, buildCompareSeries, parameterPanels, buildDerivedCompareSeries, commentsHeading, derivedDashStyle, pointsSinceTimeZero, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun, parameterGroups, runColors, runLabel,
   runsWithType, searchRuns, selectedCountLabel, typeLabel, unitOperationTypesOf, type CompareUnitOperation,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
@@ -167,5 +167,22 @@ describe('compare runs model', () => {
     expect(nextPanelLayout(layout, 'ArrowLeft', 'left', 'right')).toEqual({ left: 18, right: 82 });
     expect(nextPanelLayout({ left: 18, right: 82 }, 'ArrowLeft', 'left', 'right')).toEqual({ left: 16, right: 84 });
     expect(nextPanelLayout(layout, 'Home', 'left', 'right')).toBeNull();
+  });
+});
+
+describe('small multiples', () => {
+  const series = (run: number, key: string) => ({
+    id: `run-${run}-${key}`, name: `Run ${run}`, unit: null, color: '#000000', symbol: 'circle' as const, opacity: 1, data: [],
+    parameter: { key, label: key },
+  });
+  it('splits 4 runs x 5 parameters into one panel per parameter, runs kept in order', () => {
+    const all = [1, 2, 3, 4].flatMap((run) => ['pH', 'DO', 'T', 'stir', 'feed'].map((key) => series(run, key)));
+    const panels = parameterPanels(all)!;
+    expect(panels.map((panel) => panel.key)).toEqual(['pH', 'DO', 'T', 'stir', 'feed']);
+    expect(panels[0]!.series.map((s) => s.name)).toEqual(['Run 1', 'Run 2', 'Run 3', 'Run 4']);
+  });
+  it('keeps one overlaid chart for few series or one parameter', () => {
+    expect(parameterPanels([1, 2].flatMap((run) => ['pH', 'DO'].map((key) => series(run, key))))).toBeNull();
+    expect(parameterPanels(Array.from({ length: 12 }, (_, run) => series(run, 'pH')))).toBeNull();
   });
 });

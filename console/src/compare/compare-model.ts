@@ -4,7 +4,7 @@
  * run's colour, and the comments of the selected runs on the same minute axis.
  */
 import { UNIT_OPERATION_TYPES } from '@bioprocess/shared/enums';
-import { paletteColor, MINUTE_MS } from '../charts/chart-constants.ts';
+import { paletteColor, MINUTE_MS, SMALL_MULTIPLES_MIN_SERIES } from '../charts/chart-constants.ts';
 import {
   DASH_STYLES, dashStyleAt, parameterLabel, rangeEndMs, readingsToPoints, seriesStyle, type ChartPoint, type ChartSeries, type DashStyle, type Reading,
 } from '../charts/series-model.ts';
@@ -66,6 +66,8 @@ export interface CompareInstrument {
   type: string;
   unit: string | null;
   name?: string;
+  /** The instrument's choice to be drawn as steps (setpoints, values logged on change). */
+  drawAsSteps?: boolean;
 }
 
 export function runLabel(run: Pick<CompareRun, 'id' | 'name'>): string {
@@ -204,6 +206,8 @@ export function buildCompareSeries(inputs: readonly RunSeriesInput[], selectedKe
         symbol: style.symbol,
         opacity: 1,
         dashStyle: dashStyleAt(parameterIndex),
+        step: instrument.drawAsSteps ?? false,
+        parameter: { key, label: parameterLabel(instrument.type, instrument.unit) },
         data: points,
       });
     });
@@ -251,9 +255,32 @@ export function buildDerivedCompareSeries(inputs: readonly DerivedSeriesInput[],
       symbol: style.symbol,
       opacity: 1,
       dashStyle: derivedDashStyle(derivedIndex),
+      parameter: { key: `derived-${input.derived.id}`, label: input.derived.unit ? `${input.derived.name} [${input.derived.unit}]` : input.derived.name },
       data: pointsSinceTimeZero(input.points, start, rangeEndMs(input.operation.endTime, nowMs), input.timeZeroMs ?? start),
     }];
   });
+}
+
+export interface ParameterPanel {
+  key: string;
+  label: string;
+  series: ChartSeries[];
+}
+
+/**
+ * Compare's small multiples: one panel per parameter, runs as colours, once there are `minSeries`
+ * series or more over more than one parameter (one overlaid plot of 20 lines cannot be read); null
+ * keeps the one overlaid chart. Panels follow the parameters' first appearance.
+ */
+export function parameterPanels(series: readonly ChartSeries[], minSeries: number = SMALL_MULTIPLES_MIN_SERIES): ParameterPanel[] | null {
+  const panels = new Map<string, ParameterPanel>();
+  for (const s of series) {
+    const key = s.parameter?.key ?? s.id;
+    const panel = panels.get(key);
+    if (panel) panel.series.push(s);
+    else panels.set(key, { key, label: s.parameter?.label ?? s.name, series: [s] });
+  }
+  return series.length >= minSeries && panels.size > 1 ? [...panels.values()] : null;
 }
 
 export interface CompareCommentView {

@@ -35,8 +35,18 @@ describe('buildEntityBody', () => {
 
 describe('initialValues', () => {
   it('fills an edit form from the camelCase record', () => {
-    const values = initialValues(ENTITY_DEFINITIONS.instrument, { id: 4, name: 'pH probe', type: 'pH', equipmentId: 7, unit: null, alias: 'PH1', organizationId: 1 });
-    expect(values).toEqual({ name: 'pH probe', type: 'pH', equipment_id: '7', unit: '', alias: 'PH1' });
+    const values = initialValues(ENTITY_DEFINITIONS.instrument, { id: 4, name: 'pH probe', type: 'pH', equipmentId: 7, unit: null, alias: 'PH1', drawAsSteps: true, organizationId: 1 });
+    expect(values).toEqual({ name: 'pH probe', type: 'pH', equipment_id: '7', unit: '', alias: 'PH1', draw_as_steps: 'true' });
+  });
+
+  it('sends draw_as_steps only once the box was touched, so the type decides on a new instrument', () => {
+    const base = { name: 'Stirrer', type: 'stir_rate', equipment_id: '7', unit: 'rpm', alias: '' };
+    const untouched = buildEntityBody(ENTITY_DEFINITIONS.instrument, { ...base, draw_as_steps: '' });
+    expect('body' in untouched && 'draw_as_steps' in untouched.body).toBe(false);
+    const unticked = buildEntityBody(ENTITY_DEFINITIONS.instrument, { ...base, draw_as_steps: 'false' });
+    expect('body' in unticked && unticked.body.draw_as_steps).toBe(false);
+    const field = ENTITY_DEFINITIONS.instrument.fields.find((f) => f.key === 'draw_as_steps')!;
+    expect([field.checkedByDefault?.(base), field.checkedByDefault?.({ ...base, type: 'pH' })]).toEqual([true, false]);
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { FACILITY_TYPES, INSTRUMENT_TYPES, UNITS } from '@bioprocess/shared/enums';
 import { validateDateRange } from '@bioprocess/shared/date-range';
+import { drawsAsStepsByDefault } from '@bioprocess/shared/entities';
 import { toDateTimeLocal } from './format.ts';
 
 export type EntityKind = 'run' | 'equipment' | 'facility' | 'instrument';
@@ -16,7 +17,7 @@ export interface FieldDefinition {
   /** The wire (snake_case) name of the field. */
   key: string;
   label: string;
-  kind: 'text' | 'textarea' | 'number' | 'datetime' | 'select';
+  kind: 'text' | 'textarea' | 'number' | 'datetime' | 'select' | 'checkbox';
   required?: boolean;
   /** Fixed choices of a select. */
   options?: readonly string[];
@@ -24,6 +25,8 @@ export interface FieldDefinition {
   optionSource?: OptionSource;
   min?: number;
   step?: number;
+  /** What an untouched checkbox shows (and the server then stores), from the form's other values. */
+  checkedByDefault?: (values: FormValues) => boolean;
 }
 
 export interface EntityDefinition {
@@ -89,6 +92,11 @@ export const ENTITY_DEFINITIONS: Record<EntityKind, EntityDefinition> = {
       { key: 'equipment_id', label: 'Equipment', kind: 'select', optionSource: 'equipment', required: true },
       { key: 'unit', label: 'Unit', kind: 'select', options: UNITS },
       { key: 'alias', label: 'Alias', kind: 'text' },
+      // Untouched on a new form, the type decides (setpoint types draw as steps), as on the server.
+      {
+        key: 'draw_as_steps', label: 'Draw as steps (values logged on change, setpoints)', kind: 'checkbox',
+        checkedByDefault: (values) => drawsAsStepsByDefault(values.type ?? ''),
+      },
     ],
   },
 };
@@ -128,6 +136,10 @@ export function buildEntityBody(
   const fieldErrors: Record<string, string> = {};
   for (const field of definition.fields) {
     const text = (values[field.key] ?? '').trim();
+    if (field.kind === 'checkbox') {
+      if (text !== '') body[field.key] = text === 'true';
+      continue;
+    }
     if (field.required && text === '') {
       fieldErrors[field.key] = `${field.label} is required.`;
       continue;

@@ -24,6 +24,7 @@ import { CommentDialog } from './CommentDialog.tsx';
 import { DeleteCommentDialog } from './DeleteCommentDialog.tsx';
 import { toCommentView, type ApiComment, type CommentView } from './comments-model.ts';
 import { chartSpan, useInstrumentsWithData } from './use-instruments-with-data.ts';
+import { offeredInstruments } from './ShowAllInstrumentsSwitch.tsx';
 import { DerivedParameterChooser, useDerivedSeries } from '../derived/DerivedParameterChooser.tsx';
 import { derivedChartPoints, type DerivedParameterView } from '../derived/derived-model.ts';
 import { ExportDialog } from '../exports/ExportDialog.tsx';
@@ -68,11 +69,10 @@ export function UnitOperationDetailPage() {
     ? chartSpan({ startMs, endMs: uo.endTime ? rangeEndMs(uo.endTime) : null }, withData, Date.now())
     : null), [uo, startMs, withData]);
   const endMs = span?.endMs ?? null;
-  const parameters = useMemo(() => {
-    const all = instruments.data ?? [];
-    // When the probe for which instruments hold data is unavailable, every instrument is offered.
-    return withData.ids ? all.filter((i) => withData.ids!.has(i.id)) : all;
-  }, [instruments.data, withData.ids]);
+  const [showAllInstruments, setShowAllInstruments] = useState(false);
+  // When the request for which instruments hold data fails, every instrument is offered.
+  const parameters = useMemo(() => offeredInstruments(instruments.data ?? [], withData.ids, showAllInstruments), [instruments.data, withData.ids, showAllInstruments]);
+  const hiddenInstruments = withData.ids ? (instruments.data ?? []).filter((i) => !withData.ids!.has(i.id)).length : 0;
 
   const [selection, setSelection] = useState<Set<number> | null>(null);
   // Until the user chooses, the first parameter is shown so the chart is never empty on arrival.
@@ -223,6 +223,7 @@ export function UnitOperationDetailPage() {
         <ParameterList instruments={parameters} selected={selected} colorOf={colorOf}
           loading={instruments.isLoading || withData.loading}
           error={instruments.error ? DETAIL_MESSAGES.parametersFailed : null}
+          showAll={withData.ids ? { checked: showAllInstruments, hiddenCount: hiddenInstruments, onChange: setShowAllInstruments } : undefined}
           onToggle={(id, checked) => setSelection(() => {
             const next = new Set(selected);
             if (checked) next.add(id); else next.delete(id);
