@@ -139,11 +139,31 @@ const csvMappingColumnSchema = z.object({
   fill_forward: z.boolean().default(false),
 });
 
+/**
+ * How the file is read, as the preview detected it or the user changed it (shared/src/csv/detect.ts):
+ * the api cuts the spooled file to its table with these, so the worker reads what the preview showed.
+ */
+export const csvReadingSchema = z.object({
+  encoding: z.enum(['utf-8', 'latin1', 'utf-16le', 'utf-16be']).optional(),
+  delimiter: z.enum([',', ';', '\t', '|']).optional(),
+  /** 1-based line of the header row: the lines before it are a preamble and are not read. */
+  header_line: z.number().int().min(1).max(5000).optional(),
+  /** Stop at the first line after the header that ends the table (a section marker, a one-cell line). */
+  table_end: z.boolean().default(false),
+});
+export type CsvReading = z.infer<typeof csvReadingSchema>;
+
 export const csvMappingSchema = z
   .object({
     timestamp_column: z.string().min(1, 'Please select a timestamp column from your CSV data. This is required to create the unit operation.'),
     timestamp_mode: z.enum(['absolute', 'elapsed']).default('absolute'),
     elapsed_unit: z.enum(ELAPSED_UNITS).optional(),
+    /**
+     * The instant elapsed time counts from, when the file states it (a preamble's start time) or the
+     * user types it: ISO 8601 with an offset. Absent: the unit operation's start.
+     */
+    elapsed_start: z.iso.datetime({ offset: true, message: 'elapsed_start: must be an ISO 8601 date and time with an offset (2021-02-18T10:28:04+01:00)' }).optional(),
+    reading: csvReadingSchema.optional(),
     /**
      * Where timestamps without their own offset were written: an IANA zone or a fixed offset. Absent:
      * the organisation's zone. A value's own offset, and a file that states its time base (DASware),

@@ -41,6 +41,8 @@ import { admitUpload, type UploadAdmission } from './upload-limits.ts';
 import { checkSpooledHeader, lineLengthGuard } from './csv-line-guard.ts';
 import { findUnitOperation, ownedInstrumentIds, unitOperationWindow, type UnitOperationWindow } from './instruments.ts';
 import { organizationTimeZone } from '../organizations/settings.ts';
+import { cutSpoolToTable, refuseBinarySpool } from './csv-spool-reading.ts';
+import { csvPreviewRoutes } from './csv-previews.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive() });
 const unitOperationWithUploadSchema = z.object({ unit_operation: unitOperationSchema, job: ingestJobStatusSchema });
@@ -124,6 +126,8 @@ async function requireUpload(deps: AppDeps, mapping: CsvMapping | null, spooled:
     throw badRequest(CSV_MESSAGES.fileEmpty);
   }
   try {
+    await refuseBinarySpool(spooled.path);
+    spooled.bytes = await cutSpoolToTable(spooled.path, mapping.reading, spooled.bytes);
     await checkSpooledHeader(spooled.path, deps.env.CSV_MAX_COLUMNS);
   } catch (error) {
     await rm(spooled.path, { force: true });
@@ -213,6 +217,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(multipart, {
     limits: { fileSize: deps.env.CSV_MAX_BYTES, files: 1, fields: 4, fieldSize: 1024 * 1024, parts: 6 },
   });
+  await csvPreviewRoutes(app, deps);
 
   app.post('/api/v1/unit-operations/:id/csv-uploads', {
     config: { access: 'create' },

@@ -1,10 +1,21 @@
 /**
- * Byte decoding for CSV files: UTF-8 with or without BOM, and Latin-1 (ISO-8859-1) when the bytes are
- * not valid UTF-8 (instrument software such as DASware writes °C as the single byte 0xB0).
- * Browser-safe (TextDecoder only). The decision is made once per file: the first invalid UTF-8 byte
- * switches the rest of the file to Latin-1; everything before it was valid UTF-8 and stays as decoded.
+ * Byte decoding for CSV files: UTF-8 with or without BOM, UTF-16 (little or big endian) by its BOM
+ * (SoftMax Pro and Vi-CELL BLU write it), and Latin-1 (ISO-8859-1) when the bytes are not valid UTF-8
+ * (instrument software such as DASware writes °C as the single byte 0xB0).
+ * Browser-safe (TextDecoder only). The decision is made once per file: a UTF-16 BOM settles it at the
+ * start; otherwise the first invalid UTF-8 byte switches the rest of the file to Latin-1, everything
+ * before it was valid UTF-8 and stays as decoded.
  */
-export type CsvEncoding = 'utf-8' | 'latin1';
+export type CsvEncoding = 'utf-8' | 'latin1' | 'utf-16le' | 'utf-16be';
+export const CSV_ENCODINGS: readonly CsvEncoding[] = ['utf-8', 'latin1', 'utf-16le', 'utf-16be'];
+
+/** The encoding a byte-order mark names, and the mark's length; null without one. */
+export function byteOrderMark(bytes: Uint8Array): { encoding: CsvEncoding; length: number } | null {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf-16be', length: 2 };
+  return null;
+}
 
 /** Latin-1 maps every byte to the code point of the same value; done by hand so no ICU label is needed. */
 function decodeLatin1(bytes: Uint8Array): string {
@@ -34,6 +45,9 @@ function completeUtf8Length(bytes: Uint8Array): number {
 /** Incremental decoder: feed byte chunks in order, get text chunks. */
 export class CsvTextDecoder {
   private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
+  /** UTF-16 keeps an odd byte or a cut surrogate pair between chunks itself (stream mode). */
+  private utf16: InstanceType<typeof TextDecoder> | null = null;
+  private readonly forced: boolean;
   private carry: Uint8Array = new Uint8Array(0);
   private started = false;
   /** The encoding in use; starts as UTF-8 unless given (a resumed read reuses the first pass's answer). */
@@ -41,10 +55,13 @@ export class CsvTextDecoder {
 
   constructor(options: { encoding?: CsvEncoding } = {}) {
     this.encoding = options.encoding ?? 'utf-8';
+    this.forced = options.encoding !== undefined;
+    if (this.encoding === 'utf-16le' || this.encoding === 'utf-16be') this.utf16 = new TextDecoder(this.encoding);
   }
 
   decode(chunk: Uint8Array): string {
     let bytes = chunk;
+    if (this.utf16 && this.started) return this.utf16.decode(chunk, { stream: true });
     if (this.carry.length > 0) {
       const joined = new Uint8Array(this.carry.length + chunk.length);
       joined.set(this.carry);
@@ -59,8 +76,9 @@ export class CsvTextDecoder {
         return '';
       }
       this.started = true;
-      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+      bytes = this.skipByteOrderMark(bytes);
     }
+    if (this.utf16) return this.utf16.decode(bytes, { stream: true });
     if (this.encoding === 'latin1') return decodeLatin1(bytes);
     const complete = completeUtf8Length(bytes);
     if (complete < bytes.length) this.carry = bytes.slice(complete);
@@ -77,16 +95,29 @@ export class CsvTextDecoder {
   end(): string {
     const rest = this.carry;
     this.carry = new Uint8Array(0);
-    if (rest.length === 0) return '';
+    if (rest.length === 0) return this.utf16 && this.started ? this.utf16.decode() : '';
     if (!this.started) {
       this.started = true;
-      const withoutBom = rest[0] === 0xef && rest[1] === 0xbb && rest[2] === 0xbf ? rest.subarray(3) : rest;
-      return this.decodeRest(withoutBom);
+      return this.decodeRest(this.skipByteOrderMark(rest));
     }
     return this.decodeRest(rest);
   }
 
+  /** Drops a BOM; a UTF-16 one also settles the encoding unless the caller named one. */
+  private skipByteOrderMark(bytes: Uint8Array): Uint8Array {
+    const mark = byteOrderMark(bytes);
+    if (!mark) return bytes;
+    if (mark.encoding !== 'utf-8' && !this.forced) {
+      this.encoding = mark.encoding;
+      this.utf16 = new TextDecoder(mark.encoding);
+    }
+    return mark.encoding === this.encoding || (mark.encoding === 'utf-8' && this.encoding !== 'utf-16le' && this.encoding !== 'utf-16be')
+      ? bytes.subarray(mark.length)
+      : bytes;
+  }
+
   private decodeRest(bytes: Uint8Array): string {
+    if (this.utf16) return this.utf16.decode(bytes);
     if (this.encoding === 'utf-8') {
       try {
         return this.utf8.decode(bytes);
@@ -102,8 +133,11 @@ export class CsvTextDecoder {
  * One-shot decoding (the console's preview of the first part of a file). With `partial`, the bytes are
  * a cut prefix, so an incomplete sequence at the very end is dropped instead of forcing Latin-1.
  */
-export function decodeCsvBytes(bytes: Uint8Array, options: { partial?: boolean } = {}): { text: string; encoding: CsvEncoding } {
-  const decoder = new CsvTextDecoder();
+export function decodeCsvBytes(
+  bytes: Uint8Array,
+  options: { partial?: boolean; encoding?: CsvEncoding } = {},
+): { text: string; encoding: CsvEncoding } {
+  const decoder = new CsvTextDecoder({ encoding: options.encoding });
   let text = decoder.decode(bytes);
   if (!options.partial) text += decoder.end();
   return { text, encoding: decoder.encoding };

@@ -12,9 +12,10 @@ describe('checkCsvFile', () => {
     expect(checkCsvFile({ name: 'data.csv', size: 10 })).toBeNull();
   });
 
-  it('requires the .csv extension', () => {
-    expect(checkCsvFile({ ...ok, name: 'data.xlsx' })).toBe('File must have a .csv extension');
-    expect(checkCsvFile({ ...ok, name: 'csv' })).toBe('File must have a .csv extension');
+  it('takes the names text exports have (.csv, .txt, .tsv, .asc, any case) and refuses others', () => {
+    for (const name of ['data.csv', 'PLATE.CSV', 'gen5.txt', 'scan.tsv', 'log.asc']) expect(checkCsvFile({ ...ok, name })).toBeNull();
+    expect(checkCsvFile({ ...ok, name: 'data.xlsx' })).toBe('File must be a text export named .csv, .txt, .tsv or .asc');
+    expect(checkCsvFile({ ...ok, name: 'csv' })).toBe('File must be a text export named .csv, .txt, .tsv or .asc');
   });
 
   it('limits the size to the configured value', () => {

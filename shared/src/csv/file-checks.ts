@@ -31,10 +31,21 @@ function isAcceptedType(type: string): boolean {
   );
 }
 
+/**
+ * Names instruments give their text exports; the content decides how it is read (sniffBinary, then
+ * the layout detection), never the name.
+ */
+export const ACCEPTED_EXTENSIONS = ['.csv', '.txt', '.tsv', '.asc'] as const;
+
+export function hasAcceptedExtension(name: string): boolean {
+  const lower = name.toLowerCase();
+  return ACCEPTED_EXTENSIONS.some((extension) => lower.endsWith(extension));
+}
+
 /** The first failing check's message (extension, size, type, emptiness), or null when the file may be read. */
 export function checkCsvFile(file: CsvFileInfo, limits: CsvFileLimits = {}): string | null {
   const maxBytes = limits.maxBytes ?? CSV_LIMITS.defaultMaxBytes;
-  if (!file.name.toLowerCase().endsWith('.csv')) return CSV_MESSAGES.invalidExtension;
+  if (!hasAcceptedExtension(file.name)) return CSV_MESSAGES.invalidExtension;
   if (file.size > maxBytes) return fileTooLargeMessage(maxBytes);
   if (file.type && !isAcceptedType(file.type)) return CSV_MESSAGES.invalidType;
   if (file.size === 0) return CSV_MESSAGES.fileEmpty;

@@ -28,6 +28,8 @@ export const ELAPSED_TIME_UNITS: readonly ElapsedTimeUnit[] = ['seconds', 'minut
 
 export interface ElapsedTimeSuggestion {
   unit: ElapsedTimeUnit;
+  /** The values are clock durations (`H:MM:SS`, `D.HH:MM:SS`): read as such whatever the unit. */
+  clock?: boolean;
 }
 
 export interface TimestampDetection {
@@ -96,6 +98,32 @@ export function isSpreadsheetSerialDate(serial: number): boolean {
 /** Elapsed time since the start (e.g. the unit operation's start) as epoch ms. */
 export function elapsedToEpochMs(value: number, unit: ElapsedTimeUnit, startMs: number): number {
   return startMs + Math.round(value * ELAPSED_UNIT_MS[unit]);
+}
+
+/**
+ * Plate readers (Gen5) write elapsed time as `H:MM:SS`, .NET-based software as `D.HH:MM:SS`; hours may
+ * run past 24 (`66:35:00`). No nested runs: linear on any text.
+ */
+const ELAPSED_CLOCK = /^(?:(\d{1,5})\.)?(\d{1,6}):([0-5]\d):([0-5]\d)(?:[.,](\d{1,3})\d*)?$/;
+
+/** Milliseconds of a clock duration (`0:04:22`, `1.02:00:00`, `66:35:00.5`), or null when the text is not one. */
+export function parseElapsedClock(raw: string): number | null {
+  const match = ELAPSED_CLOCK.exec(raw.trim());
+  if (!match) return null;
+  const days = match[1] === undefined ? 0 : Number(match[1]);
+  const millis = match[5] === undefined ? 0 : Number(match[5].padEnd(3, '0'));
+  return ((days * 24 + Number(match[2])) * 60 + Number(match[3])) * 60_000 + Number(match[4]) * 1000 + millis;
+}
+
+/**
+ * An elapsed-time cell as epoch ms from `startMs`: a clock duration as written, else a number in
+ * `unit`; null when the cell is neither (the row is skipped as a bad timestamp).
+ */
+export function elapsedCellToEpochMs(raw: string, unit: ElapsedTimeUnit, startMs: number, options: { decimalComma?: boolean } = {}): number | null {
+  const clock = raw.includes(':') ? parseElapsedClock(raw) : null;
+  if (clock !== null) return startMs + clock;
+  const value = parseNumericCell(raw, options);
+  return value === null || Number.isNaN(value) ? null : elapsedToEpochMs(value, unit, startMs);
 }
 
 // --- Date-time text forms --------------------------------------------------------------------------
@@ -417,6 +445,9 @@ export function detectTimestampFormat(
   const unknown: TimestampDetection = { format: 'unknown', confidence: 0, dayFirst: false, order: null, elapsed: null };
   if (samples.length === 0) return unknown;
 
+  if (samples.every((value) => parseElapsedClock(value) !== null)) {
+    return { format: 'unknown', confidence: 0, dayFirst: false, order: null, elapsed: { unit: 'seconds', clock: true } };
+  }
   const numbers = samples.map((value) => parseNumericCell(value, options));
   if (numbers.every((value) => value !== null && !Number.isNaN(value))) {
     const serials = numbers.filter((value) => isSpreadsheetSerialDate(value as number)).length;

@@ -1,0 +1,93 @@
+/**
+ * POST /api/v1/csv-previews: the detected layout of a file (multipart, the file in a part named
+ * `file`, optionally a `choices` JSON field with what the user changed: encoding, delimiter,
+ * header_line, time_column). Only the file's first LAYOUT_PREVIEW_BYTES are read, the rest of the
+ * part is drained unread; the answer says so (`bytes_read`, `partial`). The detection is the shared
+ * one the console's wizard runs (shared/src/csv/detect.ts), so both show the same layout.
+ */
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import { CSV_MESSAGES, checkCsvFile, detectCsvLayout, LAYOUT_PREVIEW_BYTES } from '@bioprocess/shared/csv/index';
+import { csvReadingSchema, TIME_SERIES_MESSAGES } from '@bioprocess/shared/timeseries';
+import type { App } from '../platform/app-type.ts';
+import type { AppDeps } from '../platform/deps.ts';
+import { badRequest } from '../platform/http-error.ts';
+
+const choicesSchema = csvReadingSchema.pick({ encoding: true, delimiter: true, header_line: true }).extend({
+  time_column: z.string().min(1).max(200).optional(),
+  prefer_day_first: z.boolean().optional(),
+}).strict();
+type PreviewChoices = z.infer<typeof choicesSchema>;
+
+function parseChoices(text: string): PreviewChoices {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw badRequest('choices: must be JSON');
+  }
+  const result = choicesSchema.safeParse(json);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw badRequest(`choices${issue.path.length > 0 ? `.${issue.path.join('.')}` : ''}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+/** The stream's first `limit` bytes; the rest is drained so the request completes. */
+async function readFirstBytes(stream: Readable, limit: number): Promise<{ bytes: Buffer; total: number }> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let total = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (kept >= limit) continue;
+    const piece = chunk.subarray(0, limit - kept);
+    chunks.push(piece);
+    kept += piece.length;
+  }
+  return { bytes: Buffer.concat(chunks, kept), total };
+}
+
+export async function csvPreviewRoutes(app: App, deps: AppDeps): Promise<void> {
+  app.post('/api/v1/csv-previews', {
+    config: { access: 'create' },
+    schema: {
+      summary: 'Detect the layout of a CSV or text export (multipart: the `file`, optionally a `choices` JSON field)',
+      description: `Reads at most the first ${LAYOUT_PREVIEW_BYTES / (1024 * 1024)} MiB of the file and answers its encoding, delimiter, header line `
+        + '(after a preamble), where the table ends, the time column and its format, the start time the preamble states, units in '
+        + 'the headers, suggested instruments and notices about layouts read only in part. `choices` (encoding, delimiter, '
+        + 'header_line, time_column, prefer_day_first) replaces what would be detected. Nothing is stored.',
+    },
+  }, async (request, reply) => {
+    if (!request.isMultipart()) throw badRequest('Expected multipart/form-data with a file');
+    let choices: PreviewChoices = {};
+    let file: { name: string; bytes: Buffer; total: number } | null = null;
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        if (part.fieldname === 'choices') choices = parseChoices(String(part.value));
+        continue;
+      }
+      if (part.fieldname !== 'file' || file) {
+        part.file.resume();
+        continue;
+      }
+      const problem = checkCsvFile({ name: part.filename ?? '', size: 1, type: part.mimetype }, { maxBytes: deps.env.CSV_MAX_BYTES });
+      if (problem) {
+        part.file.resume();
+        throw badRequest(problem);
+      }
+      const { bytes, total } = await readFirstBytes(part.file, LAYOUT_PREVIEW_BYTES);
+      file = { name: part.filename ?? '', bytes, total };
+    }
+    if (!file) throw badRequest(TIME_SERIES_MESSAGES.fileRequired);
+    if (file.total === 0) throw badRequest(CSV_MESSAGES.fileEmpty);
+    const outcome = detectCsvLayout(file.bytes, {
+      partial: file.total > file.bytes.length, maxColumns: deps.env.CSV_MAX_COLUMNS,
+      encoding: choices.encoding, delimiter: choices.delimiter, header_line: choices.header_line,
+      time_column: choices.time_column, preferDayFirst: choices.prefer_day_first,
+    });
+    if (!outcome.ok) throw badRequest(outcome.message);
+    return reply.send({ file_name: file.name, bytes_read: file.bytes.length, bytes_max: LAYOUT_PREVIEW_BYTES, ...outcome.layout });
+  });
+}

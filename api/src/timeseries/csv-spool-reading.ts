@@ -1,0 +1,75 @@
+/**
+ * The upload's reading choices applied to its spooled file before a job exists: a file that is not
+ * text is refused with what it looks like, and a file read with a preamble, a table end or a UTF-16
+ * encoding is rewritten once as its table in UTF-8 (TableCutter), so the worker reads exactly the
+ * table the preview showed. Streaming, one pass: memory stays flat whatever the file's size.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CsvTextDecoder, TableCutter, detectCsvLayout, sniffBinary } from '@bioprocess/shared/csv/index';
+import type { CsvReading } from '@bioprocess/shared/timeseries';
+import path from 'node:path';
+import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
+import { badRequest } from '../platform/http-error.ts';
+
+const HEAD_BYTES = 256 * 1024;
+
+async function readHead(filePath: string): Promise<{ bytes: Buffer; partial: boolean }> {
+  const handle = await open(filePath, 'r');
+  try {
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+    return { bytes: buffer.subarray(0, bytesRead), partial: bytesRead === HEAD_BYTES };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Whether the spool must be rewritten: anything but a file read from its first line as UTF-8 or Latin-1. */
+function needsCut(reading: CsvReading | undefined): reading is CsvReading {
+  if (!reading) return false;
+  return (reading.header_line ?? 1) > 1 || reading.table_end || reading.encoding === 'utf-16le' || reading.encoding === 'utf-16be';
+}
+
+/** Refuses a spooled file that is not text (400 with what it looks like). */
+export async function refuseBinarySpool(filePath: string): Promise<void> {
+  const { bytes } = await readHead(filePath);
+  const problem = sniffBinary(bytes.subarray(0, 64 * 1024));
+  if (problem) throw badRequest(problem);
+}
+
+/** Rewrites the spooled file as its table in UTF-8 when the reading calls for it; answers the new size. */
+export async function cutSpoolToTable(filePath: string, reading: CsvReading | undefined, size: number): Promise<number> {
+  if (!needsCut(reading)) return size;
+  const head = await readHead(filePath);
+  const detected = detectCsvLayout(head.bytes, { partial: head.partial, encoding: reading.encoding, delimiter: reading.delimiter, header_line: reading.header_line });
+  if (!detected.ok) throw badRequest(detected.message);
+  const decoder = new CsvTextDecoder({ encoding: reading.encoding ?? detected.layout.encoding });
+  const cutter = new TableCutter({ headerLine: reading.header_line ?? 1, tableEnd: reading.table_end, delimiter: reading.delimiter ?? detected.layout.delimiter });
+  let written = 0;
+  const toTable = new Transform({
+    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
+      const text = cutter.push(decoder.decode(chunk));
+      const bytes = Buffer.from(text, 'utf8');
+      written += bytes.length;
+      callback(null, bytes);
+    },
+    flush(callback: TransformCallback) {
+      const bytes = Buffer.from(cutter.push(decoder.end()) + cutter.end(), 'utf8');
+      written += bytes.length;
+      callback(null, bytes);
+    },
+  });
+  const target = `${filePath}.table`;
+  try {
+    await pipeline(createReadStream(filePath), toTable, createWriteStream(target, { flags: 'wx' }));
+    await rename(target, filePath);
+    await syncToDisk(filePath, path.dirname(filePath));
+  } catch (error) {
+    await rm(target, { force: true });
+    throw error;
+  }
+  return written;
+}

@@ -1,0 +1,379 @@
+/**
+ * One detection of a file's layout from its first bytes, used by the api's preview endpoint and by the
+ * console's wizard: encoding, delimiter, the header line after a preamble, where the table ends, the
+ * time column and how to read it, the start the preamble states, units in the headers, a suggested
+ * mapping, and the shapes the reader does not take yet (said, never imported wrongly). Every choice can
+ * be given instead of detected (the user's change in the wizard); the upload carries the same choices
+ * and the api cuts the file with them (TableCutter), so the worker reads the table the preview shows.
+ */
+import { CSV_LIMITS, CSV_MESSAGES } from './messages.ts';
+import { decodeCsvBytes, type CsvEncoding } from './encoding.ts';
+import { sniffBinary } from './binary-sniff.ts';
+import { containsMaliciousContent } from './malicious-content.ts';
+import { CSV_DELIMITERS, parseCsvRows, type CsvDelimiter } from './row-parser.ts';
+import { sanitizeHeaders } from './headers.ts';
+import { checkColumnCount, CsvLimitError } from './limits.ts';
+import { findDataSection, isMultiSectionCsv } from './sections.ts';
+import { chooseHeaderLine, endsTable, excelSeparatorHint, isMarkerLine, lineCells, type HeaderChoice } from './layout-lines.ts';
+import { findPreambleStart, type PreambleStart } from './preamble.ts';
+import { detectTimestampFormat, isLowConfidence, type TimestampDetection } from './timestamps.ts';
+import { parseNumericCell } from './numeric.ts';
+import { suggestInstrument } from '../instruments/suggestion.ts';
+
+/** Bytes of a file the api's preview reads: a preamble of thousands of lines fits, a 1 GiB file is not read. */
+export const LAYOUT_PREVIEW_BYTES = 1024 * 1024;
+
+/** Lines searched for the header: BioLector Pro writes 2,101 lines of preamble. */
+export const LAYOUT_MAX_HEADER_LINE = 5000;
+
+/** What the user (or the upload) chose instead of detecting. */
+export interface CsvReadingChoices {
+  encoding?: CsvEncoding;
+  delimiter?: CsvDelimiter;
+  /** 1-based line of the header row in the decoded file. */
+  header_line?: number;
+  time_column?: string;
+  preferDayFirst?: boolean;
+}
+
+export type LayoutOrientation = 'rows' | 'columns';
+
+export interface ColumnSuggestion {
+  column: string;
+  /** The unit as the header writes it (`°C` from `Temp [°C]`, `mL/h` from `Flow (mL/h)`), else null. */
+  unit_text: string | null;
+  /** Share of the sample's non-empty cells that are numbers. */
+  numeric_share: number;
+  suggestion: { type: string; unit: string } | null;
+}
+
+export interface CsvLayout {
+  encoding: CsvEncoding;
+  delimiter: CsvDelimiter;
+  /** Excel's `sep=` line was the first line. */
+  separator_hint: boolean;
+  /** 1-based line of the header in the decoded file; lines before it are the preamble. */
+  header_line: number;
+  preamble_lines: number;
+  /** The table ends before the file does (a marker, padding lines): the reader stops there. */
+  table_end: { line: number; text: string } | null;
+  /** Multi-section file's data section (DASware's TrackData1), else null. */
+  section: string | null;
+  vendor: string | null;
+  orientation: LayoutOrientation;
+  raw_headers: string[];
+  headers: string[];
+  rows: string[][];
+  /** Data rows within the bytes read. */
+  rows_parsed: number;
+  time_column: string | null;
+  time: {
+    mode: 'absolute' | 'elapsed';
+    format: TimestampDetection['format'];
+    order: TimestampDetection['order'];
+    confidence: number;
+    elapsed_unit: 'seconds' | 'minutes' | 'hours' | 'days' | null;
+    /** Elapsed values are clock durations (`H:MM:SS`, `D.HH:MM:SS`). */
+    clock: boolean;
+  } | null;
+  start: PreambleStart | null;
+  columns: ColumnSuggestion[];
+  /** Sentences for the user: layouts read only in part, guesses to check. */
+  notices: string[];
+  /** The bytes read were a prefix of the file. */
+  partial: boolean;
+}
+
+export type LayoutOutcome = { ok: true; layout: CsvLayout } | { ok: false; message: string };
+
+const UNIT_IN_HEADER = /[[(]([^[\]()]{1,24})[\])]\s*$/;
+
+/** The unit a header writes at its end in brackets or parentheses, as written; null when none. */
+export function unitFromHeader(header: string): string | null {
+  const match = UNIT_IN_HEADER.exec(header.trim());
+  if (!match) return null;
+  const unit = match[1]!.trim();
+  // `(2)` is a repeated name's suffix and `[]` says arbitrary units: neither names a unit.
+  // A longer plain word (`(processed)`) is a remark, not a unit.
+  if (unit === '' || /^\d+$/.test(unit) || /^[a-z]{5,}$/i.test(unit)) return null;
+  return unit;
+}
+
+/** Splits the text into lines (LF or CRLF); the last element is a cut line when the text is partial. */
+function splitLines(text: string, limit: number): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  while (start <= text.length && lines.length < limit) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    lines.push(text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end));
+    start = end + 1;
+  }
+  return lines;
+}
+
+function chooseDelimiterAndHeader(lines: readonly string[], given?: CsvDelimiter): { delimiter: CsvDelimiter; header: HeaderChoice | null } {
+  let best: { delimiter: CsvDelimiter; header: HeaderChoice | null } = { delimiter: given ?? ',', header: null };
+  for (const delimiter of given ? [given] : CSV_DELIMITERS) {
+    const rows = lines.map((line) => lineCells(line, delimiter));
+    const header = chooseHeaderLine(rows, lines);
+    if (!header) continue;
+    const current = best.header;
+    if (!current || header.run > current.run || (header.run === current.run && header.width > current.width)) best = { delimiter, header };
+  }
+  return best;
+}
+
+const VENDOR_SIGNATURES: [string, (text: string, headers: readonly string[]) => boolean][] = [
+  ['Eppendorf DASware', (text) => isMultiSectionCsv(text)],
+  ['m2p-labs BioLector Pro', (text) => text.includes('=====data=====')],
+  ['m2p-labs BioLector I', (text, headers) => text.startsWith('FILENAME;') && headers.includes('WELLNUM')],
+  ['BioTek Gen5', (text) => /^Software Version\t/m.test(text) && /^Reader (Type|Serial Number):/m.test(text)],
+  ['BMG LABTECH MARS', (text) => /Test run no\.:/.test(text)],
+  ['Molecular Devices SoftMax Pro', (text) => text.startsWith('##BLOCKS=')],
+  ['Beckman Coulter Vi-CELL BLU', (_text, headers) => headers.includes('Viable (x10^6) cells/mL') && headers.includes('Analysis date/time')],
+  ['Nova Biomedical BioProfile FLEX2', (_text, headers) => headers[0] === 'Date & Time' && headers.includes('Gluc')],
+  ['Roche Cedex Bio HT', (text) => text.includes('#ARC-FILE#')],
+  ['InfluxDB/Chronograf', (_text, headers) => headers[0] === 'time' && headers.length === 3 && /^position$/i.test(headers[2] ?? '')],
+];
+
+const TIME_NAME = /time|date|zeit|datum|stamp|elapsed|duration|^t$/i;
+
+interface TimeChoice {
+  column: string;
+  detection: TimestampDetection;
+}
+
+/** The time column: a date column (named like one first), else an elapsed clock, else a numeric column named like time. */
+function chooseTimeColumn(headers: readonly string[], rows: readonly string[][], decimalComma: boolean, preferDayFirst: boolean): TimeChoice | null {
+  const candidates: { column: string; detection: TimestampDetection; rank: number; index: number }[] = [];
+  headers.forEach((column, index) => {
+    const values = rows.map((row) => row[index] ?? '');
+    if (values.every((value) => value.trim() === '')) return;
+    const detection = detectTimestampFormat(values, { columnName: column, decimalComma, preferDayFirst });
+    const named = TIME_NAME.test(column);
+    let rank = 0;
+    if (detection.format !== 'unknown' && detection.format !== 'spreadsheet-serial' && !isLowConfidence(detection)) rank = named ? 5 : 4;
+    else if (detection.elapsed?.clock) rank = named ? 3 : 2;
+    else if (named && detection.format === 'spreadsheet-serial' && (detection.elapsed || detection.confidence === 1)) rank = 1;
+    if (rank > 0) candidates.push({ column, detection, rank, index });
+  });
+  candidates.sort((a, b) => b.rank - a.rank || a.index - b.index);
+  const chosen = candidates[0];
+  return chosen ? { column: chosen.column, detection: chosen.detection } : null;
+}
+
+function numericShare(values: readonly string[], decimalComma: boolean): number {
+  let written = 0;
+  let numbers = 0;
+  for (const value of values) {
+    if (value.trim() === '') continue;
+    written += 1;
+    const parsed = parseNumericCell(value, { decimalComma });
+    if (parsed !== null && !Number.isNaN(parsed)) numbers += 1;
+  }
+  return written === 0 ? 0 : numbers / written;
+}
+
+/** Cells that read as a time or a number, in a header: a header that is mostly such cells is data. */
+function looksLikeData(cell: string, decimalComma: boolean): boolean {
+  const value = cell.trim();
+  if (value === '') return false;
+  const parsed = parseNumericCell(value, { decimalComma });
+  if (parsed !== null && !Number.isNaN(parsed)) return true;
+  return detectTimestampFormat([value]).format !== 'unknown';
+}
+
+function shapeNotices(text: string, rawHeaders: readonly string[], rows: readonly string[][], decimalComma: boolean, timeColumn: string | null): { notices: string[]; orientation: LayoutOrientation } {
+  const notices: string[] = [];
+  let orientation: LayoutOrientation = 'rows';
+  const blocks = /^##BLOCKS=\s*(\d+)/.exec(text);
+  const endMarkers = (text.match(/^~End\s*$/gm) ?? []).length;
+  const blockCount = blocks ? Number(blocks[1]) : endMarkers;
+  if (blockCount > 1) {
+    notices.push(`This file has ${blockCount} read blocks; reading several blocks is not supported yet; the first is shown.`);
+  }
+  const rowLabels = rows.map((row) => (row[0] ?? '').trim());
+  const columnNumbers = rawHeaders.slice(1).map((cell) => cell.trim()).filter((cell) => cell !== '');
+  if (
+    columnNumbers.length >= 6 && columnNumbers.every((cell, index) => cell === String(index + 1))
+    && rowLabels.length >= 4 && rowLabels.every((label, index) => label === String.fromCharCode(65 + index))
+  ) {
+    notices.push(`This file is a plate grid (rows A-${rowLabels[rowLabels.length - 1]} x columns 1-${columnNumbers.length}); reading plates is not supported yet.`);
+  }
+  const headerData = rawHeaders.filter((cell) => looksLikeData(cell, decimalComma)).length;
+  const written = rawHeaders.filter((cell) => cell.trim() !== '').length;
+  if (written >= 3 && (headerData / written >= 0.5 || headerData >= 3)) {
+    const acrossColumns = rawHeaders.slice(1).filter((cell) => cell.trim() !== '');
+    const numbers = acrossColumns.map((cell) => parseNumericCell(cell, { decimalComma }));
+    const increasing = numbers.length >= 3 && numbers.every((value, index) => value !== null && !Number.isNaN(value) && (index === 0 || value > numbers[index - 1]!));
+    if (increasing && TIME_NAME.test(rawHeaders[0] ?? '')) {
+      orientation = 'columns';
+      notices.push('Time runs across the columns in this file (a transposed table); reading it is not supported yet.');
+    } else if (!notices.some((notice) => notice.startsWith('This file is a plate grid'))) {
+      notices.push('The first row of this table looks like data, not column names: the file may have no header row; naming columns is not supported yet.');
+    }
+  }
+  const wellColumn = rawHeaders.find((cell) => /^(well|wellnum|well ?id|position)$/i.test(cell.trim()));
+  if (wellColumn) {
+    notices.push(`Rows carry one well or position each (column '${wellColumn.trim()}'): map it as the key column (long format); composite keys and row filters are not supported yet.`);
+  }
+  if (timeColumn === null) notices.push('No time column was found: choose one, or this file cannot be read as a time series.');
+  return { notices, orientation };
+}
+
+/**
+ * Detects the layout of a file's first bytes. `partial`: the bytes are a prefix of a larger file.
+ * Answers a message instead when the bytes are not a text table (binary, empty, script-like content,
+ * no header, a read limit).
+ */
+export function detectCsvLayout(bytes: Uint8Array, options: CsvReadingChoices & { partial?: boolean; maxColumns?: number } = {}): LayoutOutcome {
+  const binary = sniffBinary(bytes.subarray(0, 64 * 1024));
+  if (binary) return { ok: false, message: binary };
+  const partial = options.partial ?? false;
+  const { text: decoded, encoding } = decodeCsvBytes(bytes, { partial, encoding: options.encoding });
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+  if (text.trim() === '') return { ok: false, message: CSV_MESSAGES.contentEmpty };
+  if (containsMaliciousContent(text)) return { ok: false, message: CSV_MESSAGES.maliciousContent };
+  try {
+    return detectInText(text, encoding, partial, options);
+  } catch (error) {
+    if (error instanceof CsvLimitError) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+function detectInText(text: string, encoding: CsvEncoding, partial: boolean, options: CsvReadingChoices & { maxColumns?: number }): LayoutOutcome {
+  let lines = splitLines(text, LAYOUT_MAX_HEADER_LINE + 1);
+  // A cut last line is not judged.
+  if (partial && lines.length <= LAYOUT_MAX_HEADER_LINE) lines = lines.slice(0, -1);
+  const hint = lines.length > 0 ? excelSeparatorHint(lines[0]!) : null;
+  const firstLine = hint ? 1 : 0;
+  // A file of several blocks (SoftMax Pro's `~End`-closed blocks) is read at its first block.
+  const firstBlockEnd = text.startsWith('##BLOCKS=') ? lines.findIndex((line) => /^~End\s*$/.test(line)) : -1;
+  const candidates = lines.slice(firstLine, firstBlockEnd > 0 ? firstBlockEnd : LAYOUT_MAX_HEADER_LINE);
+  const section = findDataSection(text);
+
+  let delimiter: CsvDelimiter;
+  let headerIndex: number;
+  if (section) {
+    // DASware: the header is the data section's first line (sections.ts); the reader finds it itself.
+    headerIndex = text.slice(0, section.headerOffset).split('\n').length - 1;
+    delimiter = options.delimiter ?? chooseDelimiterAndHeader(splitLines(section.text, 200), undefined).delimiter;
+  } else if (options.header_line !== undefined) {
+    headerIndex = options.header_line - 1;
+    if (headerIndex < firstLine || headerIndex >= lines.length) return { ok: false, message: `Line ${options.header_line} is not within the part of the file that was read (${lines.length} lines).` };
+    delimiter = options.delimiter ?? hint ?? chooseDelimiterAndHeader(lines.slice(headerIndex, headerIndex + 200), undefined).delimiter;
+  } else {
+    const choice = chooseDelimiterAndHeader(candidates, options.delimiter ?? hint ?? undefined);
+    if (!choice.header) return { ok: false, message: CSV_MESSAGES.headerRequired };
+    delimiter = choice.delimiter;
+    headerIndex = choice.header.index + firstLine;
+  }
+
+  // The table: from the header to its end (a marker, a one-cell line) or the text's end.
+  let offset = 0;
+  for (let index = 0; index < headerIndex; index += 1) offset = text.indexOf('\n', offset) + 1;
+  let tableEnd: CsvLayout['table_end'] = null;
+  let tableText: string;
+  if (section) {
+    tableText = section.text;
+  } else {
+    let position = text.indexOf('\n', offset);
+    let lineNumber = headerIndex + 1;
+    let endOffset = text.length;
+    while (position !== -1) {
+      const start = position + 1;
+      let end = text.indexOf('\n', start);
+      if (end === -1) {
+        if (partial) break;
+        end = text.length;
+      }
+      lineNumber += 1;
+      const line = text.slice(start, end).replace(/\r$/, '');
+      if (endsTable(line, delimiter)) {
+        tableEnd = { line: lineNumber, text: line.slice(0, 80) };
+        endOffset = start;
+        break;
+      }
+      position = end === text.length ? -1 : end;
+    }
+    tableText = text.slice(offset, endOffset);
+  }
+  const tablePartial = partial && tableEnd === null && (!section || section.endOffset === text.length);
+  const parsed = parseCsvRows(tableText, delimiter, { partial: tablePartial }).filter((row) => !(row.length === 1 && row[0]!.trim() === ''));
+  const rawHeaders = parsed[0];
+  if (!rawHeaders || rawHeaders.every((cell) => cell.trim() === '')) return { ok: false, message: CSV_MESSAGES.headerRequired };
+  checkColumnCount(rawHeaders.length, options.maxColumns);
+  const headers = sanitizeHeaders(rawHeaders);
+  const dataRows = parsed.slice(1);
+  if (dataRows.length === 0 && !tablePartial) return { ok: false, message: CSV_MESSAGES.headerWithoutRows };
+  const sampleRows = dataRows.slice(0, CSV_LIMITS.dateDetectionSampleSize);
+  const decimalComma = delimiter !== ',';
+  const preferDayFirst = options.preferDayFirst ?? false;
+
+  let time: TimeChoice | null = null;
+  if (options.time_column !== undefined) {
+    const index = headers.findIndex((name) => name.toLowerCase() === options.time_column!.trim().toLowerCase());
+    if (index === -1) return { ok: false, message: `Time column '${options.time_column}' is not in the header.` };
+    time = { column: headers[index]!, detection: detectTimestampFormat(sampleRows.map((row) => row[index] ?? ''), { columnName: headers[index], decimalComma, preferDayFirst }) };
+  } else {
+    time = chooseTimeColumn(headers, sampleRows, decimalComma, preferDayFirst);
+  }
+  const elapsed = time?.detection.elapsed ?? null;
+  const absolute = time !== null && time.detection.format !== 'unknown' && !(time.detection.format === 'spreadsheet-serial' && elapsed);
+  const preambleLines = section ? 0 : headerIndex;
+  const start = preambleLines > 0 ? findPreambleStart(lines.slice(0, headerIndex), delimiter, { preferDayFirst }) : null;
+
+  const columns: ColumnSuggestion[] = headers.map((column, index) => {
+    const share = numericShare(sampleRows.map((row) => row[index] ?? ''), decimalComma);
+    const isTime = time !== null && column === time.column;
+    const suggested = suggestInstrument(column);
+    return {
+      column,
+      unit_text: unitFromHeader(rawHeaders[index] ?? ''),
+      numeric_share: share,
+      suggestion: !isTime && share > 0 && (suggested.type !== '' || suggested.unit !== '') ? { type: suggested.type, unit: suggested.unit } : null,
+    };
+  });
+  const shape = shapeNotices(text, rawHeaders, sampleRows, decimalComma, time?.column ?? null);
+  const notices = [...shape.notices];
+  if (tableEnd) notices.push(`The table ends at line ${tableEnd.line} ('${tableEnd.text}'); what follows is not read.`);
+  if (time && elapsed && !start) notices.push(`'${time.column}' counts time from the run's start: give the start date and time.`);
+  if (time && absolute && isLowConfidence(time.detection)) notices.push(`The date format of '${time.column}' is a guess: check the first timestamps.`);
+
+  return {
+    ok: true,
+    layout: {
+      encoding,
+      delimiter,
+      separator_hint: hint !== null,
+      header_line: headerIndex + 1,
+      preamble_lines: preambleLines,
+      table_end: tableEnd,
+      section: section?.name ?? null,
+      vendor: VENDOR_SIGNATURES.find(([, matches]) => matches(text, rawHeaders))?.[0] ?? null,
+      orientation: shape.orientation,
+      raw_headers: rawHeaders,
+      headers,
+      rows: dataRows.slice(0, CSV_LIMITS.previewRows),
+      rows_parsed: dataRows.length,
+      time_column: time?.column ?? null,
+      time: time === null ? null : {
+        mode: absolute ? 'absolute' : 'elapsed',
+        format: time.detection.format,
+        order: time.detection.order,
+        confidence: time.detection.confidence,
+        elapsed_unit: elapsed?.unit ?? null,
+        clock: elapsed?.clock === true,
+      },
+      start,
+      columns,
+      notices,
+      partial,
+    },
+  };
+}
+
+/** Whether a line is a section marker (re-exported for the wizard's preamble view). */
+export { isMarkerLine };
