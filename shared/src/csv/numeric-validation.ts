@@ -1,9 +1,11 @@
 /**
  * The non-numeric listing: a selected instrument column with non-numeric values fails
- * the upload, naming up to 5 distinct bad values per column and 'and N more'.
+ * the upload, naming up to 5 distinct bad values per column and 'and N more'. Flagged cells
+ * (flagged-cells.ts: limits, overflow words, `?????`, `n/a`) are no such values: they are missing.
  */
 import { CSV_LIMITS, nonNumericValuesMessage } from './messages.ts';
 import { parseNumericCell, type NumericCellOptions } from './numeric.ts';
+import { readFlaggedCell } from './flagged-cells.ts';
 
 export interface NonNumericColumn {
   column: string;
@@ -25,10 +27,13 @@ export class NonNumericCollector {
 
   constructor(private readonly limit: number = CSV_LIMITS.maxBadValuesPerColumn) {}
 
-  /** Checks one cell and records it when it is not numeric; returns the parsed value. */
+  /** Checks one cell and records it when it is neither numeric nor a flag; returns the parsed value (null for a flag). */
   check(column: string, raw: string, options: NumericCellOptions = {}): number | null {
     const value = parseNumericCell(raw, options);
-    if (value !== null && Number.isNaN(value)) this.record(column, raw);
+    if (value === null || !Number.isNaN(value)) return value;
+    const flagged = readFlaggedCell(raw, options);
+    if (flagged) return flagged.value;
+    this.record(column, raw);
     return value;
   }
 

@@ -83,14 +83,15 @@ describe('non-numeric listing', () => {
     const result = findNonNumericValues([
       { name: 'pH', values: ['7', 'a', 'b', 'a', '', 'c', 'd', 'e', 'f', 'g', 'h', '7.1'] },
       { name: 'DO', values: ['1', '2', ''] },
-      { name: 'T', values: [' n/a ', 'n/a'] },
+      { name: 'T', values: [' idle ', 'idle', 'n/a', '< 0.4', '?????'] },
     ]);
+    // n/a, < 0.4 and ????? are flags (stored as missing), not bad values.
     expect(result).toEqual([
       { column: 'pH', badValues: ['a', 'b', 'c', 'd', 'e'], moreCount: 3 },
-      { column: 'T', badValues: ['n/a'], moreCount: 0 },
+      { column: 'T', badValues: ['idle'], moreCount: 0 },
     ]);
     expect(nonNumericMessage(result)).toBe(
-      "Column 'pH' has non-numeric values: a, b, c, d, e and 3 more; Column 'T' has non-numeric values: n/a",
+      "Column 'pH' has non-numeric values: a, b, c, d, e and 3 more; Column 'T' has non-numeric values: idle",
     );
   });
 
