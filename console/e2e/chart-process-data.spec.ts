@@ -26,7 +26,7 @@ test('charts eight parameters of a 10-day fermentation readably', async ({ page,
   await parameters.getByText('All parameters').click();
 
   const chart = page.getByTestId('process-parameters-chart');
-  const legend = chart.locator('.highcharts-legend-item');
+  const legend = chart.locator('.bp-chart-legend-item');
   await expect(legend).toHaveCount(8);
   for (const [index, name] of fixture.instrumentNames.entries()) await expect(legend.nth(index)).toContainText(name);
   await expect(legend.first()).toContainText('temperature [celsius]');

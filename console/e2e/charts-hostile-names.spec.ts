@@ -96,9 +96,9 @@ test('names that look like markup are shown as text on every chart', async ({ pa
   // The unit-operation chart: legend, y axis of the derived unit, the comment line and its tooltip.
   await signInWithSession(page, session, `/runs/${a.run.id}/unit-operations/${a.unitOperationId}`);
   const chart = page.getByTestId('process-parameters-chart');
-  await expect(chart.locator('.highcharts-legend')).toContainText(a.instrumentName);
+  await expect(chart.locator('.bp-chart-legend')).toContainText(a.instrumentName);
   await page.getByTestId('derived-parameter-list').getByRole('checkbox', { name: literally(derivedName) }).check({ force: true });
-  await expect(chart.locator('.highcharts-legend')).toContainText(derivedName);
+  await expect(chart.locator('.bp-chart-legend')).toContainText(derivedName);
   await expectShows(chart.locator('.highcharts-yaxis .highcharts-axis-title'), IMAGE);
   // Adding the derived unit's axis makes the chart anew: its comment line is still drawn once.
   await expect(chart.locator('.bp-chart-comment-line')).toHaveCount(1);
@@ -120,9 +120,9 @@ test('names that look like markup are shown as text on every chart', async ({ pa
   await page.getByRole('checkbox', { name: literally(a.run.name) }).check({ force: true });
   await page.getByRole('checkbox', { name: literally(b.run.name) }).check({ force: true });
   const compare = page.getByTestId('compare-chart');
-  await expect(compare.locator('.highcharts-legend-item')).toHaveCount(2);
-  await expect(compare.locator('.highcharts-legend')).toContainText(`${a.run.name} - ${a.instrumentName}`);
-  await expect(compare.locator('.highcharts-legend')).toContainText(`${b.run.name} - ${b.instrumentName}`);
+  await expect(compare.locator('.bp-chart-legend-item')).toHaveCount(2);
+  await expect(compare.locator('.bp-chart-legend')).toContainText(`${a.run.name} - ${a.instrumentName}`);
+  await expect(compare.locator('.bp-chart-legend')).toContainText(`${b.run.name} - ${b.instrumentName}`);
   await hover(page, compare, 0.4);
   await expect(compare.locator('.bp-chart-tooltip')).toContainText(b.run.name);
   await expectNoMarkup(page);
@@ -150,7 +150,7 @@ test('names that look like markup are shown as text on every chart', async ({ pa
   const dialog = page.getByRole('dialog');
   await dialog.getByLabel('Preview on').selectOption(String(a.unitOperationId));
   const preview = dialog.getByTestId('derived-preview');
-  await expect(preview.locator('.highcharts-legend')).toContainText(derivedName);
+  await expect(preview.locator('.bp-chart-legend')).toContainText(derivedName);
   await expectShows(preview.locator('.highcharts-yaxis .highcharts-axis-title'), IMAGE);
   await expectNoMarkup(page);
   await screenshot(page, 'hostile-4-derived', testInfo);

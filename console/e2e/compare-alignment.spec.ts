@@ -42,7 +42,7 @@ test('aligns compared runs on an event and a threshold, lists the run left out, 
 
   const chart = page.getByTestId('compare-chart');
   const axisTitle = chart.locator('.highcharts-xaxis .highcharts-axis-title');
-  const legend = chart.locator('.highcharts-legend-item');
+  const legend = chart.locator('.bp-chart-legend-item');
   const leftOut = page.getByTestId('compare-left-out');
   await expect(axisTitle).toHaveText(/^Time since unit operation start/);
   // The Pioreactor measured optical density in its own unit: chosen too, every run has a line.

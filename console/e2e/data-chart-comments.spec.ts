@@ -27,7 +27,7 @@ test('charts the parameters and manages comments by clicking the chart', async (
 
   const chart = page.getByTestId('process-parameters-chart');
   await expect(chart.locator('.highcharts-title')).toHaveText('Process Parameters');
-  await expect(chart.locator('.highcharts-legend-item')).toHaveText(['Temperature A temperature [celsius]', 'pH A pH [pH]']);
+  await expect(chart.locator('.bp-chart-legend-item')).toHaveText(['Temperature A temperature [celsius]', 'pH A pH [pH]']);
   await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(2);
   await expect(chart.locator('.highcharts-xaxis .highcharts-axis-title')).toHaveText('Time since unit operation start (minutes)');
   // One y axis per unit, the second on the right.
@@ -35,10 +35,10 @@ test('charts the parameters and manages comments by clicking the chart', async (
   await expect(page.getByTestId('comments-card')).toContainText('No comments yet. Click on the chart to add a comment.');
 
   // Legend toggling hides and shows a series.
-  await chart.locator('.highcharts-legend-item').filter({ hasText: 'pH [pH]' }).click();
-  await expect(chart.locator('.highcharts-legend-item-hidden')).toHaveCount(1);
-  await chart.locator('.highcharts-legend-item').filter({ hasText: 'pH [pH]' }).click();
-  await expect(chart.locator('.highcharts-legend-item-hidden')).toHaveCount(0);
+  await chart.locator('.bp-chart-legend-item').filter({ hasText: 'pH [pH]' }).click();
+  await expect(chart.locator('.bp-chart-legend-item[data-hidden="true"]')).toHaveCount(1);
+  await chart.locator('.bp-chart-legend-item').filter({ hasText: 'pH [pH]' }).click();
+  await expect(chart.locator('.bp-chart-legend-item[data-hidden="true"]')).toHaveCount(0);
 
   // Zooming asks the server for the visible range again.
   const plot = chart.locator('.highcharts-plot-background');
@@ -145,7 +145,7 @@ test.describe('viewers and unknown steps', () => {
 
     await signInWithSession(page, viewer, `/runs/${fixture.run.id}/unit-operations/${fixture.unitOperationId}`);
     const chart = page.getByTestId('process-parameters-chart');
-    await expect(chart.locator('.highcharts-legend-item')).toHaveText(['Temperature A temperature [celsius]']);
+    await expect(chart.locator('.bp-chart-legend-item')).toHaveText(['Temperature A temperature [celsius]']);
     const items = page.getByTestId('comment-item');
     await expect(items).toHaveCount(1);
     await expect(items.first()).toContainText('1 h 00 min');

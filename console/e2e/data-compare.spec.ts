@@ -45,7 +45,7 @@ test('overlays two runs and lists their comments', async ({ page, request }, tes
   await expect(chooser.getByRole('checkbox', { name: 'pH [pH]' })).toBeChecked();
   const chart = page.getByTestId('compare-chart');
   await expect(chart.locator('.highcharts-title')).toHaveText('Overlayed Time Series');
-  await expect(chart.locator('.highcharts-legend-item')).toHaveText([
+  await expect(chart.locator('.bp-chart-legend-item')).toHaveText([
     `Fed-batch A ${stamp} - pH A pH [pH]`, `Fed-batch B ${stamp} - pH B pH [pH]`,
   ]);
   await chooser.getByRole('checkbox', { name: 'temperature [celsius]' }).check({ force: true });
@@ -54,7 +54,7 @@ test('overlays two runs and lists their comments', async ({ page, request }, tes
   const dashes = await chart.locator('.highcharts-series path.highcharts-graph').evaluateAll((paths) => paths.map((p) => p.getAttribute('stroke-dasharray') ?? 'none'));
   expect(new Set(dashes).size).toBe(2);
   await chooser.getByRole('checkbox', { name: 'pH [pH]' }).uncheck({ force: true });
-  await expect(chart.locator('.highcharts-legend-item')).toHaveText([
+  await expect(chart.locator('.bp-chart-legend-item')).toHaveText([
     `Fed-batch A ${stamp} - Temperature A temperature [celsius]`, `Fed-batch B ${stamp} - Temperature B temperature [celsius]`,
   ]);
   await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(2);
@@ -84,5 +84,5 @@ test('overlays two runs and lists their comments', async ({ page, request }, tes
   await expect(page.getByText('0 run(s) selected')).toBeVisible();
   await page.getByRole('tab', { name: 'fermentation' }).click();
   await expect(page.getByText('2 run(s) selected')).toBeVisible();
-  await expect(chart.locator('.highcharts-legend-item')).toHaveCount(2);
+  await expect(chart.locator('.bp-chart-legend-item')).toHaveCount(2);
 });

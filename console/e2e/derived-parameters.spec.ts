@@ -52,7 +52,7 @@ test('write, preview, save and chart a derived parameter', async ({ page, reques
   const derivedList = page.getByTestId('derived-parameter-list');
   await derivedList.getByRole('checkbox', { name: new RegExp(name) }).check({ force: true });
   const chart = page.getByTestId('process-parameters-chart');
-  await expect(chart.locator('.highcharts-legend-item').filter({ hasText: name })).toBeVisible();
+  await expect(chart.locator('.bp-chart-legend-item').filter({ hasText: name })).toBeVisible();
   await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(2);
   // A formula this unit operation cannot compute says why.
   await derivedList.getByRole('checkbox', { name: /^OUR/ }).check({ force: true });

@@ -79,7 +79,7 @@ test('pastes a day of samples into the grid, saves them and shows them as marker
 
   // On the chart: one marker series per analyte beside the temperature probe, on the axes of their units.
   const chart = page.getByTestId('process-parameters-chart');
-  await expect(chart.locator('.highcharts-legend-item')).toHaveText([
+  await expect(chart.locator('.bp-chart-legend-item')).toHaveText([
     'Temperature A temperature [celsius]', 'VCD sample [10*6/mL]', 'Viability sample [%]', 'Glucose sample [g/L]', 'Lactate sample [g/L]',
   ]);
   await expect(chart.locator('.highcharts-markers.highcharts-scatter-series .highcharts-point')).toHaveCount(12);

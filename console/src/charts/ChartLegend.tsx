@@ -38,7 +38,8 @@ export function ChartLegend({ series, hiddenIds, placement, onToggle, onHover }:
                 )}
               </svg>
               <span className="bp-chart-legend-name">{s.name}</span>
-              {s.detail ? <span className="bp-chart-legend-detail">{s.detail}</span> : null}
+              {/* The space keeps name and detail apart when the entry is read as text (screen readers, copy). */}
+              {s.detail ? <span className="bp-chart-legend-detail">{` ${s.detail}`}</span> : null}
             </button>
           </li>
         );
