@@ -43,6 +43,7 @@ import {
 } from './reading-options.ts';
 import { LongFormatPanel, TimeZonePanel } from './ReadingOptions.tsx';
 import { isOpenEnded, OpenEndChoice } from '../unit-operations/OpenEndChoice.tsx';
+import { useWindowCheck, WindowCheckNotice, WINDOW_CHECK_MESSAGES } from './WindowCheckStep.tsx';
 import './csv-upload.css';
 
 export function CsvUploadSection({ context }: { context: UnitOperationDialogContext }) {
@@ -50,6 +51,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<CsvPreview | null>(null);
   const [partial, setPartial] = useState(false);
+  const [encoding, setEncoding] = useState('utf-8');
   const [columns, setColumns] = useState<ColumnState[] | null>(null);
   const [timestampMode, setTimestampMode] = useState<TimestampMode>('absolute');
   const [elapsedUnit, setElapsedUnit] = useState<ElapsedUnit>('seconds');
@@ -94,6 +96,14 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const zoneChoice = useMemo(() => chooseZone({ timeBase, samples: timestampValues, chosen: chosenZone, organizationZone }),
     [timeBase, timestampValues, chosenZone, organizationZone]);
   const timestampPreview = useMemo(() => previewTimestamps(timestampValues, detection, zoneChoice.zone), [timestampValues, detection, zoneChoice.zone]);
+  // Before anything is mapped: the file's first and last reading read as the preview reads them, checked against the equipment.
+  const windowCheck = useWindowCheck({
+    file, headRows: sampleRows, partial, encoding, form: state, closeOpenEnd: !openEnded || closeOpenEnd,
+    reading: preview && {
+      columnIndex: timestampColumn ? preview.headers.indexOf(timestampColumn.name) : -1, delimiter: preview.delimiter, mode: timestampMode,
+      detection, zone: zoneChoice.zone, elapsedUnit, startMs: state.startTime ? Date.parse(state.startTime) : null,
+    },
+  });
 
   // Long format: the value columns are the selected ones other than the timestamp and the key.
   const keys = useMemo(() => {
@@ -149,6 +159,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       setFile(chosen);
       setPreview(outcome.preview);
       setPartial(outcome.partial);
+      setEncoding(outcome.encoding);
       setSampleRows(outcome.sampleRows);
       setTimeBase(outcome.timeBase);
       setLongFormat(false);
@@ -167,6 +178,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const latest = useRef({ file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd });
   latest.current = { file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd };
   const blockedLabel = !file ? null
+    : windowCheck.refused ? WINDOW_CHECK_MESSAGES.blockedLabel
     : longFormat ? (series.length === 0 || series.some((entry) => entry.instrument === null) ? CSV_MESSAGES.completeInstrumentSetupFirst : null)
       : blockedSubmitLabel(columns);
 
@@ -248,7 +260,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
         </div>
       </FormGroup>
 
-      {file && preview && columns && (
+      <WindowCheckNotice state={windowCheck} fileChosen={file !== null && preview !== null} />
+      {file && preview && columns && !windowCheck.refused && (
         <>
           <div className="csv-preview-meta">
             <Tag minimal>{formatBytes(file.size)}</Tag>
@@ -321,7 +334,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
               partial={partial} onCreated={(created) => void instruments.mutate((list) => [...(list ?? []), ...created], { revalidate: true })} />
           )}
 
-          {openEnded && <OpenEndChoice close={closeOpenEnd} onChange={setCloseOpenEnd} />}
+          {openEnded && <OpenEndChoice close={closeOpenEnd} onChange={setCloseOpenEnd} lastReadingMs={windowCheck.range?.known ? windowCheck.range.lastMs : null} />}
 
           {state.mode === 'edit' && state.unitOperation && (
             <ReplaceOption unitOperationId={state.unitOperation.id} columns={columns} checked={replaceExisting} onChange={setReplaceExisting} />

@@ -17,6 +17,7 @@ import { toEpochMs } from '../charts/time-axis.ts';
 import { unitOperationLabel } from '../entities/format.ts';
 import { useRuns } from '../entities/queries.ts';
 import { unitOperationListSchema, type UnitOperation } from '../entities/types.ts';
+import { FormulaReferences } from './FormulaReferences.tsx';
 import { caretLine, derivedChartPoints, derivedSeriesSchema, type DerivedParameterView, type DerivedSeriesView } from './derived-model.ts';
 
 const PREVIEW_DELAY_MS = 400;
@@ -130,6 +131,8 @@ export function DerivedParameterDialog({ isOpen, record, onClose, onSaved }: Der
         <TextArea id="derived-expression" value={expression} onChange={(event) => setExpression(event.target.value)} fill rows={3}
           className="derived-expression" intent={expressionError ? Intent.DANGER : Intent.NONE} spellCheck={false} />
       </FormGroup>
+      <FormulaReferences unitOperation={previewOperation}
+        onInsert={(reference) => setExpression((current) => (current === '' || /[\s(]$/.test(current) ? current + reference : `${current} ${reference}`))} />
       <FormGroup label="Description" labelFor="derived-description">
         <TextArea id="derived-description" value={description} onChange={(event) => setDescription(event.target.value)} fill rows={2} />
       </FormGroup>

@@ -15,6 +15,7 @@ import {
 import { ExportJobProgress, useExportJob } from './ExportJobProgress.tsx';
 import { RecentExportJobList, useRecentExportJobs } from './RecentExportJobs.tsx';
 import { DateTimeField } from '../dates/DateTimeField.tsx';
+import { ShowAllInstrumentsSwitch } from '../unit-operations/ShowAllInstrumentsSwitch.tsx';
 
 /** Earlier time-series exports the dialog lists (their files stay downloadable for a while). */
 const RECENT_SHOWN = 3;
@@ -33,7 +34,11 @@ export interface ExportDialogProps {
 
 export function ExportDialog({ isOpen, onClose, scopes, loading = false }: ExportDialogProps) {
   const [scopeKey, setScopeKey] = useState('');
-  const scope = useMemo(() => scopes.find((option) => option.key === scopeKey) ?? scopes[0], [scopes, scopeKey]);
+  const [showAllInstruments, setShowAllInstruments] = useState(false);
+  const chosenScope = useMemo(() => scopes.find((option) => option.key === scopeKey) ?? scopes[0], [scopes, scopeKey]);
+  const hiddenInstruments = chosenScope?.allInstruments ? chosenScope.allInstruments.length - chosenScope.instruments.length : 0;
+  // Widened, the scope offers every instrument of the equipment, still named one by one in the request.
+  const scope = showAllInstruments && chosenScope?.allInstruments ? { ...chosenScope, instruments: chosenScope.allInstruments } : chosenScope;
   const [unchecked, setUnchecked] = useState<Set<number>>(new Set());
   const [start, setStart] = useState('');
   const [end, setEnd] = useState('');
@@ -54,6 +59,7 @@ export function ExportDialog({ isOpen, onClose, scopes, loading = false }: Expor
     if (!isOpen) return;
     setScopeKey(scopes[0]?.key ?? '');
     setUnchecked(new Set());
+    setShowAllInstruments(false);
     setStart('');
     setEnd('');
     setError(null);
@@ -102,6 +108,8 @@ export function ExportDialog({ isOpen, onClose, scopes, loading = false }: Expor
         </FormGroup>
       ) : <p><strong>{scope.label}</strong></p>}
       <FormGroup label="Instruments">
+        {hiddenInstruments > 0 || showAllInstruments
+          ? <ShowAllInstrumentsSwitch checked={showAllInstruments} onChange={setShowAllInstruments} hiddenCount={hiddenInstruments} /> : null}
         {scope.instruments.length === 0 ? <p className="bp6-text-muted">No instruments on this equipment.</p> : scope.instruments.map((instrument) => (
           <Checkbox key={instrument.id} label={instrument.unit ? `${instrument.name} [${instrument.unit}]` : instrument.name}
             checked={!unchecked.has(instrument.id)}

@@ -21,6 +21,8 @@ export interface ExportScopeOption {
   instruments: Array<{ id: number; name: string; unit: string | null }>;
   /** The instruments were narrowed to those holding data: the request always names them. */
   onlyListed?: boolean;
+  /** With onlyListed: every instrument of the equipment (those with data first), offered behind a switch. */
+  allInstruments?: Array<{ id: number; name: string; unit: string | null }>;
 }
 
 interface InstrumentLike { id: number; name: string; unit: string | null; equipmentId: number }
@@ -40,9 +42,10 @@ export function unitOperationScope(
 ): ExportScopeOption {
   const onEquipment = instrumentsOn([operation.equipmentId], instruments);
   if (!withData) return { key: `unit-operation-${operation.id}`, label, unitOperationId: operation.id, instruments: onEquipment };
+  const holding = onEquipment.filter((instrument) => withData.has(instrument.id));
   return {
     key: `unit-operation-${operation.id}`, label, unitOperationId: operation.id, onlyListed: true,
-    instruments: onEquipment.filter((instrument) => withData.has(instrument.id)),
+    instruments: holding, allInstruments: [...holding, ...onEquipment.filter((instrument) => !withData.has(instrument.id))],
   };
 }
 

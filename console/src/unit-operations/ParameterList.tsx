@@ -3,6 +3,7 @@ import { Card, Checkbox, H4, NonIdealState, Spinner } from '@blueprintjs/core';
 import { Colors } from '@blueprintjs/core';
 import { parameterLabel } from '../charts/series-model.ts';
 import type { Instrument } from '../entities/types.ts';
+import { ShowAllInstrumentsSwitch } from './ShowAllInstrumentsSwitch.tsx';
 
 export const NO_PARAMETERS_MESSAGE = 'No data logged by any instruments.';
 
@@ -14,13 +15,16 @@ export interface ParameterListProps {
   error: string | null;
   onToggle: (instrumentId: number, checked: boolean) => void;
   onToggleAll: (checked: boolean) => void;
+  /** Set when the list is narrowed to the instruments with data: the switch widening it to the whole equipment. */
+  showAll?: { checked: boolean; hiddenCount: number; onChange: (checked: boolean) => void };
 }
 
-export function ParameterList({ instruments, selected, colorOf, loading, error, onToggle, onToggleAll }: ParameterListProps) {
+export function ParameterList({ instruments, selected, colorOf, loading, error, onToggle, onToggleAll, showAll }: ParameterListProps) {
   const selectedCount = instruments.filter((i) => selected.has(i.id)).length;
   return (
     <Card className="uo-card uo-parameters" data-testid="parameter-list">
       <H4>Parameters</H4>
+      {showAll && (showAll.checked || showAll.hiddenCount > 0) ? <ShowAllInstrumentsSwitch {...showAll} /> : null}
       {loading ? (
         <Spinner size={20} />
       ) : error ? (

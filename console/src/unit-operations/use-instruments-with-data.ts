@@ -5,7 +5,7 @@
  * over while its window is open (never start-to-now).
  */
 import { useMemo } from 'react';
-import { instrumentsWithDataSchema, type InstrumentsWithData as InstrumentsWithDataBody } from '@bioprocess/shared/unit-operation-windows';
+import { instrumentsWithDataSchema } from '@bioprocess/shared/unit-operation-windows';
 import { useApi } from '../api/hooks.ts';
 import { toEpochMs } from '../charts/time-axis.ts';
 
@@ -16,6 +16,14 @@ export interface InstrumentsWithData {
   earliestMs: number | null;
   latestMs: number | null;
   loading: boolean;
+}
+
+/** The answer as the api client hands it over: validated on the wire's snake_case, then camel-cased. */
+interface InstrumentsWithDataBody {
+  unitOperationId: number;
+  firstReading: string | null;
+  lastReading: string | null;
+  instruments: Array<{ instrumentId: number; name: string; readings: number }>;
 }
 
 const msOrNull = (text: string | null) => {
@@ -31,10 +39,10 @@ export function useInstrumentsWithData(unitOperationId: number | null): Instrume
     }
     const body = answer.data;
     return {
-      ids: new Set(body.instruments.map((entry) => entry.instrument_id)),
-      readingsById: new Map(body.instruments.map((entry) => [entry.instrument_id, entry.readings])),
-      earliestMs: msOrNull(body.first_reading),
-      latestMs: msOrNull(body.last_reading),
+      ids: new Set(body.instruments.map((entry) => entry.instrumentId)),
+      readingsById: new Map(body.instruments.map((entry) => [entry.instrumentId, entry.readings])),
+      earliestMs: msOrNull(body.firstReading),
+      latestMs: msOrNull(body.lastReading),
       loading: false,
     };
   }, [answer.data, answer.error, answer.isLoading]);
