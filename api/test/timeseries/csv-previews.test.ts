@@ -1,0 +1,186 @@
+/**
+ * POST /api/v1/csv-previews against the real exports of shared/test-data, and uploads that accept
+ * every suggestion of the preview (reading choices, time column and format, the preamble's start,
+ * one instrument per numeric column) through the real upload and a running worker: each stored value
+ * is the file's, at the instant the file gives it.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/test-context.ts';
+import { multipartBody, readSeries, realExportPath, startWorker, type JobStatus, type RealExportName } from '../support/ingest.ts';
+import type { IngestWorker } from '@bioprocess/ingest-worker';
+import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
+import { CsvRowParser, TableCutter, createTimestampParser, decodeCsvBytes, elapsedCellToEpochMs, type CsvLayout } from '@bioprocess/shared/csv/index';
+
+type PreviewAnswer = CsvLayout & { bytes_read: number; bytes_max: number; file_name: string };
+
+const dataset = (name: RealExportName) => ({ name, content: readFileSync(realExportPath(name)) });
+
+describe('CSV previews', () => {
+  let ctx: TestContext;
+  let worker: IngestWorker;
+  let plant: Plant;
+
+  async function preview(token: string, file?: { name: string; content: Buffer | string; type?: string }, fields: Record<string, string> = {}) {
+    const { body, contentType } = multipartBody(fields, file);
+    return ctx.request({ method: 'POST', url: '/api/v1/csv-previews', token, headers: { 'content-type': contentType }, payload: body });
+  }
+
+  async function layoutOf(name: RealExportName): Promise<PreviewAnswer> {
+    const response = await preview(plant.editor.token, dataset(name));
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as PreviewAnswer;
+  }
+
+  /** The table the preview describes, read independently of the worker: its header and rows as the file writes them. */
+  function tableOf(name: RealExportName, layout: CsvLayout): string[][] {
+    const { text } = decodeCsvBytes(new Uint8Array(readFileSync(realExportPath(name))));
+    const cutter = new TableCutter({ headerLine: layout.header_line, tableEnd: layout.table_end !== null, delimiter: layout.delimiter });
+    const parser = new CsvRowParser({ delimiter: layout.delimiter });
+    const rows = [...parser.push(cutter.push(text) + cutter.end()), ...parser.end()];
+    return rows.filter((row) => !(row.length === 1 && row[0]!.trim() === ''));
+  }
+
+  /** Uploads with every suggestion accepted: one new instrument per numeric column; answers the job and the instruments by column. */
+  async function uploadAccepting(name: RealExportName, layout: CsvLayout, extra: Record<string, unknown>) {
+    const valueColumns = layout.columns.filter((column) => column.column !== layout.time_column && column.numeric_share === 1);
+    const ids = await addInstruments(ctx, plant.organizationId, plant.equipmentId, valueColumns.length);
+    const mapping = {
+      timestamp_column: layout.time_column,
+      timestamp_mode: layout.time!.mode,
+      ...(layout.time!.mode === 'elapsed' ? { elapsed_unit: layout.time!.elapsed_unit } : {}),
+      reading: { encoding: layout.encoding, delimiter: layout.delimiter, header_line: layout.header_line, table_end: layout.table_end !== null },
+      columns: valueColumns.map((column, index) => ({ column: column.column, instrument_id: ids[index] })),
+      ...extra,
+    };
+    const unitOperation = await createUnitOperation(ctx, plant);
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, dataset(name));
+    const response = await ctx.request({
+      method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads?wait=true`, token: plant.editor.token,
+      headers: { 'content-type': contentType }, payload: body,
+    });
+    const job = response.json() as JobStatus;
+    expect(response.statusCode, JSON.stringify(job)).toBe(200);
+    return { job, instruments: new Map(valueColumns.map((column, index) => [column.column, ids[index]!])) };
+  }
+
+  /** Every stored point equals the file's cell at the file's instant, and every written cell is stored. */
+  async function expectStoredAsFile(layout: CsvLayout, table: string[][], instruments: Map<string, number>, instantOf: (cell: string) => number) {
+    const headers = layout.headers;
+    const timeIndex = headers.indexOf(layout.time_column!);
+    let compared = 0;
+    for (const [column, instrumentId] of instruments) {
+      const index = headers.indexOf(column);
+      const expected = table.slice(1)
+        .filter((row) => (row[index] ?? '').trim() !== '')
+        .map((row) => ({ ts: new Date(instantOf(row[timeIndex]!)).toISOString(), value: Number(row[index]!.trim()) }))
+        .sort((a, b) => a.ts.localeCompare(b.ts));
+      const stored = await readSeries(ctx, plant.viewer.token, { instrument_id: instrumentId, limit: 100_000 });
+      expect(stored.map(({ ts, value }) => ({ ts, value })), column).toEqual(expected);
+      compared += expected.length;
+    }
+    return compared;
+  }
+
+  beforeAll(async () => {
+    ctx = await createTestContext({ UPLOAD_RATE_LIMIT_PER_MINUTE: '1000' });
+    worker = startWorker(ctx);
+  });
+  beforeEach(async () => {
+    plant = await createPlant(ctx, 0);
+  });
+  afterAll(async () => {
+    await worker.close();
+    await ctx.close();
+  });
+
+  it('answers the layout of a Gen5 .txt export: preamble, table end, elapsed clock, the start it states', async () => {
+    const layout = await layoutOf('kinetic_helper_gene_growth_curve.txt');
+    expect(layout).toMatchObject({
+      file_name: 'kinetic_helper_gene_growth_curve.txt', bytes_read: 7638, encoding: 'utf-8', delimiter: '\t', header_line: 34,
+      table_end: { line: 55 }, time_column: 'Time', time: { mode: 'elapsed', clock: true }, start: { wallClock: '2023-09-15T12:30:01' },
+      vendor: 'BioTek Gen5', rows_parsed: 20, partial: false,
+    });
+  });
+
+  it('accepting every suggestion imports the Gen5 kinetic table exactly (24 wells and the temperature, 20 reads)', async () => {
+    const name = 'kinetic_helper_gene_growth_curve.txt';
+    const layout = await layoutOf(name);
+    const start = `${layout.start!.wallClock}Z`;
+    const { job, instruments } = await uploadAccepting(name, layout, { elapsed_start: start });
+    expect(instruments.size).toBe(25);
+    expect(job.result).toMatchObject({ rows_read: 20, points_written: 500 });
+    const table = tableOf(name, layout);
+    expect(table).toHaveLength(21);
+    const compared = await expectStoredAsFile(layout, table, instruments, (cell) => elapsedCellToEpochMs(cell, 'seconds', Date.parse(start))!);
+    expect(compared).toBe(500);
+  });
+
+  it('accepting every suggestion imports the Vi-CELL BLU export (UTF-16BE) exactly', async () => {
+    const name = 'Beckman_Vi-Cell-BLU_example01_utf16.csv';
+    const layout = await layoutOf(name);
+    expect(layout).toMatchObject({ encoding: 'utf-16be', time_column: 'Analysis date/time', time: { mode: 'absolute', format: 'slash', order: 'mdy' } });
+    const { job, instruments } = await uploadAccepting(name, layout, { time_zone: 'UTC' });
+    expect(job.state).toBe('completed');
+    const table = tableOf(name, layout);
+    expect(table).toHaveLength(11);
+    const parse = createTimestampParser({ format: 'slash', order: 'mdy', dayFirst: false });
+    const compared = await expectStoredAsFile(layout, table, instruments, (cell) => parse(cell)!);
+    expect(compared).toBe(job.result!.points_written);
+    expect(compared).toBeGreaterThan(100);
+  });
+
+  it('accepting every suggestion imports the Nova BioProfile FLEX2 results (US dates, two spaces before a 12-hour time) exactly', async () => {
+    const name = 'SampleResultsDEVICE1232021-02-18_104838.csv';
+    const layout = await layoutOf(name);
+    expect(layout).toMatchObject({ time_column: 'Date  Time', time: { mode: 'absolute', format: 'slash', order: 'mdy', confidence: 1 } });
+    const { job, instruments } = await uploadAccepting(name, layout, { time_zone: 'UTC' });
+    expect(job.result).toMatchObject({ rows_read: 6 });
+    const parse = createTimestampParser({ format: 'slash', order: 'mdy', dayFirst: false });
+    const compared = await expectStoredAsFile(layout, tableOf(name, layout), instruments, (cell) => parse(cell)!);
+    expect(compared).toBe(job.result!.points_written);
+    expect(instruments.has('Gluc')).toBe(true);
+  });
+
+  it('reads at most the first MiB of a file and says so', async () => {
+    const line = '2024-01-01T00:00:00Z,1.5\n';
+    const content = `time,value\n${line.repeat(Math.ceil((3 * 1024 * 1024) / line.length))}`;
+    const response = await preview(plant.editor.token, { name: 'big.csv', content });
+    expect(response.statusCode).toBe(200);
+    const answer = response.json() as PreviewAnswer;
+    expect(answer).toMatchObject({ bytes_read: 1024 * 1024, bytes_max: 1024 * 1024, partial: true, header_line: 1, time_column: 'time' });
+    expect(answer.rows_parsed).toBe(Math.floor((1024 * 1024 - 'time,value\n'.length) / line.length));
+  });
+
+  it('takes the user\'s choices instead of detecting', async () => {
+    const response = await preview(plant.editor.token, dataset('kinetic_helper_gene_growth_curve.txt'), { choices: JSON.stringify({ header_line: 34, time_column: 'A1' }) });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ header_line: 34, time_column: 'A1' });
+  });
+
+  it('refuses bad input with a 400 that says what is wrong, and viewers with a 403', async () => {
+    const cases: [{ name: string; content: Buffer | string } | undefined, Record<string, string>, string][] = [
+      [undefined, {}, 'A CSV file is required (multipart field "file")'],
+      [{ name: 'book.xlsx', content: 'a,b\n1,2\n' }, {}, 'File must be a text export named .csv, .txt, .tsv or .asc'],
+      [dataset('sample_ODs.xlsx'), {}, 'File must be a text export named .csv, .txt, .tsv or .asc'],
+      [{ name: 'renamed.csv', content: readFileSync(realExportPath('sample_ODs.xlsx')) }, {}, 'This looks like an Excel workbook (.xlsx) or another zip archive; save the sheet as CSV or text and upload that.'],
+      [{ name: 'nul.txt', content: Buffer.from([0x61, 0x00, 0x2c, 0x62, 0x0a]) }, {}, 'This file is not text; upload a CSV or text export (comma, semicolon or tab separated).'],
+      [{ name: 'empty.csv', content: '' }, {}, 'File is empty'],
+      [{ name: 'header.csv', content: 'time,temp\n' }, {}, 'The file has a header but no data rows'],
+      [{ name: 'a.csv', content: 'time,temp\n1,2\n' }, { choices: '{' }, 'choices: must be JSON'],
+      [{ name: 'a.csv', content: 'time,temp\n1,2\n' }, { choices: '{"header_line":0}' }, 'choices.header_line: Too small: expected number to be >=1'],
+      [{ name: 'a.csv', content: 'time,temp\n1,2\n' }, { choices: '{"time_column":"nope"}' }, "Time column 'nope' is not in the header."],
+    ];
+    for (const [file, fields, message] of cases) {
+      const response = await preview(plant.editor.token, file, fields);
+      expect(response.statusCode, message).toBe(400);
+      expect(response.json()).toEqual({ error: message });
+    }
+    const notMultipart = await ctx.request({ method: 'POST', url: '/api/v1/csv-previews', token: plant.editor.token, payload: { file: 'x' } });
+    expect(notMultipart.statusCode).toBe(400);
+    const viewer = await preview(plant.viewer.token, { name: 'a.csv', content: 'time,temp\n1,2\n' });
+    expect(viewer.statusCode).toBe(403);
+    const anonymous = await ctx.request({ method: 'POST', url: '/api/v1/csv-previews', payload: {} });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
