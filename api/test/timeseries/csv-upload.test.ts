@@ -7,8 +7,11 @@ import { addInstruments, createPlant, createUnitOperation, type Plant } from '..
 
 interface Upload { statusCode: number; job: JobStatus & { error?: string } }
 
-async function upload(ctx: TestContext, token: string, unitOperationId: number, mapping: unknown, file: { name: string; content: Buffer | string; type?: string }, wait = true): Promise<Upload> {
-  const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, file);
+async function upload(
+  ctx: TestContext, token: string, unitOperationId: number, mapping: unknown, file: { name: string; content: Buffer | string; type?: string }, wait = true,
+  fields: Record<string, string> = {},
+): Promise<Upload> {
+  const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping), ...fields }, file);
   const response = await ctx.request({
     method: 'POST', url: `/api/v1/unit-operations/${unitOperationId}/csv-uploads${wait ? '?wait=true' : ''}`, token,
     headers: { 'content-type': contentType }, payload: body,
@@ -69,14 +72,17 @@ describe('CSV uploads', () => {
     expect(readings[0]).toEqual({ ts: '2021-05-02T07:12:51.140Z', instrument_id: ids[0], value: 1.5459637964774955 });
   });
 
-  it('ingests the Chronograf export (every field quoted, no final newline, long format: last row per key wins)', async () => {
+  it('ingests the Chronograf export read as wide (every field quoted, no final newline; its rows share times: the last row per time kept when asked, and counted)', async () => {
     const [o2] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     const unitOperation = await createUnitOperation(ctx, plant);
-    const { statusCode, job } = await upload(ctx, plant.editor.token, unitOperation,
-      { timestamp_column: 'time', columns: [{ column: 'Presens_data.O2_value', instrument_id: o2 }] },
-      dataset('O2_2021-10-01-10-59 Chronograf Data.csv'));
+    const mapping = { timestamp_column: 'time', columns: [{ column: 'Presens_data.O2_value', instrument_id: o2 }] };
+    const refused = await upload(ctx, plant.editor.token, unitOperation, mapping, dataset('O2_2021-10-01-10-59 Chronograf Data.csv'));
+    expect(refused.statusCode).toBe(422);
+    expect(refused.job.error).toContain('1,496 time(s) appear more than once for one instrument, so nothing was written');
+    const { statusCode, job } = await upload(ctx, plant.editor.token, unitOperation, mapping, dataset('O2_2021-10-01-10-59 Chronograf Data.csv'), true, { duplicates: 'keep-last' });
     expect(statusCode).toBe(200);
-    expect(job.result).toMatchObject({ points_written: 71_664, rows_read: 71_664 });
+    // points_written counts what is stored: one reading per time, not one per row.
+    expect(job.result).toMatchObject({ points_written: 1_496, rows_read: 71_664, duplicates: { policy: 'keep-last', keys: 1_496, rows_dropped: 71_664 - 1_496 } });
     const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: o2!, limit: 100_000 });
     expect(readings).toHaveLength(1_496); // one reading per timestamp: the file's last row for it
     const text = readFileSync(realExportPath('O2_2021-10-01-10-59 Chronograf Data.csv'), 'utf8');
@@ -167,12 +173,12 @@ describe('CSV uploads', () => {
     const rows = 300_000; // 600,000 points: more than one staged batch before the bad value is read
     const start = Date.UTC(2024, 0, 1);
     const lines = ['time,a,b'];
-    for (let row = 0; row < rows; row += 1) lines.push(`${new Date(start + row * 1000).toISOString()},${row},${row === rows - 1 ? 'n/a' : row / 2}`);
+    for (let row = 0; row < rows; row += 1) lines.push(`${new Date(start + row * 1000).toISOString()},${row},${row === rows - 1 ? 'pump off' : row / 2}`);
     const { statusCode, job } = await upload(ctx, plant.editor.token, unitOperation, {
       timestamp_column: 'time', columns: [{ column: 'a', instrument_id: ids[0] }, { column: 'b', instrument_id: ids[1] }],
     }, { name: 'late-error.csv', content: lines.join('\n') });
     expect(statusCode).toBe(422);
-    expect(job.error).toBe("Column 'b' has non-numeric values: n/a");
+    expect(job.error).toBe("Column 'b' has non-numeric values: pump off");
     for (const id of ids) expect(await readSeries(ctx, plant.viewer.token, { instrument_id: id })).toEqual([]);
     const tables = await ctx.deps.clickhouse.query({ query: "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name LIKE 'points_staging_%'", format: 'JSONCompact' });
     expect(Number((await tables.json<[string]>()).data[0]![0])).toBe(0);
