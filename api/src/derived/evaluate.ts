@@ -12,6 +12,8 @@ export interface EvaluationInputs {
   times: Float64Array;
   /** Each reference's readings on the grid (NaN where it has none). */
   references: ReadonlyMap<string, Float64Array>;
+  /** Each sample reference's values on the grid, by its key (interpolated or held between samples). */
+  samples?: ReadonlyMap<string, Float64Array>;
   /** Each property's value (null when not set: the result is then all gaps). */
   properties: ReadonlyMap<string, number | null>;
 }
@@ -175,6 +177,7 @@ export function evaluate(tree: DerivedNode, inputs: EvaluationInputs): Float64Ar
     switch (node.kind) {
       case 'number': return node.value;
       case 'reference': return inputs.references.get(node.name) ?? new Float64Array(length).fill(Number.NaN);
+      case 'sample': return inputs.samples?.get(node.key) ?? new Float64Array(length).fill(Number.NaN);
       case 'property': return inputs.properties.get(node.name) ?? Number.NaN;
       case 'negate': { const value = visit(node.argument); return map2(value, 0, length, (x) => -x); }
       case 'binary': return map2(visit(node.left), visit(node.right), length, known(BINARY, node.operator));

@@ -4,12 +4,13 @@ import { toIsoTimestamp } from '@bioprocess/shared/entities';
 import type { DerivedParameter, DerivedParameterVersion } from '@bioprocess/shared/derived/contracts';
 import { conflict } from '../platform/http-error.ts';
 import { requireOrganizationRow, type OrganizationTable, type RowLock } from '../platform/organization-rows.ts';
+import type { SampleValueMode } from '@bioprocess/shared/derived/sample-values';
 import { DERIVED_LIBRARY } from './library.ts';
 
 export const DERIVED_PARAMETER_NOT_FOUND = 'Derived parameter not found';
 export const DERIVED_NAME_TAKEN = 'A derived parameter with this name already exists';
 
-const COLUMNS = 'id, organization_id, name, unit, expression, description, library_key, version, created_by, created_at, updated_at';
+const COLUMNS = 'id, organization_id, name, unit, expression, description, sample_values, library_key, version, created_by, created_at, updated_at';
 
 export interface DerivedParameterRow {
   id: number;
@@ -18,6 +19,7 @@ export interface DerivedParameterRow {
   unit: string | null;
   expression: string;
   description: string | null;
+  sample_values: SampleValueMode;
   library_key: string | null;
   version: number;
   created_by: number | null;
@@ -25,7 +27,7 @@ export interface DerivedParameterRow {
   updated_at: Date;
 }
 
-export type DerivedParameterValues = Pick<DerivedParameterRow, 'name' | 'unit' | 'expression' | 'description'>;
+export type DerivedParameterValues = Pick<DerivedParameterRow, 'name' | 'unit' | 'expression' | 'description' | 'sample_values'>;
 
 const TABLE: OrganizationTable = { name: 'derived_parameters', columns: COLUMNS, notFound: DERIVED_PARAMETER_NOT_FOUND };
 
@@ -71,9 +73,9 @@ export function requireDerivedParameter(
 
 async function recordVersion(db: pg.PoolClient, row: DerivedParameterRow, userId: number | null): Promise<void> {
   await db.query(
-    `INSERT INTO derived_parameter_versions (derived_parameter_id, version, name, unit, expression, description, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [row.id, row.version, row.name, row.unit, row.expression, row.description, userId],
+    `INSERT INTO derived_parameter_versions (derived_parameter_id, version, name, unit, expression, description, sample_values, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [row.id, row.version, row.name, row.unit, row.expression, row.description, row.sample_values, userId],
   );
 }
 
@@ -90,9 +92,9 @@ export async function insertDerivedParameter(
   userId: number | null,
 ): Promise<DerivedParameterRow> {
   const { rows } = await db.query<DerivedParameterRow>(
-    `INSERT INTO derived_parameters (organization_id, name, unit, expression, description, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-    [organizationId, values.name, values.unit, values.expression, values.description, userId],
+    `INSERT INTO derived_parameters (organization_id, name, unit, expression, description, sample_values, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+    [organizationId, values.name, values.unit, values.expression, values.description, values.sample_values, userId],
   );
   await recordVersion(db, rows[0]!, userId);
   return rows[0]!;
@@ -106,9 +108,9 @@ export async function updateDerivedParameter(
   userId: number | null,
 ): Promise<DerivedParameterRow> {
   const { rows } = await db.query<DerivedParameterRow>(
-    `UPDATE derived_parameters SET name = $3, unit = $4, expression = $5, description = $6, version = version + 1, updated_at = now()
+    `UPDATE derived_parameters SET name = $3, unit = $4, expression = $5, description = $6, sample_values = $7, version = version + 1, updated_at = now()
       WHERE id = $1 AND organization_id = $2 RETURNING ${COLUMNS}`,
-    [existing.id, existing.organization_id, values.name, values.unit, values.expression, values.description],
+    [existing.id, existing.organization_id, values.name, values.unit, values.expression, values.description, values.sample_values],
   );
   await recordVersion(db, rows[0]!, userId);
   return rows[0]!;
@@ -120,7 +122,7 @@ export async function deleteDerivedParameter(db: pg.PoolClient, organizationId: 
 
 export async function listVersions(db: pg.Pool | pg.PoolClient, derivedParameterId: number): Promise<DerivedParameterVersion[]> {
   const { rows } = await db.query<DerivedParameterVersion & { created_at: Date }>(
-    `SELECT version, name, unit, expression, description, created_by, created_at
+    `SELECT version, name, unit, expression, description, sample_values, created_by, created_at
        FROM derived_parameter_versions WHERE derived_parameter_id = $1 ORDER BY version DESC`,
     [derivedParameterId],
   );

@@ -124,6 +124,7 @@ export async function derivedParameterRoutes(app: App, deps: AppDeps): Promise<v
         unit: body.unit !== undefined ? body.unit : existing.unit,
         expression: body.expression ?? existing.expression,
         description: body.description !== undefined ? body.description : existing.description,
+        sample_values: body.sample_values ?? existing.sample_values,
       }, principal.userId));
       await recordAudit(client, request, {
         event_type: 'data', action: 'update', resource_type: 'derived_parameter', resource_id: updated.id,
@@ -160,7 +161,7 @@ export async function derivedParameterRoutes(app: App, deps: AppDeps): Promise<v
     const body = request.body;
     const unitOperation = await requireUnitOperation(deps.pg, organizationId, body.unit_operation_id);
     return sendComputed(reply, await computeDerivedSeries(deps, organizationId, unitOperation,
-      { id: null, version: null, name: 'Preview', unit: null, expression: body.expression }, rangeOf(body)));
+      { id: null, version: null, name: 'Preview', unit: null, expression: body.expression, sample_values: body.sample_values }, rangeOf(body)));
   });
 
   app.get('/api/v1/unit-operations/:id/derived/:derivedId', {

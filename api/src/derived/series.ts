@@ -6,10 +6,12 @@
  * The grid: the inputs' own readings when there are few and they share their timestamps; otherwise
  * bucket averages of one width for every input (the coarsest input's sampling interval when raw
  * readings do not line up, so a 10 s analyser and a 1 s controller meet every 10 s). Gaps stay gaps.
+ * Sample analytes are put on that grid by the formula's choice (interpolated or the last value); a
+ * formula over samples alone is computed at the samples' drawn times.
  */
 import type pg from 'pg';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
-import { parseExpression, type DerivedNode } from '@bioprocess/shared/derived/expression';
+import { parseExpression, sampleReferenceText, type DerivedNode, type SampleReference } from '@bioprocess/shared/derived/expression';
 import { propertyValueOf, UNIT_OPERATION_PROPERTIES, type UnitOperationPropertyName } from '@bioprocess/shared/derived/properties';
 import type { DerivedSeries } from '@bioprocess/shared/derived/contracts';
 import type { Reading } from '@bioprocess/shared/timeseries';
@@ -20,6 +22,8 @@ import { requireWithinReadCaps } from '../timeseries/read-caps.ts';
 import type { UnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
 import { listInstrumentsOfEquipment, type InstrumentRow } from '@bioprocess/shared/server/instruments-repository';
 import { evaluate } from './evaluate.ts';
+import { sampleValuesOn, type SampleValueMode } from '@bioprocess/shared/derived/sample-values';
+import { resolveSampleInputs, type SampleInput } from './sample-inputs.ts';
 
 export interface FormulaSource {
   id: number | null;
@@ -27,6 +31,7 @@ export interface FormulaSource {
   name: string;
   unit: string | null;
   expression: string;
+  sample_values: SampleValueMode;
 }
 
 type EquipmentInstrument = Pick<InstrumentRow, 'id' | 'name' | 'type' | 'alias'>;
@@ -37,7 +42,7 @@ export interface ResolvedInput {
 }
 
 /** A bad formula answers 400 with the problem and its position (1-based in the message). */
-export function parseOrRefuse(expression: string): { tree: DerivedNode; references: string[]; properties: UnitOperationPropertyName[] } {
+export function parseOrRefuse(expression: string): { tree: DerivedNode; references: string[]; samples: SampleReference[]; properties: UnitOperationPropertyName[] } {
   const parsed = parseExpression(expression);
   if (!parsed.ok) throw badRequest(`Expression error at position ${parsed.error.position + 1}: ${parsed.error.message}`);
   return parsed;
@@ -119,6 +124,13 @@ async function readGrid(
   return gridOf(times, readings, instrumentIds, width);
 }
 
+/** The drawn times of the samples a formula reads, within the window, each once and in order. */
+function sampleTimes(inputs: readonly SampleInput[], startMs: number, endMs: number): Float64Array {
+  const times = new Set<number>();
+  for (const input of inputs) for (const point of input.points) if (point.t >= startMs && point.t <= endMs) times.add(point.t);
+  return Float64Array.from([...times].sort((a, b) => a - b));
+}
+
 /** The derived series of a formula over the unit operation's window (clipped to the asked range). */
 export async function computeDerivedSeries(
   deps: { pg: pg.Pool; clickhouse: ClickHouseClient },
@@ -128,16 +140,17 @@ export async function computeDerivedSeries(
   range: { startMs: number | null; endMs: number | null; limit: number },
 ): Promise<DerivedSeries> {
   const parsed = parseOrRefuse(formula.expression);
+  const sampleInputs = await resolveSampleInputs(deps.pg, organizationId, unitOperation.id, parsed.samples);
   const empty: DerivedSeries = {
     derived_parameter_id: formula.id, version: formula.version, name: formula.name, unit: formula.unit,
-    expression: formula.expression, inputs: [], bucket_ms: null, points: [],
+    expression: formula.expression, inputs: [], bucket_ms: null, points: [], sample_values: formula.sample_values,
+    sample_inputs: sampleInputs.map((input) => ({ reference: sampleReferenceText(input.reference), analyte: input.analyte, unit: input.unit, samples: input.points.length })),
   };
   // Without equipment or a start a unit operation has no readings of its own.
-  if (unitOperation.equipment_id === null || unitOperation.start_time === null) {
-    if (parsed.references.length > 0) throw badRequest(`Unknown reference [${parsed.references[0]}]: the unit operation has no equipment or no start`);
-    return empty;
-  }
-  const inputs = resolveReferences(parsed.references, await listInstrumentsOfEquipment(deps.pg, organizationId, [unitOperation.equipment_id]));
+  const ownsReadings = unitOperation.equipment_id !== null && unitOperation.start_time !== null;
+  if (!ownsReadings && parsed.references.length > 0) throw badRequest(`Unknown reference [${parsed.references[0]}]: the unit operation has no equipment or no start`);
+  if (!ownsReadings && sampleInputs.length === 0) return empty;
+  const inputs = ownsReadings ? resolveReferences(parsed.references, await listInstrumentsOfEquipment(deps.pg, organizationId, [unitOperation.equipment_id!])) : [];
   const properties = new Map<string, number | null>();
   for (const name of parsed.properties) {
     const value = propertyValueOf(unitOperation.properties, name);
@@ -147,20 +160,26 @@ export async function computeDerivedSeries(
     properties.set(name, value);
   }
   const withInputs = { ...empty, inputs: inputs.map((input) => ({ reference: input.reference, instrument_id: input.instrument.id, instrument_name: input.instrument.name })) };
-  const ownStart = unitOperation.start_time.getTime();
-  const ownEnd = unitOperation.end_time?.getTime() ?? Date.now();
+  const ownStart = unitOperation.start_time?.getTime() ?? Number.NEGATIVE_INFINITY;
+  const ownEnd = unitOperation.end_time?.getTime() ?? (unitOperation.start_time ? Date.now() : Number.POSITIVE_INFINITY);
   const startMs = Math.max(ownStart, range.startMs ?? ownStart);
   const endMs = Math.min(ownEnd, range.endMs ?? ownEnd);
-  if (endMs < startMs || inputs.length === 0) return withInputs;
+  if (endMs < startMs || (inputs.length === 0 && sampleInputs.length === 0)) return withInputs;
+  const onGrid = (times: Float64Array) => new Map(sampleInputs.map((input) => [input.reference.key, sampleValuesOn(times, input.points, formula.sample_values)]));
+  const pointsOf = (times: Float64Array, values: Float64Array) => Array.from(times, (time, i) => ({
+    ts: new Date(time).toISOString(),
+    value: Number.isNaN(values[i]!) ? null : values[i]!,
+  }));
+  if (inputs.length === 0) {
+    const times = sampleTimes(sampleInputs, startMs, endMs);
+    const values = evaluate(parsed.tree, { times, references: new Map(), samples: onGrid(times), properties });
+    return { ...withInputs, points: pointsOf(times, values) };
+  }
 
   const instrumentIds = [...new Set(inputs.map((input) => input.instrument.id))];
   requireWithinReadCaps({ instruments: instrumentIds.length, limit: range.limit }, 'Use a formula with fewer inputs.');
   const grid = await readGrid(deps.clickhouse, organizationId, instrumentIds, { startMs, endMs, limit: range.limit });
   const references = new Map(inputs.map((input) => [input.reference, grid.series.get(input.instrument.id)!]));
-  const values = evaluate(parsed.tree, { times: grid.times, references, properties });
-  const points = Array.from(grid.times, (time, i) => ({
-    ts: new Date(time).toISOString(),
-    value: Number.isNaN(values[i]!) ? null : values[i]!,
-  }));
-  return { ...withInputs, bucket_ms: grid.bucketMs, points };
+  const values = evaluate(parsed.tree, { times: grid.times, references, samples: onGrid(grid.times), properties });
+  return { ...withInputs, bucket_ms: grid.bucketMs, points: pointsOf(grid.times, values) };
 }

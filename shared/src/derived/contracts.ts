@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { timeSeriesQuerySchema } from '../timeseries.ts';
 import { MAX_EXPRESSION_LENGTH } from './expression.ts';
+import { SAMPLE_VALUE_MODES } from './sample-values.ts';
 
 const expressionSchema = z
   .string({ message: 'Expression is required' })
@@ -23,8 +24,11 @@ export const derivedParameterFields = {
   description: nullableText(2000, 'Description'),
 };
 
-export const derivedParameterCreateSchema = z.object(derivedParameterFields);
-export const derivedParameterUpdateSchema = z.object(derivedParameterFields).partial();
+const sampleValuesSchema = z.enum(SAMPLE_VALUE_MODES)
+  .describe('How sample analytes are taken between samples: interpolate (linear between neighbouring samples) or last (the last sample\'s value)');
+
+export const derivedParameterCreateSchema = z.object({ ...derivedParameterFields, sample_values: sampleValuesSchema.default('interpolate') });
+export const derivedParameterUpdateSchema = z.object({ ...derivedParameterFields, sample_values: sampleValuesSchema }).partial();
 export type DerivedParameterCreate = z.infer<typeof derivedParameterCreateSchema>;
 
 export const derivedParameterSchema = z.object({
@@ -34,6 +38,7 @@ export const derivedParameterSchema = z.object({
   unit: z.string().nullable(),
   expression: z.string(),
   description: z.string().nullable(),
+  sample_values: z.enum(SAMPLE_VALUE_MODES),
   library_key: z.string().nullable().describe('The built-in formula this started as a copy of'),
   version: z.number().describe('Raised by every edit; each version is kept'),
   created_by: z.number().nullable(),
@@ -48,6 +53,7 @@ export const derivedParameterVersionSchema = z.object({
   unit: z.string().nullable(),
   expression: z.string(),
   description: z.string().nullable(),
+  sample_values: z.enum(SAMPLE_VALUE_MODES),
   created_by: z.number().nullable(),
   created_at: z.string(),
 });
@@ -58,6 +64,7 @@ export const derivedSeriesQuerySchema = timeSeriesQuerySchema.pick({ start_time:
 
 export const derivedPreviewBodySchema = z.object({
   expression: expressionSchema,
+  sample_values: sampleValuesSchema.default('interpolate'),
   unit_operation_id: z.number().int().positive(),
   start_time: z.string().optional(),
   end_time: z.string().optional(),
@@ -74,6 +81,9 @@ export const derivedSeriesSchema = z.object({
   expression: z.string(),
   /** Which instrument each reference resolved to. */
   inputs: z.array(z.object({ reference: z.string(), instrument_id: z.number(), instrument_name: z.string() })),
+  /** Which sample analyte each sample reference read, and from how many samples. */
+  sample_inputs: z.array(z.object({ reference: z.string(), analyte: z.string(), unit: z.string(), samples: z.number() })),
+  sample_values: z.enum(SAMPLE_VALUE_MODES).describe('How the sample analytes were taken between samples'),
   /** Whether the grid is the inputs' own readings (raw) or bucket averages of this width. */
   bucket_ms: z.number().nullable(),
   points: z.array(derivedPointSchema),

@@ -77,4 +77,15 @@ describe('derived parameter expressions', () => {
       expect(errorOf(`[od] * ${name}`), name).toMatchObject({ position: 7, message: expect.stringContaining(`Unknown name ${name}`) });
     }
   });
+
+  it('reads sample analytes by name, with their unit when given, each once', () => {
+    const parsed = parseExpression(`-time_derivative(sample("Glucose"), 'd') / sample('VCD', '10*6/mL') + sample("glucose")`);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.references).toEqual([]);
+    expect(parsed.samples.map(({ analyte, unit }) => ({ analyte, unit }))).toEqual([{ analyte: 'Glucose', unit: null }, { analyte: 'VCD', unit: '10*6/mL' }]);
+    for (const text of ['sample(Glucose)', 'sample()', 'sample("")', 'sample("Glucose", 1)', 'sample("a", "b", "c")']) {
+      expect(errorOf(text), text).toMatchObject({ position: 0, message: expect.stringContaining('sample takes an analyte') });
+    }
+  });
 });

@@ -3,7 +3,9 @@
  * `eval`). Numbers; + - * / ^ (right-associative; a leading minus binds tighter, as in spreadsheets:
  * -2^2 is 4); comparisons < <= > >= == != giving 1 or 0; parentheses; functions; references to the
  * equipment's instruments in brackets, by instrument type, alias or name (`[exhaust_o2]`,
- * `["Feed pump"]`); and unit-operation properties by their bare name (`working_volume`).
+ * `["Feed pump"]`); sample analytes of the unit operation by name, optionally with their unit
+ * (`sample("Glucose")`, `sample("Glucose", "g/L")`); and unit-operation properties by their bare name
+ * (`working_volume`).
  *
  * The parse is shared by the api (which answers 400 with the position) and the console (which marks
  * the error as the user types).
@@ -17,6 +19,7 @@ export type ArithmeticOperator = '+' | '-' | '*' | '/' | '^';
 export type DerivedNode =
   | { kind: 'number'; value: number }
   | { kind: 'reference'; name: string }
+  | { kind: 'sample'; key: string }
   | { kind: 'property'; name: UnitOperationPropertyName }
   | { kind: 'negate'; argument: DerivedNode }
   | { kind: 'binary'; operator: ArithmeticOperator | ComparisonOperator; left: DerivedNode; right: DerivedNode }
@@ -48,8 +51,22 @@ export interface ExpressionError {
   message: string;
 }
 
+/** A sample analyte a formula reads: by name (compared ignoring case) and, when several units are stored, its unit. */
+export interface SampleReference {
+  key: string;
+  analyte: string;
+  unit: string | null;
+}
+
+/** How a sample reference is written back in messages: sample("Glucose", "g/L"). */
+export function sampleReferenceText(reference: Pick<SampleReference, 'analyte' | 'unit'>): string {
+  return reference.unit === null ? `sample("${reference.analyte}")` : `sample("${reference.analyte}", "${reference.unit}")`;
+}
+
+export const SAMPLE_FUNCTION = 'sample';
+
 export type ParsedExpression =
-  | { ok: true; tree: DerivedNode; references: string[]; properties: UnitOperationPropertyName[] }
+  | { ok: true; tree: DerivedNode; references: string[]; samples: SampleReference[]; properties: UnitOperationPropertyName[] }
   | { ok: false; error: ExpressionError };
 
 export const MAX_EXPRESSION_LENGTH = 2_000;
@@ -94,18 +111,30 @@ export function parseExpression(text: string): ParsedExpression {
     return { ok: false, error: { position: problem.index ?? 0, message: problem.description ?? problem.message } };
   }
   const references = new Set<string>();
+  const samples = new Map<string, SampleReference>();
   const properties = new Set<UnitOperationPropertyName>();
   try {
-    const tree = convert(parsed, text, references, properties);
-    return { ok: true, tree, references: [...references], properties: [...properties] };
+    const tree = convert(parsed, text, { references, samples, properties });
+    return { ok: true, tree, references: [...references], samples: [...samples.values()], properties: [...properties] };
   } catch (error) {
     if (error instanceof ExpressionProblem) return { ok: false, error: { position: error.position, message: error.message } };
     throw error;
   }
 }
 
-function convert(node: jsep.Expression, text: string, references: Set<string>, properties: Set<UnitOperationPropertyName>): DerivedNode {
-  const recurse = (child: jsep.Expression) => convert(child, text, references, properties);
+interface Found {
+  references: Set<string>;
+  samples: Map<string, SampleReference>;
+  properties: Set<UnitOperationPropertyName>;
+}
+
+function stringLiteral(node: jsep.Expression | undefined): string | null {
+  return node?.type === 'Literal' && typeof (node as jsep.Literal).value === 'string' ? String((node as jsep.Literal).value).trim() : null;
+}
+
+function convert(node: jsep.Expression, text: string, found: Found): DerivedNode {
+  const { references, properties } = found;
+  const recurse = (child: jsep.Expression) => convert(child, text, found);
   switch (node.type) {
     case 'Literal': {
       const value = (node as jsep.Literal).value;
@@ -151,6 +180,15 @@ function convert(node: jsep.Expression, text: string, references: Set<string>, p
       const callee = call.callee.type === 'Identifier' ? (call.callee as jsep.Identifier).name : null;
       if (callee === null) throw new ExpressionProblem('Only named functions can be called', positionOf(text, '('));
       const at = positionOf(text, `${callee}(`);
+      if (callee === SAMPLE_FUNCTION) {
+        const [analyte, unit] = call.arguments.map(stringLiteral);
+        if (call.arguments.length < 1 || call.arguments.length > 2 || !analyte || (call.arguments.length === 2 && !unit)) {
+          throw new ExpressionProblem('sample takes an analyte and, optionally, its unit, in quotes: sample("Glucose") or sample("Glucose", "g/L")', at);
+        }
+        const reference = { key: `${analyte.toLowerCase()}\u0000${unit ?? ''}`, analyte, unit: unit ?? null };
+        if (!found.samples.has(reference.key)) found.samples.set(reference.key, reference);
+        return { kind: 'sample', key: reference.key };
+      }
       // Own properties only: `in` would also find what every object inherits (constructor, toString, __proto__).
       if (Object.hasOwn(TIME_FUNCTIONS, callee)) {
         const name = callee as TimeFunction;
@@ -178,7 +216,7 @@ function convert(node: jsep.Expression, text: string, references: Set<string>, p
         }
         return { kind: 'call', name, args: call.arguments.map(recurse) };
       }
-      const known = [...Object.keys(POINTWISE_FUNCTIONS), ...Object.keys(TIME_FUNCTIONS)].join(', ');
+      const known = [...Object.keys(POINTWISE_FUNCTIONS), ...Object.keys(TIME_FUNCTIONS), SAMPLE_FUNCTION].join(', ');
       throw new ExpressionProblem(`Unknown function ${callee}; the functions are ${known}`, at);
     }
     default:
