@@ -5,6 +5,11 @@
  * A stream is pulled from its source only when the response can take more, so what it holds is the
  * chunk the socket has not taken plus at most one more; a client that takes nothing for
  * STREAM_STALL_TIMEOUT_MS has its stream ended, which frees the slot (not the connection timeout).
+ *
+ * Reads wait for a slot instead (admitWhenFree): a chart asks for each of its instruments at once, and
+ * each read lasts a moment, so refusing them would fail every chart of more series than slots. They
+ * wait in order, at most WAITING_PER_SLOT per slot and at most the stall timeout, then answer 429; an
+ * organisation whose clients hold its slots unread so makes only its own reads wait.
  */
 import { Readable } from 'node:stream';
 import type { ServerResponse } from 'node:http';
@@ -19,6 +24,8 @@ export interface StreamUsage {
   bufferedBytes: number;
   /** Streams ended because their client stopped reading, since the process started. */
   stalled: number;
+  /** Reads waiting for a slot. */
+  waiting: number;
 }
 
 export const STREAM_MESSAGES = {
@@ -26,7 +33,14 @@ export const STREAM_MESSAGES = {
     `Your organisation already has ${limit} streamed answers open (exports or reads); wait for one to finish and try again.`,
   tooManyBytes: (limit: number) =>
     `Your organisation's open streamed answers hold ${limit} bytes its clients have not read yet; wait for them to be read and try again.`,
+  tooManyWaiting: (waiting: number) =>
+    `Your organisation already has ${waiting} reads waiting for one of its streamed answers to finish; try again when they are answered.`,
+  waitedTooLong: (ms: number) =>
+    `This read waited ${Math.round(ms / 1000)} s for one of your organisation's streamed answers to finish; try again later.`,
 } as const;
+
+/** Reads that may wait per slot of an organisation. */
+export const WAITING_PER_SLOT = 8;
 
 /** Thrown into a stream whose client took nothing for the stall timeout. */
 export class StreamStalledError extends Error {
@@ -48,8 +62,13 @@ export interface StreamSlot {
   stream(source: AsyncIterable<Buffer | string>): Readable;
 }
 
+interface Waiter {
+  admit(): void;
+}
+
 export class StreamBudget {
   private readonly open = new Map<string, Set<OpenStream>>();
+  private readonly waiters = new Map<string, Waiter[]>();
   private stalledCount = 0;
 
   constructor(private readonly limits: { streams: number; bufferedBytes: number; stallMs: number }) {}
@@ -58,15 +77,57 @@ export class StreamBudget {
     let bufferedBytes = 0;
     const streams = this.open.get(String(owner)) ?? new Set();
     for (const stream of streams) bufferedBytes += bufferedOf(stream);
-    return { streams: streams.size, bufferedBytes, stalled: this.stalledCount };
+    return { streams: streams.size, bufferedBytes, stalled: this.stalledCount, waiting: this.waiters.get(String(owner))?.length ?? 0 };
+  }
+
+  /** The reason the owner may not open one more stream now, or null when it may. */
+  private refusal(owner: string): string | null {
+    const usage = this.usage(owner);
+    if (usage.streams >= this.limits.streams) return STREAM_MESSAGES.tooManyStreams(this.limits.streams);
+    if (usage.bufferedBytes >= this.limits.bufferedBytes) return STREAM_MESSAGES.tooManyBytes(this.limits.bufferedBytes);
+    return null;
+  }
+
+  /**
+   * Takes a slot for a short answer (a read), waiting in order for one to be freed when the organisation
+   * has none; 429 when too many reads already wait, or when none was freed within the stall timeout.
+   */
+  async admitWhenFree(owner: string | number, reply: FastifyReply): Promise<StreamSlot> {
+    const key = String(owner);
+    const queue = this.waiters.get(key) ?? [];
+    if (queue.length === 0 && this.refusal(key) === null) return this.admit(key, reply);
+    if (queue.length >= this.limits.streams * WAITING_PER_SLOT) throw new HttpError(429, STREAM_MESSAGES.tooManyWaiting(queue.length));
+    this.waiters.set(key, queue);
+    return new Promise<StreamSlot>((resolve, reject) => {
+      const leave = () => {
+        clearTimeout(timer);
+        reply.raw.off('close', gone);
+        const at = queue.indexOf(waiter);
+        if (at >= 0) queue.splice(at, 1);
+        if (queue.length === 0 && this.waiters.get(key) === queue) this.waiters.delete(key);
+      };
+      // Admitted in the same step as the slot was freed, so no newcomer takes it in between.
+      const waiter: Waiter = { admit: () => { leave(); resolve(this.admit(key, reply)); } };
+      const timer = setTimeout(() => { leave(); reject(new HttpError(429, STREAM_MESSAGES.waitedTooLong(this.limits.stallMs))); }, this.limits.stallMs);
+      timer.unref();
+      // The client gave up: its place goes to the next.
+      const gone = () => { leave(); reject(new HttpError(499, 'the client closed the request while it waited')); };
+      reply.raw.once('close', gone);
+      queue.push(waiter);
+    });
+  }
+
+  /** Lets the first waiting read of the owner in, when the owner may open one more stream. */
+  private wakeNext(owner: string): void {
+    const next = this.waiters.get(owner)?.[0];
+    if (next && this.refusal(owner) === null) next.admit();
   }
 
   /** Takes a slot for the reply's answer (429 past the budget); it is given back when the response closes, however it ends. */
   admit(owner: string | number, reply: FastifyReply): StreamSlot {
     const key = String(owner);
-    const usage = this.usage(key);
-    if (usage.streams >= this.limits.streams) throw new HttpError(429, STREAM_MESSAGES.tooManyStreams(this.limits.streams));
-    if (usage.bufferedBytes >= this.limits.bufferedBytes) throw new HttpError(429, STREAM_MESSAGES.tooManyBytes(this.limits.bufferedBytes));
+    const refusal = this.refusal(key);
+    if (refusal !== null) throw new HttpError(429, refusal);
     const entry: OpenStream = { readable: null, response: reply.raw };
     const streams = this.open.get(key) ?? new Set<OpenStream>();
     streams.add(entry);
@@ -74,6 +135,7 @@ export class StreamBudget {
     const release = () => {
       streams.delete(entry);
       if (streams.size === 0 && this.open.get(key) === streams) this.open.delete(key);
+      this.wakeNext(key);
     };
     if (reply.raw.closed) release();
     else reply.raw.once('close', release);

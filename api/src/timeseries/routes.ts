@@ -192,9 +192,9 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
   });
 
   const streamBudget = streamBudgetOf(deps);
-  /** Streams the readings as JSON: a slot of the organisation's stream budget while it streams (429 past it). */
-  const sendReadings = (reply: FastifyReply, read: SeriesRequest) => {
-    const slot = streamBudget.admit(read.organizationId, reply);
+  /** Streams the readings as JSON: a slot of the organisation's stream budget while it streams (waited for when none is free). */
+  const sendReadings = async (reply: FastifyReply, read: SeriesRequest) => {
+    const slot = await streamBudget.admitWhenFree(read.organizationId, reply);
     return reply.type('application/json; charset=utf-8').send(slot.stream(streamSeries(deps.clickhouse, read)));
   };
 

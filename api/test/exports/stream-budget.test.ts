@@ -13,7 +13,7 @@ import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
 import { startWorker } from '../support/ingest.ts';
 import { createPlant, type Plant } from '../support/fixtures.ts';
-import { STREAM_MESSAGES, streamBudgetOf } from '../../src/platform/stream-budget.ts';
+import { STREAM_MESSAGES, streamBudgetOf, WAITING_PER_SLOT } from '../../src/platform/stream-budget.ts';
 
 const T0 = Date.UTC(2024, 6, 1);
 /** About 70 bytes a row of CSV long: some 14 MB, far more than the kernel's socket buffers hold for a client that reads nothing. */
@@ -105,7 +105,7 @@ describe('streamed answers per organisation: slots', () => {
     await seeded?.ctx.close();
   });
 
-  it('holds a slot per unread export, refuses the next streamed answer with 429, and frees the slot when the client leaves', async () => {
+  it('holds a slot per unread export, refuses the next export with 429, queues reads up to a bound, and frees the slot when the client leaves', async () => {
     const { ctx, plant, port, exportPath } = seeded;
     const budget = streamBudgetOf(ctx.deps);
     const token = plant.editor.token;
@@ -116,20 +116,31 @@ describe('streamed answers per organisation: slots', () => {
     // Neither client reads: each stream holds only what the socket did not take and one chunk more.
     expect(budget.usage(plant.organizationId).bufferedBytes).toBeLessThanOrEqual(2 * ONE_STREAM_HOLDS_AT_MOST);
 
-    for (const url of ['/api/v1/exports/records?entity=instruments', exportPath, `/api/v1/time-series-data?instrument_id=${plant.instrumentIds[0]}&limit=10`]) {
+    for (const url of ['/api/v1/exports/records?entity=instruments', exportPath]) {
       const refused = await ctx.request({ method: 'GET', url, token });
       expect(refused.statusCode, url).toBe(429);
       expect(refused.json()).toEqual({ error: STREAM_MESSAGES.tooManyStreams(2) });
     }
+    // Reads wait for a slot instead (a chart asks for each of its instruments at once), up to a bound.
+    const readUrl = `/api/v1/time-series-data?instrument_id=${plant.instrumentIds[0]}&limit=10`;
+    const waitingReads = Array.from({ length: 2 * WAITING_PER_SLOT }, () => ctx.request({ method: 'GET', url: readUrl, token }));
+    await until(() => budget.usage(plant.organizationId).waiting === 2 * WAITING_PER_SLOT);
+    const tooMany = await ctx.request({ method: 'GET', url: readUrl, token });
+    expect(tooMany.statusCode).toBe(429);
+    expect(tooMany.json()).toEqual({ error: STREAM_MESSAGES.tooManyWaiting(2 * WAITING_PER_SLOT) });
     // Another organisation has its own budget.
     const other = await createPlant(ctx, 1);
     const theirs = await ctx.request({ method: 'GET', url: '/api/v1/exports/records?entity=instruments', token: other.editor.token });
     expect(theirs.statusCode).toBe(200);
 
-    // The first client leaves: its export stops reading and its slot is free again.
+    // The first client leaves: its export stops reading, and its slot serves the waiting reads in turn.
     const gone = clients[0]!;
     gone.socket.destroy();
+    const answers = await Promise.all(waitingReads);
+    expect(answers.map((answer) => answer.statusCode)).toEqual(waitingReads.map(() => 200));
+    expect(answers.every((answer) => (answer.json() as unknown[]).length === 10)).toBe(true);
     await until(() => budget.usage(plant.organizationId).streams === 1);
+    expect(budget.usage(plant.organizationId).waiting).toBe(0);
     const admitted = await ctx.request({ method: 'GET', url: '/api/v1/exports/records?entity=instruments', token });
     expect(admitted.statusCode, admitted.body).toBe(200);
     await until(() => budget.usage(plant.organizationId).streams === 1);
