@@ -94,7 +94,7 @@ test('the Average Titer averages g/L, converts mg/L, leaves out other units and 
   expect(bulk.status(), await bulk.text()).toBeLessThan(300);
 
   await signInWithSession(page, session, '/dashboard');
-  const card = page.getByLabel('Average Titer');
+  const card = page.getByLabel('Average Titer', { exact: true });
   // (3.6 + 2.4) / 2; averaged as the numbers stood, it was (3.6 + 2400 + 850) / 3 = 1084.5 g/L.
   await expect(card).toContainText('3.0 g/L');
   await card.getByRole('button', { name: 'What the Average Titer is made of' }).click();

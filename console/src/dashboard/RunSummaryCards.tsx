@@ -2,7 +2,7 @@
  * The four run cards of the dashboard and the All runs page: Total Runs, Active Runs,
  * Average Titer (with the list of what it averages, and what it leaves out) and Average Run Time.
  */
-import { Button, Card, Classes, Elevation, HTMLTable, Icon, type IconName, Intent, Popover } from '@blueprintjs/core';
+import { Button, Card, Classes, Elevation, HTMLTable, Icon, type IconName, Intent, PopoverNext } from '@blueprintjs/core';
 import { useMemo, type ReactNode } from 'react';
 import useSWR from 'swr';
 import { averageTiter, formatRunTime, formatTiter, summariseRuns, type AverageTiter, type TiterSource } from '../entities/run-metrics.ts';
@@ -44,7 +44,7 @@ function TiterBreakdown({ titer }: { titer: AverageTiter }) {
     ? 'From the runs\' grams per litre (no titer instrument has readings)'
     : `Mean of ${counted} instrument${counted === 1 ? '' : 's'}' highest reading`;
   return (
-    <Popover placement="bottom" content={(
+    <PopoverNext placement="bottom" content={(
       <div className="app-titer-breakdown" data-testid="titer-breakdown">
         <p>{summary}, in g/L; titer instruments in a unit that is not a mass concentration are left out.</p>
         {titer.sources.length > 0 ? (
@@ -60,7 +60,7 @@ function TiterBreakdown({ titer }: { titer: AverageTiter }) {
       </div>
     )}>
       <Button variant="minimal" size="small" icon="info-sign" text="Made of" aria-label="What the Average Titer is made of" />
-    </Popover>
+    </PopoverNext>
   );
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { dateTimeFieldText, fileStamp, formatDate, formatDateWithZone, parseDateTimeText, timeZoneName, toDate, toDateTimeLocal } from './date-time-format.ts';
+import { dateTimeFieldText, fileStamp, isDateText, formatDate, formatDateWithZone, parseDateTimeText, timeZoneName, toDate, toDateTimeLocal } from './date-time-format.ts';
 
 describe('date and time format', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -44,5 +44,10 @@ describe('date and time format', () => {
     expect(dateTimeFieldText('2021-05-02T07:12:51')).toBe('2021-05-02 07:12:51');
     expect(dateTimeFieldText('2021-05-0')).toBe('2021-05-0');
     expect(dateTimeFieldText('')).toBe('');
+  });
+
+  it('tells a real day written yyyy-MM-dd from anything else', () => {
+    expect(isDateText('2027-06-30')).toBe(true);
+    for (const bad of ['06/30/2027', '2027-6-30', '2027-02-30', '2027-06', '']) expect(isDateText(bad), bad).toBe(false);
   });
 });

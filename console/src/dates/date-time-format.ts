@@ -64,6 +64,13 @@ export function parseDateTimeText(text: string): string | null {
   return wire;
 }
 
+/** True when the text is a real day written 'yyyy-MM-dd' (not '2021-02-30', not half typed). */
+export function isDateText(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const date = parse(text, 'yyyy-MM-dd', new Date());
+  return isValid(date) && format(date, 'yyyy-MM-dd') === text;
+}
+
 /** How a date-time field shows its value: the `datetime-local` wire form written as ISO 24 h ('2021-05-02 07:12:51'). */
 export function dateTimeFieldText(value: string): string {
   return parseDateTimeText(value) === null ? value : value.replace('T', ' ');

@@ -1,9 +1,9 @@
 /**
  * Dates and times are written one way in the console, by `date-time-format.ts` and entered through
- * `DateTimeField.tsx`: this scan fails when a console source writes them another way, with the
+ * `DateTimeField.tsx` and `DateField.tsx`: this scan fails when a console source writes them another way, with the
  * browser's locale (`toLocaleString` and its date and time variants, `Intl.DateTimeFormat`, which
  * gave '11/29/2026, 2:40:57 AM' in the archive list) or with the browser's own date-time field
- * (`datetime-local`, which showed '05/02/2021, 07:12:51 AM'). Counts go through `formatCount`, which
+ * (`datetime-local`, which showed '05/02/2021, 07:12:51 AM', and `date`). Counts go through `formatCount`, which
  * is why `toLocaleString` is not allowed on numbers either. Comments are left out.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -28,6 +28,7 @@ const OTHER_WAYS = [
   /\.toLocale(Date|Time)?String\s*\(/,
   /Intl\s*\.\s*DateTimeFormat/,
   /datetime-local['"]/,
+  /type=["']date["']/,
 ];
 
 describe('one date and time format in the console', () => {

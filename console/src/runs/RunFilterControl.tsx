@@ -8,6 +8,7 @@ import {
   buildFilter, FILTER_COLUMNS, filterColumn, OPERATOR_LABELS, selectOptions, type FilterColumnKey, type FilterDraft, type RunFilter,
 } from '../entities/run-filters.ts';
 import type { Run } from '../entities/types.ts';
+import { DateField } from '../dates/DateField.tsx';
 
 const EMPTY_DRAFT: FilterDraft = { column: '', operator: 'equals', value: '' };
 
@@ -47,7 +48,7 @@ export function RunFilterControl({ runs, onAdd }: { runs: readonly Run[]; onAdd:
           </HTMLSelect>
         );
       case 'date':
-        return <InputGroup id="filter-value" type="date" value={draft.value} onChange={(event) => setDraft({ ...draft, value: event.target.value })} />;
+        return <DateField id="filter-value" value={draft.value} onChange={(value) => setDraft({ ...draft, value })} />;
       case 'number':
         return (
           <InputGroup id="filter-value" fill inputMode="decimal" value={draft.value} placeholder="Value"

@@ -17,6 +17,8 @@ import { formatDate } from '../entities/format.ts';
 import type { Camelize } from '../entities/types.ts';
 import { useSettingsAction } from './use-settings-action.ts';
 import { SettingsList, SettingsPanel } from './SettingsPanel.tsx';
+import { DateField } from '../dates/DateField.tsx';
+import { isDateText } from '../dates/date-time-format.ts';
 
 const API_KEYS_PATH = '/api/v1/api-keys';
 const apiKeyListSchema = z.array(apiKeySchema);
@@ -66,9 +68,18 @@ export function ApiKeysTab() {
       setCreateError('Key name is required.');
       return;
     }
+    const expiresOn = draft.expiresOn.trim();
+    if (expiresOn && !isDateText(expiresOn)) {
+      setCreateError('Expires on must be a day written yyyy-MM-dd, or empty.');
+      return;
+    }
+    if (expiresOn && expiresOn < today()) {
+      setCreateError('Expires on must be today or later.');
+      return;
+    }
     setCreateError(null);
     await run(() => apiRequest<{ key: string }>('POST', API_KEYS_PATH, {
-      name: draft.name.trim(), role: draft.role, expires_at: draft.expiresOn ? endOfDay(draft.expiresOn) : null,
+      name: draft.name.trim(), role: draft.role, expires_at: expiresOn ? endOfDay(expiresOn) : null,
     }), {
       failure: (message) => setCreateError(message ?? 'Failed to create the key.'),
       then: async (created) => {
@@ -146,7 +157,7 @@ export function ApiKeysTab() {
           </HTMLSelect>
         </FormGroup>
         <FormGroup label="Expires on" labelFor="api-key-expiry" labelInfo="(optional)" helperText="The key stops working at the end of this day; leave empty to keep it until revoked.">
-          <InputGroup id="api-key-expiry" type="date" min={today()} value={draft.expiresOn} onChange={(event) => setDraft({ ...draft, expiresOn: event.target.value })} />
+          <DateField id="api-key-expiry" value={draft.expiresOn} onChange={(expiresOn) => setDraft({ ...draft, expiresOn })} />
         </FormGroup>
         {createError ? <Callout intent={Intent.DANGER} compact>{createError}</Callout> : null}
       </FormDialog>
