@@ -29,7 +29,7 @@ test('charts the parameters and manages comments by clicking the chart', async (
   await expect(chart.locator('.highcharts-title')).toHaveText('Process Parameters');
   await expect(chart.locator('.bp-chart-legend-item')).toHaveText(['Temperature A temperature [celsius]', 'pH A pH [pH]']);
   await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(2);
-  await expect(chart.locator('.highcharts-xaxis .highcharts-axis-title')).toHaveText('Time since unit operation start (minutes)');
+  await expect(chart.locator('.highcharts-xaxis .highcharts-axis-title')).toHaveText('Time since unit operation start (hours)');
   // One y axis per unit, the second on the right.
   await expect(chart.locator('.highcharts-yaxis .highcharts-axis-title')).toHaveText(['celsius', 'pH']);
   await expect(page.getByTestId('comments-card')).toContainText('No comments yet. Click on the chart to add a comment.');
