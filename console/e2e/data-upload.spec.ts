@@ -88,9 +88,9 @@ test('uploads the Pioreactor OD export through the wizard and charts it', async 
   // The new unit operation charts the uploaded OD readings.
   await page.getByLabel('Fermentation unit operation').click();
   await expect(page).toHaveURL(/\/unit-operations\/\d+$/);
-  await expect(page.getByTestId('parameter-list')).toContainText('optical_density [OD600]');
+  await expect(page.getByTestId('parameter-list')).toContainText('optical_density [{a.u.}]');
   const chart = page.getByTestId('process-parameters-chart');
-  await expect(chart.locator('.highcharts-legend-item')).toContainText(['optical_density [OD600]']);
+  await expect(chart.locator('.highcharts-legend-item')).toContainText(['optical_density [{a.u.}]']);
   await expect(chart.locator('.highcharts-series path.highcharts-graph').first()).toBeVisible();
   await screenshot(page, 'upload-5-charted', testInfo);
 });

@@ -6,13 +6,14 @@
  */
 import { useEffect, useState } from 'react';
 import { Button, Dialog, DialogBody, DialogFooter, FormGroup, HTMLSelect, InputGroup, Intent, ProgressBar, Tag } from '@blueprintjs/core';
-import { INSTRUMENT_TYPES, UNITS } from '@bioprocess/shared/enums';
+import { catalogueTypeNames, catalogueUnitCodes } from '@bioprocess/shared/instruments/catalogue';
 import { CSV_MESSAGES, CSV_TOAST_TITLES } from '@bioprocess/shared/csv/messages';
 import { apiRequest } from '../api/client.ts';
 import { showToast } from '../components/toaster.ts';
 import { instrumentSchema, type Instrument } from '../entities/types.ts';
 import { instrumentNameError } from './column-mapping.ts';
 import { suggestInstrument } from './instrument-suggestion.ts';
+import { unitOptionLabel, useInstrumentCatalogue } from '../settings/use-instrument-catalogue.ts';
 
 export interface InstrumentWizardProps {
   isOpen: boolean;
@@ -33,6 +34,10 @@ export function InstrumentWizard({ isOpen, equipmentId, columns, existingNames, 
   const [name, setName] = useState('');
   const [type, setType] = useState('');
   const [unit, setUnit] = useState('');
+  const [headerUnit, setHeaderUnit] = useState<string | null>(null);
+  const [unitNote, setUnitNote] = useState<string | null>(null);
+  const catalogue = useInstrumentCatalogue();
+  const ownTypes = catalogue.data?.types;
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   // The wizard works on the columns as they were when it opened; creating one must not reshuffle the steps.
@@ -51,12 +56,29 @@ export function InstrumentWizard({ isOpen, equipmentId, columns, existingNames, 
 
   useEffect(() => {
     if (!column) return;
-    const suggestion = suggestInstrument(column);
+    const suggestion = suggestInstrument(column, ownTypes ?? []);
     setName(column);
     setType(suggestion.type);
     setUnit(suggestion.unit);
+    setHeaderUnit(suggestion.headerUnit);
+    setUnitNote(suggestion.unitNote);
     setError(null);
-  }, [column]);
+    // Again once the organisation's own types have loaded, not on every revalidation (that would undo the user's choices).
+  }, [column, ownTypes === undefined]);
+
+  const typeOptions = catalogueTypeNames({ types: ownTypes ?? [] });
+  if (type && !typeOptions.includes(type)) typeOptions.push(type);
+  const unitOptions = catalogueUnitCodes({ units: catalogue.data?.units ?? [] });
+  // The header's unit is offered as written even when no list has it (mL/h, L{STP}/h): any UCUM code is valid.
+  if (unit && !unitOptions.includes(unit)) unitOptions.unshift(unit);
+  const changeType = (next: string) => {
+    setType(next);
+    // A type of the organisation's own brings its default unit where the header states none.
+    const own = ownTypes?.find((entry) => entry.name === next);
+    if (own?.default_unit && headerUnit === null) setUnit(own.default_unit);
+  };
+  const unitHelp = unitNote ?? (headerUnit === null ? 'The column states no unit: arbitrary units unless you pick one.'
+    : headerUnit === '' ? "The column's header says [] (arbitrary units)." : `From the column's header: ${headerUnit}, stored as written.`);
 
   const nameProblem = error;
 
@@ -111,15 +133,15 @@ export function InstrumentWizard({ isOpen, equipmentId, columns, existingNames, 
               onChange={(event) => { setName(event.target.value); setError(null); }} />
           </FormGroup>
           <FormGroup label="Type" labelFor="wizard-type" labelInfo="(required)" intent={!type ? 'warning' : 'none'}>
-            <HTMLSelect id="wizard-type" fill value={type} onChange={(event) => setType(event.target.value)}>
+            <HTMLSelect id="wizard-type" fill value={type} onChange={(event) => changeType(event.target.value)}>
               <option value="" disabled>Select type...</option>
-              {INSTRUMENT_TYPES.map((option) => <option key={option} value={option}>{option}</option>)}
+              {typeOptions.map((option) => <option key={option} value={option}>{option}</option>)}
             </HTMLSelect>
           </FormGroup>
-          <FormGroup label="Unit" labelFor="wizard-unit" labelInfo="(optional)">
+          <FormGroup label="Unit" labelFor="wizard-unit" labelInfo="(optional)" helperText={unitHelp} intent={unitNote && !unit ? 'warning' : 'none'}>
             <HTMLSelect id="wizard-unit" fill value={unit} onChange={(event) => setUnit(event.target.value)}>
               <option value="">No unit</option>
-              {UNITS.map((option) => <option key={option} value={option}>{option}</option>)}
+              {unitOptions.map((option) => <option key={option} value={option}>{unitOptionLabel(catalogue.data, option)}</option>)}
             </HTMLSelect>
           </FormGroup>
           <FormGroup label="Alias" labelFor="wizard-alias" helperText="The alias is the CSV column name, so later uploads of the same file find this instrument.">

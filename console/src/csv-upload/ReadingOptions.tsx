@@ -5,12 +5,13 @@
  */
 import { useMemo, useState } from 'react';
 import { Button, Callout, Checkbox, FormGroup, HTMLSelect, HTMLTable, Intent, Tag } from '@blueprintjs/core';
-import { INSTRUMENT_TYPES, UNITS } from '@bioprocess/shared/enums';
+import { catalogueTypeNames, catalogueUnitCodes } from '@bioprocess/shared/instruments/catalogue';
 import { CSV_TOAST_TITLES } from '@bioprocess/shared/csv/messages';
 import { apiRequest } from '../api/client.ts';
 import { showToast } from '../components/toaster.ts';
 import { instrumentSchema, type Instrument } from '../entities/types.ts';
 import { suggestInstrument } from './instrument-suggestion.ts';
+import { unitOptionLabel, useInstrumentCatalogue } from '../settings/use-instrument-catalogue.ts';
 import { timeZoneOptions, type LongFormatSeries, type TimestampPreview, type ZoneChoice } from './reading-options.ts';
 
 export function TimeZonePanel({ choice, chosen, onChoose, timestamps }: {
@@ -62,11 +63,17 @@ export interface LongFormatPanelProps {
   partial: boolean;
 }
 
+/** The picker's choices with the chosen value kept, when it came from a header no list has (mL/h). */
+function withCurrent(options: string[], current: string): string[] {
+  return current && !options.includes(current) ? [current, ...options] : options;
+}
+
 /** Creates the missing instruments of the long-format series, one after the other (names are checked by the server). */
 export function LongFormatPanel({ headers, keyColumn, onKeyColumn, keys, picked, onPicked, series, equipmentId, busy, onCreated, partial }: LongFormatPanelProps) {
   const missing = series.filter((entry) => entry.instrument === null);
   const firstColumn = missing[0]?.column ?? series[0]?.column ?? '';
-  const suggestion = suggestInstrument(firstColumn);
+  const catalogue = useInstrumentCatalogue();
+  const suggestion = suggestInstrument(firstColumn, catalogue.data?.types ?? []);
   const [type, setType] = useState<string>(suggestion.type);
   const [unit, setUnit] = useState<string>(suggestion.unit);
   const [creating, setCreating] = useState(false);
@@ -126,11 +133,11 @@ export function LongFormatPanel({ headers, keyColumn, onKeyColumn, keys, picked,
               <div className="csv-long-create">
                 <HTMLSelect aria-label="Type of the new instruments" value={type} onChange={(event) => setType(event.target.value)}>
                   <option value="" disabled>Type...</option>
-                  {INSTRUMENT_TYPES.map((option) => <option key={option} value={option}>{option}</option>)}
+                  {withCurrent(catalogueTypeNames({ types: catalogue.data?.types ?? [] }), type).map((option) => <option key={option} value={option}>{option}</option>)}
                 </HTMLSelect>
                 <HTMLSelect aria-label="Unit of the new instruments" value={unit} onChange={(event) => setUnit(event.target.value)}>
                   <option value="">No unit</option>
-                  {UNITS.map((option) => <option key={option} value={option}>{option}</option>)}
+                  {withCurrent(catalogueUnitCodes({ units: catalogue.data?.units ?? [] }), unit).map((option) => <option key={option} value={option}>{unitOptionLabel(catalogue.data, option)}</option>)}
                 </HTMLSelect>
                 <Button intent={Intent.PRIMARY} icon="add" loading={creating} disabled={!equipmentId || !type || busy}
                   text={`Create ${missing.length} instrument(s)`} onClick={() => void createMissing()} />

@@ -12,6 +12,8 @@ import { buildEntityBody, ENTITY_DEFINITIONS, initialValues, type EntityKind, ty
 import { useEquipmentList, useFacilities, useRevalidate } from './queries.ts';
 import './entities.css';
 import { DateTimeField } from '../dates/DateTimeField.tsx';
+import { catalogueTypeNames, catalogueUnitCodes } from '@bioprocess/shared/instruments/catalogue';
+import { unitOptionLabel, useInstrumentCatalogue } from '../settings/use-instrument-catalogue.ts';
 
 export interface EntityFormDialogProps {
   kind: EntityKind;
@@ -42,6 +44,7 @@ export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSa
   const revalidate = useRevalidate();
   const facilities = useFacilities();
   const equipment = useEquipmentList();
+  const catalogue = useInstrumentCatalogue();
 
   // Each opening starts from the record (or the defaults) again, never from a previous attempt.
   useEffect(() => {
@@ -56,6 +59,14 @@ export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSa
     facilities: (facilities.data ?? []).map((facility) => ({ value: String(facility.id), label: facility.name })),
     equipment: (equipment.data ?? []).map((item) => ({ value: String(item.id), label: item.name })),
   }), [facilities.data, equipment.data]);
+
+  /** An instrument's type and unit pickers offer the organisation's own beside the spec's, and keep a stored value no list has. */
+  const catalogueOptions = (field: FieldDefinition, current: string) => {
+    if (kind !== 'instrument' || (field.key !== 'type' && field.key !== 'unit')) return undefined;
+    const codes = field.key === 'type' ? catalogueTypeNames({ types: catalogue.data?.types ?? [] }) : catalogueUnitCodes({ units: catalogue.data?.units ?? [] });
+    if (current && !codes.includes(current)) codes.push(current);
+    return codes.map((code) => ({ value: code, label: field.key === 'unit' ? unitOptionLabel(catalogue.data, code) : code }));
+  };
 
   if (!(permissions.canCreate || permissions.canEdit)) return null;
 
@@ -114,7 +125,7 @@ export function EntityFormDialog({ kind, isOpen, onClose, record, defaults, onSa
               className={field.kind === 'textarea' ? 'app-entity-form-wide' : undefined}
               intent={fieldError ? Intent.DANGER : Intent.NONE} helperText={fieldError}>
               <FieldInput field={field} value={values[field.key] ?? ''} onChange={(value) => setValue(field.key, value)}
-                invalid={Boolean(fieldError)} options={field.optionSource ? loadedOptions[field.optionSource] : undefined}
+                invalid={Boolean(fieldError)} options={field.optionSource ? loadedOptions[field.optionSource] : catalogueOptions(field, values[field.key] ?? '')}
                 checkedByDefault={field.checkedByDefault?.(values)} />
             </FormGroup>
           );

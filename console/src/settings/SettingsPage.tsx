@@ -1,5 +1,5 @@
 /**
- * Settings (/settings): Account for everyone, User Management and API Keys for users
+ * Settings (/settings): Account and the organisation's instrument types and units (Instruments) for everyone, User Management and API Keys for users
  * who manage users, Audit Logs for users who view them, Organisations for superusers.
  */
 import { Callout, Card, Elevation, Intent, Tab, Tabs } from '@blueprintjs/core';
@@ -9,13 +9,14 @@ import { PageHeader } from '../components/PageHeader.tsx';
 import { AccountTab } from './AccountTab.tsx';
 import { ApiKeysTab } from './ApiKeysTab.tsx';
 import { AuditLogsTab } from './AuditLogsTab.tsx';
+import { InstrumentCatalogueTab } from './InstrumentCatalogueTab.tsx';
 import { OrganizationsTab } from './OrganizationsTab.tsx';
 import { UserManagementTab } from './UserManagementTab.tsx';
 import './settings.css';
 
 export const NOT_LOGGED_IN_MESSAGE = 'Access Denied - You need to be logged in to access the settings page.';
 
-const TAB_IDS = ['account', 'users', 'api-keys', 'audit', 'organizations'] as const;
+const TAB_IDS = ['account', 'users', 'api-keys', 'instruments', 'audit', 'organizations'] as const;
 type TabId = typeof TAB_IDS[number];
 
 function isTabId(value: string | null): value is TabId {
@@ -31,6 +32,7 @@ export function SettingsPage() {
     account: true,
     users: permissions.canManageUsers,
     'api-keys': permissions.canManageUsers,
+    instruments: true,
     audit: permissions.canViewAuditLogs,
     organizations: permissions.isSuperuser,
   };
@@ -53,6 +55,7 @@ export function SettingsPage() {
           <Tab id="account" title="Account" icon="user" panel={<AccountTab />} />
           {allowed.users ? <Tab id="users" title="User Management" icon="people" panel={<UserManagementTab />} /> : null}
           {allowed['api-keys'] ? <Tab id="api-keys" title="API Keys" icon="key" panel={<ApiKeysTab />} /> : null}
+          <Tab id="instruments" title="Instruments" icon="dashboard" panel={<InstrumentCatalogueTab />} />
           {allowed.audit ? <Tab id="audit" title="Audit Logs" icon="history" panel={<AuditLogsTab />} /> : null}
           {allowed.organizations ? <Tab id="organizations" title="Organisations" icon="office" panel={<OrganizationsTab />} /> : null}
         </Tabs>
