@@ -1,7 +1,8 @@
 /**
  * Analyze end to end on the demo organisation: build a golden batch from the good fed-batch runs,
- * overlay the run whose feed valve leaked, see the deviation table name the feed rate first, open
- * another parameter's chart from its row, export the envelope, save and delete the golden batch.
+ * overlay the run whose feed valve leaked, see the deviation table name the feed rate first (flagged,
+ * with why) and leave the controlled temperature unflagged, open another parameter's chart from its
+ * row, export the envelope, save and delete the golden batch; with three references it warns.
  */
 import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson } from './pages-helpers.ts';
@@ -47,10 +48,17 @@ test('a golden batch from the demo runs ranks the drifting feed rate of the faul
   await expect(rows).toHaveCount(PARAMETERS.length, { timeout: 60_000 });
   await expect(rows.first().locator('td').first()).toHaveText('Feed Rate');
   await expect(rows.first()).toContainText(FAULTY);
+  await expect(rows.first()).toHaveAttribute('data-flagged', 'true');
+  await expect(rows.first().getByTestId('deviation-reason')).toHaveText(/^outside for [\d.]+ h, up to [\d.]+ band widths above at \d+:\d\d, from \d+:\d\d/);
+  await expect(rows.filter({ hasText: 'Temperature' })).toHaveAttribute('data-flagged', 'false');
+  await expect(rows.filter({ hasText: 'Temperature' }).getByTestId('deviation-reason')).toHaveText('inside the band throughout');
+  await expect(page.getByTestId('analyze-warnings')).toHaveCount(0);
+  await page.getByTestId('deviation-table').screenshot({ path: test.info().outputPath('deviation-ranking.png') });
   await expect(page.getByTestId('analyze-chart')).toContainText('Feed Rate');
 
   await rows.filter({ hasText: 'Dissolved O2' }).click();
   await expect(page.getByTestId('analyze-chart')).toContainText('Dissolved O2 — Mean ± 3σ over 5 references');
+  await expect(page.getByTestId('analyze-chart')).toContainText('at least ±');
 
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Envelope CSV' }).click();
@@ -63,4 +71,11 @@ test('a golden batch from the demo runs ranks the drifting feed rate of the faul
   await expect(saved).toBeVisible();
   await page.getByRole('button', { name: `Delete ${name}` }).click();
   await expect(saved).toHaveCount(0);
+
+  // Three references: the band is warned about, and the feed rate is still first.
+  for (const name of REFERENCES.slice(3)) await page.getByRole('checkbox', { name: new RegExp(`^Reference ${name}`) }).uncheck({ force: true });
+  await page.getByTestId('analyze-run').click();
+  await expect(page.getByTestId('analyze-warnings')).toContainText('made from 3 references; fewer than 5', { timeout: 60_000 });
+  await expect(rows.first().locator('td').first()).toHaveText('Feed Rate');
+  await page.screenshot({ path: test.info().outputPath('analyze-three-references.png'), fullPage: true });
 });

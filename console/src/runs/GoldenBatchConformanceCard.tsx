@@ -108,7 +108,7 @@ export function GoldenBatchConformanceCard({ unitOperations }: { unitOperations:
       <div className="app-section-card-header"><H4>Golden batches</H4></div>
       <Callout className="app-conformance-note" icon={null}>
         Parameters flagged against each golden batch, worst first: scored by how far and how long they were outside the band
-        (band widths x hours). <Link to="/analyze">Analyze</Link> shows the envelopes.
+        (band widths x hours); times are h:mm of process time. <Link to="/analyze">Analyze</Link> shows the envelopes.
       </Callout>
       <HTMLTable compact className="app-conformance-table">
         <tbody>{pairs.map((pair) => {
