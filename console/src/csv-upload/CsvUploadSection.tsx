@@ -28,7 +28,8 @@ import {
   type ColumnState, type TimestampMode,
 } from './column-mapping.ts';
 import { readCsvPreview } from './read-preview.ts';
-import { postCsvUpload, postUnitOperationWithCsv } from './upload-client.ts';
+import { postCsvUpload, postUnitOperationWithCsv, type ReadingChoices } from './upload-client.ts';
+import type { DuplicatePolicy } from '@bioprocess/shared/ingest/requests';
 import { useUploadJob, type SendUpload } from './use-upload-job.ts';
 import { ColumnMappingTable, PREVIEW_TABLE_ROWS } from './ColumnMappingTable.tsx';
 import { InstrumentWizard } from './InstrumentWizard.tsx';
@@ -39,9 +40,9 @@ import type { UnitOperationCreateBody } from '../runs/UnitOperationDialog.tsx';
 import { unitOperationSchema, type UnitOperation } from '../entities/types.ts';
 import { toCamelCase } from '../api/case.ts';
 import {
-  buildLongFormatMapping, chooseZone, longFormatSeries, previewTimestamps, recallFillForward, rememberFillForward,
+  buildLongFormatMapping, chooseZone, longFormatSeries, parseMissingValues, previewDuplicates, previewTimestamps, recallFillForward, rememberFillForward,
 } from './reading-options.ts';
-import { LongFormatPanel, TimeZonePanel } from './ReadingOptions.tsx';
+import { LongFormatPanel, RowChoices, TimeZonePanel } from './ReadingOptions.tsx';
 import { isOpenEnded, OpenEndChoice } from '../unit-operations/OpenEndChoice.tsx';
 import { useWindowCheck, WindowCheckNotice, WINDOW_CHECK_MESSAGES } from './WindowCheckStep.tsx';
 import './csv-upload.css';
@@ -66,6 +67,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const [longFormat, setLongFormat] = useState(false);
   const [keyColumn, setKeyColumn] = useState('');
   const [pickedKeys, setPickedKeys] = useState<Set<string>>(new Set());
+  const [duplicates, setDuplicates] = useState<DuplicatePolicy>('refuse');
+  const [missingValues, setMissingValues] = useState('');
   const [wizardOpen, setWizardOpen] = useState(false);
   const { upload, run: runUpload, clear: clearUpload } = useUploadJob();
   const [reading, setReading] = useState(false);
@@ -114,6 +117,10 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const valueColumns = useMemo(() => (columns ?? [])
     .filter((c) => c.selected && c.assignment.kind !== 'timestamp' && c.name !== keyColumn)
     .map((c) => c.name), [columns, keyColumn]);
+  const shownDuplicates = useMemo(() => previewDuplicates(
+    sampleRows, preview && timestampColumn ? preview.headers.indexOf(timestampColumn.name) : -1,
+    preview && longFormat && keyColumn ? preview.headers.indexOf(keyColumn) : -1,
+  ), [sampleRows, preview, timestampColumn, longFormat, keyColumn]);
   const series = useMemo(() => (longFormat && keyColumn
     ? longFormatSeries(valueColumns, keyColumn, keys.filter((key) => pickedKeys.has(key)), instrumentList)
     : []), [longFormat, keyColumn, valueColumns, keys, pickedKeys, instrumentList]);
@@ -175,8 +182,9 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
 
   // The submit hook reads the latest state through a ref, so it is registered again only when the label changes.
   const timeZone = zoneChoice.zone;
-  const latest = useRef({ file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd });
-  latest.current = { file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd };
+  const choices: ReadingChoices = { duplicates, missingValues: parseMissingValues(missingValues) };
+  const latest = useRef({ choices, file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd });
+  latest.current = { choices, file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd };
   const blockedLabel = !file ? null
     : windowCheck.refused ? WINDOW_CHECK_MESSAGES.blockedLabel
     : longFormat ? (series.length === 0 || series.some((entry) => entry.instrument === null) ? CSV_MESSAGES.completeInstrumentSetupFirst : null)
@@ -222,13 +230,13 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   }, [runUpload]);
 
   const afterSave = useCallback(async (saved: { id: number }) => {
-    await followUpload((chosen, mapping, onProgress) => postCsvUpload(saved.id, chosen, mapping, onProgress));
+    await followUpload((chosen, mapping, onProgress) => postCsvUpload(saved.id, chosen, mapping, onProgress, undefined, latest.current.choices));
   }, [followUpload]);
 
   const createWith = useCallback(async (body: UnitOperationCreateBody): Promise<UnitOperation> => {
     let created: unknown = null;
     await followUpload(async (chosen, mapping, onProgress) => {
-      const answer = await postUnitOperationWithCsv({ ...body }, chosen, mapping, onProgress);
+      const answer = await postUnitOperationWithCsv({ ...body }, chosen, mapping, onProgress, undefined, latest.current.choices);
       created = answer.unitOperation;
       return answer.jobId;
     });
@@ -334,6 +342,9 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
               partial={partial} onCreated={(created) => void instruments.mutate((list) => [...(list ?? []), ...created], { revalidate: true })} />
           )}
 
+          <RowChoices duplicates={duplicates} onDuplicates={setDuplicates} missingValues={missingValues} onMissingValues={setMissingValues}
+            preview={shownDuplicates} />
+
           {openEnded && <OpenEndChoice close={closeOpenEnd} onChange={setCloseOpenEnd} lastReadingMs={windowCheck.range?.known ? windowCheck.range.lastMs : null} />}
 
           {state.mode === 'edit' && state.unitOperation && (
@@ -413,6 +424,7 @@ function UploadProgressView({ upload }: { upload: UploadState }) {
         <span className="bp6-text-muted" data-testid="csv-upload-counts">{view.detail}</span>
       </div>
       <ProgressBar value={view.value} intent={view.intent} animate={view.animate} stripes={view.animate} />
+      {view.notes.map((note) => <Callout key={note} compact intent={Intent.WARNING} data-testid="csv-upload-note">{note}</Callout>)}
     </div>
   );
 }

@@ -4,7 +4,8 @@
  * split into one instrument per key, with the instruments it still needs created in one go).
  */
 import { useMemo, useState } from 'react';
-import { Button, Callout, Checkbox, FormGroup, HTMLSelect, HTMLTable, Intent, Tag } from '@blueprintjs/core';
+import { Button, Callout, Checkbox, FormGroup, HTMLSelect, HTMLTable, InputGroup, Intent, Radio, RadioGroup, Tag } from '@blueprintjs/core';
+import type { DuplicatePolicy } from '@bioprocess/shared/ingest/requests';
 import { catalogueTypeNames, catalogueUnitCodes } from '@bioprocess/shared/instruments/catalogue';
 import { CSV_TOAST_TITLES } from '@bioprocess/shared/csv/messages';
 import { apiRequest } from '../api/client.ts';
@@ -12,7 +13,43 @@ import { showToast } from '../components/toaster.ts';
 import { instrumentSchema, type Instrument } from '../entities/types.ts';
 import { suggestInstrument } from './instrument-suggestion.ts';
 import { unitOptionLabel, useInstrumentCatalogue } from '../settings/use-instrument-catalogue.ts';
-import { timeZoneOptions, type LongFormatSeries, type TimestampPreview, type ZoneChoice } from './reading-options.ts';
+import { timeZoneOptions, type LongFormatSeries, type PreviewDuplicates, type TimestampPreview, type ZoneChoice } from './reading-options.ts';
+
+const DUPLICATE_LABELS: Record<DuplicatePolicy, string> = {
+  refuse: 'Refuse the file (nothing is written; the job names the rows)',
+  'keep-first': 'Keep the first row of each time',
+  'keep-last': 'Keep the last row of each time',
+};
+
+/**
+ * What happens to rows that land on one instrument and time (the server checks the whole file, after
+ * reading the times); shown open when the preview already repeats a time. Also the values that mean
+ * "no value" (`-9999`), which are otherwise stored as the numbers they are.
+ */
+export function RowChoices({ duplicates, onDuplicates, missingValues, onMissingValues, preview }: {
+  duplicates: DuplicatePolicy; onDuplicates: (policy: DuplicatePolicy) => void;
+  missingValues: string; onMissingValues: (text: string) => void; preview: PreviewDuplicates;
+}) {
+  return (
+    <div className="csv-row-choices" data-testid="csv-duplicates" data-preview-duplicates={preview.count}>
+      {preview.count > 0 && (
+        <Callout intent={Intent.WARNING} compact icon="duplicate" data-testid="csv-duplicates-notice">
+          {`The first rows already repeat ${preview.count} time(s) (first: ${preview.firstTime}). Rows with the same instrument and time cannot all be stored: choose what happens.`}
+        </Callout>
+      )}
+      <RadioGroup inline label="Rows with the same instrument and time" selectedValue={duplicates}
+        onChange={(event) => onDuplicates(event.currentTarget.value as DuplicatePolicy)}>
+        {(Object.keys(DUPLICATE_LABELS) as DuplicatePolicy[]).map((policy) => (
+          <Radio key={policy} value={policy} label={DUPLICATE_LABELS[policy]} data-testid={`csv-duplicates-${policy}`} />
+        ))}
+      </RadioGroup>
+      <FormGroup inline label="Values meaning no value" labelFor="csv-missing-values"
+        helperText="Stored as missing and counted, like flags such as < 0.4, OVRFLW or ?????; without them, -9999 is a number.">
+        <InputGroup id="csv-missing-values" placeholder="e.g. -9999" value={missingValues} onChange={(event) => onMissingValues(event.target.value)} />
+      </FormGroup>
+    </div>
+  );
+}
 
 export function TimeZonePanel({ choice, chosen, onChoose, timestamps }: {
   choice: ZoneChoice; chosen: string; onChoose: (zone: string) => void; timestamps: readonly TimestampPreview[];

@@ -118,3 +118,39 @@ export function buildLongFormatMapping(options: {
     replace_existing: options.replaceExisting,
   };
 }
+
+/** Times the preview rows already repeat for one series (a wide row's time, or a long row's key and time). */
+export interface PreviewDuplicates {
+  /** Times written more than once (per key in long format). */
+  count: number;
+  /** The first such time, as written. */
+  firstTime: string | null;
+}
+
+/**
+ * The duplicates the preview shows: the wizard then offers the choice the server applies to the whole
+ * file (which also finds times that only repeat after reading, such as two rows in one minute).
+ */
+export function previewDuplicates(rows: readonly (readonly string[])[], timestampIndex: number, keyIndex: number): PreviewDuplicates {
+  if (timestampIndex < 0) return { count: 0, firstTime: null };
+  const seen = new Map<string, number>();
+  let firstTime: string | null = null;
+  let count = 0;
+  for (const row of rows) {
+    const time = (row[timestampIndex] ?? '').trim();
+    if (time === '') continue;
+    const key = keyIndex >= 0 ? `${(row[keyIndex] ?? '').trim()}\u0000${time}` : time;
+    const times = (seen.get(key) ?? 0) + 1;
+    seen.set(key, times);
+    if (times === 2) {
+      count += 1;
+      firstTime ??= time;
+    }
+  }
+  return { count, firstTime };
+}
+
+/** The wizard's missing-values field (`-9999, OVER`) as the upload's list. */
+export function parseMissingValues(text: string): string[] {
+  return [...new Set(text.split(/[,;\s]+/).map((value) => value.trim()).filter((value) => value !== ''))];
+}

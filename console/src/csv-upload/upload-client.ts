@@ -3,6 +3,7 @@
  * server can refuse a bad mapping before storing a byte; it takes any order), with upload progress from XMLHttpRequest, and
  * the ingest job followed through its server-sent events (api/job-events.ts).
  */
+import type { DuplicatePolicy } from '@bioprocess/shared/ingest/requests';
 import { ingestJobStatusSchema, type CsvMapping, type IngestJobStatus } from '@bioprocess/shared/timeseries';
 import { getToken } from '../auth/session-store.ts';
 import { ApiError, serverErrorOf } from '../api/client.ts';
@@ -13,13 +14,26 @@ export interface UploadProgressEvent {
   total: number;
 }
 
+/** How rows sharing a time are treated, and which cells mean "no value" (the multipart fields beside the mapping). */
+export interface ReadingChoices {
+  duplicates: DuplicatePolicy;
+  missingValues: string[];
+}
+
+function appendChoices(form: FormData, choices: ReadingChoices | undefined): void {
+  if (!choices) return;
+  form.append('duplicates', choices.duplicates);
+  if (choices.missingValues.length > 0) form.append('missing_values', JSON.stringify(choices.missingValues));
+}
+
 /** Posts the file into an existing unit operation; resolves with the ingest job's id. */
 export async function postCsvUpload(
   unitOperationId: number, file: Blob & { name?: string }, mapping: CsvMapping,
-  onProgress?: (event: UploadProgressEvent) => void, signal?: AbortSignal,
+  onProgress?: (event: UploadProgressEvent) => void, signal?: AbortSignal, choices?: ReadingChoices,
 ): Promise<string> {
   const form = new FormData();
   form.append('mapping', JSON.stringify(mapping));
+  appendChoices(form, choices);
   form.append('file', file, file.name ?? 'upload.csv');
   const { jobId } = await postMultipart(`/api/v1/unit-operations/${unitOperationId}/csv-uploads`, form, file.size, onProgress, signal);
   return jobId;
@@ -31,11 +45,12 @@ export async function postCsvUpload(
  */
 export async function postUnitOperationWithCsv(
   unitOperation: Record<string, unknown>, file: Blob & { name?: string }, mapping: CsvMapping,
-  onProgress?: (event: UploadProgressEvent) => void, signal?: AbortSignal,
+  onProgress?: (event: UploadProgressEvent) => void, signal?: AbortSignal, choices?: ReadingChoices,
 ): Promise<{ unitOperation: unknown; jobId: string }> {
   const form = new FormData();
   form.append('unit_operation', JSON.stringify(unitOperation));
   form.append('mapping', JSON.stringify(mapping));
+  appendChoices(form, choices);
   form.append('file', file, file.name ?? 'upload.csv');
   const { jobId, body } = await postMultipart('/api/v1/unit-operations/csv-uploads', form, file.size, onProgress, signal);
   return { unitOperation: (body as { unit_operation?: unknown }).unit_operation, jobId };

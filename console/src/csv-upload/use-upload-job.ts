@@ -9,7 +9,7 @@ import type { CsvMapping, IngestJobStatus } from '@bioprocess/shared/timeseries'
 import { ApiError } from '../api/client.ts';
 import { showToast, type ToastInput } from '../components/toaster.ts';
 import { watchIngestJob, type UploadProgressEvent } from './upload-client.ts';
-import type { UploadState } from './upload-progress.ts';
+import { resultNotes, type UploadState } from './upload-progress.ts';
 import { formatCount } from '../components/count-format.ts';
 
 /** How long the finished progress bar stays visible before the dialog closes. */
@@ -51,7 +51,8 @@ export function useUploadJob(): UploadJob {
       const summary = typeof finished.result?.message === 'string'
         ? finished.result.message
         : uploadSuccessMessage(columnCount, finished.progress.points_written);
-      const notice = typeof finished.result?.notice === 'string' ? ` ${finished.result.notice}` : '';
+      const notice = [typeof finished.result?.notice === 'string' ? finished.result.notice : null, ...resultNotes(finished)]
+        .filter((text) => text !== null).map((text) => ` ${text}`).join('');
       const skipped = finished.progress.rows_skipped > 0 ? ` ${skippedRowsText(finished)}` : '';
       // The finished bar stays visible a moment; the toast is queued last so it follows the dialog's own.
       await new Promise((resolve) => setTimeout(resolve, DONE_LINGER_MS));
