@@ -14,9 +14,9 @@ import {
 import {
   CSV_MESSAGES, CSV_TOAST_TITLES, decimalCommaAllowed, detectTimestampFormat, distinctKeys, findNonNumericValues, isLowConfidence,
   localePrefersDayFirst, longFormatAlias as longFormatAliasOf, lowDateConfidenceMessage, nonNumericMessage, type CsvPreview,
-  type FileTimeBase, type TimestampDetection,
+  type CsvLayout, type CsvReadingChoices, type FileTimeBase, type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
-import { ELAPSED_UNITS, type CsvMapping, type ElapsedUnit } from '@bioprocess/shared/timeseries';
+import { ELAPSED_UNITS, type CsvMapping, type CsvReading, type ElapsedUnit } from '@bioprocess/shared/timeseries';
 import { DEFAULT_ORGANIZATION_TIME_ZONE, organizationSettingsSchema, type OrganizationSettings } from '@bioprocess/shared/organization-settings';
 import { useApi } from '../api/hooks.ts';
 import { showToast } from '../components/toaster.ts';
@@ -45,12 +45,17 @@ import {
 import { LongFormatPanel, RowChoices, TimeZonePanel } from './ReadingOptions.tsx';
 import { isOpenEnded, OpenEndChoice } from '../unit-operations/OpenEndChoice.tsx';
 import { useWindowCheck, WindowCheckNotice, WINDOW_CHECK_MESSAGES } from './WindowCheckStep.tsx';
+import { ElapsedStartField, FileLayoutPanel } from './FileLayoutPanel.tsx';
+import { readingOf, startInstant } from './file-layout.ts';
 import './csv-upload.css';
 
 export function CsvUploadSection({ context }: { context: UnitOperationDialogContext }) {
   const { state, setSubmitHook } = context;
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<CsvPreview | null>(null);
+  const [layout, setLayout] = useState<CsvLayout | null>(null);
+  /** Wall-clock start elapsed time counts from: the preamble's, or typed; empty: the unit operation's start. */
+  const [elapsedStart, setElapsedStart] = useState('');
   const [partial, setPartial] = useState(false);
   const [encoding, setEncoding] = useState('utf-8');
   const [columns, setColumns] = useState<ColumnState[] | null>(null);
@@ -99,12 +104,13 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const zoneChoice = useMemo(() => chooseZone({ timeBase, samples: timestampValues, chosen: chosenZone, organizationZone }),
     [timeBase, timestampValues, chosenZone, organizationZone]);
   const timestampPreview = useMemo(() => previewTimestamps(timestampValues, detection, zoneChoice.zone), [timestampValues, detection, zoneChoice.zone]);
+  const elapsedStartIso = timestampMode === 'elapsed' && elapsedStart.trim() !== '' ? startInstant(elapsedStart, zoneChoice.zone) : null;
   // Before anything is mapped: the file's first and last reading read as the preview reads them, checked against the equipment.
   const windowCheck = useWindowCheck({
     file, headRows: sampleRows, partial, encoding, form: state, closeOpenEnd: !openEnded || closeOpenEnd,
     reading: preview && {
       columnIndex: timestampColumn ? preview.headers.indexOf(timestampColumn.name) : -1, delimiter: preview.delimiter, mode: timestampMode,
-      detection, zone: zoneChoice.zone, elapsedUnit, startMs: state.startTime ? Date.parse(state.startTime) : null,
+      detection, zone: zoneChoice.zone, elapsedUnit, startMs: elapsedStartIso ? Date.parse(elapsedStartIso) : state.startTime ? Date.parse(state.startTime) : null,
     },
   });
 
@@ -141,6 +147,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const clearFile = useCallback(() => {
     setFile(null);
     setPreview(null);
+    setLayout(null);
+    setElapsedStart('');
     setColumns(null);
     clearUpload();
     setSampleRows([]);
@@ -150,14 +158,15 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
     if (inputRef.current) inputRef.current.value = '';
   }, [clearUpload]);
 
-  const chooseFile = async (chosen: File | null) => {
+  /** Reads the preview of a file; `choices` are the user's changes to the detected layout (encoding, delimiter, header line). */
+  const chooseFile = async (chosen: File | null, choices: CsvReadingChoices = {}) => {
     if (!chosen) {
       clearFile();
       return;
     }
     setReading(true);
     try {
-      const outcome = await readCsvPreview(chosen);
+      const outcome = await readCsvPreview(chosen, undefined, { ...choices, preferDayFirst });
       if (!outcome.ok) {
         showToast({ title: outcome.title, message: outcome.message, intent: 'danger' });
         clearFile();
@@ -165,6 +174,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       }
       setFile(chosen);
       setPreview(outcome.preview);
+      setLayout(outcome.layout);
+      setElapsedStart(outcome.layout.start?.wallClock ?? '');
       setPartial(outcome.partial);
       setEncoding(outcome.encoding);
       setSampleRows(outcome.sampleRows);
@@ -172,7 +183,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       setLongFormat(false);
       setKeyColumn('');
       setFillForward(new Set(outcome.preview.headers.filter((header) => recallFillForward([header]))));
-      const timestampIndex = guessTimestampColumn(outcome.preview.headers, outcome.preview.rows, preferDayFirst);
+      const detectedTime = outcome.layout.time_column === null ? -1 : outcome.preview.headers.indexOf(outcome.layout.time_column);
+      const timestampIndex = detectedTime !== -1 ? detectedTime : guessTimestampColumn(outcome.preview.headers, outcome.preview.rows, preferDayFirst);
       setColumns(initialColumns(outcome.preview.headers, timestampIndex, instrumentList));
       clearUpload();
     } finally {
@@ -183,8 +195,9 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   // The submit hook reads the latest state through a ref, so it is registered again only when the label changes.
   const timeZone = zoneChoice.zone;
   const choices: ReadingChoices = { duplicates, missingValues: parseMissingValues(missingValues) };
-  const latest = useRef({ choices, file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd });
-  latest.current = { choices, file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd };
+  const fileReading = layout ? readingOf(layout) : null;
+  const latest = useRef({ choices, file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd, fileReading, elapsedStart: elapsedStartIso });
+  latest.current = { choices, file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd, fileReading, elapsedStart: elapsedStartIso };
   const blockedLabel = !file ? null
     : windowCheck.refused ? WINDOW_CHECK_MESSAGES.blockedLabel
     : longFormat ? (series.length === 0 || series.some((entry) => entry.instrument === null) ? CSV_MESSAGES.completeInstrumentSetupFirst : null)
@@ -198,7 +211,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       showToast({ title: result.title, message: result.message, intent: 'danger' });
       return false;
     }
-    if (result.mapping.timestamp_mode === 'elapsed' && !form.startTime) {
+    if (result.mapping.timestamp_mode === 'elapsed' && !form.startTime && result.mapping.elapsed_start === undefined) {
       showToast({ title: CSV_TOAST_TITLES.validationError, message: ELAPSED_NEEDS_START, intent: 'danger' });
       return false;
     }
@@ -262,7 +275,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       <FormGroup label="CSV file" labelFor="csv-file" labelInfo="(optional)">
         <div className="csv-file-row">
           <FileInput fill text={file ? file.name : 'Choose a CSV file...'} hasSelection={file !== null} disabled={context.busy || reading}
-            inputProps={{ id: 'csv-file', accept: '.csv,text/csv', ref: inputRef, 'aria-label': 'CSV file' }}
+            inputProps={{ id: 'csv-file', accept: '.csv,.txt,.tsv,.asc,text/csv,text/plain,text/tab-separated-values', ref: inputRef, 'aria-label': 'CSV file' }}
             onInputChange={(event) => void chooseFile(event.currentTarget.files?.[0] ?? null)} />
           {file && <Button variant="minimal" icon="cross" aria-label="Remove file" onClick={clearFile} disabled={context.busy} />}
         </div>
@@ -281,6 +294,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
               Preview of the first {Math.min(PREVIEW_TABLE_ROWS, preview.rows.length)} rows{partial ? ' (read from the start of the file)' : ''}.
             </span>
           </div>
+          {layout && <FileLayoutPanel layout={layout} busy={context.busy || reading} onChoose={(choices) => void chooseFile(file, choices)} />}
           <ColumnMappingTable columns={columns} rows={preview.rows} instruments={instrumentList} keyColumn={keyColumn}
             fillForward={fillForward}
             onColumnsChange={(update) => setColumns((cols) => cols && update(cols))}
@@ -316,9 +330,16 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
                       {ELAPSED_UNITS.map((unit) => <option key={unit} value={unit}>{unit}</option>)}
                     </HTMLSelect>
                   </FormGroup>
-                  {state.startTime
-                    ? <span className="bp6-text-muted">0 {elapsedUnit} = {formatDate(state.startTime)}</span>
-                    : <Callout intent={Intent.WARNING} compact>{ELAPSED_NEEDS_START}</Callout>}
+                  <ElapsedStartField value={elapsedStart} onChange={setElapsedStart} zone={zoneChoice.zone}
+                    fromFile={layout?.start && layout.start.wallClock === elapsedStart ? layout.start : null} />
+                  {elapsedStartIso
+                    ? <span className="bp6-text-muted" data-testid="csv-elapsed-zero">0 {elapsedUnit} = {formatDate(elapsedStartIso)}</span>
+                    : elapsedStart.trim() !== ''
+                      ? <Callout intent={Intent.WARNING} compact>The start does not read: write it as 2023-09-15T12:30:01.</Callout>
+                      : state.startTime
+                        ? <span className="bp6-text-muted">0 {elapsedUnit} = {formatDate(state.startTime)}</span>
+                        : <Callout intent={Intent.WARNING} compact>{ELAPSED_NEEDS_START}</Callout>}
+                  {elapsedStart.trim() !== '' && <TimeZonePanel choice={zoneChoice} chosen={chosenZone} onChoose={setPickedZone} timestamps={[]} />}
                 </div>
               )}
               {timestampMode === 'absolute' && (
@@ -382,6 +403,10 @@ interface MappingInput {
   keyColumn: string;
   series: ReturnType<typeof longFormatSeries>;
   closeOpenEnd: boolean;
+  /** How the server reads the file: the preview's layout, as detected or changed. */
+  fileReading: CsvReading | null;
+  /** The instant elapsed time counts from, when the file states it or the user typed it. */
+  elapsedStart: string | null;
 }
 
 type MappingOutcome = { ok: true; mapping: CsvMapping } | { ok: false; title: string; message: string };
@@ -389,7 +414,11 @@ type MappingOutcome = { ok: true; mapping: CsvMapping } | { ok: false; title: st
 /** The upload mapping of the section's state: one instrument per column, or per column and key in long format. */
 function mappingOf(current: MappingInput): MappingOutcome {
   const outcome = columnsMappingOf(current);
-  return outcome.ok && current.closeOpenEnd ? { ok: true, mapping: { ...outcome.mapping, close_open_end: true } } : outcome;
+  if (!outcome.ok) return outcome;
+  const mapping: CsvMapping = { ...outcome.mapping, ...(current.closeOpenEnd ? { close_open_end: true } : {}) };
+  if (current.fileReading) mapping.reading = current.fileReading;
+  if (mapping.timestamp_mode === 'elapsed' && current.elapsedStart) mapping.elapsed_start = current.elapsedStart;
+  return { ok: true, mapping };
 }
 
 function columnsMappingOf(current: MappingInput): MappingOutcome {

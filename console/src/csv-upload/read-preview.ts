@@ -1,17 +1,18 @@
 /**
- * Reads the preview of a chosen CSV from the FIRST PART of the file only (File.slice): the file
- * checks, decoding (UTF-8 or Latin-1), the content checks, and the shared preview parser. A 1 GiB file
- * previews as fast as a small one; the whole file is only ever read by the server. No browser CSV
- * library: the server reads with these same functions, so the preview's column names are the ones the
- * upload maps (docs/csv.md says what Papa Parse did with the DASware export).
+ * Reads the preview of a chosen file from its FIRST PART only (File.slice): the file checks, then the
+ * shared layout detection the api's POST /api/v1/csv-previews runs (detectCsvLayout: encoding, binary
+ * content, delimiter, the header after a preamble, the table's end, the time column, the start the
+ * preamble states, notices). A 1 GiB file previews as fast as a small one; the whole file is only ever
+ * read by the server, cut to the same table with the choices the preview shows (the mapping's
+ * `reading`). No browser CSV library: docs/csv.md says what Papa Parse did with the DASware export.
  */
 import {
-  CSV_LIMITS, CSV_MESSAGES, CSV_TOAST_TITLES, CsvLimitError, checkCsvContent, checkCsvFile, dasWareTimeBase, decodeCsvBytes, isMultiSectionCsv, parseCsvPreview,
-  readTimezoneBiasMinutes, type CsvPreview, type FileTimeBase,
+  CSV_LIMITS, CSV_MESSAGES, CSV_TOAST_TITLES, LAYOUT_PREVIEW_BYTES, checkCsvFile, dasWareTimeBase, decodeCsvBytes, detectCsvLayout,
+  fitRowToWidth, readTimezoneBiasMinutes, truncateRowToWidth, type CsvLayout, type CsvPreview, type CsvReadingChoices, type FileTimeBase,
 } from '@bioprocess/shared/csv/index';
 
-/** Bytes read for the preview and the timestamp detection. */
-export const PREVIEW_BYTES = 256 * 1024;
+/** Bytes read for the preview and the detection: the same bound as the api's preview. */
+export const PREVIEW_BYTES = LAYOUT_PREVIEW_BYTES;
 /** Rows read for detection: the 20 date samples format detection uses (the table shows the first 10). */
 export const DETECTION_ROWS = CSV_LIMITS.dateDetectionSampleSize;
 
@@ -22,6 +23,8 @@ export type PreviewOutcome =
     sampleRows: string[][];
     /** Where the file says its timestamps are (DASware), else null. */
     timeBase: FileTimeBase | null;
+    /** The detected layout (what the api's preview answers for these bytes). */
+    layout: CsvLayout;
   }
   | { ok: false; title: string; message: string };
 
@@ -32,36 +35,30 @@ export interface PreviewSource {
   slice(start: number, end: number): { arrayBuffer(): Promise<ArrayBuffer> };
 }
 
-export async function readCsvPreview(file: PreviewSource, maxBytes: number = CSV_LIMITS.defaultMaxBytes): Promise<PreviewOutcome> {
+export async function readCsvPreview(
+  file: PreviewSource, maxBytes: number = CSV_LIMITS.defaultMaxBytes, choices: CsvReadingChoices = {},
+): Promise<PreviewOutcome> {
   const fileProblem = checkCsvFile({ name: file.name, size: file.size, type: file.type }, { maxBytes });
   if (fileProblem) return { ok: false, title: CSV_TOAST_TITLES.invalidFile, message: fileProblem };
 
   const partial = file.size > PREVIEW_BYTES;
-  let text: string;
-  let encoding: string;
+  let bytes: Uint8Array;
   try {
-    const bytes = new Uint8Array(await file.slice(0, Math.min(file.size, PREVIEW_BYTES)).arrayBuffer());
-    ({ text, encoding } = decodeCsvBytes(bytes, { partial }));
+    bytes = new Uint8Array(await file.slice(0, Math.min(file.size, PREVIEW_BYTES)).arrayBuffer());
   } catch (error) {
     console.error('Failed to read the CSV file', error);
     return { ok: false, title: CSV_TOAST_TITLES.parseError, message: CSV_MESSAGES.parseFailed };
   }
-
-  const contentProblem = checkCsvContent(text);
-  if (contentProblem) return { ok: false, title: CSV_TOAST_TITLES.invalidContent, message: contentProblem };
-
-  let preview: CsvPreview | null;
-  let sampleRows: string[][];
-  try {
-    preview = parseCsvPreview(text, { partial, maxRows: DETECTION_ROWS });
-    if (!preview || preview.headers.length === 0) return { ok: false, title: CSV_TOAST_TITLES.parseError, message: CSV_MESSAGES.parseFailed };
-    // Every row of the bytes read, unpadded: its cells are read with `?? ''`.
-    sampleRows = parseCsvPreview(text, { partial, maxRows: Number.POSITIVE_INFINITY, padRows: false })?.rows ?? preview.rows;
-  } catch (error) {
-    // A header wider than the column limit, or a line longer than the line limit: the upload would fail the same way.
-    if (error instanceof CsvLimitError) return { ok: false, title: CSV_TOAST_TITLES.invalidContent, message: error.message };
-    throw error;
-  }
-  const timeBase = isMultiSectionCsv(text) ? dasWareTimeBase(readTimezoneBiasMinutes(text)) : null;
-  return { ok: true, preview, partial, encoding, sampleRows, timeBase };
+  const detected = detectCsvLayout(bytes, { ...choices, partial, maxRows: Number.POSITIVE_INFINITY });
+  if (!detected.ok) return { ok: false, title: CSV_TOAST_TITLES.invalidContent, message: detected.message };
+  const layout = detected.layout;
+  const width = layout.headers.length;
+  // Every row of the bytes read, unpadded: its cells are read with `?? ''`.
+  const sampleRows = layout.rows.map((row) => truncateRowToWidth(row, width));
+  const preview: CsvPreview = {
+    delimiter: layout.delimiter, section: layout.section, rawHeaders: layout.raw_headers, headers: layout.headers,
+    rows: layout.rows.slice(0, DETECTION_ROWS).map((row) => fitRowToWidth([...row], width)), rowsParsed: layout.rows_parsed,
+  };
+  const timeBase = layout.section ? dasWareTimeBase(readTimezoneBiasMinutes(decodeCsvBytes(bytes, { partial, encoding: layout.encoding }).text)) : null;
+  return { ok: true, preview, partial, encoding: layout.encoding, sampleRows, timeBase, layout: { ...layout, rows: layout.rows.slice(0, CSV_LIMITS.previewRows) } };
 }

@@ -222,12 +222,19 @@ function shapeNotices(text: string, rawHeaders: readonly string[], rows: readonl
   return { notices, orientation };
 }
 
+export interface DetectOptions extends CsvReadingChoices {
+  partial?: boolean;
+  maxColumns?: number;
+  /** Data rows to answer (default CSV_LIMITS.previewRows); the console asks for all of the bytes read. */
+  maxRows?: number;
+}
+
 /**
  * Detects the layout of a file's first bytes. `partial`: the bytes are a prefix of a larger file.
  * Answers a message instead when the bytes are not a text table (binary, empty, script-like content,
  * no header, a read limit).
  */
-export function detectCsvLayout(bytes: Uint8Array, options: CsvReadingChoices & { partial?: boolean; maxColumns?: number } = {}): LayoutOutcome {
+export function detectCsvLayout(bytes: Uint8Array, options: DetectOptions = {}): LayoutOutcome {
   const binary = sniffBinary(bytes.subarray(0, 64 * 1024));
   if (binary) return { ok: false, message: binary };
   const partial = options.partial ?? false;
@@ -243,7 +250,7 @@ export function detectCsvLayout(bytes: Uint8Array, options: CsvReadingChoices & 
   }
 }
 
-function detectInText(text: string, encoding: CsvEncoding, partial: boolean, options: CsvReadingChoices & { maxColumns?: number }): LayoutOutcome {
+function detectInText(text: string, encoding: CsvEncoding, partial: boolean, options: DetectOptions): LayoutOutcome {
   let lines = splitLines(text, LAYOUT_MAX_HEADER_LINE + 1);
   // A cut last line is not judged.
   if (partial && lines.length <= LAYOUT_MAX_HEADER_LINE) lines = lines.slice(0, -1);
@@ -356,7 +363,7 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
       orientation: shape.orientation,
       raw_headers: rawHeaders,
       headers,
-      rows: dataRows.slice(0, CSV_LIMITS.previewRows),
+      rows: dataRows.slice(0, options.maxRows ?? CSV_LIMITS.previewRows),
       rows_parsed: dataRows.length,
       time_column: time?.column ?? null,
       time: time === null ? null : {

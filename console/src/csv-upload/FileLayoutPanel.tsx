@@ -1,0 +1,61 @@
+/**
+ * What the detection found about the file, each part changeable: encoding, delimiter, header line
+ * (the preview is read again with the choice), the vendor recognised, where the table ends, the
+ * start the preamble states (used for elapsed time, editable), and the notices about layouts read only
+ * in part.
+ */
+import { useEffect, useState } from 'react';
+import { Callout, FormGroup, HTMLSelect, InputGroup, Intent, NumericInput, Tag } from '@blueprintjs/core';
+import { CSV_DELIMITERS, CSV_ENCODINGS, type CsvLayout, type CsvReadingChoices } from '@bioprocess/shared/csv/index';
+import { DELIMITER_LABELS, ENCODING_LABELS, describeTable } from './file-layout.ts';
+
+export function FileLayoutPanel({ layout, onChoose, busy }: {
+  layout: CsvLayout; onChoose: (choices: CsvReadingChoices) => void; busy: boolean;
+}) {
+  const [headerLine, setHeaderLine] = useState(layout.header_line);
+  useEffect(() => setHeaderLine(layout.header_line), [layout.header_line]);
+  const current: CsvReadingChoices = { encoding: layout.encoding, delimiter: layout.delimiter, header_line: layout.header_line };
+  return (
+    <div className="csv-layout" data-testid="csv-layout" data-encoding={layout.encoding} data-header-line={layout.header_line}>
+      <div className="csv-layout-choices">
+        <FormGroup inline label="Encoding" labelFor="csv-encoding">
+          <HTMLSelect id="csv-encoding" value={layout.encoding} disabled={busy}
+            onChange={(event) => onChoose({ ...current, encoding: event.target.value as CsvLayout['encoding'] })}>
+            {CSV_ENCODINGS.map((encoding) => <option key={encoding} value={encoding}>{ENCODING_LABELS[encoding]}</option>)}
+          </HTMLSelect>
+        </FormGroup>
+        <FormGroup inline label="Delimiter" labelFor="csv-delimiter">
+          <HTMLSelect id="csv-delimiter" value={layout.delimiter} disabled={busy}
+            onChange={(event) => onChoose({ ...current, delimiter: event.target.value as CsvLayout['delimiter'] })}>
+            {CSV_DELIMITERS.map((delimiter) => <option key={delimiter} value={delimiter}>{DELIMITER_LABELS[delimiter]}</option>)}
+          </HTMLSelect>
+        </FormGroup>
+        <FormGroup inline label="Header line" labelFor="csv-header-line">
+          <NumericInput id="csv-header-line" min={1} max={5000} value={headerLine} disabled={busy || layout.section !== null} buttonPosition="none"
+            style={{ width: 70 }} onValueChange={(value) => setHeaderLine(value)}
+            onBlur={() => { if (Number.isInteger(headerLine) && headerLine >= 1 && headerLine !== layout.header_line) onChoose({ ...current, header_line: headerLine }); }} />
+        </FormGroup>
+        {layout.vendor && <Tag minimal intent="success" icon="tick" data-testid="csv-vendor">{layout.vendor}</Tag>}
+      </div>
+      <span className="bp6-text-muted" data-testid="csv-table-description">
+        {describeTable(layout)}
+        {layout.table_end ? ` The table ends at line ${layout.table_end.line} (“${layout.table_end.text}”); what follows is not read.` : ''}
+      </span>
+      {layout.notices.filter((notice) => !notice.startsWith('The table ends')).map((notice) => (
+        <Callout key={notice} intent={Intent.WARNING} compact icon="info-sign" data-testid="csv-layout-notice">{notice}</Callout>
+      ))}
+    </div>
+  );
+}
+
+/** The start elapsed time counts from: the preamble's, or typed; shown in the chosen zone. */
+export function ElapsedStartField({ value, fromFile, zone, onChange }: {
+  value: string; fromFile: { line: number; text: string } | null; zone: string; onChange: (value: string) => void;
+}) {
+  return (
+    <FormGroup inline label="Start" labelFor="csv-elapsed-start"
+      helperText={fromFile ? `From the file, line ${fromFile.line}: “${fromFile.text}” (read in ${zone})` : `Date and time in ${zone}, e.g. 2023-09-15T12:30:01; empty: the unit operation's start`}>
+      <InputGroup id="csv-elapsed-start" value={value} placeholder="YYYY-MM-DDTHH:MM:SS" onChange={(event) => onChange(event.target.value)} data-testid="csv-elapsed-start" />
+    </FormGroup>
+  );
+}
