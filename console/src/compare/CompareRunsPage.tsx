@@ -29,6 +29,8 @@ import { formatElapsed } from '../dates/elapsed-time.ts';
 import type { ApiComment } from '../unit-operations/comments-model.ts';
 import { AlignmentForm } from '../alignment/AlignmentForm.tsx';
 import { LEFT_OUT_LABELS, timeZeroLabel } from '../alignment/alignment-labels.ts';
+import { buildSampleCompareSeries, compareSampleAnalytes } from './compare-samples.ts';
+import { SampleAnalyteChooser, useCompareSamples } from './CompareSamples.tsx';
 import { derivedParameterListSchema, derivedSeriesSchema, type DerivedParameterView, type DerivedSeriesView } from '../derived/derived-model.ts';
 import {
   COMPARE_MESSAGES, anchorMs, buildCompareSeries, buildDerivedCompareSeries, commentsHeading, compareComments, firstSharedParameter, noCommentsMessage, operationOfRun,
@@ -193,6 +195,16 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     return problems;
   }, [selectedOperations, chosenDerived, derivedSeries.data]);
 
+  // Samples as markers of each run, after its on-line and derived series.
+  const samplesByOperation = useCompareSamples(operationIds);
+  const sampleAnalyteList = useMemo(() => compareSampleAnalytes(selectedOperations.map(({ operation }) => ({ samples: samplesByOperation?.get(operation.id) ?? [] }))),
+    [selectedOperations, samplesByOperation]);
+  const [chosenSampleKeys, setChosenSampleKeys] = useState<string[]>([]);
+  const sampleSeries = useMemo(() => buildSampleCompareSeries(
+    drawn.map(({ run, operation }) => ({ run, operation, samples: samplesByOperation?.get(operation.id) ?? [], timeZeroMs: timeZeros?.get(operation.id) })),
+    chosenSampleKeys, colors, chosenKeys.length + chosenDerived.length,
+  ), [drawn, samplesByOperation, chosenSampleKeys, colors, timeZeros, chosenKeys.length, chosenDerived.length]);
+
   const chartSeries = useMemo(() => {
     const readingsByOperation = series.data;
     const timeZeroOf = (operationId: number) => timeZeros?.get(operationId);
@@ -209,8 +221,9 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     return [
       ...buildCompareSeries(inputs, chosenKeys, colors),
       ...buildDerivedCompareSeries(derivedInputs, chosenDerived.map((derived) => derived.id), colors, chosenKeys.length),
+      ...sampleSeries,
     ];
-  }, [series.data, drawn, instruments.data, chosenKeys, colors, timeZeros, chosenDerived, derivedSeries.data]);
+  }, [series.data, drawn, instruments.data, chosenKeys, colors, timeZeros, chosenDerived, derivedSeries.data, sampleSeries]);
 
   const runIdsParam = selectedRuns.map((r) => r.id).join(',');
   const comments = useSWR(runIdsParam ? `/api/v1/comments?run_ids=${runIdsParam}&type=${encodeURIComponent(type)}` : null,
@@ -223,7 +236,7 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
   const commentViews = useMemo(() => compareComments(comments.data ?? [], drawnColors, startsByRun), [comments.data, drawnColors, startsByRun]);
   const [xRange, setXRange] = useState<XRange | null>(null);
   const runNames = useMemo(() => new Map(selectedRuns.map((run) => [run.id, runLabel(run)])), [selectedRuns]);
-  const panels = useMemo(() => (wantsSeriesOf(chosenKeys, chosenDerived) ? parameterPanels(chartSeries) : null), [chartSeries, chosenKeys, chosenDerived]);
+  const panels = useMemo(() => (wantsSeriesOf(chosenKeys, chosenDerived, chosenSampleKeys) ? parameterPanels(chartSeries) : null), [chartSeries, chosenKeys, chosenDerived, chosenSampleKeys]);
   const sharedExtent = useMemo(() => seriesExtentMinutes(chartSeries), [chartSeries]);
 
   const update = (patch: Partial<TabSelection>) => onSelectionChange({ ...selection, ...patch });
@@ -240,7 +253,7 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
   const runOfOperation = useMemo(() => new Map(selectedOperations.map(({ run, operation }) => [operation.id, run])), [selectedOperations]);
   // The series wait for the series themselves, and for the time zeros when aligned.
   const chartLoading = series.isLoading || derivedSeries.isLoading || (aligned && alignment.isLoading);
-  const wantsSeries = wantsSeriesOf(chosenKeys, chosenDerived);
+  const wantsSeries = wantsSeriesOf(chosenKeys, chosenDerived, chosenSampleKeys);
 
   const compact = useCompactShell();
 
@@ -321,6 +334,10 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
               </p>
             )))}
           </div>
+        ) : null}
+        {selectedRuns.length > 0 ? (
+          <SampleAnalyteChooser analytes={sampleAnalyteList} chosen={chosenSampleKeys}
+            onToggle={(key, checked) => setChosenSampleKeys((current) => (checked ? [...current.filter((k) => k !== key), key] : current.filter((k) => k !== key)))} />
         ) : null}
       </div>
       {selectedRuns.length > 0 ? (
@@ -413,8 +430,8 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
   );
 }
 
-function wantsSeriesOf(parameterKeys: readonly string[], derived: readonly unknown[]): boolean {
-  return parameterKeys.length > 0 || derived.length > 0;
+function wantsSeriesOf(parameterKeys: readonly string[], derived: readonly unknown[], sampleKeys: readonly string[]): boolean {
+  return parameterKeys.length > 0 || derived.length > 0 || sampleKeys.length > 0;
 }
 
 function ParameterChooser({ groups, chosen, onToggle }: { groups: ReturnType<typeof parameterGroups>; chosen: readonly string[]; onToggle: (key: string, checked: boolean) => void }) {

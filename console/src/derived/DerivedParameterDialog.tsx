@@ -1,11 +1,13 @@
 /**
  * Create or edit a derived parameter: name, unit, description and the formula, checked as it is typed
  * (the problem marked under its position), with a live preview computed by the server on a chosen
- * unit operation.
+ * unit operation. Sample analytes of that unit operation are offered too, with the formula's choice of
+ * how values between samples are taken.
  */
 import { Callout, FormGroup, HTMLSelect, InputGroup, Intent, TextArea } from '@blueprintjs/core';
 import { useEffect, useLayoutEffect, useMemo, useState } from 'react';
 import { parseExpression } from '@bioprocess/shared/derived/expression';
+import type { SampleValueMode } from '@bioprocess/shared/derived/sample-values';
 import { UNIT_OPERATION_PROPERTIES, UNIT_OPERATION_PROPERTY_NAMES } from '@bioprocess/shared/derived/properties';
 import { apiRequest } from '../api/client.ts';
 import { useApi } from '../api/hooks.ts';
@@ -18,6 +20,7 @@ import { unitOperationLabel } from '../entities/format.ts';
 import { useRuns } from '../entities/queries.ts';
 import { unitOperationListSchema, type UnitOperation } from '../entities/types.ts';
 import { FormulaReferences } from './FormulaReferences.tsx';
+import { SampleReferences } from './SampleReferences.tsx';
 import { caretLine, derivedChartPoints, derivedSeriesSchema, type DerivedParameterView, type DerivedSeriesView } from './derived-model.ts';
 
 const PREVIEW_DELAY_MS = 400;
@@ -34,6 +37,7 @@ export function DerivedParameterDialog({ isOpen, record, onClose, onSaved }: Der
   const [unit, setUnit] = useState('');
   const [description, setDescription] = useState('');
   const [expression, setExpression] = useState('');
+  const [sampleValues, setSampleValues] = useState<SampleValueMode>('interpolate');
   const [submitted, setSubmitted] = useState(false);
   const [busy, setBusy] = useState(false);
   const [serverError, setServerError] = useState<string | null>(null);
@@ -47,6 +51,7 @@ export function DerivedParameterDialog({ isOpen, record, onClose, onSaved }: Der
     setUnit(record?.unit ?? '');
     setDescription(record?.description ?? '');
     setExpression(record?.expression ?? '');
+    setSampleValues(record?.sampleValues ?? 'interpolate');
     setSubmitted(false);
     setServerError(null);
   }, [isOpen, record]);
@@ -65,7 +70,7 @@ export function DerivedParameterDialog({ isOpen, record, onClose, onSaved }: Der
     const controller = new AbortController();
     setPreview((previous) => ({ ...previous, loading: true }));
     const timer = setTimeout(() => {
-      apiRequest<DerivedSeriesView>('POST', '/api/v1/derived-parameters/preview', { expression, unit_operation_id: previewOperation.id },
+      apiRequest<DerivedSeriesView>('POST', '/api/v1/derived-parameters/preview', { expression, sample_values: sampleValues, unit_operation_id: previewOperation.id },
         { schema: derivedSeriesSchema, signal: controller.signal })
         .then((series) => setPreview({ series, loading: false }))
         .catch((error: unknown) => {
@@ -74,16 +79,17 @@ export function DerivedParameterDialog({ isOpen, record, onClose, onSaved }: Der
         });
     }, PREVIEW_DELAY_MS);
     return () => { clearTimeout(timer); controller.abort(); };
-  }, [isOpen, expression, parsed.ok, previewOperation]);
+  }, [isOpen, expression, sampleValues, parsed.ok, previewOperation]);
 
   const nameError = submitted && name.trim() === '' ? 'Name is required' : null;
+  const insertReference = (reference: string) => setExpression((current) => (current === '' || /[\s(]$/.test(current) ? current + reference : `${current} ${reference}`));
   const submit = async () => {
     setSubmitted(true);
     if (name.trim() === '' || !parsed.ok) return;
     setBusy(true);
     setServerError(null);
     try {
-      const body = { name, unit: unit || null, description: description || null, expression };
+      const body = { name, unit: unit || null, description: description || null, expression, sample_values: sampleValues };
       if (record) await apiRequest('PUT', `/api/v1/derived-parameters/${record.id}`, body);
       else await apiRequest('POST', '/api/v1/derived-parameters', body);
       showToast({ title: record ? 'Derived parameter updated' : 'Derived parameter created', intent: 'success' });
@@ -125,14 +131,24 @@ export function DerivedParameterDialog({ isOpen, record, onClose, onSaved }: Der
             Instruments in brackets by type, alias or name ([exhaust_o2], [&quot;Feed pump&quot;]); properties of the unit operation
             by name ({UNIT_OPERATION_PROPERTY_NAMES.map((property) => `${property} (${UNIT_OPERATION_PROPERTIES[property].unit})`).join(', ')});
             time functions time_derivative(x, &apos;h&apos;), time_integral(x, &apos;h&apos;), rolling_mean(x, &apos;10min&apos;), lag(x, &apos;5min&apos;),
-            log_linear_slope(x, &apos;2h&apos;).
+            log_linear_slope(x, &apos;2h&apos;); sample analytes as sample(&quot;Glucose&quot;) or sample(&quot;Glucose&quot;, &quot;g/L&quot;).
           </span>
         )}>
         <TextArea id="derived-expression" value={expression} onChange={(event) => setExpression(event.target.value)} fill rows={3}
           className="derived-expression" intent={expressionError ? Intent.DANGER : Intent.NONE} spellCheck={false} />
       </FormGroup>
       <FormulaReferences unitOperation={previewOperation}
-        onInsert={(reference) => setExpression((current) => (current === '' || /[\s(]$/.test(current) ? current + reference : `${current} ${reference}`))} />
+        onInsert={insertReference} />
+      <SampleReferences unitOperationId={previewOperation?.id} onInsert={insertReference} />
+      {parsed.ok && parsed.samples.length > 0 ? (
+        <FormGroup label="Between samples" labelFor="derived-sample-values"
+          helperText="Interpolate: linear between the neighbouring samples. Last value: held from each sample to the next. A flagged result is a gap either way.">
+          <HTMLSelect id="derived-sample-values" value={sampleValues} onChange={(event) => setSampleValues(event.target.value as SampleValueMode)}>
+            <option value="interpolate">Interpolate</option>
+            <option value="last">Last value</option>
+          </HTMLSelect>
+        </FormGroup>
+      ) : null}
       <FormGroup label="Description" labelFor="derived-description">
         <TextArea id="derived-description" value={description} onChange={(event) => setDescription(event.target.value)} fill rows={2} />
       </FormGroup>

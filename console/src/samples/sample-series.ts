@@ -37,7 +37,8 @@ export function sampleAnalytes(samples: readonly SampleView[]): SampleAnalyte[] 
   return [...found.values()];
 }
 
-function markerLabel(sampleId: string, flag: SampleFlag | null, method: string | null): string {
+/** A marker's tooltip text: the sample, which side of the limit a flagged result lies, the method. */
+export function markerLabel(sampleId: string, flag: SampleFlag | null, method: string | null): string {
   return [`sample ${sampleId}`, flag ? FLAG_WORDS[flag] : null, method].filter(Boolean).join(' · ');
 }
 
