@@ -13,7 +13,7 @@ import { HighchartsReact, type HighchartsReactRefObject } from 'highcharts-react
 import { Button, Colors, NonIdealState, SegmentedControl, Spinner } from '@blueprintjs/core';
 import { Highcharts } from './highcharts-setup.ts';
 import {
-  CHART_HEIGHT_PX, CHART_MESSAGES, LINE_WIDTH, POINT_HOVER_RADIUS, POINT_RADIUS, SHARED_AXIS_COLOR, SPAN_GAPS,
+  CHART_HEIGHT_PX, CHART_MESSAGES, LINE_WIDTH, POINT_HOVER_RADIUS, POINT_RADIUS, SHARED_AXIS_COLOR, SPAN_GAPS, STACKED_CHROME_PX,
   TIME_AXIS_TICK_LIMIT,
 } from './chart-constants.ts';
 import type { ChartSeries, MarkerPoint } from './series-model.ts';
@@ -120,6 +120,8 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
 
   const options = useMemo<Highcharts.Options>(() => {
     const panelShare = 100 / axes.length;
+    // A fixed 24 px between panels: a share of the height would eat small panels when there are many.
+    const panelGap = Math.min(panelShare / 3, (24 / Math.max(1, chartHeight - STACKED_CHROME_PX)) * 100);
     return {
       accessibility: { enabled: false },
       credits: { enabled: false },
@@ -212,7 +214,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
           minRange: axis.minRange,
           gridLineColor: Colors.LIGHT_GRAY3,
           ...(stacked
-            ? { visible: true, opposite: false, top: `${index * panelShare}%`, height: `${panelShare - 4}%`, offset: 0 }
+            ? { visible: true, opposite: false, top: `${index * panelShare}%`, height: `${panelShare - panelGap}%`, offset: 0 }
             : { visible: axis.visible, opposite: axis.opposite }),
         };
       }),
