@@ -106,6 +106,8 @@ for (const count of [10, 40]) {
     await page.getByTestId('parameter-list').getByText('All parameters').click();
     const chart = page.getByTestId('process-parameters-chart');
     await expect(chart.getByTestId('chart-legend').getByRole('listitem')).toHaveCount(count);
+    // Every series read (two at a time) and drawn before anything is measured.
+    await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(count);
     await expect(chart.getByTestId('chart-legend')).toHaveAttribute('data-placement', 'side');
     await expectReadableChart(chart, MIN_PLOT_HEIGHT_PX);
     // The setpoint is drawn as steps: horizontal runs between its changes, not diagonals.
