@@ -1,0 +1,122 @@
+/**
+ * Real instrument exports that are not plain CSV, through the unit-operation dialog accepting every
+ * suggestion of the layout detection: a BioTek Gen5 .txt (a 33-line preamble, elapsed H:MM:SS counted
+ * from the start its preamble states, padding rows after the table) and a Beckman Vi-CELL BLU export
+ * in UTF-16BE (the time column the 27th, month-first minutes). The instruments exist with the
+ * columns' names as aliases, so the mapping is the suggested one; what is stored is read back and
+ * compared with the file.
+ */
+import { readFileSync } from 'node:fs';
+import { expect, test } from './support/quiet-console.ts';
+import { adminSession, callJson, screenshot } from './pages-helpers.ts';
+import { signInWithSession } from './support/auth.ts';
+import { createFacilityAndEquipment, createRun, expectToast, uniqueStamp } from './data-fixtures.ts';
+import { realExportPath } from '../../shared/test-data/real-exports.ts';
+
+test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 } });
+
+type Reading = { ts: string; value: number };
+
+async function instrumentsFor(request: Parameters<typeof callJson>[0], token: string, equipmentId: number, stamp: string, aliases: string[]) {
+  const ids = new Map<string, number>();
+  for (const alias of aliases) {
+    const created = await callJson<{ id: number }>(request, token, 'POST', '/api/v1/instruments', {
+      name: `${alias} ${stamp}`, type: 'optical_density', unit: null, equipment_id: equipmentId, alias,
+    });
+    ids.set(alias, created.id);
+  }
+  return ids;
+}
+
+test('a Gen5 .txt with its preamble goes in as the preview shows it, elapsed time counted from the start it states', async ({ page, request }, testInfo) => {
+  test.setTimeout(180_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const { facility, equipment } = await createFacilityAndEquipment(request, session, stamp);
+  const wells = ['A1', 'B2', 'D6'];
+  const ids = await instrumentsFor(request, session.token, equipment.id, stamp, wells);
+  const run = await createRun(request, session, facility.id, `Gen5 ${stamp}`, '2023-09-15T12:00:00.000Z', '2023-09-15T14:00:00.000Z');
+
+  await signInWithSession(page, session, `/runs/${run.id}`);
+  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
+  await dialog.locator('#unit-op-type').selectOption('fermentation');
+  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
+  await dialog.locator('#unit-op-start').fill('2023-09-15T12:00');
+  await dialog.locator('#unit-op-end').fill('2023-09-15T14:00');
+  await dialog.locator('#csv-file').setInputFiles(realExportPath('kinetic_helper_gene_growth_curve.txt'));
+
+  const layout = dialog.getByTestId('csv-layout');
+  await expect(layout).toHaveAttribute('data-header-line', '34');
+  await expect(layout.getByTestId('csv-vendor')).toHaveText('BioTek Gen5');
+  await expect(layout.getByTestId('csv-table-description')).toContainText('the 33 line(s) before it are the file\'s preamble');
+  await expect(layout.getByTestId('csv-table-description')).toContainText('The table ends at line 55');
+  await expect(dialog.getByLabel('Assignment of Time')).toHaveValue('timestamp');
+  await expect(dialog.getByRole('radio', { name: /Elapsed time/ })).toBeChecked();
+  await expect(dialog.getByTestId('csv-elapsed-start')).toHaveValue('2023-09-15T12:30:01');
+  await expect(dialog.getByTestId('csv-elapsed-zero')).toContainText('2023');
+  for (const well of wells) await expect(dialog.getByLabel(`Assignment of ${well}`)).not.toHaveValue('empty');
+  await screenshot(page, 'csv-layout-1-gen5-preamble', testInfo);
+
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  await expectToast(page, 'Wrote 60 points to 3 instruments');
+
+  const lines = readFileSync(realExportPath('kinetic_helper_gene_growth_curve.txt'), 'utf8').split('\n').slice(33, 54).map((line) => line.split('\t'));
+  const header = lines[0]!;
+  const start = Date.parse('2023-09-15T12:30:01Z');
+  for (const well of wells) {
+    const column = header.indexOf(well);
+    const expected = lines.slice(1).map((cells) => {
+      const [hours, minutes, seconds] = cells[0]!.split(':').map(Number);
+      return { ts: new Date(start + ((hours! * 60 + minutes!) * 60 + seconds!) * 1000).toISOString(), value: Number(cells[column]) };
+    });
+    const stored = await callJson<Reading[]>(request, session.token, 'GET', `/api/v1/time-series-data?instrument_id=${ids.get(well)}`);
+    expect(stored.map(({ ts, value }) => ({ ts, value }))).toEqual(expected);
+  }
+});
+
+test('a UTF-16 Vi-CELL BLU export goes in decoded, read at its date column', async ({ page, request }, testInfo) => {
+  test.setTimeout(180_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const { facility, equipment } = await createFacilityAndEquipment(request, session, stamp);
+  const columns = ['Viability (%)', 'Total (x10^6) cells/mL'];
+  const ids = await instrumentsFor(request, session.token, equipment.id, stamp, columns);
+  const run = await createRun(request, session, facility.id, `Vi-CELL ${stamp}`, '2022-03-21T00:00:00.000Z', '2022-03-29T00:00:00.000Z');
+
+  await signInWithSession(page, session, `/runs/${run.id}`);
+  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
+  await dialog.locator('#unit-op-type').selectOption('fermentation');
+  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
+  await dialog.locator('#unit-op-start').fill('2022-03-21T00:00');
+  await dialog.locator('#unit-op-end').fill('2022-03-29T00:00');
+  await dialog.locator('#csv-file').setInputFiles(realExportPath('Beckman_Vi-Cell-BLU_example01_utf16.csv'));
+
+  const layout = dialog.getByTestId('csv-layout');
+  await expect(layout).toHaveAttribute('data-encoding', 'utf-16be');
+  await expect(layout.getByTestId('csv-vendor')).toHaveText('Beckman Coulter Vi-CELL BLU');
+  await expect(dialog.getByLabel('Assignment of Analysis date/time')).toHaveValue('timestamp');
+  for (const column of columns) await expect(dialog.getByLabel(`Assignment of ${column}`)).not.toHaveValue('empty');
+  await screenshot(page, 'csv-layout-2-vicell-utf16', testInfo);
+
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  await expectToast(page, 'Wrote 20 points to 2 instruments');
+
+  const text = new TextDecoder('utf-16be').decode(readFileSync(realExportPath('Beckman_Vi-Cell-BLU_example01_utf16.csv')));
+  const rows = text.replace(/^\uFEFF/, '').trim().split(/\r?\n/).map((line) => line.split(','));
+  const header = rows[0]!;
+  const timeIndex = header.indexOf('Analysis date/time');
+  const instantOf = (cell: string) => {
+    const [date, time] = cell.split(' ');
+    const [month, day, year] = date!.split('/').map(Number);
+    const [hour, minute] = time!.split(':').map(Number);
+    return new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!)).toISOString();
+  };
+  for (const column of columns) {
+    const index = header.indexOf(column);
+    const expected = rows.slice(1).map((cells) => ({ ts: instantOf(cells[timeIndex]!), value: Number(cells[index]) })).sort((a, b) => a.ts.localeCompare(b.ts));
+    const stored = await callJson<Reading[]>(request, session.token, 'GET', `/api/v1/time-series-data?instrument_id=${ids.get(column)}`);
+    expect(stored.map(({ ts, value }) => ({ ts, value }))).toEqual(expected);
+  }
+});
