@@ -75,7 +75,7 @@ export function InstrumentWizard({ isOpen, equipmentId, columns, existingNames, 
     setType(next);
     // A type of the organisation's own brings its default unit where the header states none.
     const own = ownTypes?.find((entry) => entry.name === next);
-    if (own?.default_unit && headerUnit === null) setUnit(own.default_unit);
+    if (own?.defaultUnit && headerUnit === null) setUnit(own.defaultUnit);
   };
   const unitHelp = unitNote ?? (headerUnit === null ? 'The column states no unit: arbitrary units unless you pick one.'
     : headerUnit === '' ? "The column's header says [] (arbitrary units)." : `From the column's header: ${headerUnit}, stored as written.`);

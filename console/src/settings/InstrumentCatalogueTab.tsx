@@ -5,10 +5,12 @@
  */
 import { Button, FormGroup, H5, HTMLTable, InputGroup, Intent, NonIdealState } from '@blueprintjs/core';
 import { useState } from 'react';
-import type { CatalogueTypeEntry, CatalogueUnitEntry } from '@bioprocess/shared/instruments/catalogue';
 import { apiRequest } from '../api/client.ts';
 import { useAuth } from '../auth/useAuth.ts';
-import { INSTRUMENT_CATALOGUE_PATH, useInstrumentCatalogue } from './use-instrument-catalogue.ts';
+import { INSTRUMENT_CATALOGUE_PATH, useInstrumentCatalogue, type InstrumentCatalogue } from './use-instrument-catalogue.ts';
+
+type OwnType = InstrumentCatalogue['types'][number];
+type OwnUnit = InstrumentCatalogue['units'][number];
 import { useSettingsAction } from './use-settings-action.ts';
 
 export function InstrumentCatalogueTab() {
@@ -39,14 +41,14 @@ export function InstrumentCatalogueTab() {
   return (
     <div data-testid="instrument-catalogue">
       <p className="bp6-text-muted">
-        The {data?.built_in_types.length ?? ''} built-in instrument types and {data?.built_in_units.length ?? ''} built-in units are always offered.
+        The {data?.builtInTypes.length ?? ''} built-in instrument types and {data?.builtInUnits.length ?? ''} built-in units are always offered.
         Types and units added here join them in every instrument picker and the CSV wizard of your organisation.
         Removing one leaves the instruments that use it as they are.
       </p>
       <section className="app-settings-section" data-testid="catalogue-types">
         <H5>Instrument types</H5>
-        <EntryTable<CatalogueTypeEntry> rows={data?.types} empty="No instrument types of your own yet."
-          columns={['Name', 'Default unit']} cells={(entry) => [entry.name, entry.default_unit ?? '']}
+        <EntryTable<OwnType> rows={data?.types} empty="No instrument types of your own yet."
+          columns={['Name', 'Default unit']} cells={(entry) => [entry.name, entry.defaultUnit ?? '']}
           onRemove={canEdit ? (entry) => remove('types', entry.id) : undefined} busy={busy} />
         {canEdit ? (
           <form className="app-settings-inline-form" onSubmit={(event) => { event.preventDefault(); void addType(); }}>
@@ -63,7 +65,7 @@ export function InstrumentCatalogueTab() {
       <section className="app-settings-section" data-testid="catalogue-units">
         <H5>Units</H5>
         <p className="bp6-text-muted">A unit is a UCUM code, such as umol/L, 10*9/L, pF/cm or {'{cells}'}/mL.</p>
-        <EntryTable<CatalogueUnitEntry> rows={data?.units} empty="No units of your own yet."
+        <EntryTable<OwnUnit> rows={data?.units} empty="No units of your own yet."
           columns={['Code', 'Label']} cells={(entry) => [entry.code, entry.label]}
           onRemove={canEdit ? (entry) => remove('units', entry.id) : undefined} busy={busy} />
         {canEdit ? (

@@ -2,8 +2,16 @@
  * The organisation's instrument catalogue (the spec's types and units and its own), read once and
  * shared by every picker through SWR's cache; Settings revalidates it after a change.
  */
-import { instrumentCatalogueSchema, type InstrumentCatalogue } from '@bioprocess/shared/instruments/catalogue';
+import { instrumentCatalogueSchema } from '@bioprocess/shared/instruments/catalogue';
 import { useApi } from '../api/hooks.ts';
+
+/** The answer as the api client hands it over: in camelCase. */
+export interface InstrumentCatalogue {
+  builtInTypes: string[];
+  builtInUnits: string[];
+  types: { id: number; name: string; defaultUnit: string | null }[];
+  units: { id: number; code: string; label: string }[];
+}
 
 export const INSTRUMENT_CATALOGUE_PATH = '/api/v1/instrument-catalogue';
 

@@ -61,11 +61,11 @@ export const instrumentCatalogueSchema = z.object({
 export type InstrumentCatalogue = z.infer<typeof instrumentCatalogueSchema>;
 
 /** Every type an instrument of the organisation may take: the spec's, then the organisation's own. */
-export function catalogueTypeNames(catalogue: Pick<InstrumentCatalogue, 'types'>): string[] {
+export function catalogueTypeNames(catalogue: { types: readonly { name: string }[] }): string[] {
   return [...INSTRUMENT_TYPES, ...catalogue.types.map((type) => type.name)];
 }
 
 /** Every unit the pickers offer: the spec's, then the organisation's own codes. */
-export function catalogueUnitCodes(catalogue: Pick<InstrumentCatalogue, 'units'>): string[] {
+export function catalogueUnitCodes(catalogue: { units: readonly { code: string }[] }): string[] {
   return [...UNITS, ...catalogue.units.map((unit) => unit.code).filter((code) => !(UNITS as readonly string[]).includes(code))];
 }

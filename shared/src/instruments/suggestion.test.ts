@@ -115,7 +115,7 @@ describe('suggestInstrument', () => {
   });
 
   it("takes an organisation's own type named in the column, with its default unit when the header has none", () => {
-    const types = [{ name: 'Capacitance', default_unit: 'pF/cm' }];
+    const types = [{ name: 'Capacitance', defaultUnit: 'pF/cm' }];
     expect(suggestInstrument('capacitance_probe', types)).toMatchObject({ type: 'Capacitance', unit: 'pF/cm' });
     expect(suggestInstrument('Capacitance [nF/cm]', types)).toMatchObject({ type: 'Capacitance', unit: 'nF/cm' });
   });

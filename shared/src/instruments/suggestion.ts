@@ -7,10 +7,10 @@
 import { INSTRUMENT_TYPES, type InstrumentType } from '../enums.ts';
 import { ARBITRARY_UNIT, headerUnit } from './header-unit.ts';
 
-/** An organisation's own instrument type, as the suggestion needs it. */
+/** An organisation's own instrument type, as the suggestion needs it (camelCase: the api maps its rows, the console its answer). */
 export interface CatalogueType {
   name: string;
-  default_unit: string | null;
+  defaultUnit: string | null;
 }
 
 export interface InstrumentSuggestion {
@@ -97,6 +97,6 @@ export function suggestInstrument(columnName: string, catalogueTypes: readonly C
   const type = own?.name ?? ((INSTRUMENT_TYPES as readonly string[]).includes(builtIn) ? builtIn : '');
   // No unit in the header: the values are as the file wrote them, in no stated unit. Only an
   // organisation's own type brings a unit of its own (its admin declared it), never a guess (OD600).
-  const unit = stated.literal !== null ? stated.unit : (own?.default_unit ?? ARBITRARY_UNIT);
+  const unit = stated.literal !== null ? stated.unit : (own?.defaultUnit ?? ARBITRARY_UNIT);
   return { type, unit, headerUnit: stated.literal, unitNote: stated.note };
 }
