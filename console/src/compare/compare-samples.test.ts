@@ -35,7 +35,7 @@ describe('samples in Compare', () => {
     ]);
     expect(series[0]!.data).toEqual([[0, 6], [1440, 5]]);
     expect(series[1]!.data).toEqual([[1470, 0.5]]);
-    expect(series[1]!.markers!.points).toEqual([{ value: '< 0.5', label: 'Batch B · sample B-D1 · below the quantitation limit · Cedex Bio' }]);
+    expect(series[1]!.markers!.points).toEqual([{ value: '< 0.5', label: 'sample B-D1 · below the quantitation limit · Cedex Bio' }]);
   });
 
   it('counts minutes from an aligned time zero, and leaves out analytes a run does not have', () => {

@@ -1,8 +1,8 @@
 /**
  * Samples in Compare: for each selected run, its unit operation's samples of the chosen analytes as
  * markers (no line) in the run's colour, on the same minute axis as the run's on-line series (minutes
- * since its time zero: the start, or the aligned event). Each marker's tooltip names the run, the
- * sample, its result as written (with its flag) and the method. Each analyte is a parameter of its own,
+ * since its time zero: the start, or the aligned event). Each marker's tooltip names the run (the
+ * series' name), the sample, its result as written (with its flag) and the method. Each analyte is a parameter of its own,
  * so small multiples give it a panel.
  */
 import type { ChartSeries, MarkerPoint } from '../charts/series-model.ts';
@@ -59,7 +59,7 @@ export function buildSampleCompareSeries(
           points.push({
             minute: (drawn - timeZero) / MINUTE_MS,
             value: result.value,
-            marker: { value: formatResultCell(result.value, result.flag), label: `${runLabel(input.run)} · ${markerLabel(sample.sampleId, result.flag, result.method)}` },
+            marker: { value: formatResultCell(result.value, result.flag), label: markerLabel(sample.sampleId, result.flag, result.method) },
           });
         }
       }

@@ -1,13 +1,16 @@
 /**
  * The Samples card of the unit-operation page: the grid of the operation's samples with Save and
  * Discard. One Save sends every changed row and removed sample in one request, which the api applies
- * all or nothing; the cells it refuses are marked in the grid like the console's own checks.
+ * all or nothing; the cells it refuses are marked in the grid like the console's own checks. Those who
+ * may export download the samples as CSV: wide (the grid's layout, to paste back) or long (every field).
  */
 import { useEffect, useMemo, useState } from 'react';
-import { Button, Callout, Card, H4, InputGroup, Tag } from '@blueprintjs/core';
+import { Button, ButtonGroup, Callout, Card, H4, InputGroup, Tag } from '@blueprintjs/core';
 import { sampleGridErrorSchema, type SampleCellError } from '@bioprocess/shared/samples';
 import { ApiError, apiRequest } from '../api/client.ts';
 import { showToast } from '../components/toaster.ts';
+import { downloadExport } from '../exports/export-request.ts';
+import type { SampleExportFormat } from '@bioprocess/shared/samples';
 import { addColumn, buildSaveRequest, gridFromSamples, gridProblems, isGridChanged, serverProblems, type GridState, type SampleView } from './grid-model.ts';
 import { parseHeaderCell } from './paste-parser.ts';
 import { SampleGrid } from './SampleGrid.tsx';
@@ -25,6 +28,8 @@ export interface SamplesCardProps {
   loading: boolean;
   error: Error | undefined;
   canEdit: boolean;
+  /** Given to those who may export: the unit operation whose samples the Export buttons download. */
+  exportUnitOperationId?: number | null;
   /** Takes the unit operation's samples as the save answered them. */
   onSaved: (samples: SampleView[]) => Promise<unknown>;
 }
@@ -44,7 +49,7 @@ function countCells(problems: Problems): number {
   return [...problems.values()].reduce((sum, cells) => sum + cells.size, 0);
 }
 
-export function SamplesCard({ path, samples, loading, error, canEdit, onSaved }: SamplesCardProps) {
+export function SamplesCard({ path, samples, loading, error, canEdit, exportUnitOperationId, onSaved }: SamplesCardProps) {
   const [grid, setGrid] = useState<GridState>(() => gridFromSamples(samples ?? []));
   const [refused, setRefused] = useState<Problems>(new Map());
   const [saving, setSaving] = useState(false);
@@ -85,6 +90,20 @@ export function SamplesCard({ path, samples, loading, error, canEdit, onSaved }:
     }
   };
 
+  const [exporting, setExporting] = useState<SampleExportFormat | null>(null);
+  const exportSamples = async (format: SampleExportFormat) => {
+    if (!exportUnitOperationId) return;
+    setExporting(format);
+    try {
+      await downloadExport(`/api/v1/exports/samples?unit_operation_id=${exportUnitOperationId}&format=${format}`, `unit-operation-${exportUnitOperationId}-samples-${format.slice(4)}.csv`);
+      showToast({ title: 'Samples exported', intent: 'success' });
+    } catch (caught) {
+      showToast({ title: 'Samples not exported', message: caught instanceof Error ? caught.message : undefined, intent: 'danger' });
+    } finally {
+      setExporting(null);
+    }
+  };
+
   const addAnalyteColumn = () => {
     const spec = parseHeaderCell(newColumn);
     if (spec?.kind !== 'result') return;
@@ -97,6 +116,14 @@ export function SamplesCard({ path, samples, loading, error, canEdit, onSaved }:
     <Card className="uo-card samples-card" data-testid="samples-card">
       <div className="uo-card-header">
         <H4>Samples <Tag minimal round>{samples?.length ?? 0}</Tag></H4>
+        {exportUnitOperationId && (samples?.length ?? 0) > 0 ? (
+          <ButtonGroup className="samples-export" aria-label="Export samples">
+            <Button icon="export" text="Export wide" title="One row per sample, as the grid pastes it" loading={exporting === 'csv-wide'}
+              onClick={() => { void exportSamples('csv-wide'); }} data-testid="samples-export-wide" />
+            <Button text="Export long" title="One row per result, with measured times" loading={exporting === 'csv-long'}
+              onClick={() => { void exportSamples('csv-long'); }} data-testid="samples-export-long" />
+          </ButtonGroup>
+        ) : null}
         {canEdit ? (
           <div className="samples-actions">
             <Button text="Discard" icon="undo" disabled={!changed || saving}

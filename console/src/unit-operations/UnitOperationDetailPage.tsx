@@ -257,6 +257,7 @@ export function UnitOperationDetailPage() {
 
       {samplesPath ? (
         <SamplesCard path={samplesPath} samples={samples.data} loading={samples.isLoading} error={samples.error} canEdit={permissions.canEdit}
+          exportUnitOperationId={permissions.canExport ? uo?.id : null}
           onSaved={(saved) => samples.mutate(saved, { revalidate: false })} />
       ) : null}
 
