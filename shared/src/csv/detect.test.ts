@@ -141,6 +141,13 @@ describe('layout detection on small files', () => {
     expect(refusal(new Uint8Array([0x74, 0x69, 0, 0x6d, 0x65, 0x2c]))).toMatch(/^This file is not text/);
   });
 
+  it('a rejected header names its column', () => {
+    expect(refusal('time,<script>alert(1)</script>,v\n2024-01-01T00:00:00Z,1,2\n')).toBe(
+      "File contains potentially malicious content: the name of column 2 ('scriptalert(1)/script')",
+    );
+    expect(refusal('time,v\n2024-01-01T00:00:00Z,<script>\n')).toBe(CSV_MESSAGES.maliciousContent);
+  });
+
   it('units come from the end of a header, as written', () => {
     expect(unitFromHeader('Temp [°C]')).toBe('°C');
     expect(unitFromHeader('Flow (mL/h)')).toBe('mL/h');

@@ -241,13 +241,22 @@ export function detectCsvLayout(bytes: Uint8Array, options: DetectOptions = {}):
   const { text: decoded, encoding } = decodeCsvBytes(bytes, { partial, encoding: options.encoding });
   const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   if (text.trim() === '') return { ok: false, message: CSV_MESSAGES.contentEmpty };
-  if (containsMaliciousContent(text)) return { ok: false, message: CSV_MESSAGES.maliciousContent };
   try {
+    if (containsMaliciousContent(text)) return { ok: false, message: maliciousMessage(text, encoding, partial, options) };
     return detectInText(text, encoding, partial, options);
   } catch (error) {
     if (error instanceof CsvLimitError) return { ok: false, message: error.message };
     throw error;
   }
+}
+
+/** The fixed message, naming the column when the script-like text is in the header. */
+function maliciousMessage(text: string, encoding: CsvEncoding, partial: boolean, options: DetectOptions): string {
+  const found = detectInText(text, encoding, partial, { ...options, maxRows: 0 });
+  if (!found.ok) return CSV_MESSAGES.maliciousContent;
+  const index = found.layout.raw_headers.findIndex((cell) => containsMaliciousContent(cell));
+  if (index === -1) return CSV_MESSAGES.maliciousContent;
+  return `${CSV_MESSAGES.maliciousContent}: the name of column ${index + 1} ('${found.layout.headers[index]!.slice(0, 40)}')`;
 }
 
 function detectInText(text: string, encoding: CsvEncoding, partial: boolean, options: DetectOptions): LayoutOutcome {
