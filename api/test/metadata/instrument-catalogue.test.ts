@@ -20,7 +20,7 @@ describe("an organisation's own instrument types and units", () => {
   });
   afterAll(async () => { await ctx?.close(); });
 
-  const post = (token: string, kind: 'types' | 'units', payload: unknown) =>
+  const post = (token: string, kind: 'types' | 'units', payload: Record<string, unknown>) =>
     ctx.request({ method: 'POST', url: `/api/v1/instrument-catalogue/${kind}`, token, payload });
   const catalogue = async (token: string) => (await ctx.request({ method: 'GET', url: '/api/v1/instrument-catalogue', token })).json();
   const countRows = async (table: string) => Number((await ctx.deps.pg.query(`SELECT count(*) FROM ${table}`)).rows[0].count);
@@ -61,7 +61,7 @@ describe("an organisation's own instrument types and units", () => {
   });
 
   it('answers 400 naming the bad code or name, 409 for a repeat', async () => {
-    const cases: Array<['types' | 'units', unknown, number, string]> = [
+    const cases: Array<['types' | 'units', Record<string, unknown>, number, string]> = [
       ['units', { code: 'furlongs/fortnight', label: 'speed' }, 400, "code: 'furlongs/fortnight' is not a UCUM unit code (e.g. g/L, mmol/L, 10*6/mL, %)."],
       ['units', { code: 'cells/mL', label: 'cells' }, 400, "code: 'cells/mL' is not a UCUM unit code (e.g. g/L, mmol/L, 10*6/mL, %)."],
       ['units', { code: '__proto__', label: 'x' }, 400, "code: '__proto__' is not a UCUM unit code (e.g. g/L, mmol/L, 10*6/mL, %)."],
