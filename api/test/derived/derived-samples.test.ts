@@ -187,6 +187,17 @@ describe('derived parameters over samples', () => {
     }
   });
 
+  it('is refused by Analyze, whose envelopes do not take sparse sample values yet', async () => {
+    const formula = await createFormula({ name: 'Glucose for Analyze', expression: 'sample("Glucose", "g/L")' });
+    const second = await createUnitOperation(T0 + 7 * DAY, T0 + 10 * DAY);
+    const response = await ctx.request({
+      method: 'POST', url: '/api/v1/analysis/envelope', token: viewer.token,
+      payload: { reference_unit_operation_ids: [unitOperationId, second], parameter: `derived:${formula.id}` },
+    });
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().error).toMatch(/Analyze does not take formulas over samples yet/);
+  });
+
   it("reads only the unit operation's own samples: another organisation's unit operation is 404", async () => {
     const response = await ctx.request({
       method: 'POST', url: '/api/v1/derived-parameters/preview', token: outsider.token,
