@@ -8,7 +8,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CsvTextDecoder, TableCutter, detectCsvLayout, sniffBinary } from '@bioprocess/shared/csv/index';
+import { byteOrderMark, CsvTextDecoder, TableCutter, detectCsvLayout, sniffBinary } from '@bioprocess/shared/csv/index';
 import type { CsvReading } from '@bioprocess/shared/timeseries';
 import path from 'node:path';
 import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
@@ -27,8 +27,14 @@ async function readHead(filePath: string): Promise<{ bytes: Buffer; partial: boo
   }
 }
 
-/** Whether the spool must be rewritten: anything but a file read from its first line as UTF-8 or Latin-1. */
-function needsCut(reading: CsvReading | undefined): reading is CsvReading {
+/**
+ * Whether the spool must be rewritten: anything but a file read from its first line as UTF-8 or
+ * Latin-1. A UTF-16 file always is, chosen or not: the worker resumes a job at byte offsets it counts
+ * in UTF-8 or Latin-1.
+ */
+function needsCut(reading: CsvReading | undefined, head: Uint8Array): boolean {
+  const mark = byteOrderMark(head);
+  if (mark && mark.encoding !== 'utf-8') return true;
   if (!reading) return false;
   return (reading.header_line ?? 1) > 1 || reading.table_end || reading.encoding === 'utf-16le' || reading.encoding === 'utf-16be';
 }
@@ -42,12 +48,14 @@ export async function refuseBinarySpool(filePath: string): Promise<void> {
 
 /** Rewrites the spooled file as its table in UTF-8 when the reading calls for it; answers the new size. */
 export async function cutSpoolToTable(filePath: string, reading: CsvReading | undefined, size: number): Promise<number> {
-  if (!needsCut(reading)) return size;
   const head = await readHead(filePath);
-  const detected = detectCsvLayout(head.bytes, { partial: head.partial, encoding: reading.encoding, delimiter: reading.delimiter, header_line: reading.header_line });
+  if (!needsCut(reading, head.bytes)) return size;
+  const detected = detectCsvLayout(head.bytes, { partial: head.partial, encoding: reading?.encoding, delimiter: reading?.delimiter, header_line: reading?.header_line ?? 1 });
   if (!detected.ok) throw badRequest(detected.message);
-  const decoder = new CsvTextDecoder({ encoding: reading.encoding ?? detected.layout.encoding });
-  const cutter = new TableCutter({ headerLine: reading.header_line ?? 1, tableEnd: reading.table_end, delimiter: reading.delimiter ?? detected.layout.delimiter });
+  const decoder = new CsvTextDecoder({ encoding: reading?.encoding ?? detected.layout.encoding });
+  const cutter = new TableCutter({
+    headerLine: reading?.header_line ?? 1, tableEnd: reading?.table_end ?? false, delimiter: reading?.delimiter ?? detected.layout.delimiter,
+  });
   let written = 0;
   const toTable = new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {

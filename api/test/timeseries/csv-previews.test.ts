@@ -142,6 +142,22 @@ describe('CSV previews', () => {
     expect(instruments.has('Gluc')).toBe(true);
   });
 
+  it('an upload of a UTF-16 file without reading choices is stored as UTF-8 from its first line', async () => {
+    const [viability] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
+    const unitOperation = await createUnitOperation(ctx, plant);
+    const mapping = { timestamp_column: 'Analysis date/time', time_zone: 'UTC', columns: [{ column: 'Viability (%)', instrument_id: viability }] };
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, dataset('Beckman_Vi-Cell-BLU_example01_utf16.csv'));
+    const response = await ctx.request({
+      method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads?wait=true`, token: plant.editor.token,
+      headers: { 'content-type': contentType }, payload: body,
+    });
+    const job = response.json() as JobStatus;
+    expect(response.statusCode, JSON.stringify(job)).toBe(200);
+    expect(job.result).toMatchObject({ rows_read: 10, points_written: 10 });
+    // The spool was rewritten: UTF-8 is shorter than the UTF-16 original.
+    expect(job.progress.bytes_total).toBeLessThan(dataset('Beckman_Vi-Cell-BLU_example01_utf16.csv').content.length);
+  });
+
   it('reads at most the first MiB of a file and says so', async () => {
     const line = '2024-01-01T00:00:00Z,1.5\n';
     const content = `time,value\n${line.repeat(Math.ceil((3 * 1024 * 1024) / line.length))}`;
