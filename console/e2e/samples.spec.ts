@@ -96,7 +96,10 @@ test('pastes a day of samples into the grid, saves them and shows them as marker
   await expect(tooltip).toContainText('Lactate (sample S-03 · above the quantitation limit): > 2 g/L');
   await screenshot(page, 'samples-2-chart-markers', testInfo);
 
-  // The glucose marker of S-01 carries its method.
+  // The glucose marker of S-01 carries its method. Its marker sits on the temperature line, whose
+  // nearer reading the shared tooltip would show: the probe is hidden first.
+  await page.getByRole('checkbox', { name: /Temperature A/ }).uncheck({ force: true });
+  await expect(chart.locator('.bp-chart-legend-item')).toHaveCount(4);
   const glucose = chart.locator('.highcharts-markers.highcharts-scatter-series').nth(2).locator('.highcharts-point').first();
   const glucoseBox = (await glucose.boundingBox())!;
   await page.mouse.move(glucoseBox.x + glucoseBox.width / 2 + 30, glucoseBox.y + glucoseBox.height / 2);
