@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseClipboardTable, parseHeaderCell, parsePaste } from './paste-parser.ts';
 import { parseResultCell, parseTimeCell, formatTimeCell, parseNumber } from './cell-values.ts';
-import { applyPaste, buildSaveRequest, gridFromSamples, gridProblems, removeRow, serverProblems, setCell, type SampleView } from './grid-model.ts';
+import { applyPaste, buildSaveRequest, gridFromSamples, gridProblems, isGridChanged, removeRow, serverProblems, setCell, type SampleView } from './grid-model.ts';
 
 const DAY_FROM_EXCEL = [
   'Sample ID\tDrawn\tVCD [10*6/mL]\tViability [%]\tGlucose [g/L] (Cedex Bio)\tLactate [g/L]',
@@ -93,5 +93,20 @@ describe('the paste from a spreadsheet', () => {
 
     const problems = serverProblems(grid, [grid.rows[0]!.key], [{ row: 1, column: 'Glucose [g/L]', message: "'g/L' is not a UCUM unit code" }]);
     expect(problems.get(grid.rows[0]!.key)?.get('result:glucose[g/L]')).toBe("'g/L' is not a UCUM unit code");
+  });
+
+  it('reads a cell that says what is stored in another way as unchanged: an ISO drawn time, a flag without its space, 3.90 for 3.9', () => {
+    const flagged: SampleView = { ...stored, results: [...stored.results, { analyte: 'Lactate', value: 0.5, flag: 'below_limit', unit: 'g/L', method: null, measuredAt: null }] };
+    const grid = gridFromSamples([flagged]);
+    const exported = `Sample ID\tDrawn\tGlucose [g/L] (YSI)\tLactate [g/L]\r\nBR1-D1\t${flagged.drawnAt}\t5.40\t<0.5`;
+    const pasted = applyPaste(grid, parsePaste(exported), { row: 0, column: 0 });
+    expect(isGridChanged(pasted)).toBe(false);
+    // A value that differs is a change, and the stored method and measured time stay with an unchanged cell.
+    const changed = setCell(pasted, 0, 'result:lactate[g/L]', '< 0.2');
+    expect(isGridChanged(changed)).toBe(true);
+    expect(buildSaveRequest(changed).body.samples[0]!.results).toEqual([
+      { analyte: 'Glucose', value: 5.4, flag: null, unit: 'g/L', method: 'YSI', measured_at: '2024-03-02T09:00:00.000Z' },
+      { analyte: 'Lactate', value: 0.2, flag: 'below_limit', unit: 'g/L', method: null, measured_at: null },
+    ]);
   });
 });
