@@ -90,7 +90,7 @@ test('uploads the Pioreactor OD export through the wizard and charts it', async 
   await expect(page).toHaveURL(/\/unit-operations\/\d+$/);
   await expect(page.getByTestId('parameter-list')).toContainText('optical_density [{a.u.}]');
   const chart = page.getByTestId('process-parameters-chart');
-  await expect(chart.locator('.highcharts-legend-item')).toContainText(['optical_density [{a.u.}]']);
+  await expect(chart.locator('.bp-chart-legend-item')).toContainText(['optical_density [{a.u.}]']);
   await expect(chart.locator('.highcharts-series path.highcharts-graph').first()).toBeVisible();
   await screenshot(page, 'upload-5-charted', testInfo);
 });

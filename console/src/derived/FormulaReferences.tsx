@@ -28,7 +28,8 @@ export function FormulaReferences({ unitOperation, onInsert }: {
   const offered = offeredInstruments(instruments.data, withData.ids, showAll);
   const hidden = withData.ids ? instruments.data.length - withData.ids.size : 0;
   return (
-    <FormGroup label="Instruments" helperText={offered.length === 0 ? 'No instrument holds readings in this unit operation.' : 'Click one to add its reference to the formula.'}>
+    <FormGroup label="Instruments" helperText={offered.length === 0 ? 'No instrument holds readings in the unit operation previewed on.'
+      : 'Those holding readings in the unit operation previewed on (below); click one to add its reference to the formula.'}>
       <div className="derived-references" data-testid="formula-references">
         {offered.map((instrument) => (
           <Button key={instrument.id} size="small" variant="outlined" text={instrumentReference(instrument.name)}
