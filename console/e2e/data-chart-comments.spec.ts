@@ -121,7 +121,7 @@ test('charts the parameters and manages comments by clicking the chart', async (
   const confirm = page.getByRole('dialog', { name: 'Delete Comment' });
   await expect(confirm).toContainText('This action cannot be undone.');
   await expect(confirm).toContainText('Feed pump started at 5 mL/h');
-  await expect(confirm).toContainText('120');
+  await expect(confirm).toContainText('at 2 h 00 min');
   await screenshot(page, 'comments-4-delete-confirm', testInfo);
   await confirm.getByRole('button', { name: 'Delete' }).click();
   await expectToast(page, 'Comment deleted');
