@@ -68,7 +68,9 @@ beforeAll(async () => {
   expect(written).toBeGreaterThan(100_000);
   const login = async (email: string) => (await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password: 'Demo-Bioprocess1!' } })).json().token as string;
   tokens = { viewer: await login('viewer@demo.bioprocess.local'), editor: await login('editor@demo.bioprocess.local') };
-  [batch] = (await ctx.request({ method: 'GET', url: '/api/v1/golden-batches', token: tokens.viewer })).json() as GoldenBatch[];
+  const batches = (await ctx.request({ method: 'GET', url: '/api/v1/golden-batches', token: tokens.viewer })).json() as GoldenBatch[];
+  if (!batches[0]) throw new Error('the demo has no golden batch');
+  batch = batches[0];
 }, 600_000);
 
 afterAll(async () => {

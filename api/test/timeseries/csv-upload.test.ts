@@ -201,7 +201,7 @@ describe('CSV uploads', () => {
     const [sensor] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     const unitOperation = await createUnitOperation(ctx, plant);
     const mapping = { timestamp_column: 'time', columns: [{ column: 'v', instrument_id: sensor }] };
-    const file = { name: 'ok.csv', content: 'time,v\n2024-01-01T00:00:00Z,1\n' };
+    const file: { name: string; content: Buffer | string } = { name: 'ok.csv', content: 'time,v\n2024-01-01T00:00:00Z,1\n' };
     const cases: Array<[unknown, typeof file, number, string]> = [
       [mapping, { ...file, name: 'data.xlsx' }, 400, 'File must be a text export named .csv, .txt, .tsv or .asc'],
       [mapping, { ...file, content: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 0]) }, 400, 'This looks like an Excel workbook (.xlsx) or another zip archive; save the sheet as CSV or text and upload that.'],
