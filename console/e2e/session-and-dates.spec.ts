@@ -97,7 +97,7 @@ test('the Average Titer averages g/L, converts mg/L, leaves out other units and 
   const card = page.getByLabel('Average Titer', { exact: true });
   // (3.6 + 2.4) / 2; averaged as the numbers stood, it was (3.6 + 2400 + 850) / 3 = 1084.5 g/L.
   await expect(card).toContainText('3.0 g/L');
-  await card.getByRole('button', { name: 'What the Average Titer is made of' }).click();
+  await card.getByRole('button', { name: 'Titer instruments behind this figure' }).click();
   const breakdown = page.getByTestId('titer-breakdown');
   await expect(breakdown.getByRole('row').filter({ hasText: 'HPLC titer' })).toContainText('3.6 g/L');
   await expect(breakdown.getByRole('row').filter({ hasText: 'Imported titer' })).toContainText('2.4 g/L');

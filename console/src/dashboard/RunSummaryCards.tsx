@@ -59,7 +59,7 @@ function TiterBreakdown({ titer }: { titer: AverageTiter }) {
         ) : null}
       </div>
     )}>
-      <Button variant="minimal" size="small" icon="info-sign" text="Made of" aria-label="What the Average Titer is made of" />
+      <Button variant="minimal" size="small" icon="info-sign" text="Made of" aria-label="Titer instruments behind this figure" />
     </PopoverNext>
   );
 }
