@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  commentMinute, formatElapsedHourMinute, formatMinute, fromDateTimeLocalValue, minuteToEpochMs, minutesSince, toDateTimeLocalValue, toEpochMs,
+  commentMinute, formatMinute, fromDateTimeLocalValue, minuteToEpochMs, minutesSince, toDateTimeLocalValue, toEpochMs,
 } from './time-axis.ts';
 
 const start = Date.parse('2025-02-26T10:00:00.000Z');
@@ -34,13 +34,10 @@ describe('time axis', () => {
     expect(Number.isNaN(commentMinute('garbage', start))).toBe(true);
   });
 
-  it('formats minutes and hour:minute labels', () => {
+  it('formats minutes', () => {
     expect(formatMinute(12)).toBe('12');
     expect(formatMinute(12.345)).toBe('12.3');
     expect(formatMinute(Number.NaN)).toBe('-');
-    expect(formatElapsedHourMinute(125)).toBe('2:05');
-    expect(formatElapsedHourMinute(0)).toBe('0:00');
-    expect(formatElapsedHourMinute(-61)).toBe('-1:01');
   });
 
   it('round-trips datetime-local values in local time', () => {

@@ -53,16 +53,6 @@ export function formatMinute(minute: number): string {
   return Number.isInteger(rounded) ? String(rounded) : rounded.toFixed(1);
 }
 
-/** Elapsed minutes as hour:minute ('125' -> '2:05'), the label format of the time axis. */
-export function formatElapsedHourMinute(minute: number): string {
-  if (!Number.isFinite(minute)) return '-';
-  const sign = minute < 0 ? '-' : '';
-  const total = Math.round(Math.abs(minute));
-  const hours = Math.floor(total / 60);
-  const minutes = total % 60;
-  return `${sign}${hours}:${String(minutes).padStart(2, '0')}`;
-}
-
 /** A value for an <input type="datetime-local"> in the browser's time zone. */
 export function toDateTimeLocalValue(ms: number): string {
   if (!Number.isFinite(ms)) return '';
