@@ -63,7 +63,8 @@ describe('chart text from data', () => {
     const envelope: CamelEnvelope = {
       parameter: 'derived:7', derivedParameter: { id: 7, name: LINK, version: 1 }, unitOperationType: 'fermentation', gridStepSeconds: 60,
       band: { kind: 'percentiles', lower: 5, upper: 95 }, alignment: { kind: 'start' }, references: [1, 2], leftOut: [],
-      points: [{ t: 0, median: 30, mean: 30, lower: 29, upper: 31, min: 28, max: 32, count: 2 }],
+      tolerance: { value: 0.5, source: 'noise', noise: 0.1 }, warnings: [],
+      points: [{ t: 0, median: 30, mean: 30, lower: 29, upper: 31, min: 28, max: 32, count: 2, comparedLower: 29, comparedUpper: 31 }],
     } as unknown as CamelEnvelope;
     for (const text of HOSTILE) {
       const options = envelopeChartOptions(envelope, `${text} (derived)`, [{ name: text, color: '#f00', series: [[0, 30]] }], true, 'envelope.svg');
