@@ -33,10 +33,15 @@ async function readHead(filePath: string): Promise<{ bytes: Buffer; partial: boo
  * in UTF-8 or Latin-1.
  */
 function needsCut(reading: CsvReading | undefined, head: Uint8Array): boolean {
+  if (isUtf16(reading, head)) return true;
+  if (!reading) return false;
+  return (reading.header_line ?? 1) > 1 || reading.table_end;
+}
+
+function isUtf16(reading: CsvReading | undefined, head: Uint8Array): boolean {
   const mark = byteOrderMark(head);
   if (mark && mark.encoding !== 'utf-8') return true;
-  if (!reading) return false;
-  return (reading.header_line ?? 1) > 1 || reading.table_end || reading.encoding === 'utf-16le' || reading.encoding === 'utf-16be';
+  return reading?.encoding === 'utf-16le' || reading?.encoding === 'utf-16be';
 }
 
 /** Refuses a spooled file that is not text (400 with what it looks like). */
@@ -52,9 +57,13 @@ export async function cutSpoolToTable(filePath: string, reading: CsvReading | un
   if (!needsCut(reading, head.bytes)) return size;
   const detected = detectCsvLayout(head.bytes, { partial: head.partial, encoding: reading?.encoding, delimiter: reading?.delimiter, header_line: reading?.header_line ?? 1 });
   if (!detected.ok) throw badRequest(detected.message);
+  // A multi-section file (DASware) is left whole: the worker's reader finds its data section itself,
+  // where a cut from the section's header would run on into the sections after it.
+  const sectioned = detected.layout.section !== null;
+  if (sectioned && !isUtf16(reading, head.bytes)) return size;
   const decoder = new CsvTextDecoder({ encoding: reading?.encoding ?? detected.layout.encoding });
   const cutter = new TableCutter({
-    headerLine: reading?.header_line ?? 1, tableEnd: reading?.table_end ?? false, delimiter: reading?.delimiter ?? detected.layout.delimiter,
+    headerLine: reading?.header_line ?? 1, tableEnd: (reading?.table_end ?? false) || sectioned, delimiter: reading?.delimiter ?? detected.layout.delimiter,
   });
   let written = 0;
   const toTable = new Transform({

@@ -142,6 +142,15 @@ describe('CSV previews', () => {
     expect(instruments.has('Gluc')).toBe(true);
   });
 
+  it('accepting every suggestion for a multi-section DASware export reads its data section only, not the sections after it', async () => {
+    const name = 'CTPC06603.20200714 - 5GB1 - KDB.Control.csv';
+    const layout = await layoutOf(name);
+    expect(layout).toMatchObject({ section: 'TrackData1', header_line: 228, vendor: 'Eppendorf DASware', time_column: 'Timestamp' });
+    const { job } = await uploadAccepting(name, layout, { time_zone: 'UTC' });
+    // The TrackData1 table's rows; the event rows after it are not data.
+    expect(job.result).toMatchObject({ rows_read: 6_394 });
+  });
+
   it('an upload of a UTF-16 file without reading choices is stored as UTF-8 from its first line', async () => {
     const [viability] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     const unitOperation = await createUnitOperation(ctx, plant);
