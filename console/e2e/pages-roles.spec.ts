@@ -52,7 +52,8 @@ test('a viewer sees no create, edit or delete anywhere', async ({ page }, testIn
   await expect(page.getByRole('button', { name: /Create/ })).toHaveCount(0);
   await expect(page.getByRole('columnheader', { name: 'Actions' })).toHaveCount(0);
 
-  expect(await settingsTabs(page)).toEqual(['Account']);
+  // Every member reads the organisation's own instrument types and units; only admins change them.
+  expect(await settingsTabs(page)).toEqual(['Account', 'Instruments']);
 });
 
 test('an editor can create, edit and delete but not manage users', async ({ page }) => {
@@ -67,15 +68,16 @@ test('an editor can create, edit and delete but not manage users', async ({ page
   await page.goto('/data');
   await expect(page.getByRole('button', { name: '+ Create Equipment' })).toBeVisible();
   await expect(page.getByRole('columnheader', { name: 'Actions' })).toBeVisible();
-  expect(await settingsTabs(page)).toEqual(['Account']);
+  // Every member reads the organisation's own instrument types and units; only admins change them.
+  expect(await settingsTabs(page)).toEqual(['Account', 'Instruments']);
 });
 
 test('an admin sees User Management, API Keys and Audit Logs, not Organisations', async ({ page }) => {
   await signInWithSession(page, admin, '/settings');
   const tabs = await settingsTabs(page);
   expect(tabs).toEqual(admin.user.superuser
-    ? ['Account', 'User Management', 'API Keys', 'Audit Logs', 'Organisations']
-    : ['Account', 'User Management', 'API Keys', 'Audit Logs']);
+    ? ['Account', 'User Management', 'API Keys', 'Instruments', 'Audit Logs', 'Organisations']
+    : ['Account', 'User Management', 'API Keys', 'Instruments', 'Audit Logs']);
 });
 
 test('a superuser sees Organisations and the superuser actions', async ({ page, request }, testInfo) => {
