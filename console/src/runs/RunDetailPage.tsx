@@ -96,7 +96,9 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
 
   // The same answer as a missing unit operation: an id that is not a run, or not one of this
   // organisation's (the api answers 404 for both), is a page that does not exist, not a failure.
-  const notFound = !validId || (run.error as { status?: number } | undefined)?.status === 404;
+  // Either request may answer first; both answer 404 for a missing run.
+  const isMissing = (error: unknown) => (error as { status?: number } | undefined)?.status === 404;
+  const notFound = !validId || isMissing(run.error) || isMissing(unitOperations.error);
   if (notFound) {
     return (
       <div className="app-page" data-testid="run-not-found">
