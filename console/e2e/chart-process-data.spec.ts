@@ -41,12 +41,12 @@ test('charts eight parameters of a 10-day fermentation readably', async ({ page,
   await expect(axisTitles).toHaveText(['pH', '%', 'rpm']);
   await expect(picker.getByRole('button', { name: 'celsius' })).toHaveAttribute('aria-pressed', 'false');
 
-  // Hours on the time axis of a 10.8-day operation, never thousands of minutes.
-  await expect(chart.locator('.highcharts-xaxis .highcharts-axis-title')).toHaveText('Time since unit operation start (hours)');
+  // Days on the time axis of a 10.8-day operation (hours up to five days), never thousands of minutes.
+  await expect(chart.locator('.highcharts-xaxis .highcharts-axis-title')).toHaveText('Time since unit operation start (days)');
   const ticks = await chart.locator('.highcharts-xaxis-labels text').allTextContents();
   expect(ticks.length).toBeGreaterThan(3);
-  expect(ticks.length).toBeLessThanOrEqual(10);
-  for (const tick of ticks) expect(tick).toMatch(/^\d+ h$/);
+  expect(ticks.length).toBeLessThanOrEqual(12);
+  for (const tick of ticks) expect(tick).toMatch(/^\d+ d$/);
 
   // Comment lines carry the start of their text.
   await expect(chart.locator('.bp-chart-comment-line')).toHaveCount(2);
@@ -60,7 +60,7 @@ test('charts eight parameters of a 10-day fermentation readably', async ({ page,
   await page.mouse.move(plot.x + plot.width * 0.5, plot.y + plot.height * 0.6);
   await page.mouse.move(lineBox.x + lineBox.width / 2 + 3, plot.y + plot.height * 0.6, { steps: 10 });
   const tooltip = chart.locator('.bp-chart-tooltip');
-  await expect(tooltip).toContainText('Minute');
+  await expect(tooltip).toContainText('(minute ');
   await expect(tooltip).toContainText('TIC-101 Reactor temperature');
   await expect(tooltip.getByTestId('chart-comment-tooltip')).toContainText('Batch glucose depleted, exponential feed started');
   // The comment's own time (as in the comment list), not when it was written.

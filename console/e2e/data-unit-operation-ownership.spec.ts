@@ -1,7 +1,7 @@
 /**
- * A unit operation owns its readings, as a scientist meets it: the same DASware export uploaded into a
- * second unit operation on the same bioreactor is refused with the first one named (the dialog stays
- * open, nothing is created), the delete dialog counts what would go, and deleting a unit operation
+ * A unit operation owns its readings, as a scientist meets it: the same DASware export chosen for a
+ * second unit operation on the same bioreactor is refused at the wizard's first step with the first
+ * one named (the dialog stays open, nothing is sent or created), the delete dialog counts what would go, and deleting a unit operation
  * without a window leaves the first one with every reading.
  */
 import path from 'node:path';
@@ -17,7 +17,7 @@ const DO_COLUMN = 'Unit 1.DO1.PV [%DO]';
 
 test.use({
   timezoneId: 'UTC', viewport: { width: 1440, height: 1000 },
-  // The second upload is refused on purpose (its window overlaps the first), and the console logs it.
+  // The second upload is refused on purpose (its window overlaps the first).
   expectedConsoleMessages: refusedRequests(/error: Unit operation with its upload was not created/),
 });
 
@@ -35,12 +35,16 @@ test('uploading the same DASware file twice never costs the first unit operation
   const unitOperationsOfRun = () => callJson<Array<{ id: number; start_time: string | null }>>(request, session.token, 'GET', `/api/v1/runs/${run.id}/unit-operations`);
 
   await signInWithSession(page, session, `/runs/${run.id}`);
-  const addWithFile = async () => {
+  const openWithFile = async () => {
     await page.getByRole('button', { name: 'Add Unit Operation' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
     await dialog.locator('#unit-op-type').selectOption('fermentation');
     await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
     await dialog.locator('#csv-file').setInputFiles(DASWARE_FILE);
+    return dialog;
+  };
+  const addWithFile = async () => {
+    const dialog = await openWithFile();
     await expect(dialog.getByLabel(`Assignment of ${PH_COLUMN}`)).toHaveValue(`existing:${ph.id}`);
     await expect(dialog.getByLabel(`Assignment of ${DO_COLUMN}`)).toHaveValue(`existing:${oxygen.id}`);
     // A new unit operation has nothing to replace: the option is not offered.
@@ -60,12 +64,12 @@ test('uploading the same DASware file twice never costs the first unit operation
   expect(kept.ph).toBeGreaterThan(100);
   expect(kept.oxygen).toBeGreaterThan(100);
 
-  // The same file again: refused, naming the first unit operation; the user stays in the dialog.
-  const second = await addWithFile();
-  // The server reads the whole file before it knows the file's range: the refusal comes with the job's end.
-  await expect(page.getByTestId('toast').filter({ hasText: `The equipment is in use by unit operation ${created!.id}` }).first()).toBeVisible({ timeout: 120_000 });
-  await expect(second.getByTestId('csv-upload-progress')).toHaveAttribute('data-phase', 'failed');
-  await expect(second).toBeVisible();
+  // The same file again: refused at the wizard's first step, before any mapping, naming the first
+  // unit operation (the file's first and last readings are read in the browser); nothing is sent.
+  const second = await openWithFile();
+  await expect(second.getByText(`The equipment is in use by unit operation ${created!.id}`)).toBeVisible({ timeout: 30_000 });
+  await expect(second.getByRole('button', { name: 'File Overlaps Another Unit Operation' })).toBeDisabled();
+  await expect(second.getByLabel(`Assignment of ${PH_COLUMN}`)).toHaveCount(0);
   await screenshot(page, 'ownership-1-second-upload-refused', testInfo);
   await second.getByRole('button', { name: 'Cancel' }).click();
   await expect(second).toBeHidden();

@@ -50,17 +50,9 @@ test.describe('sign-out in every tab', () => {
 
 test.describe('run pages', () => {
   test.use({ expectedConsoleMessages: refusedRequests() });
-  test('a missing run has the not-found page; a new unit operation has no type until the user picks one', async ({ page, request }) => {
+  test('a missing run has the not-found page; a new unit operation has no type until the user picks one', async ({ page, request, browser }) => {
     const session = await signUp(request, { name: 'Run Pages' });
     const fixture = await createRunWithSeries(request, session, uniqueStamp(), 'A', '2025-03-03T08:00:00.000Z');
-    await signInWithSession(page, session, '/runs/987654321');
-    await expect(page.getByRole('heading', { name: 'Run not found.' })).toBeVisible();
-    await expect(page.getByText('Failed to fetch run details')).toHaveCount(0);
-    // Another organisation's run is missing as well.
-    const stranger = await signUp(request, { name: 'Stranger' });
-    await signInWithSession(page, stranger, `/runs/${fixture.run.id}`);
-    await expect(page.getByRole('heading', { name: 'Run not found.' })).toBeVisible();
-
     await signInWithSession(page, session, `/runs/${fixture.run.id}`);
     await page.getByRole('button', { name: 'Add Unit Operation' }).click();
     const dialog = page.getByRole('dialog');
@@ -69,6 +61,18 @@ test.describe('run pages', () => {
     // Start typed in ISO 24 h is taken; a locale-style text is not a time.
     await dialog.locator('#unit-op-start').fill('2025-03-05 19:30');
     await expect(dialog.locator('#unit-op-start')).toHaveValue('2025-03-05 19:30');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.goto('/runs/987654321');
+    await expect(page.getByRole('heading', { name: 'Run not found.' })).toBeVisible();
+    await expect(page.getByText('Failed to fetch run details')).toHaveCount(0);
+    // Another organisation's run is missing as well (the stranger in a browser of their own).
+    const stranger = await signUp(request, { name: 'Stranger' });
+    const strangerContext = await browser.newContext();
+    const strangerPage = await strangerContext.newPage();
+    await signInWithSession(strangerPage, stranger, `/runs/${fixture.run.id}`);
+    await expect(strangerPage.getByRole('heading', { name: 'Run not found.' })).toBeVisible();
+    await strangerContext.close();
   });
 
   test('the derived-parameter picker names each unit operation by its run', async ({ page, request }) => {
