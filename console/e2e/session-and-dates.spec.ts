@@ -48,6 +48,22 @@ test.describe('sign-out in every tab', () => {
   });
 });
 
+test.describe('a profile request that fails', () => {
+  test.use({ expectedConsoleMessages: refusedRequests(/Failed to load resource: net::ERR_FAILED/) });
+  test('does not sign the user out: only the server saying the session is gone does', async ({ page, request }) => {
+    const session = await signUp(request, { name: 'Flaky Network' });
+    await signInWithSession(page, session, '/runs/overview');
+    await expect(page.getByRole('heading', { name: 'Authentication Required' })).toHaveCount(0);
+    // The profile request cut off, as when the page is left while it runs, or the network drops.
+    await page.route('**/api/v1/auth/profile', (route) => route.abort());
+    await page.reload();
+    await page.unroute('**/api/v1/auth/profile');
+    await page.goto('/runs/overview');
+    await expect(page.getByRole('heading', { name: 'Authentication Required' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Open user menu' })).toBeVisible();
+  });
+});
+
 test.describe('run pages', () => {
   test.use({ expectedConsoleMessages: refusedRequests() });
   test('a missing run has the not-found page; a new unit operation has no type until the user picks one', async ({ page, request, browser }) => {

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { z } from 'zod';
-import { apiRequest } from '../api/client.ts';
+import { ApiError, apiRequest } from '../api/client.ts';
 import { AuthContext, type AuthContextValue } from './auth-context.ts';
 import { loginRequest, logoutRequest, signupRequest } from './auth-api.ts';
 import { permissionsFor } from './permissions.ts';
@@ -28,9 +28,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       // The client converted keys to camelCase; the mapping accepts either spelling of the org id.
       const user = toSessionUser(serverUserSchema.parse(profile));
       if (getSession().token === token) saveUser(user);
-    } catch {
-      // A failed profile fetch ends the session.
-      clearSession();
+    } catch (error) {
+      // The server saying the session or its user is gone ends it; a request cut short (the page was
+      // left while it ran) or a network failure does not: ending the session then signed out a user
+      // who merely navigated while the profile loaded.
+      if (error instanceof ApiError && [401, 403, 404].includes(error.status)) clearSession();
     }
   }, []);
 
