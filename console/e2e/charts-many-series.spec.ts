@@ -1,5 +1,5 @@
 /**
- * Charts with many series (issue 47, item 3): a unit operation with 10 and with 40 instruments of
+ * Charts with many series: a unit operation with 10 and with 40 instruments of
  * varied units (some without a unit, one a stirrer setpoint logged on change), and Compare with
  * 4 runs x 5 parameters. At 1440 and 390 px the plot keeps its height, the legend never overlaps it,
  * a step series is drawn with horizontal runs, and Compare draws one panel per parameter.

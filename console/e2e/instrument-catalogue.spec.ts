@@ -1,5 +1,5 @@
 /**
- * An organisation's own units (issue 45): an admin adds a UCUM unit in Settings > Instruments (a code
+ * An organisation's own units: an admin adds a UCUM unit in Settings > Instruments (a code
  * that is not UCUM is refused, named), and the CSV wizard offers it beside the header's own unit,
  * which it keeps as written (mL/h, not L/h).
  */

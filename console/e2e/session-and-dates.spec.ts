@@ -1,5 +1,5 @@
 /**
- * Issue 47, items 4 to 6 (part): signing out in one tab ends every tab's session at once; dates are
+ * Signing out in one tab ends every tab's session at once; dates are
  * shown and typed in ISO 24 h with the zone named; the unit-operation type has no default; pickers
  * name the run; the Average Titer says what it averages and leaves out units it cannot average; a new
  * API key's secret has a Copy button.

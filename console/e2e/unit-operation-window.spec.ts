@@ -1,5 +1,5 @@
 /**
- * A unit operation's window follows its data (issue 47, items 1 and 5), walked as a scientist would:
+ * A unit operation's window follows its data, walked as a scientist would:
  * an open-ended unit operation filled from the Pioreactor export through the wizard (accepting the
  * default) closes at the file's last reading, reads Completed, is charted over its 15 hours of data
  * (the x axis read from Highcharts in the page), and offers only the instruments holding readings

@@ -7,7 +7,7 @@ export const INSTRUMENT_TYPES = [
   'outlet_air_temperature', 'pH', 'particle_size_distribution', 'rotational_speed', 'stir_rate',
   'temperature', 'titer', 'transmembrane_pressure', 'uv_absorbance_260', 'uv_absorbance_280',
   'vacuum_level', 'vessel_pressure', 'yield',
-  // Issue 45: what plate readers, cell counters, analyzers and controllers write besides the spec's
+  // What plate readers, cell counters, analyzers and controllers write besides the spec's
   // types. Inlet gas has its own types so that off-gas formulas (OUR, CER: [exhaust_o2], [exhaust_co2])
   // never take an inlet column.
   'cell_density', 'fluorescence', 'heater_duty', 'inlet_co2', 'inlet_o2', 'metabolite_concentration',
@@ -19,7 +19,7 @@ export const UNITS = [
   'AU', 'G', 'L', 'L/h', 'L/min', 'OD600', 'bar', 'celsius', 'fahrenheit', 'g', 'g/L', 'g/g', 'g/h',
   'h', 'kg', 'kPa', 'mAU', 'mL', 'mL/min', 'mS/cm', 'mg', 'mg/L', 'min', 'mm', 'pH', 'psi', 'rpm',
   's', 'μg', 'μL', 'μm', '%',
-  // UCUM codes (issue 45): what analyzers and counters write, and '{a.u.}' for a header that states
+  // UCUM codes: what analyzers and counters write, and '{a.u.}' for a header that states
   // arbitrary units ('[]'). The spec's names above stay as they are, whatever UCUM reads into them.
   'mmol/L', 'U/L', '10*6/mL', '/mL', '{cells}/mL', 'mV', '{a.u.}', '1',
 ] as const;

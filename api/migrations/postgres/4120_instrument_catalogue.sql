@@ -1,5 +1,5 @@
 -- Up Migration
--- An organisation's own instrument types and units (issue 45), offered beside the spec's in every
+-- An organisation's own instrument types and units, offered beside the spec's in every
 -- instrument picker. Units are UCUM codes (the api checks them); a type's name is what its instruments
 -- store in `instruments.type`, so removing a type leaves its instruments as they are.
 CREATE TABLE instrument_catalogue_types (

@@ -38,7 +38,7 @@ export async function derivedGridValues(
   stepMs: number,
 ): Promise<DerivedGrid> {
   const parsed = parseOrRefuse(expression);
-  // Envelopes of sparse sample values need rules of their own (issue 46, not built yet): refused, never drawn as gaps.
+  // Envelopes of sparse sample values need rules of their own (not built yet): refused, never drawn as gaps.
   if (parsed.samples.length > 0) throw badRequest('Analyze does not take formulas over samples yet: this formula reads sample analytes');
   const values = new Map<number, Array<[number, number]>>();
   const leftOut = new Map<number, LeftOut['reason']>();

@@ -1,5 +1,5 @@
 /**
- * Issue 44 (4): an invitation used to create the user at once. The 409 told an inviter which addresses
+ * Invitations that leak nothing and take no address: an invitation used to create the user at once. The 409 told an inviter which addresses
  * belonged to other organisations (the superuser's too), an invited-only address was taken from its
  * owner (their signup answered 409, their forgot-password put them into the inviter's organisation),
  * and invite/delete/invite mailed any address without end, with text the inviter chose.

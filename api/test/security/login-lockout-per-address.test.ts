@@ -1,5 +1,5 @@
 /**
- * Issue 44 (3): five wrong passwords from any address used to lock an account for everyone, so an
+ * Lockout an outsider cannot use: five wrong passwords from any address used to lock an account for everyone, so an
  * outsider could keep its owner (an admin, the superuser) out for good. Failures now block the address
  * that made them, for that account; a campaign from many addresses meets a progressive delay, never a
  * lock; and the owner's mailed reset link always gets in and clears every count.

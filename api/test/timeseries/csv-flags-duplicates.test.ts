@@ -1,5 +1,5 @@
 /**
- * Flagged cells and duplicate keys (issue 45, items 8 and 9), through the upload route and a running
+ * Flagged cells and duplicate keys, through the upload route and a running
  * ingest-worker, with the real exports: the Nova BioProfile FLEX2 file (`10.00%` in a density
  * column), an excerpt of the Cedex Bio HT report (`< 0.4000` below-range results; the report has no
  * header row, so the test gives the excerpt one, keeping the records' own cells), and the Cedex HiRes

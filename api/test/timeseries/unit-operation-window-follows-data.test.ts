@@ -1,5 +1,5 @@
 /**
- * A unit operation's window follows its data (issue 47): an upload into an open-ended unit operation
+ * A unit operation's window follows its data: an upload into an open-ended unit operation
  * closes it at the file's last reading when asked (in the job's completing transaction, audited as an
  * update by the uploader), keeps it open when not; the wizard's window check names the other unit
  * operation a file would overlap before anything is sent; and a unit operation lists only the

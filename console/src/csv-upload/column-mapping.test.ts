@@ -95,7 +95,7 @@ describe('instrument wizard rules', () => {
   });
 
   it('suggests a type and unit from the column name', () => {
-    // The unit is the header's own; a header without one is in arbitrary units (issue 45).
+    // The unit is the header's own; a header without one is in arbitrary units, never a guessed OD600.
     expect(suggestInstrument('od_reading')).toMatchObject({ type: 'optical_density', unit: '{a.u.}' });
     expect(suggestInstrument('Unit 1.T1.PV [°C]')).toMatchObject({ type: 'temperature', unit: 'celsius' });
     expect(suggestInstrument('Unit 1.N1.PV [rpm]')).toMatchObject({ type: 'stir_rate', unit: 'rpm' });

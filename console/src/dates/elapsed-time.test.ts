@@ -6,7 +6,7 @@ describe('elapsed time', () => {
     expect(elapsedUnitFor(90)).toBe('minutes');
     expect(elapsedUnitFor(180)).toBe('minutes');
     expect(elapsedUnitFor(181)).toBe('hours');
-    // The 37-hour run of issue 47 was labelled in minutes (0 ... 2,220).
+    // A 37-hour run was once labelled in minutes (0 ... 2,220).
     expect(elapsedUnitFor(37 * 60)).toBe('hours');
     expect(elapsedUnitFor(5 * 24 * 60)).toBe('hours');
     expect(elapsedUnitFor(12 * 24 * 60)).toBe('days');

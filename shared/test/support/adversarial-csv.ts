@@ -1,6 +1,6 @@
 /**
  * Hostile CSV shapes for the upload tests, each with its size as a parameter so a test can double it
- * and check that the reader's work at most doubles. Every shape is one the security review (issue 44)
+ * and check that the reader's work at most doubles. Every shape is one a security review
  * found or one of the same family: what a parser that is quadratic somewhere would choke on.
  */
 
