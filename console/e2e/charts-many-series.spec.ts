@@ -108,8 +108,11 @@ for (const count of [10, 40]) {
     await expect(chart.getByTestId('chart-legend').getByRole('listitem')).toHaveCount(count);
     // Every series read (two at a time) and drawn before anything is measured.
     await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(count);
-    await expect(chart.getByTestId('chart-legend')).toHaveAttribute('data-placement', 'side');
+    // Beside the chart column of a 1440 px screen, the legend would leave the plot a third of the frame.
+    await expect(chart.getByTestId('chart-legend')).toHaveAttribute('data-placement', 'below');
     await expectReadableChart(chart, MIN_PLOT_HEIGHT_PX);
+    const frameWidth = (await box(chart)).width;
+    expect((await box(chart.locator('.highcharts-plot-background').first())).width).toBeGreaterThanOrEqual(frameWidth * 0.6);
     // The setpoint is drawn as steps: horizontal runs between its changes, not diagonals.
     expect(await horizontalSegments(page, chart, 0)).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: testInfo.outputPath(`uo-${count}-series-1440.png`), fullPage: true });
@@ -121,9 +124,17 @@ for (const count of [10, 40]) {
     for (const height of panelHeights) expect(height).toBeGreaterThanOrEqual(MIN_PANEL_PLOT_HEIGHT_PX - 30);
     await chart.getByText('One plot').click();
 
+    // A wide screen has room for the legend beside the plot.
+    await page.setViewportSize({ width: 1920, height: 1000 });
+    await expect(chart.getByTestId('chart-legend')).toHaveAttribute('data-placement', 'side');
+    await expectReadableChart(chart, MIN_PLOT_HEIGHT_PX);
+
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(chart.getByTestId('chart-legend')).toHaveAttribute('data-placement', 'below');
     await expectReadableChart(chart, MIN_PLOT_HEIGHT_PX);
+    // A narrow plot gets fewer time ticks, not labels turned on their side.
+    const rotated = await chart.locator('.highcharts-xaxis-labels text').evaluateAll((labels) => labels.filter((label) => (label.getAttribute('transform') ?? '').includes('rotate')).length);
+    expect(rotated).toBe(0);
     const legendHeight = (await box(chart.getByTestId('chart-legend'))).height;
     expect(legendHeight).toBeLessThanOrEqual(170);
     await page.screenshot({ path: testInfo.outputPath(`uo-${count}-series-390.png`), fullPage: true });

@@ -13,8 +13,8 @@ import { HighchartsReact, type HighchartsReactRefObject } from 'highcharts-react
 import { Button, Colors, NonIdealState, SegmentedControl, Spinner } from '@blueprintjs/core';
 import { Highcharts } from './highcharts-setup.ts';
 import {
-  CHART_HEIGHT_PX, CHART_MESSAGES, LINE_WIDTH, POINT_HOVER_RADIUS, POINT_RADIUS, SHARED_AXIS_COLOR, SPAN_GAPS, STACKED_CHROME_PX,
-  TIME_AXIS_TICK_LIMIT,
+  CHART_HEIGHT_PX, CHART_MESSAGES, LINE_WIDTH, MIN_PLOT_HEIGHT_PX, POINT_HOVER_RADIUS, POINT_RADIUS, SHARED_AXIS_COLOR, SPAN_GAPS,
+  STACKED_CHROME_PX, TIME_AXIS_TICK_LIMIT, TIME_AXIS_TICK_SPACING_PX,
 } from './chart-constants.ts';
 import type { ChartSeries, MarkerPoint } from './series-model.ts';
 import { MAX_VISIBLE_Y_AXES, planUnitAxes, toggleShownUnit } from './unit-axes.ts';
@@ -133,6 +133,12 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
         style: { fontFamily: 'inherit' },
         zooming: { type: 'x', resetButton: { theme: { style: { display: 'none' } } } },
         events: {
+          render(this: Highcharts.Chart) {
+            // Axis titles, labels and the title come out of the chart's height; where they would leave a
+            // short plot the chart grows instead, so the plot is never squeezed whatever the fonts.
+            const shortfall = MIN_PLOT_HEIGHT_PX - this.plotHeight;
+            if (!stacked && shortfall > 0) this.setSize(undefined, this.chartHeight + shortfall, false);
+          },
           click(event) {
             const minute = (event as Highcharts.PointerEventObject & { xAxis?: Array<{ value: number }> }).xAxis?.[0]?.value;
             if (typeof minute === 'number' && handlers.current.onPlotClick) handlers.current.onPlotClick(minute);
@@ -195,7 +201,8 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
         title: { text: chartText(timeAxisTitle(scale, timeZeroLabel)) },
         tickPositioner(this: Highcharts.Axis) {
           const { min, max } = this.getExtremes();
-          return timeTicks(min, max, scale, TIME_AXIS_TICK_LIMIT);
+          const fitting = Math.floor(this.len / TIME_AXIS_TICK_SPACING_PX);
+          return timeTicks(min, max, scale, Math.max(2, Math.min(TIME_AXIS_TICK_LIMIT, fitting)));
         },
         labels: {
           formatter(this: Highcharts.AxisLabelsFormatterContextObject) {

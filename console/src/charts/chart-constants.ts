@@ -7,7 +7,7 @@ import { Colors } from '@blueprintjs/core';
 export const MINUTE_MS = 60_000;
 export const CHART_HEIGHT_PX = 400;
 export const X_AXIS_MIN = 0;
-/** At most this many ticks on the time axis. */
+/** At most this many ticks on the time axis, fewer where the plot is narrow (TIME_AXIS_TICK_SPACING_PX). */
 export const TIME_AXIS_TICK_LIMIT = 10;
 
 /**
@@ -59,8 +59,16 @@ export const COMPARE_SERIES_LIMIT = 1000;
 export const STACKED_PANEL_HEIGHT_PX = 180;
 /** Title, toolbar spacing and time axis of a stacked chart, above and below its panels. */
 export const STACKED_CHROME_PX = 110;
-/** Below this width of the chart's frame the legend goes under the plot (with its own scroll) instead of beside it. */
-export const LEGEND_SIDE_MIN_WIDTH_PX = 720;
+/**
+ * Below this width of the chart's frame the legend goes under the plot (with its own scroll) instead
+ * of beside it: beside it, the legend and up to three labelled y axes would leave the plot too narrow
+ * to read a run of days.
+ */
+export const LEGEND_SIDE_MIN_WIDTH_PX = 1000;
+/** A single plot never gets shorter than this: the chart grows when its axes and labels would squeeze it. */
+export const MIN_PLOT_HEIGHT_PX = 260;
+/** Room each time-axis label needs, so a narrow plot gets fewer ticks instead of rotated labels. */
+export const TIME_AXIS_TICK_SPACING_PX = 64;
 /** Points per series past which Highcharts' boost module draws the series in WebGL (no spline, markers or dashes then). */
 export const BOOST_POINTS_PER_SERIES = 4000;
 /** Compare draws one panel per parameter (small multiples) past this many series. */
