@@ -16,6 +16,7 @@ import type { Sender } from '@bioprocess/shared/group-commit';
 import type { BulkJobOnItsWay } from '../bulk-writes.ts';
 import { applyLaterDeletions } from '../deletions.ts';
 import { PermanentJobError } from '../errors.ts';
+import { announceAllPointsStored } from '@bioprocess/shared/server/points-stored';
 
 export const UNREADABLE_RECORD_MESSAGE = 'The record of this bulk post is unreadable, so it was not written; please post it again.';
 export const MISSING_DATA_MESSAGE = 'The data of this bulk post is missing, so it was not written; please post it again.';
@@ -71,6 +72,11 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
     for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
     await completeBulkPosts(context.pg, completions);
   }
+  // Once completed, reads see the points (and wait for the rollups owed): live viewers may read them.
+  await announceAllPointsStored(context.redis, context.env.QUEUE_PREFIX, posts.map((post) => ({
+    organizationId: post.organizationId, instrumentIds: post.request.instrument_ids, fromMs: post.request.start_ms, toMs: post.request.end_ms,
+    kind: 'points', jobIds: [post.jobId], points: post.request.points,
+  })), context.logger);
   for (const post of posts) context.bulkWrites.recomputeRollups({ jobId: post.jobId, range: rangeOf(post), points: post.request.points });
   // Its posts are all submitted: a rollup flush waiting for this job need wait no longer.
   ahead?.arrived();

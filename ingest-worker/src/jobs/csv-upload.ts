@@ -42,6 +42,7 @@ import { setInstrumentAlias } from '@bioprocess/shared/server/instruments-reposi
 import { lockEquipmentForWindows } from '@bioprocess/shared/server/unit-operation-windows';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
 import { closeWindowAtLastReading } from './csv-window-close.ts';
+import { announceAllPointsStored, type PointsStoredEntry } from '@bioprocess/shared/server/points-stored';
 
 /** The file's range is another unit operation's time on the same equipment. */
 class WindowTakenError extends PermanentJobError {}
@@ -339,6 +340,19 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
         jobId: payload.job_id, organizationId: payload.organization_id, unitOperationId: payload.unit_operation_id, lastReadingMs: plan.maxTs,
       })
       : undefined);
+    // Completed (the window closed with it): reads see the new points and no longer the replaced ones.
+    const announced: PointsStoredEntry[] = [];
+    if (replaced) {
+      announced.push({
+        organizationId: replaced.organizationId, instrumentIds: replaced.instrumentIds, fromMs: replaced.startMs, toMs: replaced.endMs, kind: 'deletion', jobIds: [payload.job_id], points: checkpoint.pointsRemoved ?? 0,
+      });
+    }
+    if (points > 0) {
+      announced.push({
+        organizationId: range.organizationId, instrumentIds: range.instrumentIds, fromMs: range.startMs, toMs: range.endMs, kind: 'points', jobIds: [payload.job_id], points,
+      });
+    }
+    await announceAllPointsStored(context.redis, context.env.QUEUE_PREFIX, announced, context.logger);
     await rm(payload.file_path, { force: true });
   } catch (caught) {
     const error = caught instanceof CsvRejected ? new PermanentJobError(caught.message) : caught;

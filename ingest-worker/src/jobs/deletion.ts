@@ -5,6 +5,7 @@ import { countLiveReadings, writeTombstones } from '../deletions.ts';
 import { recomputeRollups } from '../rollups/recompute.ts';
 import { startJob, updateProgress } from '@bioprocess/shared/server/ingest-jobs';
 import { markCompleted } from '../job-store.ts';
+import { announcePointsStored } from '@bioprocess/shared/server/points-stored';
 
 export async function processDeletion(context: WorkerContext, payload: DeletionPayload): Promise<void> {
   const job = await startJob(context.pg, payload.job_id);
@@ -26,4 +27,8 @@ export async function processDeletion(context: WorkerContext, payload: DeletionP
   await markCompleted(context.pg, payload.job_id, {
     instruments: payload.instrument_ids.length, start_ms: payload.start_ms, end_ms: payload.end_ms, points_removed: pointsRemoved,
   });
+  await announcePointsStored(context.redis, context.env.QUEUE_PREFIX, {
+    organizationId: payload.organization_id, instrumentIds: payload.instrument_ids, fromMs: payload.start_ms, toMs: payload.end_ms,
+    kind: 'deletion', jobIds: [payload.job_id], points: pointsRemoved,
+  }, context.logger);
 }
