@@ -157,6 +157,14 @@ function parseEntry(id: string, flat: readonly string[]): PointsStoredAnnounceme
 
 type RawEntries = Array<[string, string[]]>;
 
+/**
+ * Entries as a consumer group answers them (XREADGROUP, XAUTOCLAIM), parsed like those of XREAD; an
+ * entry trimmed while pending arrives without fields and is left out (its id is still the caller's to ack).
+ */
+export function parsePointsStoredEntries(raw: ReadonlyArray<[string, string[] | null]>): PointsStoredAnnouncement[] {
+  return parseEntries(raw.filter((entry): entry is [string, string[]] => Array.isArray(entry[1])));
+}
+
 function parseEntries(raw: RawEntries): PointsStoredAnnouncement[] {
   const entries: PointsStoredAnnouncement[] = [];
   // An entry that does not parse (written by a newer or broken producer) is skipped, not fatal.
