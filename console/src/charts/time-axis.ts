@@ -3,6 +3,7 @@
  * start (1 minute = 60000 ms).
  */
 import { MINUTE_MS } from './chart-constants.ts';
+import { toDateTimeLocal, wallTimeToEpochMs } from '../dates/date-time-format.ts';
 
 /** Numbers above this are epoch milliseconds; smaller numbers are already minutes. */
 export const EPOCH_MS_THRESHOLD = 1e12;
@@ -53,19 +54,12 @@ export function formatMinute(minute: number): string {
   return Number.isInteger(rounded) ? String(rounded) : rounded.toFixed(1);
 }
 
-/** A value for an <input type="datetime-local"> in the browser's time zone. */
+/** A date-time field's value to the minute, in the display zone. */
 export function toDateTimeLocalValue(ms: number): string {
-  if (!Number.isFinite(ms)) return '';
-  const date = new Date(ms);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return Number.isFinite(ms) ? toDateTimeLocal(ms).slice(0, 16) : '';
 }
 
-/** Epoch ms of an <input type="datetime-local"> value (local time); NaN when blank or invalid. */
+/** Epoch ms of a date-time field's value (the display zone's wall clock); NaN when blank or invalid. */
 export function fromDateTimeLocalValue(value: string): number {
-  if (!value) return Number.NaN;
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
-  if (!match) return Number.NaN;
-  const [, y, mo, d, h, mi, s] = match;
-  return new Date(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)).getTime();
+  return wallTimeToEpochMs(value);
 }

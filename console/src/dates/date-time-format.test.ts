@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { dateTimeFieldText, fileStamp, isDateText, formatDate, formatDateWithZone, parseDateTimeText, timeZoneName, toDate, toDateTimeLocal } from './date-time-format.ts';
+import {
+  dateTimeFieldText, fileStamp, isDateText, formatDate, formatDateWithZone, parseDateTimeText, setDisplayTimeZone, timeZoneName, toDate, toDateTimeLocal,
+  wallTimeToIso,
+} from './date-time-format.ts';
 
 describe('date and time format', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -24,7 +27,7 @@ describe('date and time format', () => {
   it('names the zone where it matters', () => {
     vi.spyOn(Intl.DateTimeFormat.prototype, 'resolvedOptions').mockReturnValue({ timeZone: 'Europe/Amsterdam' } as Intl.ResolvedDateTimeFormatOptions);
     expect(timeZoneName()).toBe('Europe/Amsterdam');
-    expect(formatDateWithZone(new Date(2026, 0, 2, 3, 4))).toBe('2026-01-02 03:04 Europe/Amsterdam');
+    expect(formatDateWithZone('2026-01-02T03:04:00Z')).toBe('2026-01-02 04:04 Europe/Amsterdam');
     expect(formatDateWithZone(null)).toBe('-');
   });
 
@@ -49,5 +52,39 @@ describe('date and time format', () => {
   it('tells a real day written yyyy-MM-dd from anything else', () => {
     expect(isDateText('2027-06-30')).toBe(true);
     for (const bad of ['06/30/2027', '2027-6-30', '2027-02-30', '2027-06', '']) expect(isDateText(bad), bad).toBe(false);
+  });
+});
+
+describe('the display zone', () => {
+  afterEach(() => setDisplayTimeZone(null));
+
+  it("writes and reads times in the organisation's zone, whatever the browser's", () => {
+    setDisplayTimeZone('America/New_York');
+    expect(timeZoneName()).toBe('America/New_York');
+    // 15:00 UTC is 10:00 in New York in winter, 11:00 in summer.
+    expect(formatDate('2026-01-15T15:00:00Z')).toBe('2026-01-15 10:00');
+    expect(formatDate('2026-07-15T15:00:00Z', 'dateTimeSeconds')).toBe('2026-07-15 11:00:00');
+    expect(formatDateWithZone('2026-01-15T15:00:00Z')).toBe('2026-01-15 10:00 America/New_York');
+    expect(toDateTimeLocal('2026-01-15T15:00:00Z')).toBe('2026-01-15T10:00:00');
+    expect(wallTimeToIso('2026-01-15T10:00')).toBe('2026-01-15T15:00:00.000Z');
+    expect(wallTimeToIso('2026-07-15T11:00:30')).toBe('2026-07-15T15:00:30.000Z');
+    expect(fileStamp(new Date('2026-01-15T15:00:00Z'))).toBe('2026-01-15-1000');
+  });
+
+  it('round-trips every field value, across the change to summer time too', () => {
+    setDisplayTimeZone('Europe/Amsterdam');
+    for (const iso of ['2026-03-29T00:59:59.000Z', '2026-03-29T01:00:00.000Z', '2026-10-25T00:30:00.000Z', '2026-10-25T02:30:00.000Z']) {
+      expect(wallTimeToIso(toDateTimeLocal(iso)), iso).toBe(iso);
+    }
+    // 02:30 does not exist on the day clocks jump from 02:00 to 03:00: it reads as 03:30 summer time.
+    expect(wallTimeToIso('2026-03-29T02:30')).toBe('2026-03-29T01:30:00.000Z');
+    // 02:30 happens twice on the day clocks go back: it reads as the first, in summer time.
+    expect(wallTimeToIso('2026-10-25T02:30')).toBe('2026-10-25T00:30:00.000Z');
+  });
+
+  it('falls back to the browser zone for none or an unknown name', () => {
+    setDisplayTimeZone('Mars/Olympus_Mons');
+    expect(timeZoneName()).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
+    expect(wallTimeToIso('not a time')).toBeNull();
   });
 });

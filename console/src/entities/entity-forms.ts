@@ -7,6 +7,7 @@ import { FACILITY_TYPES, INSTRUMENT_TYPES, UNITS } from '@bioprocess/shared/enum
 import { validateDateRange } from '@bioprocess/shared/date-range';
 import { drawsAsStepsByDefault } from '@bioprocess/shared/entities';
 import { toDateTimeLocal } from './format.ts';
+import { wallTimeToIso } from '../dates/date-time-format.ts';
 
 export type EntityKind = 'run' | 'equipment' | 'facility' | 'instrument';
 
@@ -154,8 +155,7 @@ export function buildEntityBody(
       else if (field.min !== undefined && number < field.min) fieldErrors[field.key] = `${field.label} must be at least ${field.min}.`;
       else body[field.key] = number;
     } else if (field.kind === 'datetime') {
-      const date = new Date(text);
-      body[field.key] = Number.isNaN(date.getTime()) ? text : date.toISOString();
+      body[field.key] = wallTimeToIso(text) ?? text;
     } else {
       body[field.key] = text;
     }

@@ -4,6 +4,7 @@
  * that larger exports and the organisation archive become (followed to their end, then downloaded).
  */
 import { parseBucket } from '@bioprocess/shared/timeseries';
+import { wallTimeToEpochMs, wallTimeToIso } from '../dates/date-time-format.ts';
 import { z } from 'zod';
 import {
   exportJobStatusSchema, isExportJobFinished, type ExportJobKind, type ExportJobStatus, type TimeSeriesExportFormat,
@@ -76,7 +77,7 @@ export const EXPORT_FORMAT_LABELS: Record<TimeSeriesExportFormat, string> = {
 export function exportChoiceProblem(choice: ExportChoice): string | null {
   if (choice.instrumentIds.length === 0) return 'Choose at least one instrument.';
   if (choice.bucket.trim() !== '' && parseBucket(choice.bucket) === null) return 'The bucket width must look like 10s, 5m or 1h.';
-  if (choice.start && choice.end && new Date(choice.end) < new Date(choice.start)) return 'End time must be after start time.';
+  if (choice.start && choice.end && wallTimeToEpochMs(choice.end) < wallTimeToEpochMs(choice.start)) return 'End time must be after start time.';
   return null;
 }
 
@@ -86,8 +87,10 @@ export function timeSeriesExportPath(choice: ExportChoice): string {
   if (choice.scope.unitOperationId !== undefined) query.set('unit_operation_id', String(choice.scope.unitOperationId));
   else if (choice.scope.runId !== undefined) query.set('run_id', String(choice.scope.runId));
   if (choice.scope.onlyListed || choice.instrumentIds.length < choice.scope.instruments.length) query.set('instrument_ids', choice.instrumentIds.join(','));
-  if (choice.start) query.set('start_time', new Date(choice.start).toISOString());
-  if (choice.end) query.set('end_time', new Date(choice.end).toISOString());
+  const start = choice.start ? wallTimeToIso(choice.start) : null;
+  const end = choice.end ? wallTimeToIso(choice.end) : null;
+  if (start) query.set('start_time', start);
+  if (end) query.set('end_time', end);
   query.set('format', choice.format);
   if (choice.bucket.trim()) query.set('bucket', choice.bucket.trim());
   return `/api/v1/exports/time-series?${query.toString()}`;

@@ -17,6 +17,7 @@ import { useEquipmentList, useRevalidate } from '../entities/queries.ts';
 import '../entities/entities.css';
 import { unitOperationSchema, unitOperationTypeListSchema, type UnitOperation, type UnitOperationTypeOption } from '../entities/types.ts';
 import { DateTimeField } from '../dates/DateTimeField.tsx';
+import { wallTimeToIso } from '../dates/date-time-format.ts';
 
 export const REQUIRED_FIELDS_MESSAGE = 'Please fill in all required fields.';
 
@@ -108,8 +109,7 @@ export interface UnitOperationDialogProps {
 
 function toIso(local: string): string | null {
   if (!local.trim()) return null;
-  const date = new Date(local);
-  return Number.isNaN(date.getTime()) ? local : date.toISOString();
+  return wallTimeToIso(local) ?? local;
 }
 
 export function UnitOperationDialog({ isOpen, onClose, runId, unitOperation, onSaved, csvSection, children }: UnitOperationDialogProps) {

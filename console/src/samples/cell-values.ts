@@ -6,7 +6,7 @@
  */
 import { format, isValid, parse, parseISO } from 'date-fns';
 import { SAMPLE_FLAG_SIGNS, type SampleFlag } from '@bioprocess/shared/samples';
-import { DATE_TIME_FORMATS } from '../dates/date-time-format.ts';
+import { DATE_TIME_FORMATS, inDisplayZone, wallTimeToEpochMs } from '../dates/date-time-format.ts';
 
 export const CELL_MESSAGES = {
   notANumber: 'Not a number: write 12.5, or a flagged limit such as < 0.5 or > 50.',
@@ -50,13 +50,14 @@ export function formatResultCell(value: number, flag: SampleFlag | null): string
 
 const LOCAL_FORMATS = [DATE_TIME_FORMATS.dateTime, DATE_TIME_FORMATS.dateTimeSeconds, "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss"];
 
-/** A drawn or measured time: the console's format in the browser's zone, or ISO 8601 with its own zone. */
+/** A drawn or measured time: the console's format in the display zone, or ISO 8601 with its own zone. */
 export function parseTimeCell(text: string): Date | null {
   const trimmed = text.trim();
   if (!trimmed) return null;
   for (const pattern of LOCAL_FORMATS) {
-    const date = parse(trimmed, pattern, new Date(0));
-    if (isValid(date) && format(date, pattern) === trimmed) return date;
+    // Parsed as fields first, then placed in the display zone the way a typed date-time field is.
+    const fields = parse(trimmed, pattern, new Date(0));
+    if (isValid(fields) && format(fields, pattern) === trimmed) return new Date(wallTimeToEpochMs(format(fields, "yyyy-MM-dd'T'HH:mm:ss")));
   }
   if (/[zZ]|[+-]\d\d:?\d\d$/.test(trimmed)) {
     const date = parseISO(trimmed);
@@ -67,7 +68,8 @@ export function parseTimeCell(text: string): Date | null {
 
 /** A time for its cell, with seconds only when it has some. */
 export function formatTimeCell(value: string | Date): string {
-  const date = typeof value === 'string' ? parseISO(value) : value;
-  if (!isValid(date)) return '';
+  const parsed = typeof value === 'string' ? parseISO(value) : value;
+  if (!isValid(parsed)) return '';
+  const date = inDisplayZone(parsed);
   return format(date, date.getSeconds() === 0 ? DATE_TIME_FORMATS.dateTime : DATE_TIME_FORMATS.dateTimeSeconds);
 }

@@ -8,6 +8,7 @@ import { API_KEY_ROLES, apiKeySchema } from '@bioprocess/shared/auth-contracts';
 import { useState } from 'react';
 import { z } from 'zod';
 import { apiRequest } from '../api/client.ts';
+import { wallTimeToIso } from '../dates/date-time-format.ts';
 import { useApi } from '../api/hooks.ts';
 import { AppTooltip } from '../components/AppTooltip.tsx';
 import { ConfirmDialog } from '../components/dialogs/ConfirmDialog.tsx';
@@ -26,9 +27,9 @@ type ApiKey = Camelize<z.infer<typeof apiKeySchema>>;
 
 const EMPTY_KEY = { name: '', role: 'editor', expiresOn: '' };
 
-/** The end of the chosen day in the browser's time zone, as the server expects it (ISO 8601 with offset). */
+/** The end of the chosen day in the display zone, as the server expects it (ISO 8601). */
 function endOfDay(date: string): string {
-  return new Date(`${date}T23:59:59`).toISOString();
+  return wallTimeToIso(`${date}T23:59:59`) ?? date;
 }
 
 function today(): string {

@@ -8,11 +8,13 @@ import { Button, Drawer, Position } from '@blueprintjs/core';
 import { BrandMark } from '../components/BrandMark.tsx';
 import { Sidebar } from './Sidebar.tsx';
 import { useCompactShell } from './useCompactShell.ts';
+import { useDisplayTimeZone } from '../dates/use-display-time-zone.ts';
 
 export function AppShell({ children }: { children: ReactNode }) {
   const compact = useCompactShell();
   const { pathname } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
+  const timeZone = useDisplayTimeZone();
   useEffect(() => setMenuOpen(false), [pathname, compact]);
 
   // One tree for both widths, with the page at the same place: crossing the breakpoint (a window
@@ -32,7 +34,8 @@ export function AppShell({ children }: { children: ReactNode }) {
           <Sidebar inDrawer />
         </Drawer>
       ) : null}
-      <main className="app-main" id="main-content">{children}</main>
+      {/* A new display zone (read at sign-in, or changed in the settings) draws the page again in it. */}
+      <main className="app-main" id="main-content" key={timeZone}>{children}</main>
     </div>
   );
 }
