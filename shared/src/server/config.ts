@@ -69,6 +69,10 @@ export const baseEnvSchema = z.object({
   // How long a finished export file stays downloadable before the sweep removes it: long enough to
   // fetch it after a weekend, short enough that copies of the organisation's data do not pile up.
   EXPORT_FILE_TTL_HOURS: z.coerce.number().positive().default(72),
+  // Encrypts integration secrets at rest (shared/src/server/integration-secrets.ts): 64 hex digits or
+  // base64 of 32 bytes. The api needs it to store a connection, the connector to use one; npm start
+  // generates one into .data when it is not set.
+  INTEGRATIONS_SECRET_KEY: z.string().regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'expected 64 hex digits or base64 of 32 bytes').optional(),
 });
 
 export const apiEnvSchema = baseEnvSchema.extend({
@@ -202,7 +206,24 @@ export const exportWorkerEnvSchema = workerEnvSchema.extend({
   EXPORT_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
 });
 
+export const connectorEnvSchema = baseEnvSchema.extend({
+  // Where the connector posts readings (the bulk endpoint), with each connection's own API key.
+  CONNECTOR_API_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
+  // Store-and-forward buffers, one folder per connection. Connectors on one host share it, so a
+  // connection that moves to another connector takes its unsent readings along.
+  CONNECTOR_DATA_DIR: z.string().default('.data/connector'),
+  // How often a connector reads the connections and their mappings, and claims free ones.
+  CONNECTOR_POLL_MS: z.coerce.number().int().min(50).default(2_000),
+  // A connection's lease: a killed connector's connections move to another after this long.
+  CONNECTOR_LEASE_MS: z.coerce.number().int().min(500).default(15_000),
+  // Readings per bulk post (the api records posts of up to 5,000 points in one statement).
+  CONNECTOR_BATCH_POINTS: z.coerce.number().int().min(1).max(50_000).default(5_000),
+  // The longest pause between two attempts to deliver while the api is away.
+  CONNECTOR_RETRY_MAX_MS: z.coerce.number().int().min(50).default(10_000),
+});
+
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
+export type ConnectorEnv = z.infer<typeof connectorEnvSchema>;
 export type ApiEnv = z.infer<typeof apiEnvSchema>;
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 export type IngestWorkerConfig = z.infer<typeof ingestWorkerEnvSchema>;
