@@ -18,6 +18,7 @@ import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { requireFacility } from '../facilities/repository.ts';
 import { afterUnitOperationsDeleted, recordUnitOperationsDeleted } from '../unit-operations/deletion.ts';
+import { refuseLockedRun } from './review-lock.ts';
 import { deleteRun, insertRun, listRuns, mergeTime, requireRun, toRun, updateRun } from './repository.ts';
 
 const tags = ['Runs'];
@@ -85,6 +86,7 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
     const body = request.body;
     const after = await withTransaction(deps.pg, async (client) => {
       const existing = await requireRun(client, organizationId, request.params.id, { lock: 'update' });
+      await refuseLockedRun(client, organizationId, existing.id);
       if (body.facility_id !== undefined && body.facility_id !== existing.facility_id) {
         await requireFacility(client, organizationId, body.facility_id, { lock: 'share' });
       }
@@ -124,6 +126,7 @@ export async function runRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     const unitOperations = await withTransaction(deps.pg, async (client) => {
       const existing = await requireRun(client, organizationId, request.params.id, { lock: 'update' });
+      await refuseLockedRun(client, organizationId, existing.id);
       const deleted = await deleteRun(client, organizationId, existing.id);
       await recordAudit(client, request, {
         event_type: 'data', action: 'delete', resource_type: 'run', resource_id: existing.id, changes: { before: toRun(existing), after: null },

@@ -18,6 +18,7 @@ import { badRequest, conflict, notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { requireUnitOperation } from '../unit-operations/repository.ts';
+import { refuseLockedSample, refuseLockedUnitOperation } from '../runs/review-lock.ts';
 import { rejectInvalidGrid, SampleGridError, unitCells } from './grid-errors.ts';
 import { saveSampleGrid } from './grid-save.ts';
 import { ucumUnitProblem } from '@bioprocess/shared/instruments/ucum';
@@ -85,6 +86,7 @@ export async function sampleRoutes(app: App, deps: AppDeps): Promise<void> {
       if (badUnits.length > 0) throw new SampleGridError(badUnits);
       const unitOperation = await requireUnitOperation(deps.pg, organizationId, request.params.id);
       const samples = await withTransaction(deps.pg, async (client) => {
+        await refuseLockedUnitOperation(client, organizationId, unitOperation.id);
         await saveSampleGrid(client, organizationId, unitOperation.id, body, (action, id, before, after) => auditSample(client, request, action, id, before, after));
         return (await listUnitOperationSamples(client, unitOperation.id, { limit: Number.MAX_SAFE_INTEGER, offset: 0 })).rows.map(toSample);
       }).catch(rethrowSampleIdTaken);
@@ -118,6 +120,7 @@ export async function sampleRoutes(app: App, deps: AppDeps): Promise<void> {
     }
     return withTransaction(deps.pg, async (client) => {
       const found = await requireSample(client, organizationId, request.params.id);
+      await refuseLockedSample(client, organizationId, found.id);
       const siblings = await lockUnitOperationSamples(client, found.unit_operation_id);
       const existing = siblings.find((row) => Number(row.id) === Number(found.id));
       if (!existing) throw notFound(SAMPLE_MESSAGES.notFound);
@@ -143,6 +146,7 @@ export async function sampleRoutes(app: App, deps: AppDeps): Promise<void> {
     const { organizationId } = principalOf(request);
     await withTransaction(deps.pg, async (client) => {
       const existing = await requireSample(client, organizationId, request.params.id, { forUpdate: true });
+      await refuseLockedSample(client, organizationId, existing.id);
       await deleteSamples(client, organizationId, [existing.id]);
       await auditSample(client, request, 'delete', existing.id, toSample(existing), null);
     });

@@ -19,6 +19,7 @@ import { badRequest, notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { requireRun, mergeTime } from '../runs/repository.ts';
+import { refuseLockedRun, refuseLockedUnitOperation } from '../runs/review-lock.ts';
 import { EQUIPMENT_NOT_FOUND, requireEquipment, toEquipment } from '../equipment/repository.ts';
 import { afterUnitOperationsDeleted, recordUnitOperationsDeleted } from './deletion.ts';
 import { insertUnitOperation, refuseOverlap } from './windows.ts';
@@ -120,6 +121,7 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
     const { organizationId } = principalOf(request);
     const body = request.body;
     const unitOperation = await withTransaction(deps.pg, async (client) => {
+      await refuseLockedRun(client, organizationId, body.run_id);
       const created = toUnitOperation(await insertUnitOperation(client, organizationId, body));
       await recordAudit(client, request, {
         event_type: 'data', action: 'create', resource_type: 'unit_operation', resource_id: created.id,
@@ -143,7 +145,11 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
     const body = request.body;
     const after = await withTransaction(deps.pg, async (client) => {
       const existing = await requireUnitOperation(client, organizationId, request.params.id, { lock: 'update' });
-      if (body.run_id !== undefined && body.run_id !== existing.run_id) await requireRun(client, organizationId, body.run_id, { lock: 'share' });
+      await refuseLockedRun(client, organizationId, existing.run_id);
+      if (body.run_id !== undefined && body.run_id !== existing.run_id) {
+        await requireRun(client, organizationId, body.run_id, { lock: 'share' });
+        await refuseLockedRun(client, organizationId, body.run_id);
+      }
       if (body.equipment_id !== undefined && body.equipment_id !== existing.equipment_id) {
         await requireEquipment(client, organizationId, body.equipment_id, { lock: 'update' });
       }
@@ -227,6 +233,7 @@ export async function unitOperationRoutes(app: App, deps: AppDeps): Promise<void
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
     const deleted = await withTransaction(deps.pg, async (client) => {
+      await refuseLockedUnitOperation(client, organizationId, request.params.id);
       const row = await deleteUnitOperation(client, organizationId, request.params.id);
       if (!row) throw notFound(UNIT_OPERATION_NOT_FOUND);
       await recordUnitOperationsDeleted(client, request, [row]);
