@@ -41,6 +41,7 @@ import { admitUpload, type UploadAdmission } from './upload-limits.ts';
 import { checkSpooledHeader, lineLengthGuard } from './csv-line-guard.ts';
 import { findUnitOperation, ownedInstrumentIds, unitOperationWindow, type UnitOperationWindow } from './instruments.ts';
 import { organizationTimeZone } from '../organizations/settings.ts';
+import { refuseLockedRun, refuseLockedUnitOperation } from '../runs/review-lock.ts';
 import { cutSpoolToTable, refuseBinarySpool } from './csv-spool-reading.ts';
 import { csvPreviewRoutes } from './csv-previews.ts';
 
@@ -235,6 +236,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
     const principal = principalOf(request);
     if (!request.isMultipart()) throw badRequest('Expected multipart/form-data with a mapping field and a file');
     const unitOperation = await findUnitOperation(deps.pg, principal.organizationId, request.params.id);
+    await refuseLockedUnitOperation(deps.pg, principal.organizationId, unitOperation.id);
     const admission = await admitUpload(deps, principal.organizationId);
     // Whatever way the request ends, its place among the uploads being received goes back.
     reply.raw.once('close', () => void admission.finish());
@@ -299,6 +301,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
       if (!unitOperationBody) throw badRequest('unit_operation: required (a JSON multipart field)');
       await checkMappingInstruments(deps, principal.organizationId, unitOperationBody.equipment_id, mapping);
       created = await withTransaction(deps.pg, async (client) => {
+        await refuseLockedRun(client, principal.organizationId, unitOperationBody.run_id);
         const row = await insertUnitOperation(client, principal.organizationId, unitOperationBody);
         const window = unitOperationWindow(row);
         const { job } = await insertIngestJob(client, principal, {

@@ -45,6 +45,7 @@ import { streamBudgetOf } from '../platform/stream-budget.ts';
 import { prefersMinimalReturn } from '../platform/prefer-header.ts';
 import { csvUploadRoutes } from './csv-upload.ts';
 import { clientLeftSignal } from '../platform/client-left.ts';
+import { refuseLockedInstrumentRange } from '../runs/review-lock.ts';
 
 
 const idempotencyHeaders = z.object({
@@ -278,10 +279,13 @@ export async function timeSeriesRoutes(app: App, deps: AppDeps): Promise<void> {
     const owned = await ownedInstrumentIds(deps.pg, principal.organizationId, instrumentIds);
     const foreign = request.body.instrument_ids.findIndex((id) => !owned.has(id));
     if (foreign >= 0) throw badRequest(`instrument_ids.${foreign}: instrument not found`);
+    const startMs = parseTimestampInput(request.body.start_time);
+    const endMs = parseTimestampInput(request.body.end_time);
+    await refuseLockedInstrumentRange(deps.pg, principal.organizationId, instrumentIds, startMs, endMs);
     const job = await queueRangeDeletion(deps, principal, {
       instrumentIds,
-      startMs: parseTimestampInput(request.body.start_time),
-      endMs: parseTimestampInput(request.body.end_time),
+      startMs,
+      endMs,
       idempotencyKey: request.headers['idempotency-key'],
     });
     jobHeaders(reply, job);
