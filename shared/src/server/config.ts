@@ -148,6 +148,14 @@ export const apiEnvSchema = baseEnvSchema.extend({
   // A streamed answer whose client takes nothing for this long is ended (its slot freed), instead of
   // holding its slot and memory until the connection timeout.
   STREAM_STALL_TIMEOUT_MS: z.coerce.number().int().min(10).default(30_000),
+  // Live charts (docs/live.md): event streams one organisation may hold open on one api process, the
+  // instruments one stream follows, the points an event carries itself (a larger write tells the
+  // client to read its range), and how long a stream lasts before the client reconnects (and so
+  // authenticates again, resuming with Last-Event-ID).
+  LIVE_CONNECTIONS_PER_ORGANIZATION: positiveInt.default(200),
+  LIVE_INSTRUMENTS_PER_CONNECTION: positiveInt.default(1_000),
+  LIVE_INLINE_POINTS: positiveInt.default(5_000),
+  LIVE_CONNECTION_MAX_MS: z.coerce.number().int().min(1_000).default(10 * 60_000),
   // Export jobs one organisation may have queued or running at once; more answer 429. Each holds an
   // export-worker for minutes, so one organisation cannot queue enough to delay everybody else's.
   EXPORT_MAX_ACTIVE_JOBS: positiveInt.default(3),
