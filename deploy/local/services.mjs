@@ -441,6 +441,24 @@ export function stopStartedServices() {
   }
 }
 
+/** ZooKeeper's jar (Debian's `zookeeper` package, 3.8) for the local cluster; installed on demand like ClickHouse. */
+export const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
+export function ensureZooKeeper() {
+  if (existsSync(ZOOKEEPER_JAR)) return ZOOKEEPER_JAR;
+  if (!isDebianRoot() || !aptInstall(['zookeeper'])) {
+    throw new Error('ZooKeeper is missing: install Debian\'s zookeeper package (apt-get install zookeeper).');
+  }
+  return ZOOKEEPER_JAR;
+}
+
+/** Debian's clickhouse-server, installed when missing (for servers started with their own configuration). */
+export function ensureClickHouseInstalled() {
+  if (commandExists('clickhouse-server')) return;
+  if (!isDebianRoot() || !aptInstall(['clickhouse-server', 'clickhouse-client'])) {
+    throw new Error('ClickHouse is missing: install Debian\'s clickhouse-server package.');
+  }
+}
+
 /** Debian's Chromium for the end-to-end tests; never a browser downloaded by a test tool. */
 export function ensureChromium() {
   if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';

@@ -3,6 +3,7 @@
  * deletion removes, and deletions accepted after a write that must be applied again once it lands.
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import { POINTS_TABLE } from '@bioprocess/shared/server/clickhouse-tables';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { int, oneOf, version } from '@bioprocess/shared/points-sql';
 import { tombstoneVersion } from '@bioprocess/shared/ingest/versions';
@@ -12,9 +13,9 @@ import type { RangeOnInstruments } from './points-store.ts';
 export async function writeTombstones(clickhouse: ClickHouseClient, range: RangeOnInstruments, versionSeq: number): Promise<void> {
   const tombstone = version(tombstoneVersion(versionSeq));
   await clickhouse.command({
-    query: `INSERT INTO points (organization_id, instrument_id, ts, value, version, is_deleted)
+    query: `INSERT INTO ${POINTS_TABLE} (organization_id, instrument_id, ts, value, version, is_deleted)
       SELECT organization_id, instrument_id, ts, CAST(NULL AS Nullable(Float64)), toUInt64(${tombstone}), toUInt8(1)
-        FROM points
+        FROM ${POINTS_TABLE}
        WHERE organization_id = ${int(range.organizationId)} AND ${oneOf('instrument_id', range.instrumentIds)}
          AND ts >= ${int(range.startMs)} AND ts <= ${int(range.endMs)}
        GROUP BY organization_id, instrument_id, ts
@@ -27,7 +28,7 @@ export async function countLiveReadings(clickhouse: ClickHouseClient, range: Ran
   const tombstone = version(tombstoneVersion(versionSeq));
   const result = await clickhouse.query({
     query: `SELECT count() FROM (
-      SELECT argMax(is_deleted, version) AS deleted, max(version) AS newest FROM points
+      SELECT argMax(is_deleted, version) AS deleted, max(version) AS newest FROM ${POINTS_TABLE}
        WHERE organization_id = ${int(range.organizationId)} AND ${oneOf('instrument_id', range.instrumentIds)}
          AND ts >= ${int(range.startMs)} AND ts <= ${int(range.endMs)}
        GROUP BY instrument_id, ts) WHERE deleted = 0 AND newest < toUInt64(${tombstone})`,

@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream';
 import { POINT_ROW_COLUMNS } from '@bioprocess/shared/point-rows';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import { POINTS_TABLE } from '@bioprocess/shared/server/clickhouse-tables';
 
 export type PointRowsFormat = 'RowBinary' | 'TabSeparated';
 
@@ -26,7 +27,7 @@ export async function insertRows(clickhouse: ClickHouseClient, table: string, co
 /** Inserts point rows: RowBinary (shared/src/point-rows.ts) or TSV lines `organization_id\tinstrument_id\tts\tvalue\tversion\tis_deleted\n` (value `\N` for null). */
 export async function insertPoints(clickhouse: ClickHouseClient, rows: string | Uint8Array | Readable, format: PointRowsFormat, options: InsertOptions = {}): Promise<void> {
   const values = rows instanceof Readable ? rows : Readable.from([rows], { objectMode: false });
-  await insertRows(clickhouse, 'points', POINT_ROW_COLUMNS, format, values, options);
+  await insertRows(clickhouse, POINTS_TABLE, POINT_ROW_COLUMNS, format, values, options);
 }
 
 export type { RangeOnInstruments } from '@bioprocess/shared/ingest/requests';

@@ -11,6 +11,8 @@
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { int, version } from '@bioprocess/shared/points-sql';
+import { POINT_ROW_COLUMNS } from '@bioprocess/shared/point-rows';
+import { LOCAL_SUFFIX, POINTS_PARTITION_KEY, POINTS_TABLE, pointsAreDistributed } from '@bioprocess/shared/server/clickhouse-tables';
 
 export const STAGED_COLUMNS = ['instrument_id', 'ts', 'value'] as const;
 export const STAGED_COLUMNS_WITH_VERSION = [...STAGED_COLUMNS, 'version'] as const;
@@ -27,7 +29,14 @@ export async function createStagingTable(
   table: string,
   defaults: { organizationId: number; sharedVersion: string },
 ): Promise<void> {
-  await clickhouse.command({ query: `CREATE TABLE IF NOT EXISTS ${table} AS points` });
+  // On a cluster `points` is Distributed and its replicated table must not be copied (the copy would
+  // join its replicas): the staging table is a plain one on the server this worker talks to.
+  await clickhouse.command({
+    query: await pointsAreDistributed(clickhouse)
+      ? `CREATE TABLE IF NOT EXISTS ${table} AS ${POINTS_TABLE}${LOCAL_SUFFIX}
+          ENGINE = ReplacingMergeTree(version) PARTITION BY ${POINTS_PARTITION_KEY} ORDER BY (organization_id, instrument_id, ts)`
+      : `CREATE TABLE IF NOT EXISTS ${table} AS ${POINTS_TABLE}`,
+  });
   await clickhouse.command({
     query: `ALTER TABLE ${table}
       MODIFY COLUMN organization_id UInt64 DEFAULT toUInt64(${int(defaults.organizationId)}),
@@ -47,16 +56,30 @@ export async function insertStaged(clickhouse: ClickHouseClient, table: string, 
   for await (const _ of stream) { /* the answer of an INSERT is empty */ }
 }
 
-/** Attaches every partition of the staging table to `points`; answers how many it attached. */
+/**
+ * Attaches every partition of the staging table to `points`; answers how many it attached. On a
+ * cluster, where parts cannot move between servers, each partition is copied instead, by an insert
+ * into the Distributed table that reaches every shard before it answers; an interrupted copy is
+ * completed by the job's retry, whose rows carry the same versions.
+ */
 export async function attachStagedPartitions(clickhouse: ClickHouseClient, table: string): Promise<number> {
   const result = await clickhouse.query({
     query: `SELECT DISTINCT partition_id FROM system.parts WHERE database = currentDatabase() AND table = '${table}' AND active`,
     format: 'JSONCompact',
   });
   const partitions = (await result.json<[string]>()).data.map(([id]) => id);
+  const distributed = partitions.length > 0 && await pointsAreDistributed(clickhouse);
   for (const partition of partitions) {
     if (!/^[0-9A-Za-z_-]+$/.test(partition)) throw new Error(`unexpected partition id ${partition}`);
-    await clickhouse.command({ query: `ALTER TABLE points ATTACH PARTITION ID '${partition}' FROM ${table}` });
+    if (distributed) {
+      if (!/^-?\d+$/.test(partition)) throw new Error(`unexpected partition id ${partition}`);
+      await clickhouse.command({
+        query: `INSERT INTO ${POINTS_TABLE} (${POINT_ROW_COLUMNS.join(', ')})
+          SELECT ${POINT_ROW_COLUMNS.join(', ')} FROM ${table} WHERE ${POINTS_PARTITION_KEY} = ${partition}`,
+      });
+    } else {
+      await clickhouse.command({ query: `ALTER TABLE ${POINTS_TABLE} ATTACH PARTITION ID '${partition}' FROM ${table}` });
+    }
   }
   return partitions.length;
 }

@@ -88,7 +88,7 @@ export function startIngestWorker(env: IngestWorkerEnv, logger: Logger): IngestW
   const settings = workerSettingsSchema.parse(env);
   const shutdown = new AbortController();
   const pg = createPool(env.DATABASE_URL, 10);
-  const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger);
+  const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger, undefined, env);
   const context: WorkerContext = {
     env,
     logger,

@@ -57,29 +57,71 @@ export function splitStatements(sql: string): string[] {
     .filter((statement) => statement.length > 0);
 }
 
-export async function migrateClickHouse(url: string, database: string, logger: Logger): Promise<string[]> {
+/**
+ * The ClickHouse migrations of a layout: the files of migrations/clickhouse on one server; on a cluster
+ * their variants of the same name in migrations/clickhouse/cluster, which run ON CLUSTER, with
+ * `${cluster}` and `${database}` replaced (ClickHouse 18.16 has no {database} macro; the database in
+ * every ZooKeeper path keeps test databases apart). Every single-node file needs its clustered variant.
+ */
+async function clickHouseMigrationFiles(cluster: string | undefined): Promise<Array<{ name: string; path: string }>> {
+  const singleDir = path.join(MIGRATIONS_DIR, 'clickhouse');
+  const names = (await readdir(singleDir)).filter((f) => f.endsWith('.sql')).sort();
+  if (!cluster) return names.map((name) => ({ name, path: path.join(singleDir, name) }));
+  const clusterDir = path.join(singleDir, 'cluster');
+  const clustered = new Set((await readdir(clusterDir)).filter((f) => f.endsWith('.sql')));
+  const missing = names.filter((name) => !clustered.has(name));
+  if (missing.length > 0) throw new Error(`ClickHouse migrations without a clustered variant in migrations/clickhouse/cluster: ${missing.join(', ')}`);
+  return names.map((name) => ({ name, path: path.join(clusterDir, name) }));
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+async function tableExists(client: ReturnType<typeof createClickHouse>, database: string, table: string): Promise<boolean> {
+  const result = await client.query({
+    query: `SELECT count() AS n FROM system.tables WHERE database = '${database}' AND name = '${table}'`, format: 'JSONEachRow',
+  });
+  return Number((await result.json<{ n: string | number }>())[0]?.n ?? 0) > 0;
+}
+
+/**
+ * Applies the ClickHouse migrations not yet recorded in `schema_migrations`. Statements are idempotent
+ * (IF NOT EXISTS) and a file is recorded only after all of its statements succeeded, so a run killed
+ * half-way is completed by the next. On a cluster the record is itself a replicated table shared by
+ * every server, so any of them answers what ran; nothing ON CLUSTER is sent when nothing is missing,
+ * as such a statement waits for every server and one down would hold up an api's start.
+ */
+export async function migrateClickHouse(url: string, database: string, logger: Logger, cluster?: string): Promise<string[]> {
+  if (!IDENTIFIER.test(database) || (cluster !== undefined && !IDENTIFIER.test(cluster))) throw new Error('invalid ClickHouse database or cluster name');
+  const onCluster = cluster ? ` ON CLUSTER ${cluster}` : '';
   const admin = createClickHouseAdmin(url);
   try {
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+    const known = await admin.query({ query: `SELECT count() AS n FROM system.databases WHERE name = '${database}'`, format: 'JSONEachRow' });
+    if (Number((await known.json<{ n: string | number }>())[0]?.n ?? 0) === 0) {
+      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}${onCluster}` });
+    }
   } finally {
     await admin.close();
   }
   const client = createClickHouse(url, database);
   try {
-    await client.command({
-      query: 'CREATE TABLE IF NOT EXISTS schema_migrations (version String, applied_at DateTime) ENGINE = TinyLog',
-    });
+    if (!(await tableExists(client, database, 'schema_migrations'))) {
+      await client.command({
+        query: cluster
+          ? `CREATE TABLE IF NOT EXISTS ${database}.schema_migrations${onCluster} (version String, applied_at DateTime)
+              ENGINE = ReplicatedMergeTree('/clickhouse/tables/all/${database}/schema_migrations', '{replica}') ORDER BY version`
+          : 'CREATE TABLE IF NOT EXISTS schema_migrations (version String, applied_at DateTime) ENGINE = TinyLog',
+      });
+    }
     const result = await client.query({ query: 'SELECT version FROM schema_migrations', format: 'JSONEachRow' });
     const done = new Set((await result.json<{ version: string }>()).map((row) => row.version));
-    const files = (await readdir(path.join(MIGRATIONS_DIR, 'clickhouse'))).filter((f) => f.endsWith('.sql')).sort();
     const applied: string[] = [];
-    for (const file of files) {
-      if (done.has(file)) continue;
-      const sql = await readFile(path.join(MIGRATIONS_DIR, 'clickhouse', file), 'utf8');
+    for (const file of await clickHouseMigrationFiles(cluster)) {
+      if (done.has(file.name)) continue;
+      const sql = (await readFile(file.path, 'utf8')).replaceAll('${cluster}', cluster ?? '').replaceAll('${database}', database);
       for (const statement of splitStatements(sql)) await client.command({ query: statement });
-      await client.insert({ table: 'schema_migrations', values: [{ version: file, applied_at: Math.floor(Date.now() / 1000) }], format: 'JSONEachRow' });
-      logger.info({ migration: file }, 'clickhouse migration applied');
-      applied.push(file);
+      await client.insert({ table: 'schema_migrations', values: [{ version: file.name, applied_at: Math.floor(Date.now() / 1000) }], format: 'JSONEachRow' });
+      logger.info({ migration: file.name, cluster }, 'clickhouse migration applied');
+      applied.push(file.name);
     }
     return applied;
   } finally {
@@ -91,10 +133,11 @@ export interface MigrationTargets {
   DATABASE_URL: string;
   CLICKHOUSE_URL: string;
   CLICKHOUSE_DATABASE: string;
+  CLICKHOUSE_CLUSTER?: string | undefined;
 }
 
 export async function migrateAll(env: MigrationTargets, logger: Logger): Promise<void> {
   const postgres = await migratePostgres(env.DATABASE_URL, logger);
-  const clickhouse = await migrateClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger);
+  const clickhouse = await migrateClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger, env.CLICKHOUSE_CLUSTER);
   logger.info({ postgres, clickhouse }, postgres.length + clickhouse.length ? 'migrations applied' : 'schema up to date');
 }

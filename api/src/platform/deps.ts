@@ -50,7 +50,7 @@ export function createDeps(env: ApiEnv, logger: Logger): AppDeps {
     env,
     logger,
     pg: createPool(env.DATABASE_URL, 20),
-    clickhouse: createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger),
+    clickhouse: createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger, undefined, env),
     redis: createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }, logger),
     queues: createQueues(env, logger),
     jobEvents: createJobFinishEvents(env.DATABASE_URL, logger),

@@ -16,6 +16,7 @@
  * current versions: no DateTime64, no query parameters.
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import { POINTS_TABLE, ROLLUP_HOUR_TABLE, ROLLUP_MINUTE_TABLE } from '@bioprocess/shared/server/clickhouse-tables';
 import {
   floorTo, HOUR_MS, int, MINUTE_MS, NEWEST_POINT_COLUMNS, newestRollupColumns, oneOf, ROLLUP_FIGURES, type RollupFigureColumn,
 } from '@bioprocess/shared/points-sql';
@@ -116,13 +117,13 @@ export function splitRange(startMs: number, endMs: number, coarsest: RollupLevel
 /** SQL: the deduplicated points of the windows, columns (instrument_id, ts, v, d); `d = 1` is a deleted key. */
 export function dedupedPoints(organizationId: number, windows: readonly PointWindow[]): string {
   return `SELECT instrument_id, ts, ${NEWEST_POINT_COLUMNS}
-      FROM points WHERE ${windowsCondition(organizationId, 'ts', windows)}
+      FROM ${POINTS_TABLE} WHERE ${windowsCondition(organizationId, 'ts', windows)}
      GROUP BY instrument_id, ts`;
 }
 
 const ROLLUP_TABLES: Record<RollupLevel, { table: string; column: string }> = {
-  minute: { table: 'points_rollup_1m', column: 'minute' },
-  hour: { table: 'points_rollup_1h', column: 'hour' },
+  minute: { table: ROLLUP_MINUTE_TABLE, column: 'minute' },
+  hour: { table: ROLLUP_HOUR_TABLE, column: 'hour' },
 };
 
 /** SQL: the deduplicated rollup rows of one level whose period starts in the windows, columns (instrument_id, t, ...figures). */
@@ -144,7 +145,7 @@ const STORED_FIGURES: Record<RollupFigureColumn, string> = { p: 'points', n: 'va
  */
 export function finalMinuteRollups(organizationId: number, windows: readonly PointWindow[], figures: readonly RollupFigureColumn[] = ROLLUP_FIGURES): string {
   return `SELECT instrument_id, minute AS t, ${figures.map((figure) => `${STORED_FIGURES[figure]} AS ${figure}`).join(', ')}
-      FROM points_rollup_1m FINAL WHERE ${windowsCondition(organizationId, 'minute', windows)}`;
+      FROM ${ROLLUP_MINUTE_TABLE} FINAL WHERE ${windowsCondition(organizationId, 'minute', windows)}`;
 }
 
 const READING_FIGURES: Record<RollupFigureColumn, string> = { p: 'toUInt64(1)', n: 'toUInt64(isNotNull(v))', s: 'ifNull(v, 0)', lo: 'v', hi: 'v' };
@@ -216,7 +217,7 @@ export async function readingsPerHour(clickhouse: ClickHouseClient, organization
  */
 export async function storedHours(clickhouse: ClickHouseClient, organizationId: number, instrumentIds: readonly number[]): Promise<{ first: number; last: number } | null> {
   const [row] = await queryRows<[string | number, string | number, string | number]>(clickhouse, `
-    SELECT min(hour), max(hour), count() FROM points_rollup_1h
+    SELECT min(hour), max(hour), count() FROM ${ROLLUP_HOUR_TABLE}
      WHERE organization_id = ${int(organizationId)} AND ${oneOf('instrument_id', instrumentIds)} AND points > 0`);
   if (!row || Number(row[2]) === 0) return null;
   return { first: Number(row[0]), last: Number(row[1]) + HOUR_MS - 1 };
@@ -225,7 +226,7 @@ export async function storedHours(clickhouse: ClickHouseClient, organizationId: 
 /** The first and last time of any row of the instrument (tombstones included: what a deletion of all of it must span). */
 export async function storedSpan(clickhouse: ClickHouseClient, organizationId: number, instrumentId: number): Promise<Span | null> {
   const [row] = await queryRows<[string | number, string | number, string | number]>(clickhouse, `
-    SELECT count(), min(ts), max(ts) FROM points WHERE organization_id = ${int(organizationId)} AND instrument_id = ${int(instrumentId)}`);
+    SELECT count(), min(ts), max(ts) FROM ${POINTS_TABLE} WHERE organization_id = ${int(organizationId)} AND instrument_id = ${int(instrumentId)}`);
   if (!row || Number(row[0]) === 0) return null;
   return [Number(row[1]), Number(row[2])];
 }
@@ -238,7 +239,7 @@ export async function storedSpan(clickhouse: ClickHouseClient, organizationId: n
 export async function hourlyRollupsVersion(clickhouse: ClickHouseClient, organizationId: number, instrumentIds: readonly number[]): Promise<string> {
   if (instrumentIds.length === 0) return '0';
   const [row] = await queryRows<[string, string]>(clickhouse,
-    `SELECT toString(max(version)), toString(count()) FROM points_rollup_1h
+    `SELECT toString(max(version)), toString(count()) FROM ${ROLLUP_HOUR_TABLE}
       WHERE organization_id = ${int(organizationId)} AND ${oneOf('instrument_id', instrumentIds)}`);
   return row ? `${row[0]}/${row[1]}` : '0';
 }
@@ -251,7 +252,7 @@ export async function hourlyRollupsVersion(clickhouse: ClickHouseClient, organiz
  * with argMax over millions of keys costs it several times more, and would hold the whole window.
  */
 export function pointVersionsInKeyOrder(organizationId: number, instrumentIds: readonly number[], span: Span): string {
-  return `SELECT ts, instrument_id, value, is_deleted FROM points
+  return `SELECT ts, instrument_id, value, is_deleted FROM ${POINTS_TABLE}
      WHERE ${windowsCondition(organizationId, 'ts', windowsOn(instrumentIds, [span]))}
      ORDER BY ts, instrument_id, version`;
 }
@@ -265,7 +266,7 @@ export function pointVersionsInKeyOrder(organizationId: number, instrumentIds: r
  */
 export function standingReadingsFinal(organizationId: number, instrumentIds: readonly number[], span: Span): string {
   return `SELECT ts, instrument_id, value
-      FROM (SELECT ts, instrument_id, value, is_deleted FROM points FINAL
+      FROM (SELECT ts, instrument_id, value, is_deleted FROM ${POINTS_TABLE} FINAL
              WHERE ${windowsCondition(organizationId, 'ts', windowsOn(instrumentIds, [span]))})
      WHERE is_deleted = 0`;
 }

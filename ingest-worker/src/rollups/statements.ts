@@ -4,6 +4,7 @@
  * the write that asked for them.
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
+import { POINTS_TABLE, ROLLUP_HOUR_TABLE, ROLLUP_MINUTE_TABLE } from '@bioprocess/shared/server/clickhouse-tables';
 import type { Queryable } from '@bioprocess/shared/server/postgres';
 import {
   floorExpr, floorTo, floorToMinute, HOUR_MS, int, MINUTE_MS, minuteExpr, NEWEST_POINT_COLUMNS, newestRollupColumns, oneOf, version,
@@ -74,7 +75,7 @@ const MINUTES_TO_DEDUPLICATE_MAX = 200;
  */
 async function minutesToDeduplicate(clickhouse: ClickHouseClient, scope: RollupScope): Promise<RangeOnInstruments[] | null> {
   const result = await clickhouse.query({
-    query: `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m FROM points WHERE ${scope.points}
+    query: `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m FROM ${POINTS_TABLE} WHERE ${scope.points}
              GROUP BY organization_id, instrument_id, m HAVING NOT (${KEYS_ONCE})
              LIMIT ${MINUTES_TO_DEDUPLICATE_MAX + 1}`,
     format: 'JSONCompact',
@@ -103,9 +104,9 @@ export async function writeMinuteRollups(clickhouse: ClickHouseClient, scope: Ro
   // Minutes that turned to needing deduplication since the question are left out here and were not
   // named there: the write that changed them recomputes them with a later version.
   await clickhouse.command({
-    query: `INSERT INTO points_rollup_1m (organization_id, instrument_id, minute, points, value_count, value_sum, value_min, value_max, version)
+    query: `INSERT INTO ${ROLLUP_MINUTE_TABLE} (organization_id, instrument_id, minute, points, value_count, value_sum, value_min, value_max, version)
       SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, count(), count(value), sum(ifNull(value, toFloat64(0))), min(value), max(value), toUInt64(${rollupVersion})
-        FROM points WHERE (${scope.points})${deduplicated ? ` AND NOT (${deduplicated.points})` : ''}
+        FROM ${POINTS_TABLE} WHERE (${scope.points})${deduplicated ? ` AND NOT (${deduplicated.points})` : ''}
        GROUP BY organization_id, instrument_id, m HAVING ${KEYS_ONCE}`,
   });
   if (deduplicated) await writeDeduplicatedMinutes(clickhouse, deduplicated, rollupVersion);
@@ -117,7 +118,7 @@ async function writeDeduplicatedMinutes(clickhouse: ClickHouseClient, scope: Rol
     SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS at, toUInt64(d = 0) AS p, toUInt64(d = 0 AND isNotNull(v)) AS n,
            if(d = 0, ifNull(v, toFloat64(0)), toFloat64(0)) AS s, if(d = 0, v, CAST(NULL AS Nullable(Float64))) AS lo, lo AS hi
       FROM (SELECT organization_id, instrument_id, ts, ${NEWEST_POINT_COLUMNS}
-              FROM points WHERE ${scope.points}
+              FROM ${POINTS_TABLE} WHERE ${scope.points}
              GROUP BY organization_id, instrument_id, ts)`);
 }
 
@@ -129,7 +130,7 @@ export async function writeHourlyRollups(clickhouse: ClickHouseClient, scope: Ro
   await writeRollupRows(clickhouse, 'hour', hourlyVersion, scope.hours, `
     SELECT organization_id, instrument_id, ${floorExpr('minute', HOUR_MS)} AS at, p, n, s, lo, hi FROM (
       SELECT organization_id, instrument_id, minute, ${newestRollupColumns()}
-        FROM points_rollup_1m WHERE ${scope.minutesOfHours}
+        FROM ${ROLLUP_MINUTE_TABLE} WHERE ${scope.minutesOfHours}
        GROUP BY organization_id, instrument_id, minute)`);
 }
 
@@ -139,7 +140,7 @@ export async function writeHourlyRollups(clickhouse: ClickHouseClient, scope: Ro
  * points, so that it replaces the figures it had.
  */
 async function writeRollupRows(clickhouse: ClickHouseClient, period: 'minute' | 'hour', rollupVersion: string, periods: string, parts: string): Promise<void> {
-  const table = period === 'minute' ? 'points_rollup_1m' : 'points_rollup_1h';
+  const table = period === 'minute' ? ROLLUP_MINUTE_TABLE : ROLLUP_HOUR_TABLE;
   await clickhouse.command({
     query: `INSERT INTO ${table} (organization_id, instrument_id, ${period}, points, value_count, value_sum, value_min, value_max, version)
       SELECT organization_id, instrument_id, at, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${rollupVersion})

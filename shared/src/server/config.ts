@@ -54,6 +54,12 @@ export const baseEnvSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   CLICKHOUSE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8123'),
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('bioprocess'),
+  // A cluster named in ClickHouse's remote_servers: migrations run ON CLUSTER with replicated local
+  // tables and Distributed tables over them (docs/scale.md). Unset: the single-node schema.
+  CLICKHOUSE_CLUSTER: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  // Replicas of a shard that must hold an insert before it is acknowledged (cluster only; 0 or 1: the
+  // replica written to). 2 keeps a write through the loss of a server but stops writes while one is down.
+  CLICKHOUSE_INSERT_QUORUM: nonNegativeInt.default(0),
   // Namespaces every BullMQ key so tests (and several stacks on one Redis) never see each other's jobs.
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('bioprocess'),
   // Spool folder shared by the api (writes uploads) and the ingest-worker (reads them).
@@ -148,14 +154,6 @@ export const apiEnvSchema = baseEnvSchema.extend({
   // A streamed answer whose client takes nothing for this long is ended (its slot freed), instead of
   // holding its slot and memory until the connection timeout.
   STREAM_STALL_TIMEOUT_MS: z.coerce.number().int().min(10).default(30_000),
-  // Live charts (docs/live.md): event streams one organisation may hold open on one api process, the
-  // instruments one stream follows, the points an event carries itself (a larger write tells the
-  // client to read its range), and how long a stream lasts before the client reconnects (and so
-  // authenticates again, resuming with Last-Event-ID).
-  LIVE_CONNECTIONS_PER_ORGANIZATION: positiveInt.default(200),
-  LIVE_INSTRUMENTS_PER_CONNECTION: positiveInt.default(1_000),
-  LIVE_INLINE_POINTS: positiveInt.default(5_000),
-  LIVE_CONNECTION_MAX_MS: z.coerce.number().int().min(1_000).default(10 * 60_000),
   // Export jobs one organisation may have queued or running at once; more answer 429. Each holds an
   // export-worker for minutes, so one organisation cannot queue enough to delay everybody else's.
   EXPORT_MAX_ACTIVE_JOBS: positiveInt.default(3),

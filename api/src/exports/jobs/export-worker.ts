@@ -95,7 +95,7 @@ export function startExportWorker(env: ExportWorkerEnv, logger: Logger): ExportW
   const settings = settingsSchema.parse(env);
   const shutdown = new AbortController();
   const pg = createPool(env.DATABASE_URL, 4 + settings.EXPORT_WORKER_CONCURRENCY);
-  const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger);
+  const clickhouse = createClickHouse(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, logger, undefined, env);
   const context: ExportRunContext = {
     pg, clickhouse, logger, exportDir: path.resolve(env.EXPORT_DIR), ttlHours: env.EXPORT_FILE_TTL_HOURS, shutdown: shutdown.signal,
   };
