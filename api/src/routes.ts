@@ -20,6 +20,7 @@ import { exportJobRoutes } from './exports/job-routes.ts';
 import { analysisRoutes } from './analysis/routes.ts';
 import { alignmentRoutes } from './analysis/alignment-routes.ts';
 import { goldenBatchRoutes } from './golden-batches/routes.ts';
+import { alertRoutes } from './alerts/routes.ts';
 import { liveRoutes } from './live/routes.ts';
 import { runReviewRoutes } from './runs/review-routes.ts';
 import { signatureMeaningRoutes } from './signatures/routes.ts';
@@ -45,6 +46,7 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(analysisRoutes, deps);
   await app.register(alignmentRoutes, deps);
   await app.register(goldenBatchRoutes, deps);
+  await app.register(alertRoutes, deps);
   await app.register(liveRoutes, deps);
   await app.register(runReviewRoutes, deps);
   await app.register(signatureMeaningRoutes, deps);

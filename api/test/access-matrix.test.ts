@@ -48,6 +48,14 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
      VALUES ($1, 'matrix-invitee@example.test', 'viewer', 'matrix-invitation', now() + interval '1 day') RETURNING id`,
     [organizationId],
   );
+  const alertRule = await one(
+    `INSERT INTO alert_rules (organization_id, name, instrument_type, condition) VALUES ($1, 'Matrix alert', 'temperature', '{"kind":"threshold","direction":"above","value":40,"hold_seconds":0}') RETURNING id`,
+    [organizationId],
+  );
+  const alertEvent = await one(
+    `INSERT INTO alert_events (organization_id, rule_id, instrument_id, started_at, fired_at, message) VALUES ($1, $2, $3, now(), now(), 'Matrix firing') RETURNING id`,
+    [organizationId, alertRule, instrument],
+  );
   const catalogueType = await one(`INSERT INTO instrument_catalogue_types (organization_id, name) VALUES ($1, 'Matrix type') RETURNING id`, [organizationId]);
   const catalogueUnit = await one(`INSERT INTO instrument_catalogue_units (organization_id, code, label) VALUES ($1, 'mmol/h', 'Matrix unit') RETURNING id`, [organizationId]);
   // A finished job, so that a progress stream (if one were wrongly served) ends at once.
@@ -78,6 +86,8 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     '/api/v1/export-jobs': exportJob,
     '/api/v1/derived-parameters': derivedParameter,
     '/api/v1/golden-batches': goldenBatch,
+    '/api/v1/alert-rules': alertRule,
+    '/api/v1/alert-events': alertEvent,
     '/api/v1/instrument-catalogue/types': catalogueType,
     '/api/v1/instrument-catalogue/units': catalogueUnit,
   };
