@@ -1,6 +1,6 @@
 /**
  * Runs the product: applies migrations, builds the console when its sources changed, then starts the
- * api, the ingest-worker, the audit-worker and the export-worker as child processes and stops them all together.
+ * api, the ingest-worker, the audit-worker, the export-worker and the alert-worker as child processes and stops them all together.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
@@ -75,6 +75,7 @@ const PROCESSES = [
   { name: 'ingest-worker', entry: 'ingest-worker/src/main.ts' },
   { name: 'audit-worker', entry: 'audit-worker/src/main.ts' },
   { name: 'export-worker', entry: 'api/src/exports/worker-main.ts' },
+  { name: 'alert-worker', entry: 'api/src/alerts/worker-main.ts' },
 ];
 
 /**
