@@ -30,6 +30,11 @@ const env = {
   // export job, one instrument of it (289) streams.
   EXPORT_STREAM_MAX_POINTS: process.env.EXPORT_STREAM_MAX_POINTS ?? '500',
   SEED_DEMO: 'true',
+  // The demo OPC UA server and MQTT publisher, on a port and topics of this stack's own.
+  DEMO_INTEGRATIONS: 'true',
+  DEMO_OPCUA_PORT: process.env.DEMO_OPCUA_PORT ?? String(40000 + Number(process.env.E2E_PORT ?? '8181')),
+  DEMO_MQTT_TOPIC_ROOT: `bp-e2e-${id}`,
+  DEMO_SPARKPLUG_GROUP: `bp-e2e-${id}`,
   SUPERUSER_EMAIL: 'admin@bioprocess.local',
   SUPERUSER_PASSWORD: 'Admin-Bioprocess1!',
   DEMO_EMAIL: 'scientist@demo.bioprocess.local',

@@ -76,6 +76,8 @@ const PROCESSES = [
   { name: 'audit-worker', entry: 'audit-worker/src/main.ts' },
   { name: 'export-worker', entry: 'api/src/exports/worker-main.ts' },
   { name: 'alert-worker', entry: 'api/src/alerts/worker-main.ts' },
+  // The simulated OPC UA bioreactor and MQTT publisher the demo seed maps to its running run.
+  { name: 'integrations-demo', entry: 'ingest-worker/src/connectors/demo/main.ts', enabled: (env) => env.DEMO_INTEGRATIONS === 'true' },
 ];
 
 /**
@@ -96,7 +98,7 @@ export function startProcesses(env, { only, compiled = false } = {}) {
     })));
   };
   const exited = new Promise((resolve) => {
-    for (const { name, entry, env: ownEnv } of PROCESSES.filter((p) => !only || only.includes(p.name))) {
+    for (const { name, entry, env: ownEnv } of PROCESSES.filter((p) => (!only || only.includes(p.name)) && (!p.enabled || p.enabled(env)))) {
       const child = spawn(process.execPath, nodeArguments(entry, compiled), {
         cwd: ROOT, env: ownEnv ? ownEnv(env) : env, stdio: ['ignore', 'inherit', 'inherit'],
       });

@@ -78,6 +78,7 @@ async function main() {
     ...(onLoopback ? { SUPERUSER_PASSWORD: DEMO.SUPERUSER_PASSWORD, DEMO_PASSWORD: DEMO.DEMO_PASSWORD } : {}),
     DEMO_EMAIL: DEMO.DEMO_EMAIL,
     SEED_DEMO: 'true',
+    DEMO_INTEGRATIONS: 'true',
     // Mail stays in the dev outbox (readable by the superuser) unless an SMTP server is configured.
     ...(process.env.SMTP_URL ? {} : { DEV_OUTBOX: 'true' }),
     UPLOAD_DIR: path.join(DATA_DIR, 'uploads'),

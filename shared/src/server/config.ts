@@ -79,6 +79,14 @@ export const baseEnvSchema = z.object({
   // base64 of 32 bytes. The api needs it to store a connection, the connector to use one; npm start
   // generates one into .data when it is not set.
   INTEGRATIONS_SECRET_KEY: z.string().regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'expected 64 hex digits or base64 of 32 bytes').optional(),
+  // The demo integrations (npm start, the end-to-end stack): a simulated OPC UA bioreactor controller and
+  // an MQTT publisher run beside the product, and the demo seed maps them to the running demo run.
+  DEMO_INTEGRATIONS: booleanFromString.default(false),
+  DEMO_OPCUA_PORT: z.coerce.number().int().min(1).max(65535).default(4841),
+  DEMO_MQTT_URL: z.url({ protocol: /^mqtts?$/ }).default('mqtt://127.0.0.1:1883'),
+  // Roots of the demo's topics, so several stacks can share one broker without reading each other's.
+  DEMO_MQTT_TOPIC_ROOT: z.string().regex(/^[A-Za-z0-9_-]+$/).default('bioprocess-demo'),
+  DEMO_SPARKPLUG_GROUP: z.string().regex(/^[A-Za-z0-9_-]+$/).default('BioprocessDemo'),
 });
 
 export const apiEnvSchema = baseEnvSchema.extend({
@@ -154,6 +162,14 @@ export const apiEnvSchema = baseEnvSchema.extend({
   // A streamed answer whose client takes nothing for this long is ended (its slot freed), instead of
   // holding its slot and memory until the connection timeout.
   STREAM_STALL_TIMEOUT_MS: z.coerce.number().int().min(10).default(30_000),
+  // Live charts (docs/live.md): event streams one organisation may hold open on one api process, the
+  // instruments one stream follows, the points an event carries itself (a larger write tells the
+  // client to read its range), and how long a stream lasts before the client reconnects (and so
+  // authenticates again, resuming with Last-Event-ID).
+  LIVE_CONNECTIONS_PER_ORGANIZATION: positiveInt.default(200),
+  LIVE_INSTRUMENTS_PER_CONNECTION: positiveInt.default(1_000),
+  LIVE_INLINE_POINTS: positiveInt.default(5_000),
+  LIVE_CONNECTION_MAX_MS: z.coerce.number().int().min(1_000).default(10 * 60_000),
   // Export jobs one organisation may have queued or running at once; more answer 429. Each holds an
   // export-worker for minutes, so one organisation cannot queue enough to delay everybody else's.
   EXPORT_MAX_ACTIVE_JOBS: positiveInt.default(3),
@@ -174,6 +190,18 @@ export const apiEnvSchema = baseEnvSchema.extend({
 export const workerEnvSchema = baseEnvSchema.extend({
   WORKER_CONCURRENCY: positiveInt.default(2),
 });
+
+export const auditWorkerEnvSchema = workerEnvSchema.extend({
+  // Ed25519 private key (PKCS#8 PEM) that signs the audit chain's checkpoints; without it no checkpoint
+  // is written (the chain is still linked and verifiable, but a full rewrite would go unnoticed).
+  AUDIT_CHECKPOINT_KEY: z.string().min(1).optional(),
+  // A chain is checkpointed after this many new entries, and at least this often while it grows.
+  AUDIT_CHECKPOINT_EVERY: positiveInt.default(1_000),
+  AUDIT_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
+  // A killed audit-worker's events are taken up by another after this long (BullMQ lock duration).
+  AUDIT_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
+});
+export type AuditWorkerEnv = z.infer<typeof auditWorkerEnvSchema>;
 
 export const ingestWorkerEnvSchema = workerEnvSchema.extend({
   // A crashed worker's job is resumed by another after this long (BullMQ lock duration).

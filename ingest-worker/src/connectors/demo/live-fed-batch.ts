@@ -5,7 +5,8 @@
  */
 import { simulateFedBatch, type FedBatchSeries } from '@bioprocess/shared/fed-batch-simulator';
 
-export const LIVE_TAGS = ['temperature', 'ph', 'dissolvedO2', 'stirRate', 'feedRate'] as const;
+/** The online probes of the model (the off-line titer is a sample, not a feed). */
+export const LIVE_TAGS = ['temperature', 'ph', 'dissolvedO2', 'stirRate', 'feedRate', 'opticalDensity', 'exhaustCo2', 'exhaustO2', 'airFlow'] as const;
 export type LiveTag = (typeof LIVE_TAGS)[number];
 export type LiveReading = Record<LiveTag, number>;
 
