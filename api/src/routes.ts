@@ -20,6 +20,7 @@ import { exportJobRoutes } from './exports/job-routes.ts';
 import { analysisRoutes } from './analysis/routes.ts';
 import { alignmentRoutes } from './analysis/alignment-routes.ts';
 import { goldenBatchRoutes } from './golden-batches/routes.ts';
+import { integrationRoutes } from './integrations/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { liveRoutes } from './live/routes.ts';
 import { runReviewRoutes } from './runs/review-routes.ts';
@@ -46,6 +47,7 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(analysisRoutes, deps);
   await app.register(alignmentRoutes, deps);
   await app.register(goldenBatchRoutes, deps);
+  await app.register(integrationRoutes, deps);
   await app.register(alertRoutes, deps);
   await app.register(liveRoutes, deps);
   await app.register(runReviewRoutes, deps);

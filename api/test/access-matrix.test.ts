@@ -57,6 +57,10 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     [organizationId, alertRule, instrument],
   );
   const catalogueType = await one(`INSERT INTO instrument_catalogue_types (organization_id, name) VALUES ($1, 'Matrix type') RETURNING id`, [organizationId]);
+  const integrationConnection = await one(
+    `INSERT INTO integration_connections (organization_id, name, kind, endpoint_url) VALUES ($1, 'Matrix broker', 'mqtt', 'mqtt://127.0.0.1:1') RETURNING id`,
+    [organizationId],
+  );
   const catalogueUnit = await one(`INSERT INTO instrument_catalogue_units (organization_id, code, label) VALUES ($1, 'mmol/h', 'Matrix unit') RETURNING id`, [organizationId]);
   // A finished job, so that a progress stream (if one were wrongly served) ends at once.
   const ingestJob = randomUUID();
@@ -90,6 +94,7 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     '/api/v1/alert-events': alertEvent,
     '/api/v1/instrument-catalogue/types': catalogueType,
     '/api/v1/instrument-catalogue/units': catalogueUnit,
+    '/api/v1/integrations/connections': integrationConnection,
   };
 }
 

@@ -152,9 +152,20 @@ const connectionCommon = {
   created_at: timestampOutput,
   updated_at: timestampOutput,
 };
+/** Settings as answered: what the input schemas produce, without their transforms (answers are encoded, not parsed). */
+export const mqttSettingsOutputSchema = z.object({
+  client_id: z.string().nullable(),
+  username: z.string().nullable(),
+  tls: z.object({ reject_unauthorized: z.boolean(), ca_pem: z.string().nullable() }),
+});
+export const opcuaSettingsOutputSchema = z.object({
+  security_mode: z.enum(OPCUA_SECURITY_MODES),
+  security_policy: z.enum(OPCUA_SECURITY_POLICIES),
+  username: z.string().nullable(),
+});
 export const integrationConnectionSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('mqtt'), ...connectionCommon, settings: mqttSettingsSchema }),
-  z.object({ kind: z.literal('opcua'), ...connectionCommon, settings: opcuaSettingsSchema }),
+  z.object({ kind: z.literal('mqtt'), ...connectionCommon, settings: mqttSettingsOutputSchema }),
+  z.object({ kind: z.literal('opcua'), ...connectionCommon, settings: opcuaSettingsOutputSchema }),
 ]);
 export type IntegrationConnection = z.infer<typeof integrationConnectionSchema>;
 export type MqttConnection = Extract<IntegrationConnection, { kind: 'mqtt' }>;
