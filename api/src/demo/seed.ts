@@ -16,6 +16,7 @@ import { insertInstrument } from '@bioprocess/shared/server/instruments-reposito
 import { insertUnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
 import { simulateFedBatch, simulationSeed } from './fed-batch-simulator.ts';
 import { demoFedBatchSamples } from './demo-samples.ts';
+import { seedDemoIntegrations } from './demo-integrations.ts';
 import { insertSample } from '../samples/repository.ts';
 import {
   DEMO_EQUIPMENT, DEMO_FACILITIES, DEMO_GOLDEN_BATCH, DEMO_HOUR_MS, isGoldenBatchReference, DEMO_ORGANISATION_NAME, DEMO_USERS, demoRuns, type DemoRun, type DemoUnitOperation,
@@ -255,4 +256,12 @@ export async function seedDemo(app: App, deps: AppDeps): Promise<void> {
   seedDemoTimeSeries(app, deps, plan)
     .then(() => deps.logger.info('demo time series queued'))
     .catch((error: unknown) => deps.logger.error({ err: error }, 'demo time series could not be queued'));
+  const running = plan.unitOperations.find((operation) => operation.endMs === null && operation.spec.simulate === 'fed-batch');
+  const instruments = running && plan.instruments.get(running.spec.equipment);
+  if (deps.env.DEMO_INTEGRATIONS && instruments) {
+    createSession(deps.pg, plan.adminUserId, 1)
+      .then((token) => seedDemoIntegrations(app, deps, `Bearer ${token}`, { instruments }))
+      .then(() => deps.logger.info('demo integrations connected to the running demo run'))
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'demo integrations could not be created'));
+  }
 }
