@@ -27,6 +27,9 @@ import { ReadingsToRemove } from './ReadingsToRemove.tsx';
 import { UnitOperationDialog, type UnitOperationDialogProps } from './UnitOperationDialog.tsx';
 import { UnitOperationFlow } from './UnitOperationFlow.tsx';
 import { useRunActions } from './useRunActions.tsx';
+import { RunReviewPanel } from './RunReviewPanel.tsx';
+import { useRunReview } from './run-review-queries.ts';
+import { runLockedText } from './run-review-lock.ts';
 import { formatZoom, ZOOM_DEFAULT, ZOOM_MAX, ZOOM_MIN, zoomIn, zoomOut } from './zoom.ts';
 import './runs.css';
 
@@ -58,6 +61,7 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
   const equipment = useEquipmentList();
   const instruments = useInstruments();
   const runActions = useRunActions(() => navigate('/runs/overview'));
+  const review = useRunReview(validId ? runId : null);
 
   const [zoom, setZoom] = useState(ZOOM_DEFAULT);
   const [dialog, setDialog] = useState<{ mode: 'create' } | { mode: 'edit'; unitOperation: UnitOperation } | null>(null);
@@ -124,7 +128,8 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
   }
 
   const current = run.data;
-  const canChange = permissions.canEdit || permissions.canCreate;
+  const lockedText = runLockedText(current.name, review.data?.state);
+  const canChange = (permissions.canEdit || permissions.canCreate) && !lockedText;
 
   return (
     <div className="app-page">
@@ -138,8 +143,16 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
           {permissions.canEdit || permissions.canExport ? (
             <ButtonGroup>
               {permissions.canExport ? <Button icon="export" text="Export" onClick={() => setExporting(true)} /> : null}
-              {permissions.canEdit ? <Button icon="edit" text="Edit Run" onClick={() => setEditingRun(true)} /> : null}
-              {permissions.canEdit ? <Button icon="trash" intent={Intent.DANGER} variant="outlined" text="Delete" onClick={() => runActions.remove(current)} /> : null}
+              {permissions.canEdit ? (
+                <AppTooltip content={lockedText ?? ''} disabled={!lockedText}>
+                  <Button icon="edit" text="Edit Run" disabled={Boolean(lockedText)} onClick={() => setEditingRun(true)} />
+                </AppTooltip>
+              ) : null}
+              {permissions.canEdit ? (
+                <AppTooltip content={lockedText ?? ''} disabled={!lockedText}>
+                  <Button icon="trash" intent={Intent.DANGER} variant="outlined" text="Delete" disabled={Boolean(lockedText)} onClick={() => runActions.remove(current)} />
+                </AppTooltip>
+              ) : null}
             </ButtonGroup>
           ) : null}
         </div>
@@ -169,12 +182,14 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
               <Button icon="reset" text="Reset" onClick={() => setZoom(ZOOM_DEFAULT)} />
             </ButtonGroup>
           </div>
+          {lockedText ? <Callout intent={Intent.WARNING} icon="lock" className="app-page-callout" data-testid="run-locked">{lockedText}</Callout> : null}
           {unitOperations.data ? (
             <UnitOperationFlow runId={runId} unitOperations={ordered} equipmentName={equipmentName} zoom={zoom} onZoomChange={changeZoom}
-              canEdit={permissions.canEdit} canCreate={permissions.canCreate} onAdd={() => setDialog({ mode: 'create' })}
+              canEdit={permissions.canEdit && !lockedText} canCreate={permissions.canCreate && !lockedText} onAdd={() => setDialog({ mode: 'create' })}
               onEdit={(unitOperation) => setDialog({ mode: 'edit', unitOperation })} onDelete={setDeleting} />
           ) : <div className="app-table-empty"><Spinner size={28} /></div>}
         </Card>
+        <RunReviewPanel runId={runId} />
         <KeyInsightsCard run={current} unitOperations={unitOperations.data} instruments={instruments.data} />
         <GoldenBatchConformanceCard unitOperations={unitOperations.data} />
       </div>
