@@ -10,8 +10,8 @@
  * stands in for the load balancer a real deployment puts in front of ClickHouse (docs/scale.md): any
  * server answers for the whole cluster through the Distributed tables.
  *
- * `npm run cluster -- --faults` starts it, runs the fault matrix against it (deploy/local/cluster-faults.mjs)
- * and stops. Ports: ZooKeeper 12181-12183 (peers 12888-12890, elections 13888-13890), ClickHouse HTTP
+ * `npm run cluster -- --faults` runs the fault matrix (deploy/cluster/faults-cli.ts) on a cluster of its
+ * own under .data/cluster-faults/ and stops. Ports: ZooKeeper 12181-12183 (peers 12888-12890, elections 13888-13890), ClickHouse HTTP
  * 18123-18126, native 19001-19004, interserver 19009-19012, ClickHouse forwarders 18131-18136, apis
  * 18201-18202, proxy 18200.
  */
@@ -21,8 +21,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDependencies } from './deps.mjs';
-import { DATA_DIR, ensureClickHouseInstalled, ensureServices, ensureZooKeeper, tcpReachable } from './services.mjs';
-import { buildConsoleIfStale, runMigrations, startProcesses } from './stack.mjs';
+import { DATA_DIR, ROOT, ensureClickHouseInstalled, ensureServices, ensureZooKeeper, tcpReachable } from './services.mjs';
+import { buildConsoleIfStale, nodeArguments, startProcesses } from './stack.mjs';
 
 export const CLUSTER_NAME = 'bioprocess';
 export const ZOOKEEPER_NODES = [1, 2, 3].map((id) => ({ id, clientPort: 12180 + id, peerPort: 12887 + id, electionPort: 13887 + id }));
@@ -313,6 +313,15 @@ function startClickHouseForwarders(count) {
   };
 }
 
+/** The migrations (as `npm run migrate` applies them), in a child process awaited without blocking the forwarders it connects through. */
+function migrate(env, compiled) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, nodeArguments('api/src/migrate-cli.ts', compiled), { cwd: ROOT, stdio: 'inherit', env });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error('migrations failed'))));
+  });
+}
+
 /** Resolves once the api on `port` answers its health route (any status: it is listening). */
 const waitForApi = (port) => waitUntil(`api on ${port}`,
   () => fetch(`http://127.0.0.1:${port}/api/v1/health`, { signal: AbortSignal.timeout(2_000) }).then(() => true, () => false), 180_000);
@@ -340,15 +349,15 @@ export function clusterEnvironment(services, { database = 'bioprocess', queuePre
  * each through its own ClickHouse forwarder. Answers a handle to kill and restart a process by name
  * (api1, api2, ingest1, ingest2, audit, export) and to stop everything in order.
  */
-export async function startClusterProduct(env, { compiled = false, apis = 2, ingestWorkers = 2 } = {}) {
+export async function startClusterProduct(env, { compiled = false, apis = 2, ingestWorkers = 2, others = true } = {}) {
   const names = [
     ...API_PORTS.slice(0, apis).map((_, i) => `api${i + 1}`),
     ...Array.from({ length: ingestWorkers }, (_, i) => `ingest${i + 1}`),
-    'audit', 'export',
+    ...(others ? ['audit', 'export'] : []),
   ];
   const forwarders = startClickHouseForwarders(names.length);
   const clickhouseUrl = Object.fromEntries(names.map((name, i) => [name, forwarders.urls[i]]));
-  runMigrations({ ...env, CLICKHOUSE_URL: clickhouseUrl.api1 }, { compiled });
+  await migrate({ ...env, CLICKHOUSE_URL: clickhouseUrl[names[0]] }, compiled);
 
   const running = new Map();
   const start = (name) => {
@@ -386,8 +395,14 @@ export async function startClusterProduct(env, { compiled = false, apis = 2, ing
   };
 }
 
+/** `--faults`: the fault matrix in its own process (TypeScript, through tsx), on a cluster of its own. */
+function runFaults() {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'deploy', 'cluster', 'faults-cli.ts')], { cwd: ROOT, stdio: 'inherit' });
+  process.on('SIGINT', () => child.kill('SIGINT'));
+  child.once('exit', (code) => process.exit(code ?? 1));
+}
+
 async function main() {
-  const faults = process.argv.includes('--faults');
   const services = await ensureServices(['DATABASE_URL', 'REDIS_URL']);
   const env = clusterEnvironment(services, {
     extra: { HOST: '127.0.0.1', SUPERUSER_EMAIL: 'admin@bioprocess.local', SUPERUSER_PASSWORD: 'Admin-Bioprocess1!', SEED_DEMO: 'true',
@@ -407,15 +422,9 @@ async function main() {
   process.on('SIGINT', () => void shutdown(130));
   process.on('SIGTERM', () => void shutdown(143));
   try {
-    if (!faults) buildConsoleIfStale(env);
+    buildConsoleIfStale(env);
     cluster = await startClusterServices();
     product = await startClusterProduct(env);
-    if (faults) {
-      const { runFaultMatrix } = await import('./cluster-faults.mjs');
-      const ok = await runFaultMatrix({ cluster, product, env });
-      await shutdown(ok ? 0 : 1);
-      return;
-    }
     log(`ready: http://127.0.0.1:${PROXY_PORT} (apis ${product.apiUrls.join(', ')}); Ctrl-C stops everything`);
   } catch (error) {
     process.stderr.write(`[cluster] ${error instanceof Error ? error.message : String(error)}\n`);
@@ -425,5 +434,6 @@ async function main() {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   ensureDependencies();
-  await main();
+  if (process.argv.includes('--faults')) runFaults();
+  else await main();
 }

@@ -1,0 +1,20 @@
+/**
+ * `npm run cluster -- --faults`: the whole fault matrix on a fresh local cluster (fault-matrix.ts),
+ * every ClickHouse server and ZooKeeper node alone, then in pairs; one JSON line per invariant, and a
+ * non-zero exit when one fails. FAULTS_POSTS_PER_PHASE sets the accepted posts around each kill.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PAIRED_FAULTS, SINGLE_FAULTS, runFaultMatrix } from './fault-matrix.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ALL_SERVERS = [['ch2'], ['ch3'], ['zk2']];
+
+const { ok, counts } = await runFaultMatrix({
+  steps: [...SINGLE_FAULTS, ...ALL_SERVERS, ...PAIRED_FAULTS],
+  postsPerPhase: Number(process.env.FAULTS_POSTS_PER_PHASE ?? 8),
+  dataDir: path.join(ROOT, '.data', 'cluster-faults'),
+  report: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
+});
+process.stdout.write(`${JSON.stringify({ faults: { ok, ...counts } })}\n`);
+process.exit(ok ? 0 : 1);
