@@ -1,20 +1,24 @@
 /**
  * POST /api/v1/csv-previews: the detected layout of a file (multipart, the file in a part named
  * `file`, optionally a `choices` JSON field with what the user changed: encoding, delimiter,
- * header_line, time_column). Only the file's first LAYOUT_PREVIEW_BYTES are read, the rest of the
- * part is drained unread; the answer says so (`bytes_read`, `partial`). The detection is the shared
+ * header_line, time_column, sheet). Only the file's first LAYOUT_PREVIEW_BYTES are read, the rest of the
+ * part is drained unread; the answer says so (`bytes_read`, `partial`). An Excel workbook (.xlsx) is
+ * read as the CSV text of one sheet (`sheet`, else the first), and the answer lists its `sheets`. The detection is the shared
  * one the console's wizard runs (shared/src/csv/detect.ts), so both show the same layout.
  */
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { CSV_MESSAGES, checkCsvFile, detectCsvLayout, LAYOUT_PREVIEW_BYTES } from '@bioprocess/shared/csv/index';
+import { CSV_MESSAGES, checkCsvFile, detectCsvLayout, isSpreadsheetName, LAYOUT_PREVIEW_BYTES } from '@bioprocess/shared/csv/index';
 import { csvReadingSchema, TIME_SERIES_MESSAGES } from '@bioprocess/shared/timeseries';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
+import { spreadsheetHead, type SpreadsheetSheets } from './spreadsheet-csv.ts';
 
 const choicesSchema = csvReadingSchema.pick({ encoding: true, delimiter: true, header_line: true }).extend({
   time_column: z.string().min(1).max(200).optional(),
+  /** The sheet of an Excel workbook; the first when absent. */
+  sheet: z.string().min(1).max(200).optional(),
   prefer_day_first: z.boolean().optional(),
 }).strict();
 type PreviewChoices = z.infer<typeof choicesSchema>;
@@ -57,12 +61,13 @@ export async function csvPreviewRoutes(app: App, deps: AppDeps): Promise<void> {
       description: `Reads at most the first ${LAYOUT_PREVIEW_BYTES / (1024 * 1024)} MiB of the file and answers its encoding, delimiter, header line `
         + '(after a preamble), where the table ends, the time column and its format, the start time the preamble states, units in '
         + 'the headers, suggested instruments and notices about layouts read only in part. `choices` (encoding, delimiter, '
-        + 'header_line, time_column, prefer_day_first) replaces what would be detected. Nothing is stored.',
+        + 'header_line, time_column, prefer_day_first) replaces what would be detected. An Excel workbook (.xlsx) is read as the CSV '
+        + 'text of one sheet (`sheet` in `choices`, else the first) and the answer lists its `sheets`. Nothing is stored.',
     },
   }, async (request, reply) => {
     if (!request.isMultipart()) throw badRequest('Expected multipart/form-data with a file');
     let choices: PreviewChoices = {};
-    let file: { name: string; bytes: Buffer; total: number } | null = null;
+    let file: { name: string; bytes: Buffer; total: number; sheets: SpreadsheetSheets | null } | null = null;
     for await (const part of request.parts()) {
       if (part.type === 'field') {
         if (part.fieldname === 'choices') choices = parseChoices(String(part.value));
@@ -77,8 +82,14 @@ export async function csvPreviewRoutes(app: App, deps: AppDeps): Promise<void> {
         part.file.resume();
         throw badRequest(problem);
       }
+      if (isSpreadsheetName(part.filename ?? '')) {
+        // A workbook previews as the CSV text of its sheet, which is what an upload of it stores.
+        const head = await spreadsheetHead(part.file, choices.sheet ?? null, LAYOUT_PREVIEW_BYTES);
+        file = { name: part.filename ?? '', bytes: head.bytes, total: head.bytes.length + (head.complete ? 0 : 1), sheets: head.sheets };
+        continue;
+      }
       const { bytes, total } = await readFirstBytes(part.file, LAYOUT_PREVIEW_BYTES);
-      file = { name: part.filename ?? '', bytes, total };
+      file = { name: part.filename ?? '', bytes, total, sheets: null };
     }
     if (!file) throw badRequest(TIME_SERIES_MESSAGES.fileRequired);
     if (file.total === 0) throw badRequest(CSV_MESSAGES.fileEmpty);
@@ -88,6 +99,7 @@ export async function csvPreviewRoutes(app: App, deps: AppDeps): Promise<void> {
       time_column: choices.time_column, preferDayFirst: choices.prefer_day_first,
     });
     if (!outcome.ok) throw badRequest(outcome.message);
-    return reply.send({ file_name: file.name, bytes_read: file.bytes.length, bytes_max: LAYOUT_PREVIEW_BYTES, ...outcome.layout });
+    const sheets = file.sheets ? { sheets: file.sheets.names, sheet: file.sheets.chosen } : {};
+    return reply.send({ file_name: file.name, bytes_read: file.bytes.length, bytes_max: LAYOUT_PREVIEW_BYTES, ...sheets, ...outcome.layout });
   });
 }

@@ -15,6 +15,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -23,7 +24,7 @@ import { unitOperationCreateSchema, unitOperationSchema, type UnitOperationCreat
 import { overlapMessage } from '@bioprocess/shared/unit-operation-windows';
 import { findOverlappingUnitOperation } from '@bioprocess/shared/server/unit-operations-repository';
 import { withTransaction, type Pool, type PoolClient } from '@bioprocess/shared/server/postgres';
-import { CSV_MESSAGES, checkCsvFile, fileTooLargeMessage } from '@bioprocess/shared/csv/index';
+import { CSV_MESSAGES, checkCsvFile, fileTooLargeMessage, isSpreadsheetName } from '@bioprocess/shared/csv/index';
 import { csvMappingSchema, ingestJobStatusSchema, TIME_SERIES_MESSAGES, waitQuerySchema, type CsvMapping } from '@bioprocess/shared/timeseries';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
@@ -44,6 +45,8 @@ import { organizationTimeZone } from '../organizations/settings.ts';
 import { refuseLockedRun, refuseLockedUnitOperation } from '../runs/review-lock.ts';
 import { cutSpoolToTable, refuseBinarySpool } from './csv-spool-reading.ts';
 import { csvPreviewRoutes } from './csv-previews.ts';
+import { spreadsheetConversionRoutes } from './spreadsheet-conversions.ts';
+import { spreadsheetCsvLines, SPREADSHEET_SHEET_FIELD, spreadsheetSheetSchema } from './spreadsheet-csv.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive() });
 const unitOperationWithUploadSchema = z.object({ unit_operation: unitOperationSchema, job: ingestJobStatusSchema });
@@ -81,12 +84,21 @@ interface SpooledFile { path: string; name: string; bytes: number }
 
 /**
  * Reads every part in arrival order: fields go to `onField` (which throws on a bad value), the one
- * `file` part is spooled. On any failure the spooled file is removed before the error propagates.
+ * `file` part is spooled. An Excel workbook is spooled as the CSV text of its sheet (a `sheet` field
+ * before the file, else the first), so everything after reads it as a text export. On any failure
+ * the spooled file is removed before the error propagates.
  */
 async function receiveParts(deps: AppDeps, request: FastifyRequest, admission: UploadAdmission, onField: (name: string, value: string) => void): Promise<SpooledFile | null> {
   let spooled: SpooledFile | null = null;
+  let sheet: string | null = null;
   try {
     for await (const part of request.parts()) {
+      if (part.type === 'field' && part.fieldname === SPREADSHEET_SHEET_FIELD) {
+        const parsed = spreadsheetSheetSchema.safeParse(String(part.value));
+        if (!parsed.success) throw badRequest(`${SPREADSHEET_SHEET_FIELD}: ${parsed.error.issues[0]!.message}`);
+        sheet = parsed.data;
+        continue;
+      }
       if (part.type === 'field') {
         onField(part.fieldname, String(part.value));
         continue;
@@ -103,7 +115,14 @@ async function receiveParts(deps: AppDeps, request: FastifyRequest, admission: U
       await mkdir(deps.env.UPLOAD_DIR, { recursive: true });
       const target = path.resolve(deps.env.UPLOAD_DIR, `${randomUUID()}.csv`);
       spooled = { path: target, name: part.filename ?? 'upload.csv', bytes: 0 };
-      await pipeline(part.file, admission.meter(), lineLengthGuard(deps.env.CSV_MAX_LINE_BYTES), createWriteStream(target, { flags: 'wx' }));
+      const guard = lineLengthGuard(deps.env.CSV_MAX_LINE_BYTES);
+      const output = createWriteStream(target, { flags: 'wx' });
+      if (isSpreadsheetName(spooled.name)) {
+        const chosenSheet = sheet;
+        await pipeline(part.file, admission.meter(), (workbook: AsyncIterable<Buffer>) => spreadsheetCsvLines(Readable.from(workbook), chosenSheet), guard, output);
+      } else {
+        await pipeline(part.file, admission.meter(), guard, output);
+      }
       spooled.bytes = (await stat(target)).size;
       await syncToDisk(target, path.dirname(target));
     }
@@ -219,6 +238,7 @@ export async function csvUploadRoutes(app: App, deps: AppDeps): Promise<void> {
     limits: { fileSize: deps.env.CSV_MAX_BYTES, files: 1, fields: 4, fieldSize: 1024 * 1024, parts: 6 },
   });
   await csvPreviewRoutes(app, deps);
+  await spreadsheetConversionRoutes(app, deps);
 
   app.post('/api/v1/unit-operations/:id/csv-uploads', {
     config: { access: 'create' },

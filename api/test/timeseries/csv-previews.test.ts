@@ -186,9 +186,9 @@ describe('CSV previews', () => {
   it('refuses bad input with a 400 that says what is wrong, and viewers with a 403', async () => {
     const cases: [{ name: string; content: Buffer | string } | undefined, Record<string, string>, string][] = [
       [undefined, {}, 'A CSV file is required (multipart field "file")'],
-      [{ name: 'book.xlsx', content: 'a,b\n1,2\n' }, {}, 'File must be a text export named .csv, .txt, .tsv or .asc'],
-      [dataset('sample_ODs.xlsx'), {}, 'File must be a text export named .csv, .txt, .tsv or .asc'],
-      [{ name: 'renamed.csv', content: readFileSync(realExportPath('sample_ODs.xlsx')) }, {}, 'This looks like an Excel workbook (.xlsx) or another zip archive; save the sheet as CSV or text and upload that.'],
+      [{ name: 'book.xlsx', content: 'a,b\n1,2\n' }, {}, 'The file is not an Excel workbook (.xlsx): it could not be read as one. Save it as .xlsx or export it as CSV.'],
+      [{ name: 'notes.docx', content: 'a,b\n1,2\n' }, {}, 'File must be a text export named .csv, .txt, .tsv or .asc, or an Excel workbook (.xlsx)'],
+      [{ name: 'renamed.csv', content: readFileSync(realExportPath('sample_ODs.xlsx')) }, {}, 'This looks like an Excel workbook or another zip archive named as a text file; upload a workbook under its .xlsx name, or save the sheet as CSV or text.'],
       [{ name: 'nul.txt', content: Buffer.from([0x61, 0x00, 0x2c, 0x62, 0x0a]) }, {}, 'This file is not text; upload a CSV or text export (comma, semicolon or tab separated).'],
       [{ name: 'empty.csv', content: '' }, {}, 'File is empty'],
       [{ name: 'header.csv', content: 'time,temp\n' }, {}, 'The file has a header but no data rows'],

@@ -203,8 +203,9 @@ describe('CSV uploads', () => {
     const mapping = { timestamp_column: 'time', columns: [{ column: 'v', instrument_id: sensor }] };
     const file: { name: string; content: Buffer | string } = { name: 'ok.csv', content: 'time,v\n2024-01-01T00:00:00Z,1\n' };
     const cases: Array<[unknown, typeof file, number, string]> = [
-      [mapping, { ...file, name: 'data.xlsx' }, 400, 'File must be a text export named .csv, .txt, .tsv or .asc'],
-      [mapping, { ...file, content: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 0]) }, 400, 'This looks like an Excel workbook (.xlsx) or another zip archive; save the sheet as CSV or text and upload that.'],
+      [mapping, { ...file, name: 'data.docx' }, 400, 'File must be a text export named .csv, .txt, .tsv or .asc, or an Excel workbook (.xlsx)'],
+      [mapping, { ...file, name: 'data.xlsx' }, 400, 'The file is not an Excel workbook (.xlsx): it could not be read as one. Save it as .xlsx or export it as CSV.'],
+      [mapping, { ...file, content: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 0]) }, 400, 'This looks like an Excel workbook or another zip archive named as a text file; upload a workbook under its .xlsx name, or save the sheet as CSV or text.'],
       [mapping, { ...file, content: '' }, 400, 'File is empty'],
       [{ ...mapping, timestamp_column: '' }, file, 400, 'Please select a timestamp column from your CSV data. This is required to create the unit operation.'],
       [{ ...mapping, columns: [] }, file, 400, 'No instrument columns selected. Please select at least one instrument column.'],

@@ -12,7 +12,7 @@ import {
   Button, Callout, Checkbox, FileInput, FormGroup, HTMLSelect, Intent, ProgressBar, Radio, RadioGroup, Tag,
 } from '@blueprintjs/core';
 import {
-  CSV_MESSAGES, CSV_TOAST_TITLES, decimalCommaAllowed, detectTimestampFormat, distinctKeys, findNonNumericValues, isLowConfidence,
+  CSV_MESSAGES, CSV_TOAST_TITLES, SPREADSHEET_MIME_TYPE, decimalCommaAllowed, detectTimestampFormat, distinctKeys, findNonNumericValues, isLowConfidence, isSpreadsheetName,
   localePrefersDayFirst, longFormatAlias as longFormatAliasOf, lowDateConfidenceMessage, nonNumericMessage, type CsvPreview,
   type CsvLayout, type CsvReadingChoices, type FileTimeBase, type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
@@ -28,6 +28,7 @@ import {
   type ColumnState, type TimestampMode,
 } from './column-mapping.ts';
 import { readCsvPreview } from './read-preview.ts';
+import { convertWorkbook } from './spreadsheet-conversion.ts';
 import { postCsvUpload, postUnitOperationWithCsv, type ReadingChoices } from './upload-client.ts';
 import type { DuplicatePolicy } from '@bioprocess/shared/ingest/requests';
 import { useUploadJob, type SendUpload } from './use-upload-job.ts';
@@ -52,6 +53,8 @@ import './csv-upload.css';
 export function CsvUploadSection({ context }: { context: UnitOperationDialogContext }) {
   const { state, setSubmitHook } = context;
   const [file, setFile] = useState<File | null>(null);
+  /** The Excel workbook chosen, when the file is one of its sheets converted to CSV text. */
+  const [workbook, setWorkbook] = useState<{ source: File; sheets: string[]; sheet: string } | null>(null);
   const [preview, setPreview] = useState<CsvPreview | null>(null);
   const [layout, setLayout] = useState<CsvLayout | null>(null);
   /** Wall-clock start elapsed time counts from: the preamble's, or typed; empty: the unit operation's start. */
@@ -146,6 +149,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
 
   const clearFile = useCallback(() => {
     setFile(null);
+    setWorkbook(null);
     setPreview(null);
     setLayout(null);
     setElapsedStart('');
@@ -159,10 +163,10 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   }, [clearUpload]);
 
   /** Reads the preview of a file; `choices` are the user's changes to the detected layout (encoding, delimiter, header line). */
-  const chooseFile = async (chosen: File | null, choices: CsvReadingChoices = {}) => {
+  const chooseFile = async (chosen: File | null, choices: CsvReadingChoices = {}): Promise<boolean> => {
     if (!chosen) {
       clearFile();
-      return;
+      return false;
     }
     setReading(true);
     try {
@@ -170,7 +174,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       if (!outcome.ok) {
         showToast({ title: outcome.title, message: outcome.message, intent: 'danger' });
         clearFile();
-        return;
+        return false;
       }
       setFile(chosen);
       setPreview(outcome.preview);
@@ -187,10 +191,36 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       const timestampIndex = detectedTime !== -1 ? detectedTime : guessTimestampColumn(outcome.preview.headers, outcome.preview.rows, preferDayFirst);
       setColumns(initialColumns(outcome.preview.headers, timestampIndex, instrumentList));
       clearUpload();
+      return true;
     } finally {
       setReading(false);
     }
   };
+
+  /** A file picked in the file field: a workbook is read one sheet at a time, anything else as a text export. */
+  const chooseNewFile = async (chosen: File | null) => {
+    setWorkbook(null);
+    if (chosen && isSpreadsheetName(chosen.name)) await chooseWorkbookSheet(chosen, null);
+    else await chooseFile(chosen);
+  };
+
+  /** Reads one sheet of a workbook as CSV text (the api converts it), then previews that text as a chosen text export. */
+  async function chooseWorkbookSheet(source: File, sheet: string | null) {
+    setReading(true);
+    try {
+      const converted = await convertWorkbook(source, sheet);
+      if (!converted.ok) {
+        showToast({ title: converted.title, message: converted.message, intent: 'danger' });
+        clearFile();
+        return;
+      }
+      // A sheet without a table (a workbook's info sheet) still leaves the choice of another sheet.
+      const previewed = await chooseFile(converted.csv);
+      if (previewed || converted.sheets.length > 1) setWorkbook({ source, sheets: converted.sheets, sheet: converted.sheet });
+    } finally {
+      setReading(false);
+    }
+  }
 
   // The submit hook reads the latest state through a ref, so it is registered again only when the label changes.
   const timeZone = zoneChoice.zone;
@@ -275,11 +305,19 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       <FormGroup label="CSV file" labelFor="csv-file" labelInfo="(optional)">
         <div className="csv-file-row">
           <FileInput fill text={file ? file.name : 'Choose a CSV file...'} hasSelection={file !== null} disabled={context.busy || reading}
-            inputProps={{ id: 'csv-file', accept: '.csv,.txt,.tsv,.asc,text/csv,text/plain,text/tab-separated-values', ref: inputRef, 'aria-label': 'CSV file' }}
-            onInputChange={(event) => void chooseFile(event.currentTarget.files?.[0] ?? null)} />
+            inputProps={{ id: 'csv-file', accept: `.csv,.txt,.tsv,.asc,.xlsx,text/csv,text/plain,text/tab-separated-values,${SPREADSHEET_MIME_TYPE}`, ref: inputRef, 'aria-label': 'CSV file' }}
+            onInputChange={(event) => void chooseNewFile(event.currentTarget.files?.[0] ?? null)} />
           {file && <Button variant="minimal" icon="cross" aria-label="Remove file" onClick={clearFile} disabled={context.busy} />}
         </div>
       </FormGroup>
+      {workbook && (
+        <FormGroup label="Sheet" labelFor="csv-sheet" helperText={`${workbook.source.name}: ${workbook.sheets.length} sheet(s), read as CSV text.`}>
+          <HTMLSelect id="csv-sheet" value={workbook.sheet} disabled={context.busy || reading || workbook.sheets.length < 2}
+            onChange={(event) => void chooseWorkbookSheet(workbook.source, event.currentTarget.value)}>
+            {workbook.sheets.map((sheet) => <option key={sheet} value={sheet}>{sheet}</option>)}
+          </HTMLSelect>
+        </FormGroup>
+      )}
 
       <WindowCheckNotice state={windowCheck} fileChosen={file !== null && preview !== null} />
       {file && preview && columns && !windowCheck.refused && (

@@ -129,7 +129,7 @@ describe('preview from the first part of the file', () => {
   });
 
   it('answers the fixed messages for bad files', async () => {
-    expect(await readCsvPreview(fakeFile('a,b\n1,2', 'data.xlsx'))).toMatchObject({ ok: false, title: 'Invalid file', message: 'File must be a text export named .csv, .txt, .tsv or .asc' });
+    expect(await readCsvPreview(fakeFile('a,b\n1,2', 'data.docx'))).toMatchObject({ ok: false, title: 'Invalid file', message: 'File must be a text export named .csv, .txt, .tsv or .asc, or an Excel workbook (.xlsx)' });
     expect(await readCsvPreview(fakeFile('', 'empty.csv'))).toMatchObject({ ok: false, title: 'Invalid file', message: 'File is empty' });
     expect(await readCsvPreview(fakeFile('a,b', 'x.csv', 'image/png'))).toMatchObject({ ok: false, message: 'Invalid file type. Please select a CSV file.' });
     expect(await readCsvPreview(fakeFile('   \n\n', 'blank.csv'))).toMatchObject({ ok: false, title: 'Invalid CSV content', message: 'File content is empty' });

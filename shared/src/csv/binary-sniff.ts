@@ -13,7 +13,7 @@ function isControlByte(byte: number): boolean {
 const SIGNATURES: { bytes: number[]; message: string }[] = [
   {
     bytes: [0x50, 0x4b, 0x03, 0x04],
-    message: 'This looks like an Excel workbook (.xlsx) or another zip archive; save the sheet as CSV or text and upload that.',
+    message: 'This looks like an Excel workbook or another zip archive named as a text file; upload a workbook under its .xlsx name, or save the sheet as CSV or text.',
   },
   {
     bytes: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1],

@@ -12,10 +12,11 @@ describe('checkCsvFile', () => {
     expect(checkCsvFile({ name: 'data.csv', size: 10 })).toBeNull();
   });
 
-  it('takes the names text exports have (.csv, .txt, .tsv, .asc, any case) and refuses others', () => {
-    for (const name of ['data.csv', 'PLATE.CSV', 'gen5.txt', 'scan.tsv', 'log.asc']) expect(checkCsvFile({ ...ok, name })).toBeNull();
-    expect(checkCsvFile({ ...ok, name: 'data.xlsx' })).toBe('File must be a text export named .csv, .txt, .tsv or .asc');
-    expect(checkCsvFile({ ...ok, name: 'csv' })).toBe('File must be a text export named .csv, .txt, .tsv or .asc');
+  it('takes the names text exports and workbooks have (.csv, .txt, .tsv, .asc, .xlsx, any case) and refuses others', () => {
+    for (const name of ['data.csv', 'PLATE.CSV', 'gen5.txt', 'scan.tsv', 'log.asc', 'MFCS.XLSX']) expect(checkCsvFile({ ...ok, name })).toBeNull();
+    expect(checkCsvFile({ ...ok, name: 'MFCS.xlsx', type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' })).toBeNull();
+    expect(checkCsvFile({ ...ok, name: 'data.xls' })).toBe('File must be a text export named .csv, .txt, .tsv or .asc, or an Excel workbook (.xlsx)');
+    expect(checkCsvFile({ ...ok, name: 'csv' })).toBe('File must be a text export named .csv, .txt, .tsv or .asc, or an Excel workbook (.xlsx)');
   });
 
   it('limits the size to the configured value', () => {

@@ -27,6 +27,7 @@ function isAcceptedType(type: string): boolean {
     normalised.includes('csv') ||
     normalised.startsWith('text/') ||
     normalised === 'application/vnd.ms-excel' ||
+    normalised === SPREADSHEET_MIME_TYPE ||
     normalised === 'application/octet-stream'
   );
 }
@@ -36,10 +37,18 @@ function isAcceptedType(type: string): boolean {
  * the layout detection), never the name.
  */
 export const ACCEPTED_EXTENSIONS = ['.csv', '.txt', '.tsv', '.asc'] as const;
+/** Excel workbooks, read one sheet at a time as CSV text (the api converts them). */
+export const SPREADSHEET_EXTENSIONS = ['.xlsx'] as const;
+export const SPREADSHEET_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+export function isSpreadsheetName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SPREADSHEET_EXTENSIONS.some((extension) => lower.endsWith(extension));
+}
 
 export function hasAcceptedExtension(name: string): boolean {
   const lower = name.toLowerCase();
-  return ACCEPTED_EXTENSIONS.some((extension) => lower.endsWith(extension));
+  return ACCEPTED_EXTENSIONS.some((extension) => lower.endsWith(extension)) || isSpreadsheetName(name);
 }
 
 /** The first failing check's message (extension, size, type, emptiness), or null when the file may be read. */

@@ -18,7 +18,7 @@ import {
 describe('CSV messages', () => {
   it('states the user-facing texts exactly', () => {
     expect(CSV_MESSAGES).toMatchObject({
-      invalidExtension: 'File must be a text export named .csv, .txt, .tsv or .asc',
+      invalidExtension: 'File must be a text export named .csv, .txt, .tsv or .asc, or an Excel workbook (.xlsx)',
       headerWithoutRows: 'The file has a header but no data rows',
       invalidType: 'Invalid file type. Please select a CSV file.',
       fileEmpty: 'File is empty',

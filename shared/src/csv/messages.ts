@@ -31,7 +31,7 @@ export const DATE_CONFIDENCE_THRESHOLD = CSV_LIMITS.dateConfidenceThreshold;
 
 export const CSV_MESSAGES = {
   // File checks.
-  invalidExtension: 'File must be a text export named .csv, .txt, .tsv or .asc',
+  invalidExtension: 'File must be a text export named .csv, .txt, .tsv or .asc, or an Excel workbook (.xlsx)',
   headerWithoutRows: 'The file has a header but no data rows',
   invalidType: 'Invalid file type. Please select a CSV file.',
   fileEmpty: 'File is empty',
