@@ -61,6 +61,8 @@ export interface TimeSeriesChartProps {
   xExtent?: XRange | null;
   /** False: comment lines without labels (all but the first small multiple); the tooltip still has the text. */
   commentLabels?: boolean;
+  /** A small status shown at the chart's top right (the live indicator). */
+  badge?: React.ReactNode;
 }
 
 /** Sample markers stand out from the small points of dense on-line series. */
@@ -96,7 +98,7 @@ function useFrameWidth(): [(element: HTMLDivElement | null) => void, number] {
 export function TimeSeriesChart(props: TimeSeriesChartProps) {
   const {
     title, series, comments = [], loading, error, height = CHART_HEIGHT_PX, startMs = null, onPlotClick, xRange, onXRangeChange, refining, testId, timeZeroLabel,
-    showLegend = true, xExtent = null, commentLabels = true,
+    showLegend = true, xExtent = null, commentLabels = true, badge,
   } = props;
   const [frameRef, frameWidth] = useFrameWidth();
   const placement: LegendPlacement = legendPlacement(frameWidth);
@@ -343,10 +345,11 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
             })} />
         )}
       </div>
-      {xRange && (
+      {(xRange || badge) && (
         <div className="bp-chart-zoom">
-          {refining && <Spinner size={14} />}
-          <Button size="small" variant="outlined" icon="zoom-to-fit" text="Reset zoom" onClick={() => onXRangeChange?.(null)} />
+          {badge}
+          {xRange && refining && <Spinner size={14} />}
+          {xRange && <Button size="small" variant="outlined" icon="zoom-to-fit" text="Reset zoom" onClick={() => onXRangeChange?.(null)} />}
         </div>
       )}
     </div>

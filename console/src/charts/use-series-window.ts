@@ -10,6 +10,9 @@ import { readingListSchema } from '@bioprocess/shared/timeseries';
 import { POINTS_PER_SERIES, MINUTE_MS } from './chart-constants.ts';
 import { mergeWindow, readingsToPoints, type ChartPoint, type Reading } from './series-model.ts';
 import type { XRange } from './TimeSeriesChart.tsx';
+import { useLiveSubscription } from '../live/use-live-subscription.ts';
+import { patchSeries, removeRange } from '../live/live-series.ts';
+import type { LiveState } from '../live/live-client.ts';
 
 export function timeSeriesPath(instrumentId: number, fromMs: number, toMs: number, limit: number): string {
   const query = new URLSearchParams({
@@ -54,6 +57,8 @@ export interface SeriesWindowState {
   loading: boolean;
   refining: boolean;
   error: string | null;
+  /** Whether new points are drawn as they are stored (the live connection is up). */
+  live: LiveState;
 }
 
 function isAbort(error: unknown): boolean {
@@ -62,6 +67,8 @@ function isAbort(error: unknown): boolean {
 
 export function useSeriesWindow(
   instrumentIds: readonly number[], startMs: number | null, endMs: number | null, xRange: XRange | null, errorMessage: string,
+  /** Follow the instruments' new points (an active operation): patched in, not read again. */
+  follow = false,
 ): SeriesWindowState {
   const key = instrumentIds.join(',');
   const ids = useMemo(() => (key ? key.split(',').map(Number) : []), [key]);
@@ -72,6 +79,11 @@ export function useSeriesWindow(
   const [error, setError] = useState<string | null>(null);
   const overviewCache = useRef(new Map<number, ChartPoint[]>());
   const cachedRange = useRef('');
+  // Bumped when live events were missed: the window is read again, over the drawn one.
+  const [generation, setGeneration] = useState(0);
+  const readGeneration = useRef(0);
+  // Live changes that came while an instrument's window was being read, applied to what the read gives.
+  const changesWhileReading = useRef(new Map<number, Array<(points: ChartPoint[]) => ChartPoint[]>>());
 
   // The whole operation, per instrument; instruments already loaded are kept when the selection grows.
   useEffect(() => {
@@ -87,17 +99,24 @@ export function useSeriesWindow(
       cachedRange.current = `${startMs}-${endMs}`;
     }
     const controller = new AbortController();
+    if (readGeneration.current !== generation) {
+      readGeneration.current = generation;
+      overviewCache.current.clear();
+    }
     const missing = ids.filter((id) => !overviewCache.current.has(id));
     const publish = () => setOverview(new Map(ids.map((id) => [id, overviewCache.current.get(id) ?? []])));
     if (missing.length === 0) {
       publish();
       return;
     }
-    setLoading(overviewCache.current.size === 0 || ids.every((id) => missing.includes(id)));
+    // A resync reads the window again under the drawn one, without a spinner.
+    if (generation === 0 || overview.size === 0) setLoading(overviewCache.current.size === 0 || ids.every((id) => missing.includes(id)));
     setError(null);
     mapInTurns(missing, async (id) => {
       const points = await fetchInstrumentPoints(id, startMs, startMs, endMs, POINTS_PER_SERIES, controller.signal);
-      overviewCache.current.set(id, points);
+      const changes = changesWhileReading.current.get(id) ?? [];
+      changesWhileReading.current.delete(id);
+      overviewCache.current.set(id, changes.reduce((patched, change) => change(patched), points));
     })
       .then(() => { publish(); setLoading(false); })
       .catch((cause: unknown) => {
@@ -107,7 +126,7 @@ export function useSeriesWindow(
         setLoading(false);
       });
     return () => controller.abort();
-  }, [ids, startMs, endMs, errorMessage]);
+  }, [ids, startMs, endMs, errorMessage, generation]);
 
   // The zoomed range at full resolution.
   useEffect(() => {
@@ -130,6 +149,41 @@ export function useSeriesWindow(
     return () => controller.abort();
   }, [ids, startMs, endMs, xRange]);
 
+  /** Applies a live change to the instruments' drawn points, overview and zoomed window alike. */
+  const patch = (instruments: readonly number[], update: (id: number, points: ChartPoint[]) => ChartPoint[]) => {
+    const changed = new Set(instruments.filter((id) => overviewCache.current.has(id)));
+    for (const id of changed) overviewCache.current.set(id, update(id, overviewCache.current.get(id)!));
+    for (const id of instruments) {
+      if (changed.has(id) || !ids.includes(id)) continue;
+      changesWhileReading.current.set(id, [...changesWhileReading.current.get(id) ?? [], (points) => update(id, points)]);
+    }
+    setOverview((current) => new Map([...current].map(([id, points]) => [id, changed.has(id) ? overviewCache.current.get(id)! : points])));
+    setWindowed((current) => current && { ...current, points: new Map([...current.points].map(([id, points]) => [id, changed.has(id) ? update(id, points) : points])) });
+  };
+  const live = useLiveSubscription(ids, follow && startMs !== null, {
+    onPoints: (event) => {
+      if (startMs === null) return;
+      if (event.readings) {
+        patch(event.instrument_ids, (id, points) => patchSeries(points, event.readings!.filter((reading) => reading.instrument_id === id), startMs));
+        return;
+      }
+      // Too many to carry: just that range is read, at the chart's resolution, and put in place.
+      const fromMinute = (event.from_ms - startMs) / MINUTE_MS;
+      const toMinute = (event.to_ms - startMs) / MINUTE_MS;
+      void mapInTurns(event.instrument_ids.filter((id) => ids.includes(id)), async (id) =>
+        [id, await fetchInstrumentPoints(id, startMs, Math.max(startMs, event.from_ms), event.to_ms, POINTS_PER_SERIES)] as const)
+        .then((entries) => {
+          const fetched = new Map(entries);
+          patch([...fetched.keys()], (id, points) => mergeWindow(points, fetched.get(id)!, fromMinute, toMinute));
+        })
+        .catch((cause: unknown) => console.error('Failed to fetch newly stored points', cause));
+    },
+    onDeletion: (event) => {
+      if (startMs !== null) patch(event.instrument_ids, (_id, points) => removeRange(points, event.from_ms, event.to_ms, startMs));
+    },
+    onResync: () => setGeneration((current) => current + 1),
+  });
+
   const pointsByInstrument = useMemo(() => {
     if (!windowed) return overview;
     const merged = new Map<number, ChartPoint[]>();
@@ -140,5 +194,5 @@ export function useSeriesWindow(
     return merged;
   }, [overview, windowed]);
 
-  return { pointsByInstrument, loading, refining, error };
+  return { pointsByInstrument, loading, refining, error, live };
 }

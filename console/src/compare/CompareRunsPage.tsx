@@ -38,6 +38,8 @@ import {
   type RunSeriesInput,
 } from './compare-model.ts';
 import { nextPanelLayout } from './panel-keyboard.ts';
+import { useLiveCompareSeries } from '../live/use-live-compare.ts';
+import { LiveIndicator } from '../live/LiveIndicator.tsx';
 import { useCompactShell } from '../shell/useCompactShell.ts';
 import { useAuth } from '../auth/useAuth.ts';
 import { ExportDialog } from '../exports/ExportDialog.tsx';
@@ -148,6 +150,9 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     return new Map(entries);
   }, { revalidateOnFocus: false });
   if (series.error) console.error('Failed to fetch time series data', series.error);
+  // Runs still running draw their new readings as they are stored.
+  const liveState = useLiveCompareSeries(useMemo(() => selectedOperations.map(({ operation }) => operation), [selectedOperations]), instruments.data, series.mutate);
+  const liveBadge = liveState ? <LiveIndicator state={liveState} /> : undefined;
 
   // Time zeros from the server for an event or threshold alignment; the start needs no request.
   const settledAlignment = useSettledValue(selection.alignment, ALIGNMENT_SETTLE_MS);
@@ -365,14 +370,14 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
           </ul>
           {panels.map((panel, index) => (
             <TimeSeriesChart key={panel.key} testId={`compare-panel-${index}`} title={panel.label} series={panel.series}
-              comments={commentViews} commentLabels={index === 0} showLegend={false} xExtent={sharedExtent}
+              comments={commentViews} commentLabels={index === 0} showLegend={false} xExtent={sharedExtent} badge={index === 0 ? liveBadge : undefined}
               height={SMALL_MULTIPLE_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} timeZeroLabel={timeZeroLabel(settledAlignment)} />
           ))}
         </div>
       ) : (
         <TimeSeriesChart testId="compare-chart" title={COMPARE_MESSAGES.chartTitle} series={wantsSeries ? chartSeries : []}
           comments={commentViews} loading={chartLoading} error={series.error ? COMPARE_MESSAGES.seriesFailed : null}
-          height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} timeZeroLabel={timeZeroLabel(settledAlignment)} />
+          height={CHART_HEIGHT_PX} xRange={xRange} onXRangeChange={setXRange} timeZeroLabel={timeZeroLabel(settledAlignment)} badge={liveBadge} />
       )}
     </Card>
   );

@@ -18,6 +18,7 @@ import { paletteColor } from '../charts/chart-constants.ts';
 import { parameterLabel, rangeEndMs, seriesLook, type ChartSeries } from '../charts/series-model.ts';
 import { toEpochMs } from '../charts/time-axis.ts';
 import { useSeriesWindow } from '../charts/use-series-window.ts';
+import { LiveIndicator } from '../live/LiveIndicator.tsx';
 import { ParameterList } from './ParameterList.tsx';
 import { CommentsCard } from './CommentsCard.tsx';
 import { CommentDialog } from './CommentDialog.tsx';
@@ -80,7 +81,9 @@ export function UnitOperationDetailPage() {
   const selectedIds = useMemo(() => parameters.filter((p) => selected.has(p.id)).map((p) => p.id), [parameters, selected]);
   const [xRange, setXRange] = useState<XRange | null>(null);
   const chartStart = span?.startMs ?? null;
-  const seriesWindow = useSeriesWindow(selectedIds, chartStart, endMs, xRange, DETAIL_MESSAGES.seriesFailed);
+  // An operation still running draws its new readings as they are stored.
+  const running = useMemo(() => !!uo && (!uo.endTime || toEpochMs(uo.endTime) > Date.now()), [uo]);
+  const seriesWindow = useSeriesWindow(selectedIds, chartStart, endMs, xRange, DETAIL_MESSAGES.seriesFailed, running);
 
   const lookOf = useCallback((id: number) => seriesLook(Math.max(0, parameters.findIndex((p) => p.id === id))), [parameters]);
   const colorOf = useCallback((id: number) => lookOf(id).color, [lookOf]);
@@ -247,7 +250,7 @@ export function UnitOperationDetailPage() {
           )}
           <TimeSeriesChart testId="process-parameters-chart" title="Process Parameters" series={chartSeries} comments={commentViews} startMs={chartStart}
             loading={seriesWindow.loading} error={seriesWindow.error} xRange={xRange} onXRangeChange={setXRange}
-            refining={seriesWindow.refining}
+            refining={seriesWindow.refining} badge={running && selectedIds.length > 0 ? <LiveIndicator state={seriesWindow.live} /> : undefined}
             onPlotClick={canComment ? (minute) => setDialog({ mode: 'create', minute }) : undefined} />
           {permissions.canEdit && chartSeries.some((s) => s.data.length > 0) && (
             <p className="uo-chart-hint bp6-text-muted">Click the chart to add a comment at that time; drag to zoom.</p>
