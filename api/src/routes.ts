@@ -26,6 +26,7 @@ import { liveRoutes } from './live/routes.ts';
 import { runReviewRoutes } from './runs/review-routes.ts';
 import { signatureMeaningRoutes } from './signatures/routes.ts';
 import { sessionPolicyRoutes } from './auth/session-policy.ts';
+import { sessionRoutes } from './auth/sessions-routes.ts';
 
 export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<void> {
   await app.register(healthRoutes, deps);
@@ -53,4 +54,5 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(runReviewRoutes, deps);
   await app.register(signatureMeaningRoutes, deps);
   await app.register(sessionPolicyRoutes, deps);
+  await app.register(sessionRoutes, deps);
 }

@@ -56,6 +56,7 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     `INSERT INTO alert_events (organization_id, rule_id, instrument_id, started_at, fired_at, message) VALUES ($1, $2, $3, now(), now(), 'Matrix firing') RETURNING id`,
     [organizationId, alertRule, instrument],
   );
+  const session = await one(`INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, now() + interval '1 hour') RETURNING id`, [randomBytes(16).toString('hex'), member.id]);
   const catalogueType = await one(`INSERT INTO instrument_catalogue_types (organization_id, name) VALUES ($1, 'Matrix type') RETURNING id`, [organizationId]);
   const integrationConnection = await one(
     `INSERT INTO integration_connections (organization_id, name, kind, endpoint_url) VALUES ($1, 'Matrix broker', 'mqtt', 'mqtt://127.0.0.1:1') RETURNING id`,
@@ -85,6 +86,7 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     '/api/v1/api-keys': apiKey,
     '/api/v1/auth/users': String(member.id),
     '/api/v1/auth/invitations': invitation,
+    '/api/v1/auth/sessions': session,
     '/api/v1/organizations': String(organizationId),
     '/api/v1/ingest-jobs': ingestJob,
     '/api/v1/export-jobs': exportJob,
