@@ -114,6 +114,8 @@ export const sessionPolicySchema = z.object({
   signing_reauth_minutes: z.number().int().min(0, { error: 'signing_reauth_minutes: at least 0' }).max(60, { error: 'signing_reauth_minutes: at most 60' }),
 });
 export type SessionPolicy = z.infer<typeof sessionPolicySchema>;
+/** An organisation that set no policy: sessions end after 30 unused minutes; signing asks for the password unless the sign-in is under 5 minutes old. */
+export const DEFAULT_SESSION_POLICY: SessionPolicy = { inactivity_minutes: 30, signing_reauth_minutes: 5 };
 
 export const userSessionSchema = z.object({
   id: z.number().int(),

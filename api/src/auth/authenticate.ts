@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { can } from '@bioprocess/shared/permissions';
@@ -8,6 +9,8 @@ import { HttpError } from '../platform/http-error.ts';
 import { badTokenCounter, tooManyRequestsMessage } from '../platform/address-limits.ts';
 import { createApiKeyLookups, type ApiKeyLookups } from './api-key-lookups.ts';
 import { API_KEY_PREFIX, hashToken, type RequestPrincipal, type RouteAccess } from './principal.ts';
+import { DEFAULT_SESSION_POLICY, REVIEW_MESSAGES as SESSION_MESSAGES } from '@bioprocess/shared/run-review';
+import { revokeSession, SESSION_TOUCH_SECONDS, touchSession } from './sessions.ts';
 
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -24,7 +27,10 @@ export const API_KEY_NOT_ALLOWED_MESSAGE = 'API keys are for instrument feeds: t
  */
 const PEOPLE_ONLY_PERMISSIONS: ReadonlySet<RouteAccess> = new Set<RouteAccess>(['manage_users', 'view_audit_logs', 'superuser']);
 
-async function resolvePrincipal(deps: AppDeps, apiKeys: ApiKeyLookups, token: string): Promise<RequestPrincipal | null> {
+/** A session unused for longer than its organisation's inactivity limit: ended now, and refused with its own message. */
+const INACTIVE = Symbol('inactive session');
+
+async function resolvePrincipal(deps: AppDeps, apiKeys: ApiKeyLookups, token: string, request: FastifyRequest): Promise<RequestPrincipal | typeof INACTIVE | null> {
   const tokenHash = hashToken(token);
   if (token.startsWith(API_KEY_PREFIX)) {
     const key = await apiKeys.find(tokenHash);
@@ -35,13 +41,20 @@ async function resolvePrincipal(deps: AppDeps, apiKeys: ApiKeyLookups, token: st
     };
   }
   const { rows } = await deps.pg.query(
-    `SELECT s.id AS session_id, u.id, u.email, u.name, u.organization_id, u.role, u.superuser
-       FROM sessions s JOIN users u ON u.id = s.user_id
+    `SELECT s.id AS session_id, u.id, u.email, u.name, u.organization_id, u.role, u.superuser,
+            s.last_used_at < now() - make_interval(mins => coalesce(p.inactivity_minutes, $2)) AS inactive,
+            (s.last_used_at < now() - make_interval(secs => $3) OR s.user_agent IS NULL) AS stale
+       FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN session_policies p ON p.organization_id = u.organization_id
       WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
-    [tokenHash],
+    [tokenHash, DEFAULT_SESSION_POLICY.inactivity_minutes, SESSION_TOUCH_SECONDS],
   );
   const user = rows[0];
   if (!user) return null;
+  if (user.inactive) {
+    await revokeSession(deps.pg, user.session_id);
+    return INACTIVE;
+  }
+  if (user.stale) await touchSession(deps.pg, user.session_id, request.headers['user-agent'] ?? null, isIP(request.ip) !== 0 ? request.ip : null);
   return {
     kind: 'session', userId: user.id, sessionId: user.session_id, apiKeyId: null, email: user.email,
     name: user.name, organizationId: user.organization_id, roles: [user.role as Role], superuser: user.superuser,
@@ -90,8 +103,15 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, deps: AppDep
   app.addHook('onRequest', async (request, reply) => {
     const token = bearerToken(request);
     if (token) {
-      request.principal = await resolvePrincipal(deps, apiKeys, token);
-      if (!request.principal) {
+      const resolved = await resolvePrincipal(deps, apiKeys, token, request);
+      if (resolved === INACTIVE) {
+        // Not a bad token: the session was real and ended for inactivity, and the client says so.
+        if (request.routeOptions.config?.access !== 'public') throw new HttpError(401, SESSION_MESSAGES.sessionInactive);
+        request.principal = null;
+      } else {
+        request.principal = resolved;
+      }
+      if (resolved === null) {
         // Guessing keys or replaying stolen tokens costs the address its budget; valid tokens never do.
         const overBudget = await countBadToken(request);
         if (overBudget) {

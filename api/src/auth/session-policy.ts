@@ -4,14 +4,12 @@
  * Admins change it through PUT /api/v1/session-policy; an organisation without a row has the defaults.
  */
 import type { Queryable } from '@bioprocess/shared/server/postgres';
-import { sessionPolicySchema, type SessionPolicy } from '@bioprocess/shared/run-review';
+import { DEFAULT_SESSION_POLICY, sessionPolicySchema, type SessionPolicy } from '@bioprocess/shared/run-review';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
 import { recordAudit } from '../audit/record.ts';
 import { principalOf } from './authenticate.ts';
-
-export const DEFAULT_SESSION_POLICY: SessionPolicy = { inactivity_minutes: 30, signing_reauth_minutes: 5 };
 
 export async function readSessionPolicy(db: Queryable, organizationId: number): Promise<SessionPolicy> {
   const { rows } = await db.query<SessionPolicy>(
