@@ -1,4 +1,4 @@
-/** The application shell: sidebar entries, sub-links, coming-soon modals and the user panel. */
+/** The application shell: sidebar entries, sub-links and the user panel. */
 import { expect, refusedRequests, test } from './support/quiet-console.ts';
 import { signInWithSession, signUp } from './support/auth.ts';
 import { saveScreenshot } from './support/screens.ts';
@@ -45,27 +45,16 @@ test.describe('application shell', () => {
     await expect(page.getByTestId('sidebar-runs-overview')).toBeVisible();
   });
 
-  test('Analyze opens its page; Integrations opens a coming-soon modal and does not navigate', async ({ page, request }) => {
+  test('Analyze and Integrations open their pages', async ({ page, request }) => {
     const session = await signUp(request, { name: 'Modal Tester' });
     await signInWithSession(page, session, '/dashboard');
     await page.getByTestId('sidebar-analyze').click();
     await expect(page).toHaveURL(/\/analyze$/);
     await expect(page.getByTestId('analyze-page')).toBeVisible();
-    await page.goto('/dashboard');
-    for (const [id, title, description] of [
-      ['integrations', 'Integrations', 'Connect with external systems and data sources'],
-    ] as const) {
-      await page.getByTestId(`sidebar-${id}`).click();
-      const dialog = page.getByRole('dialog');
-      await expect(dialog).toBeVisible();
-      await expect(dialog.getByRole('heading', { name: title })).toBeVisible();
-      await expect(dialog.getByText('Coming Soon')).toBeVisible();
-      await expect(dialog.getByText(description)).toBeVisible();
-      await expect(page).toHaveURL(/\/dashboard$/);
-      await saveScreenshot(page, `coming-soon-${id}`);
-      await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
-      await expect(page.getByRole('dialog')).toHaveCount(0);
-    }
+    await page.getByTestId('sidebar-integrations').click();
+    await expect(page).toHaveURL(/\/integrations$/);
+    await expect(page.getByRole('heading', { name: 'Integrations' })).toBeVisible();
+    await expect(page.getByTestId('sidebar-integrations')).toHaveClass(/bp6-active/);
   });
 
   test('user panel: initials, name, email, organisation, role, Settings and Sign Out', async ({ page, request }) => {

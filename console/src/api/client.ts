@@ -8,7 +8,7 @@ import type { ZodType } from 'zod';
 import { clearSession, getToken } from '../auth/session-store.ts';
 import { toCamelCase } from './case.ts';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export const NO_TOKEN_MESSAGE = 'No access token available';
 export const AUTHENTICATION_REQUIRED_MESSAGE = 'Authentication required';

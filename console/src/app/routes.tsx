@@ -43,6 +43,7 @@ export const routes: RouteObject[] = [
           },
           { path: '/analyze', lazy: page(() => import('../analyze/AnalyzePage.tsx'), (m) => m.AnalyzePage) },
           { path: '/data', lazy: page(() => import('../data/DataManagementPage.tsx'), (m) => m.DataManagementPage) },
+          { path: '/integrations', lazy: page(() => import('../integrations/IntegrationsPage.tsx'), (m) => m.IntegrationsPage) },
           { path: '/settings', lazy: page(() => import('../settings/SettingsPage.tsx'), (m) => m.SettingsPage) },
         ],
       },

@@ -17,9 +17,10 @@ describe('sidebar active entry', () => {
     expect(isEntryActive(entry('data'), '/dashboard')).toBe(false);
   });
 
-  it('links Analyze to its page and keeps the coming-soon text of Integrations', () => {
+  it('links Analyze and Integrations to their pages', () => {
     expect(entry('analyze').comingSoon).toBeUndefined();
     expect(isEntryActive(entry('analyze'), '/analyze')).toBe(true);
-    expect(entry('integrations').comingSoon?.description).toBe('Connect with external systems and data sources');
+    expect(entry('integrations').comingSoon).toBeUndefined();
+    expect(isEntryActive(entry('integrations'), '/integrations')).toBe(true);
   });
 });

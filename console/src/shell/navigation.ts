@@ -24,7 +24,7 @@ export const SIDEBAR_ENTRIES: readonly SidebarEntry[] = [
   },
   { id: 'analyze', label: 'Analyze', path: '/analyze', icon: 'chart' },
   { id: 'data', label: 'Data', path: '/data', icon: 'database' },
-  { id: 'integrations', label: 'Integrations', path: '/integrations', icon: 'data-connection', comingSoon: { description: 'Connect with external systems and data sources' } },
+  { id: 'integrations', label: 'Integrations', path: '/integrations', icon: 'data-connection' },
 ];
 
 function hasPrefix(pathname: string, prefix: string): boolean {
