@@ -42,6 +42,7 @@ export const routes: RouteObject[] = [
             lazy: page(() => import('../unit-operations/UnitOperationDetailPage.tsx'), (m) => m.UnitOperationDetailPage),
           },
           { path: '/analyze', lazy: page(() => import('../analyze/AnalyzePage.tsx'), (m) => m.AnalyzePage) },
+          { path: '/alerts', lazy: page(() => import('../alerts/AlertsPage.tsx'), (m) => m.AlertsPage) },
           { path: '/data', lazy: page(() => import('../data/DataManagementPage.tsx'), (m) => m.DataManagementPage) },
           { path: '/integrations', lazy: page(() => import('../integrations/IntegrationsPage.tsx'), (m) => m.IntegrationsPage) },
           { path: '/settings', lazy: page(() => import('../settings/SettingsPage.tsx'), (m) => m.SettingsPage) },

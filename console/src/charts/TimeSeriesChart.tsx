@@ -26,6 +26,7 @@ import { nearestCommentWithin, type ChartComment } from './comment-markers.ts';
 import { chartText } from './chart-text.ts';
 import { commentLabelRows, commentLabelWidth, commentPlotLine, legendLabel, tooltipHtml } from './time-series-labels.ts';
 import { formatDate } from '../dates/date-time-format.ts';
+import { useAlertBands, type ChartAlertBand } from './alert-bands.ts';
 import './time-series-chart.css';
 
 export interface XRange {
@@ -63,7 +64,11 @@ export interface TimeSeriesChartProps {
   commentLabels?: boolean;
   /** A small status shown at the chart's top right (the live indicator). */
   badge?: React.ReactNode;
+  /** Alert firings shaded where they happened. */
+  alertBands?: readonly ChartAlertBand[];
 }
+
+const NO_ALERT_BANDS: readonly ChartAlertBand[] = [];
 
 /** Sample markers stand out from the small points of dense on-line series. */
 const SAMPLE_MARKER_RADIUS = 5;
@@ -98,7 +103,7 @@ function useFrameWidth(): [(element: HTMLDivElement | null) => void, number] {
 export function TimeSeriesChart(props: TimeSeriesChartProps) {
   const {
     title, series, comments = [], loading, error, height = CHART_HEIGHT_PX, startMs = null, onPlotClick, xRange, onXRangeChange, refining, testId, timeZeroLabel,
-    showLegend = true, xExtent = null, commentLabels = true, badge,
+    showLegend = true, xExtent = null, commentLabels = true, badge, alertBands = NO_ALERT_BANDS,
   } = props;
   const [frameRef, frameWidth] = useFrameWidth();
   const placement: LegendPlacement = legendPlacement(frameWidth);
@@ -241,6 +246,8 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
       series: series.map((s) => seriesOptions(s, { axes, hiddenIds, toRgba, sampleMarkerRadius: SAMPLE_MARKER_RADIUS })),
     };
   }, [title, chartHeight, xRange, xExtent, axes, series, hiddenIds, stacked, scale, startMs, extent.min, timeZeroLabel]);
+
+  useAlertBands(chartRef, alertBands);
 
   // Comment lines are managed on the axis directly: chart.update merges plot-line arrays and would
   // keep stale lines, so each render replaces exactly the lines this component added.

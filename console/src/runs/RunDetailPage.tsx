@@ -23,6 +23,7 @@ import { ExportDialog } from '../exports/ExportDialog.tsx';
 import { runScope, unitOperationScope } from '../exports/export-request.ts';
 import { GoldenBatchConformanceCard } from './GoldenBatchConformanceCard.tsx';
 import { KeyInsightsCard } from './KeyInsightsCard.tsx';
+import { RunAlertsCard } from '../alerts/RunAlertsCard.tsx';
 import { ReadingsToRemove } from './ReadingsToRemove.tsx';
 import { UnitOperationDialog, type UnitOperationDialogProps } from './UnitOperationDialog.tsx';
 import { UnitOperationFlow } from './UnitOperationFlow.tsx';
@@ -192,6 +193,7 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
         <RunReviewPanel runId={runId} />
         <KeyInsightsCard run={current} unitOperations={unitOperations.data} instruments={instruments.data} />
         <GoldenBatchConformanceCard unitOperations={unitOperations.data} />
+        {Number.isSafeInteger(runId) ? <RunAlertsCard runId={runId} /> : null}
       </div>
 
       {canChange ? (

@@ -6,6 +6,7 @@ import { BrandMark } from '../components/BrandMark.tsx';
 import { ComingSoonDialog } from './ComingSoonDialog.tsx';
 import { isEntryActive, isSubLinkActive, SIDEBAR_ENTRIES, type SidebarEntry } from './navigation.ts';
 import { UserPanel } from './UserPanel.tsx';
+import { AlertCountTag } from '../alerts/AlertCountTag.tsx';
 
 export function Sidebar({ inDrawer = false }: { inDrawer?: boolean }) {
   const { pathname } = useLocation();
@@ -27,7 +28,7 @@ export function Sidebar({ inDrawer = false }: { inDrawer?: boolean }) {
                   active={active}
                   href={entry.comingSoon ? undefined : entry.path}
                   data-testid={`sidebar-${entry.id}`}
-                  labelElement={entry.comingSoon ? <Tag minimal round className="app-soon-tag">Soon</Tag> : undefined}
+                  labelElement={entry.comingSoon ? <Tag minimal round className="app-soon-tag">Soon</Tag> : entry.id === 'alerts' ? <AlertCountTag /> : undefined}
                   onClick={(event) => {
                     event.preventDefault();
                     if (entry.comingSoon) setComingSoon(entry);

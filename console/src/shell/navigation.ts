@@ -1,7 +1,7 @@
 /** Sidebar entries and the rule that picks the active one. */
 import type { IconName } from '@blueprintjs/core';
 
-export type SidebarEntryId = 'dashboard' | 'runs' | 'analyze' | 'data' | 'integrations';
+export type SidebarEntryId = 'dashboard' | 'runs' | 'analyze' | 'alerts' | 'data' | 'integrations';
 
 export interface SidebarEntry {
   id: SidebarEntryId;
@@ -23,6 +23,7 @@ export const SIDEBAR_ENTRIES: readonly SidebarEntry[] = [
     ],
   },
   { id: 'analyze', label: 'Analyze', path: '/analyze', icon: 'chart' },
+  { id: 'alerts', label: 'Alerts', path: '/alerts', icon: 'notifications' },
   { id: 'data', label: 'Data', path: '/data', icon: 'database' },
   { id: 'integrations', label: 'Integrations', path: '/integrations', icon: 'data-connection' },
 ];

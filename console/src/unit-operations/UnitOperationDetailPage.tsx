@@ -20,6 +20,8 @@ import { toEpochMs } from '../charts/time-axis.ts';
 import { useSeriesWindow } from '../charts/use-series-window.ts';
 import { LiveIndicator } from '../live/LiveIndicator.tsx';
 import { ParameterList } from './ParameterList.tsx';
+import { alertEventsPath, useAlertEvents } from '../alerts/alert-queries.ts';
+import { alertBandsOf } from '../alerts/alert-bands-model.ts';
 import { CommentsCard } from './CommentsCard.tsx';
 import { CommentDialog } from './CommentDialog.tsx';
 import { DeleteCommentDialog } from './DeleteCommentDialog.tsx';
@@ -140,6 +142,8 @@ export function UnitOperationDetailPage() {
   const commentsPath = uo ? `/api/v1/unit-operations/${uo.id}/comments` : null;
   const comments = useApi<ApiComment[]>(commentsPath);
   const commentViews = useMemo(() => (comments.data ?? []).map((c) => toCommentView(c, chartStart)), [comments.data, chartStart]);
+  const alertEvents = useAlertEvents(unitOperationId !== null ? alertEventsPath({ unitOperationId }) : null);
+  const alertBands = useMemo(() => alertBandsOf(alertEvents.data, chartStart), [alertEvents.data, chartStart]);
   const [dialog, setDialog] = useState<CommentDialogState>(null);
   const [deleting, setDeleting] = useState<CommentView | null>(null);
 
@@ -248,7 +252,7 @@ export function UnitOperationDetailPage() {
           {startMs === null && (
             <p className="bp6-text-muted">This unit operation has no start time; minutes count from its first reading.</p>
           )}
-          <TimeSeriesChart testId="process-parameters-chart" title="Process Parameters" series={chartSeries} comments={commentViews} startMs={chartStart}
+          <TimeSeriesChart testId="process-parameters-chart" title="Process Parameters" series={chartSeries} comments={commentViews} alertBands={alertBands} startMs={chartStart}
             loading={seriesWindow.loading} error={seriesWindow.error} xRange={xRange} onXRangeChange={setXRange}
             refining={seriesWindow.refining} badge={running && selectedIds.length > 0 ? <LiveIndicator state={seriesWindow.live} /> : undefined}
             onPlotClick={canComment ? (minute) => setDialog({ mode: 'create', minute }) : undefined} />
