@@ -202,7 +202,7 @@ export function BrowseMapDialog({ connection, isOpen, onClose, onMapped }: {
 
   const pickTopic = (item: BrowseItem) => {
     setTopic(item.id);
-    const offered = payloadValuePaths(item.sample, item.id);
+    const offered = payloadValuePaths(item.sample, item.id, item.dataType);
     setFormat(offered.format);
     setOfferedPaths(offered.paths);
     setTimestampPath(offered.format === 'json' ? timestampPathOf(item.sample) ?? '' : '');

@@ -15,5 +15,8 @@ describe('values offered by a sample payload', () => {
       .toEqual({ format: 'sparkplug', paths: ['OD600', 'AirFlow'] });
     expect(payloadValuePaths('OD600=1.2, AirFlow=2.0', 'spBv1.0/G/DDATA/e/d')).toEqual({ format: 'sparkplug', paths: ['OD600', 'AirFlow'] });
     expect(payloadValuePaths(null, 'spBv1.0/G/DDATA/e/d')).toEqual({ format: 'sparkplug', paths: [] });
+    expect(payloadValuePaths('[{"name":"OD600","value":1.2},{"name":"AirFlow","value":2}]', 'any/topic', 'sparkplug'))
+      .toEqual({ format: 'sparkplug', paths: ['OD600', 'AirFlow'] });
+    expect(payloadValuePaths('[{"name":"OD600","value":1.2},{"name":"AirFlow","val', 'spBv1.0/G/DDATA/e/d')).toEqual({ format: 'sparkplug', paths: ['OD600', 'AirFlow'] });
   });
 });

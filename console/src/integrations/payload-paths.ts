@@ -1,7 +1,7 @@
 /**
  * What a sample MQTT payload offers to map: the JSON paths of its numbers ($.reactor.temperature), or
- * the metric names of a Sparkplug B payload (shown decoded, as JSON with a metrics list, or as
- * name=value pairs), or a bare number.
+ * the metric names of a Sparkplug B payload (shown decoded: a JSON list of metrics, possibly cut
+ * short, or name=value pairs), or a bare number.
  */
 export interface OfferedPaths { format: 'json' | 'sparkplug' | 'number'; paths: string[] }
 
@@ -35,17 +35,20 @@ function numericPaths(value: unknown, path: string, into: string[]): void {
 
 function sparkplugMetrics(sample: string): string[] {
   const parsed = parseJson(sample);
-  const metrics = parsed && typeof parsed === 'object' && 'metrics' in parsed ? (parsed as { metrics: unknown }).metrics : undefined;
+  const metrics = Array.isArray(parsed) ? parsed : parsed && typeof parsed === 'object' && 'metrics' in parsed ? (parsed as { metrics: unknown }).metrics : undefined;
   if (Array.isArray(metrics)) {
     return metrics.map((metric) => (metric && typeof metric === 'object' && 'name' in metric ? String((metric as { name: unknown }).name) : ''))
       .filter((name) => name !== '' && name !== 'bdSeq');
   }
   if (metrics && typeof metrics === 'object') return Object.keys(metrics);
+  // A sample cut short is no longer JSON: its metric names are still readable.
+  const named = [...sample.matchAll(/"name"\s*:\s*"([^"]+)"/g)].map((match) => match[1]!);
+  if (named.length > 0) return named.filter((name) => name !== 'bdSeq');
   return [...sample.matchAll(/([^\s,{}=:"]+)\s*[=:]\s*-?\d/g)].map((match) => match[1]!).filter((name) => name !== 'bdSeq' && name !== 'seq' && name !== 'timestamp');
 }
 
-export function payloadValuePaths(sample: string | null, topic = ''): OfferedPaths {
-  if (topic.startsWith('spBv1.0/')) return { format: 'sparkplug', paths: sample ? [...new Set(sparkplugMetrics(sample))] : [] };
+export function payloadValuePaths(sample: string | null, topic = '', dataType: string | null = null): OfferedPaths {
+  if (topic.startsWith('spBv1.0/') || dataType === 'sparkplug') return { format: 'sparkplug', paths: sample ? [...new Set(sparkplugMetrics(sample))] : [] };
   if (sample === null) return { format: 'json', paths: [] };
   const parsed = parseJson(sample);
   if (typeof parsed === 'number') return { format: 'number', paths: [] };
