@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from './support/quiet-console.ts';
-import { signInWithSession, signUp, type ApiSession } from './support/auth.ts';
+import { apiSignIn, signInWithSession, signUp, type ApiSession } from './support/auth.ts';
 import { call, callJson, createRunFixture, createUserWithRole, screenshot, type RunFixture } from './pages-helpers.ts';
 
 const EDITOR_PASSWORD = 'Pages-Role-Pass1!';
@@ -101,4 +101,22 @@ test('a run goes through review with two signatures, refuses edits, is reopened 
   const [pdfDownload] = await Promise.all([page.waitForEvent('download'), report.getByRole('button', { name: 'Download PDF' }).click()]);
   expect(pdfDownload.suggestedFilename()).toMatch(/^review-report-.*\.pdf$/);
   expect((await readFile((await pdfDownload.path())!)).subarray(0, 5).toString()).toBe('%PDF-');
+});
+
+test('Account settings list the user\'s sessions; ending another one signs that session out', async ({ page, request }, testInfo) => {
+  const other = await apiSignIn(request, editor.user.email, EDITOR_PASSWORD);
+  await signInWithSession(page, editor, '/settings');
+  const section = page.getByTestId('account-sessions');
+  const rows = section.getByTestId('account-session');
+  await expect(rows.first()).toBeVisible();
+  const count = await rows.count();
+  expect(count).toBeGreaterThanOrEqual(2);
+  await expect(section.getByText('This session')).toHaveCount(1);
+  await expect(section).toContainText('Chrome on Linux');
+  await expect(page.getByTestId('session-policy')).toBeVisible();
+  await screenshot(page, 'account-sessions', testInfo);
+  await section.getByRole('button', { name: 'End all other sessions' }).click();
+  await expect(rows).toHaveCount(1);
+  expect((await call(request, other.token, 'GET', '/api/v1/auth/profile')).status()).toBe(401);
+  expect((await call(request, editor.token, 'GET', '/api/v1/auth/profile')).status()).toBe(200);
 });

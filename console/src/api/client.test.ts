@@ -55,6 +55,8 @@ describe('api client', () => {
     await expect(failure).rejects.toThrow('Authentication required');
     await expect(failure).rejects.toMatchObject({ status: 401 });
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
+    // The server's reason goes along, so the sign-in page can say why the session ended.
+    expect(onUnauthorized).toHaveBeenCalledWith('Session expired');
   });
 
   it("passes the server's error text through", async () => {

@@ -5,7 +5,10 @@
  * fixed error texts. Any 401 signs the user out.
  */
 import type { ZodType } from 'zod';
+import { REVIEW_MESSAGES } from '@bioprocess/shared/run-review';
 import { clearSession, getToken } from '../auth/session-store.ts';
+
+const SESSION_ENDED_FOR_INACTIVITY = REVIEW_MESSAGES.sessionInactive;
 import { toCamelCase } from './case.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -41,7 +44,8 @@ export interface ApiRequestOptions<T> {
 export interface ApiClientDeps {
   fetch: typeof fetch;
   getToken: () => string | null;
-  onUnauthorized: () => void;
+  /** Called on any 401 with the server's message (it may say why the session ended). */
+  onUnauthorized: (message: string | null) => void;
   /** Prefix for relative paths; the console is served by the api on the same origin. */
   baseUrl?: string;
 }
@@ -83,7 +87,7 @@ export function createApiClient(deps: ApiClientDeps) {
     const payload = await readJsonBody(response);
 
     if (response.status === 401) {
-      deps.onUnauthorized();
+      deps.onUnauthorized(serverErrorOf(payload));
       throw new ApiError(AUTHENTICATION_REQUIRED_MESSAGE, 401);
     }
     if (!response.ok) {
@@ -108,7 +112,8 @@ export type ApiClient = ReturnType<typeof createApiClient>;
 export const api: ApiClient = createApiClient({
   fetch: (input, init) => globalThis.fetch(input, init),
   getToken,
-  onUnauthorized: clearSession,
+  // Only a reason the user can act on is kept for the sign-in page; any other 401 signs out silently.
+  onUnauthorized: (message) => clearSession(message === SESSION_ENDED_FOR_INACTIVITY ? message : undefined),
 });
 
 export function apiRequest<T>(method: HttpMethod, path: string, body?: unknown, options?: ApiRequestOptions<T>): Promise<T> {

@@ -109,7 +109,28 @@ if (typeof window !== 'undefined') {
   });
 }
 
-export function clearSession(): void {
+const SIGNED_OUT_REASON_KEY = 'auth_signed_out_reason';
+
+/** Why the session ended, said once on the sign-in page (kept per tab, in session storage). */
+export function takeSignedOutReason(): string | null {
+  try {
+    const reason = window.sessionStorage.getItem(SIGNED_OUT_REASON_KEY);
+    window.sessionStorage.removeItem(SIGNED_OUT_REASON_KEY);
+    return reason;
+  } catch {
+    return null;
+  }
+}
+
+/** Signs out; `reason`, when given, is shown on the sign-in page (the server ended the session for inactivity). */
+export function clearSession(reason?: string): void {
+  if (reason) {
+    try {
+      window.sessionStorage.setItem(SIGNED_OUT_REASON_KEY, reason);
+    } catch {
+      // Without session storage the sign-in page simply does not say why.
+    }
+  }
   const store = storage();
   store?.removeItem(TOKEN_STORAGE_KEY);
   store?.removeItem(USER_STORAGE_KEY);

@@ -12,6 +12,7 @@ import { LOGIN_DELAYED_MESSAGE_START } from '@bioprocess/shared/auth-contracts';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { forgotPasswordRequest } from '../auth/auth-api.ts';
+import { takeSignedOutReason } from '../auth/session-store.ts';
 import { useAuth } from '../auth/useAuth.ts';
 import { BrandMark, PRODUCT_NAME } from '../components/BrandMark.tsx';
 import { LoadingScreen } from '../components/LoadingScreen.tsx';
@@ -65,6 +66,7 @@ function LoginForm({ onForgotPassword, onSigningIn }: { onForgotPassword: (email
   const [showPassword, setShowPassword] = useState(false);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [signedOutReason] = useState(takeSignedOutReason);
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -92,6 +94,9 @@ function LoginForm({ onForgotPassword, onSigningIn }: { onForgotPassword: (email
     <form onSubmit={(event) => void submit(event)} noValidate aria-labelledby="login-title">
       <H3 className="app-auth-title" id="login-title">Welcome to {PRODUCT_NAME}</H3>
       <p className={`${Classes.TEXT_MUTED} app-auth-subtitle`}>Sign in to your account to continue.</p>
+      {signedOutReason && !refusal ? (
+        <Callout intent={Intent.WARNING} icon="time" className="app-auth-callout" role="status" data-testid="signed-out-reason">{signedOutReason}</Callout>
+      ) : null}
       {refusal === 'address_blocked' || refusal === 'account_delayed' ? (
         <Callout intent={Intent.WARNING} icon="time" className="app-auth-callout" role="alert" data-testid="login-refusal">
           <p>{RESET_HINTS[refusal]}</p>

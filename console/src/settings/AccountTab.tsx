@@ -1,4 +1,4 @@
-/** The Account tab: the user's details, the name update and, for superusers, the organisation switch. */
+/** The Account tab: the user's details, the name update, their sessions, the organisation's settings and, for superusers, the organisation switch. */
 import { Button, FormGroup, H5, HTMLSelect, InputGroup, Intent, Tag } from '@blueprintjs/core';
 import { useEffect, useState } from 'react';
 import { useSWRConfig } from 'swr';
@@ -9,6 +9,8 @@ import { organizationListSchema, type Organization } from '../entities/types.ts'
 import { OrganizationTimeZoneSection } from './OrganizationTimeZoneSection.tsx';
 import { useSettingsAction } from './use-settings-action.ts';
 import { OrganizationArchiveSection } from './OrganizationArchiveSection.tsx';
+import { AccountSessionsSection } from './AccountSessionsSection.tsx';
+import { SessionPolicySection } from './SessionPolicySection.tsx';
 
 export function AccountTab() {
   const { user, permissions, organizationName, refreshProfile, setOrganizationId } = useAuth();
@@ -56,7 +58,9 @@ export function AccountTab() {
           <Button type="submit" intent={Intent.PRIMARY} text="Update Name" disabled={nameUnchanged || savingName} loading={savingName} />
         </form>
       </section>
+      <AccountSessionsSection />
       <OrganizationTimeZoneSection />
+      <SessionPolicySection />
       <OrganizationArchiveSection />
       {permissions.isSuperuser ? (
         <section className="app-settings-section">
