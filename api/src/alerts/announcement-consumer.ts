@@ -16,6 +16,18 @@ export const ALERT_CONSUMER_GROUP = 'alert-evaluators';
 
 type RawEntry = [string, string[] | null];
 
+/**
+ * Creates the alert workers' group on the stream unless it exists, from its end (or `from`). The demo
+ * seed calls it before posting its readings, so they are evaluated even when the alert worker starts later.
+ */
+export async function ensureAlertConsumerGroup(redis: Redis, prefix: string, from: '$' | '0' = '$'): Promise<void> {
+  try {
+    await redis.xgroup('CREATE', POINTS_STORED_STREAM(prefix), ALERT_CONSUMER_GROUP, from, 'MKSTREAM');
+  } catch (error) {
+    if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
+  }
+}
+
 export interface ConsumerOptions {
   prefix: string;
   claimIdleMs: number;
@@ -43,11 +55,7 @@ export class AnnouncementConsumer {
    * history). A group missing later means Redis lost the stream: everything in the new one is unread.
    */
   async ensureGroup(from: '$' | '0' = '$'): Promise<void> {
-    try {
-      await this.redis.xgroup('CREATE', this.key, ALERT_CONSUMER_GROUP, from, 'MKSTREAM');
-    } catch (error) {
-      if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
-    }
+    await ensureAlertConsumerGroup(this.redis, this.options.prefix, from);
   }
 
   start(): void {

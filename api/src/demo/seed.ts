@@ -17,6 +17,7 @@ import { insertUnitOperationRow } from '@bioprocess/shared/server/unit-operation
 import { simulateFedBatch, simulationSeed } from './fed-batch-simulator.ts';
 import { demoFedBatchSamples } from './demo-samples.ts';
 import { seedDemoIntegrations } from './demo-integrations.ts';
+import { insertDemoAlertRule, prepareDemoAlerts } from './demo-alerts.ts';
 import { insertSample } from '../samples/repository.ts';
 import {
   DEMO_EQUIPMENT, DEMO_FACILITIES, DEMO_GOLDEN_BATCH, DEMO_HOUR_MS, isGoldenBatchReference, DEMO_ORGANISATION_NAME, DEMO_USERS, demoRuns, type DemoRun, type DemoUnitOperation,
@@ -145,6 +146,8 @@ export async function seedDemoMetadata(deps: AppDeps, now = Date.now()): Promise
        VALUES ($1, $2, 'fermentation', $3, $4, $5, $6)`,
       [organizationId, DEMO_GOLDEN_BATCH.name, references.map((operation) => operation.id), DEMO_GOLDEN_BATCH.parameters,
         JSON.stringify(DEMO_GOLDEN_BATCH.alignment), JSON.stringify(DEMO_GOLDEN_BATCH.band)]);
+    const runningFedBatch = unitOperations.find((operation) => operation.endMs === null && operation.spec.simulate === 'fed-batch');
+    if (runningFedBatch) await insertDemoAlertRule(client, organizationId, runningFedBatch.id, adminUserId);
     return { organizationId, adminUserId, instruments, unitOperations };
   });
 }
@@ -253,7 +256,7 @@ export async function seedDemo(app: App, deps: AppDeps): Promise<void> {
     return;
   }
   deps.logger.info({ organizationId: plan.organizationId }, 'demo organisation seeded; loading its time series');
-  seedDemoTimeSeries(app, deps, plan)
+  prepareDemoAlerts(deps).then(() => seedDemoTimeSeries(app, deps, plan))
     .then(() => deps.logger.info('demo time series queued'))
     .catch((error: unknown) => deps.logger.error({ err: error }, 'demo time series could not be queued'));
   const running = plan.unitOperations.find((operation) => operation.endMs === null && operation.spec.simulate === 'fed-batch');

@@ -1,0 +1,29 @@
+/**
+ * The demo's alert rule: dissolved oxygen of the running fed-batch below 30 % for ten minutes, emailed
+ * to the demo admin. The seeded history of that run dips under 30 % while the stirrer cascade catches
+ * up, so on a fresh `npm start` the rule fires (and resolves) as the seed's readings are stored, and
+ * the live feed keeps it watched. The consumer group is made before the readings are posted, so the
+ * alert worker evaluates them even when it starts after the seed.
+ */
+import type { PoolClient } from '@bioprocess/shared/server/postgres';
+import type { AppDeps } from '../platform/deps.ts';
+import { ensureAlertConsumerGroup } from '../alerts/announcement-consumer.ts';
+
+export const DEMO_ALERT_RULE = {
+  name: 'Dissolved oxygen low',
+  instrument_type: 'dissolved_o2',
+  condition: { kind: 'threshold', direction: 'below', value: 30, hold_seconds: 600 },
+} as const;
+
+export async function insertDemoAlertRule(client: PoolClient, organizationId: number, runningUnitOperationId: number, adminUserId: number): Promise<void> {
+  await client.query(
+    `INSERT INTO alert_rules (organization_id, name, instrument_type, run_id, condition, email_user_ids, created_by)
+     SELECT $1, $2, $3, uo.run_id, $4, ARRAY[$5::bigint], $5 FROM unit_operations uo WHERE uo.id = $6 AND uo.organization_id = $1`,
+    [organizationId, DEMO_ALERT_RULE.name, DEMO_ALERT_RULE.instrument_type, JSON.stringify(DEMO_ALERT_RULE.condition), adminUserId, runningUnitOperationId]);
+}
+
+/** The stream's consumer group, before the seed posts readings; a Redis that does not answer only costs the seeded history's alerts. */
+export async function prepareDemoAlerts(deps: Pick<AppDeps, 'redis' | 'env' | 'logger'>): Promise<void> {
+  await ensureAlertConsumerGroup(deps.redis, deps.env.QUEUE_PREFIX)
+    .catch((error: unknown) => deps.logger.warn({ err: error }, 'alert consumer group not prepared; the demo history may not be evaluated'));
+}
