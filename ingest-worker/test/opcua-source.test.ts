@@ -160,6 +160,20 @@ describe('OPC UA source', () => {
     await wrong.stop();
   });
 
+  it('signs and encrypts the session when the connection asks for it', async () => {
+    const secured = { ...connection(server.endpointUrl), settings: { security_mode: 'SignAndEncrypt' as const, security_policy: 'Basic256Sha256' as const, username: null } };
+    const readings: SourceReading[] = [];
+    const source = createOpcuaSource(secured, null, [mapping(5, ids.get('feedRate')!, 105)], new RecordingStatus(), log);
+    await source.start(async (batch) => { readings.push(...batch); });
+    try {
+      const stamp = new Date(Date.UTC(2026, 0, 5));
+      server.set('BR-01', 'feedRate', 0.35, StatusCodes.Good, stamp);
+      await until('the reading over the encrypted channel', () => readings.find((reading) => reading.measuredAtMs === stamp.getTime()));
+    } finally {
+      await source.stop();
+    }
+  });
+
   it('comes back after the server restarts and delivers again', async () => {
     const own = await startDemoOpcuaServer({ port: 0, reactors: [{ name: 'BR-09', read: () => constant }] });
     own.pause();
