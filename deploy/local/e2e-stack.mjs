@@ -30,6 +30,11 @@ const env = {
   // export job, one instrument of it (289) streams.
   EXPORT_STREAM_MAX_POINTS: process.env.EXPORT_STREAM_MAX_POINTS ?? '500',
   SEED_DEMO: 'true',
+  // Integrations: a key for the connections' secrets, and the connector posting to this stack's api
+  // with a store-and-forward folder of its own.
+  INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('hex'),
+  CONNECTOR_API_URL: `http://127.0.0.1:${process.env.E2E_PORT ?? '8181'}`,
+  CONNECTOR_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'bp-e2e-connector-')),
   // The demo OPC UA server and MQTT publisher, on a port and topics of this stack's own.
   DEMO_INTEGRATIONS: 'true',
   DEMO_OPCUA_PORT: process.env.DEMO_OPCUA_PORT ?? String(40000 + Number(process.env.E2E_PORT ?? '8181')),
@@ -66,6 +71,7 @@ async function dropDatabases() {
   ]);
   rmSync(env.UPLOAD_DIR, { recursive: true, force: true });
   rmSync(env.EXPORT_DIR, { recursive: true, force: true });
+  rmSync(env.CONNECTOR_DATA_DIR, { recursive: true, force: true });
 }
 
 let stack = null;
