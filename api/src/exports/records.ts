@@ -14,7 +14,12 @@ export const RECORD_COLUMNS: Record<RecordExportEntity, { table: string; columns
   facilities: { table: 'facilities', columns: [['id', 'id'], ['name', 'name'], ['type', 'type'], ['country', 'country'], ['address', 'address'], ['created_at', 'created_at'], ['updated_at', 'updated_at']] },
   equipment: { table: 'equipment', columns: [['id', 'id'], ['facility_id', 'facility_id'], ['name', 'name'], ['type', 'type'], ['oem', 'oem'], ['status', 'status'], ['created_at', 'created_at'], ['updated_at', 'updated_at']] },
   instruments: { table: 'instruments', columns: [['id', 'id'], ['equipment_id', 'equipment_id'], ['name', 'name'], ['type', 'type'], ['unit', 'unit'], ['alias', 'alias'], ['created_at', 'created_at'], ['updated_at', 'updated_at']] },
-  runs: { table: 'runs', columns: [['id', 'id'], ['facility_id', 'facility_id'], ['name', 'name'], ['strain', 'strain'], ['target', 'target'], ['description', 'description'], ['start_time', 'start_time'], ['end_time', 'end_time'], ['scale_liters', 'scale_liters'], ['scale_grams', 'scale_grams'], ['created_at', 'created_at'], ['updated_at', 'updated_at']] },
+  runs: { table: 'runs', columns: [['id', 'id'], ['facility_id', 'facility_id'], ['name', 'name'], ['strain', 'strain'], ['target', 'target'], ['description', 'description'], ['start_time', 'start_time'], ['end_time', 'end_time'], ['scale_liters', 'scale_liters'], ['scale_grams', 'scale_grams'], ['created_at', 'created_at'], ['updated_at', 'updated_at'],
+    // A signed record is exported with its signatures: review state, then meaning, printed name, time (UTC) and the signed hash of each.
+    ['review_state', "coalesce((SELECT rr.state FROM run_reviews rr WHERE rr.run_id = runs.id), 'draft')"],
+    ['signatures', `(SELECT string_agg(s.meaning_label || ': ' || s.signer_name || ', ' || to_char(s.signed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+      || CASE WHEN s.revoked_at IS NULL THEN '' ELSE ' (revoked)' END || ', sha256 ' || s.content_sha256, '; ' ORDER BY s.id)
+      FROM signatures s WHERE s.organization_id = runs.organization_id AND s.record_type = 'run' AND s.record_id = runs.id)`]] },
   unit_operations: { table: 'unit_operations', columns: [['id', 'id'], ['run_id', 'run_id'], ['type', 'type'], ['equipment_id', 'equipment_id'], ['start_time', 'start_time'], ['end_time', 'end_time'], ['created_at', 'created_at'], ['updated_at', 'updated_at']] },
   comments: { table: 'comments', columns: [['id', 'id'], ['unit_operation_id', 'unit_operations_id'], ['author_id', 'author'], ['timestamp', 'timestamp'], ['content', 'content'], ['color', 'color'], ['created_at', 'created_at'], ['updated_at', 'updated_at']] },
 };

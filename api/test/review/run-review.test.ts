@@ -156,6 +156,12 @@ describe('run review and electronic signatures', () => {
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
     expect((await ctx.request({ method: 'GET', url: `/api/v1/runs/${run.id}/review-report?format=xml`, token: viewer.token })).json())
       .toEqual({ error: expect.stringContaining('format') });
+
+    // The record export carries the run's review state and its signatures.
+    const exported = (await ctx.request({ method: 'GET', url: '/api/v1/exports/records?entity=runs&format=json', token: editor.token })).json();
+    const row = exported.find((record: { id: number }) => record.id === run.id);
+    expect(row.review_state).toBe('draft');
+    expect(row.signatures).toMatch(new RegExp(`^Authored: ${editor.name}, \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z \\(revoked\\), sha256 [0-9a-f]{64}; Approved: ${admin.name}, `));
   });
 
   it('binds a signature to the exact content: a change made behind the api shows it invalid, and another run never matches', async () => {
