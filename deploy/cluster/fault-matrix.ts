@@ -37,6 +37,8 @@ export interface FaultRunOptions {
   feeds?: number;
   pointsPerPost?: number;
   dataDir?: string;
+  /** CLICKHOUSE_INSERT_QUORUM of the product's processes (default 2: no acknowledged write held by one server only). */
+  insertQuorum?: number;
   report?: (line: FaultReport) => void;
   log?: (message: string) => void;
 }
@@ -66,7 +68,7 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
   }, {
     database, queuePrefix: `bp-faults-${id}`,
     extra: {
-      NODE_ENV: 'test', HOST: '127.0.0.1', LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'error', CONSOLE_DIST: '/nonexistent',
+      NODE_ENV: 'test', HOST: '127.0.0.1', CLICKHOUSE_INSERT_QUORUM: String(options.insertQuorum ?? 2), LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'error', CONSOLE_DIST: '/nonexistent',
       // Killed workers' jobs and lost deliveries are taken up again within seconds.
       INGEST_LOCK_MS: '5000', INGEST_RECONCILE_MS: '2000', INGEST_BACKOFF_MAX_MS: '2000', INGEST_SWEEP_MS: '10000',
     },
@@ -185,6 +187,9 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
       report(`rollups_agree_with_points:${table}`, disagreeing.count === 0, { periods: disagreeing.compared, disagreeing: 0 }, disagreeing);
     }
     const caughtUp = await replicasCaughtUp(database, 2 * 60_000);
+    const rowsOf = (replica: string) => Number(/points=(\d+)\//.exec(replica)?.[1] ?? 0);
+    report('every_shard_written', caughtUp.every((shard) => rowsOf(shard.replicas[0]!) > 0), 'points on both shards',
+      caughtUp.map((shard) => ({ shard: shard.shard, points: rowsOf(shard.replicas[0]!) })));
     report('replicas_caught_up', caughtUp.every((shard) => shard.same), 'both replicas of each shard hold the same rows', caughtUp);
     report('reads_answered_through_every_fault', readsOk, true, readsOk);
     return { ok: reports.every((line) => line.pass), reports, counts };

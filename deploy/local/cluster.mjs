@@ -263,13 +263,15 @@ export async function startClusterServices({ dataDir = path.join(DATA_DIR, 'clus
   CLICKHOUSE_NODES.forEach(startClickHouse);
   await Promise.all(CLICKHOUSE_NODES.map(waitClickHouse));
 
-  const kill = (name, signal = 'SIGKILL') => {
+  /** Signals a service and resolves once it exited; one that outlives a SIGTERM by `graceMs` is killed. */
+  const kill = (name, signal = 'SIGKILL', graceMs = 20_000) => {
     const entry = children.get(name);
     if (!entry || entry.exited) return Promise.resolve();
     return new Promise((resolve) => {
-      entry.child.once('exit', () => resolve());
-      try { process.kill(-entry.child.pid, signal); } catch { resolve(); }
-      setTimeout(() => { try { process.kill(-entry.child.pid, 'SIGKILL'); } catch { /* gone */ } }, 20_000).unref();
+      // Not unref'd: a process whose only work left is this wait must not exit before the service did.
+      const timer = setTimeout(() => { try { process.kill(-entry.child.pid, 'SIGKILL'); } catch { /* gone */ } }, graceMs);
+      entry.child.once('exit', () => { clearTimeout(timer); resolve(); });
+      try { process.kill(-entry.child.pid, signal); } catch { clearTimeout(timer); resolve(); }
     });
   };
   return {
@@ -287,7 +289,8 @@ export async function startClusterServices({ dataDir = path.join(DATA_DIR, 'clus
     /** Stops ClickHouse, then ZooKeeper (which ClickHouse needs until it has stopped). */
     async stop() {
       await Promise.all(CLICKHOUSE_NODES.map((c) => kill(`ch${c.n}`, 'SIGTERM')));
-      await Promise.all(ZOOKEEPER_NODES.map((z) => kill(`zk${z.id}`, 'SIGTERM')));
+      // ZooKeeper's log is synced before it answers: a node that does not stop at once loses nothing to a SIGKILL.
+      await Promise.all(ZOOKEEPER_NODES.map((z) => kill(`zk${z.id}`, 'SIGTERM', 5_000)));
     },
   };
 }

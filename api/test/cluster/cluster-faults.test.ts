@@ -27,7 +27,8 @@ describe.skipIf(!clusterPossible)('the product on a sharded, replicated cluster'
     const { reports } = await runFaultMatrix({
       steps: [['ch1'], ['zk1'], ['api1'], ['ingest1']],
       postsPerPhase: 4,
-      feeds: 3,
+      // Four instruments: the first organisation's fourth lives on the other shard than the first three.
+      feeds: 4,
       dataDir: path.join(ROOT, '.data', 'cluster-test'),
       report: (line) => process.stderr.write(`[faults] ${JSON.stringify(line)}\n`),
     });

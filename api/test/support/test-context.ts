@@ -78,7 +78,9 @@ export async function dropTestDatabases(env: ApiEnv): Promise<void> {
   await client.connect();
   await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).finally(() => client.end());
   const clickhouse = createClickHouseAdmin(env.CLICKHOUSE_URL);
-  await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${env.CLICKHOUSE_DATABASE}` }).finally(() => clickhouse.close());
+  // On a cluster (CLICKHOUSE_CLUSTER) from every server, with the replicated tables' ZooKeeper entries.
+  const onCluster = env.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${env.CLICKHOUSE_CLUSTER}` : '';
+  await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${env.CLICKHOUSE_DATABASE}${onCluster}` }).finally(() => clickhouse.close());
   rmSync(env.UPLOAD_DIR, { recursive: true, force: true });
   rmSync(env.EXPORT_DIR, { recursive: true, force: true });
 }

@@ -23,6 +23,11 @@ describe('ingest retry policy', () => {
     expect(isTransientFailure(Object.assign(new Error('terminating connection'), { code: '57P01' }))).toBe(true);
     expect(isTransientFailure(new Error('Too many parts (300). Merges are processing significantly slower than inserts'))).toBe(true);
     expect(isTransientFailure(new Error('Memory limit (for query) exceeded: MEMORY_LIMIT_EXCEEDED'))).toBe(true);
+    // A ClickHouse cluster while a server, a replica or ZooKeeper is away.
+    expect(isTransientFailure(new Error('Table is in readonly mode'))).toBe(true);
+    expect(isTransientFailure(new Error('Quorum for previous write has not been satisfied yet. Status: version: 1'))).toBe(true);
+    expect(isTransientFailure(new Error('Number of alive replicas (1) is less than requested quorum (2).'))).toBe(true);
+    expect(isTransientFailure(new Error('Coordination::Exception: Session expired'))).toBe(true);
     expect(isTransientFailure(new Error('Syntax error: failed at position 12'))).toBe(false);
     expect(isTransientFailure(Object.assign(new Error('duplicate key value'), { code: '23505' }))).toBe(false);
   });

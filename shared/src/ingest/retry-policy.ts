@@ -47,8 +47,17 @@ export function isTransientFailure(error: unknown): boolean {
   if ((code && TRANSIENT_CODES.has(code)) || isPostgresUnreachable(error)) return true;
   const message = error instanceof Error ? error.message : String(error);
   // ClickHouse under memory pressure or too many parts: worth retrying later.
-  return /timeout|socket hang up|ECONNREFUSED|Too many parts|MEMORY_LIMIT|Connection terminated|connect/i.test(message);
+  return /timeout|socket hang up|ECONNREFUSED|Too many parts|MEMORY_LIMIT|Connection terminated|connect/i.test(message)
+    || CLUSTER_TRANSIENT.test(message);
 }
+
+/**
+ * A ClickHouse cluster's passing states: ZooKeeper without a majority or a session (replicated tables
+ * read-only meanwhile), a quorum insert refused while a replica is down or while the shard's previous
+ * quorum insert is unconfirmed (ClickHouse 18.16 confirms one at a time), every replica of a shard
+ * unreachable, a server that is still loading its tables after a restart.
+ */
+const CLUSTER_TRANSIENT = /readonly mode|read-only mode|quorum|Session expired|ZooKeeper|Coordination|alive replicas|NO_REPLICA_HAS_PART|Replica .* is not active|ALL_CONNECTION_TRIES_FAILED|is currently (being )?(dropped|initialized)/i;
 
 /** Whether a job that has been failing transiently for failingSeconds has used up its retry time. */
 export function retryTimeExhausted(failingSeconds: number, retryMinutes: number): boolean {
