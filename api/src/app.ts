@@ -24,6 +24,7 @@ import { installErrorHandler } from './platform/error-handler.ts';
 import { registerAddressLimits } from './platform/address-limits.ts';
 import type { AppDeps } from './platform/deps.ts';
 import type { App } from './platform/app-type.ts';
+import { changeReasonPlugin } from './platform/change-reason.ts';
 import { registerFeatureRoutes } from './routes.ts';
 import { createAuditRelay } from './audit/relay.ts';
 
@@ -141,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', async () => auditRelay.close());
 
   await app.register(authenticationPlugin, deps);
+  await app.register(changeReasonPlugin, deps);
   await app.register(owedRollupsPlugin, deps);
   await registerFeatureRoutes(app, deps);
 

@@ -58,6 +58,11 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
   );
   const session = await one(`INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, now() + interval '1 hour') RETURNING id`, [randomBytes(16).toString('hex'), member.id]);
   const catalogueType = await one(`INSERT INTO instrument_catalogue_types (organization_id, name) VALUES ($1, 'Matrix type') RETURNING id`, [organizationId]);
+  const auditCheckpoint = await one(
+    `INSERT INTO audit_checkpoints (chain_key, chain_seq, entry_hash, created_at, algorithm, public_key, key_fingerprint, signature)
+     VALUES ($1, 1, repeat('0', 64), '2026-01-01T00:00:00.000Z', 'Ed25519', 'matrix', 'matrix', 'matrix') RETURNING id`,
+    [organizationId],
+  );
   const integrationConnection = await one(
     `INSERT INTO integration_connections (organization_id, name, kind, endpoint_url) VALUES ($1, 'Matrix broker', 'mqtt', 'mqtt://127.0.0.1:1') RETURNING id`,
     [organizationId],
@@ -95,6 +100,7 @@ async function createObjectFixtures(ctx: TestContext, organizationId: number, me
     '/api/v1/alert-rules': alertRule,
     '/api/v1/alert-events': alertEvent,
     '/api/v1/instrument-catalogue/types': catalogueType,
+    '/api/v1/audit/checkpoints': auditCheckpoint,
     '/api/v1/instrument-catalogue/units': catalogueUnit,
     '/api/v1/integrations/connections': integrationConnection,
   };

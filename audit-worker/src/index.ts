@@ -3,3 +3,5 @@
  * audit outbox through it). Everything else is the worker's own.
  */
 export { startAuditWorker, type AuditWorkerEnv, type AuditWorkerHandle } from './worker.ts';
+export { verifyExport, type ExportVerification } from './verify-export.ts';
+export { checkpointChains } from './chain.ts';

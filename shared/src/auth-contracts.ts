@@ -256,6 +256,11 @@ export const auditLogSchema = z.object({
   created_at: z.string(),
   /** The resource's name: as the event recorded it, else as the resource is named now (the list only). */
   resource_name: z.string().nullable().optional(),
+  /** Why the change was made (free text and the pick-list entry), when the person gave one. */
+  change_reason: z.string().nullable().optional(),
+  change_reason_code: z.string().nullable().optional(),
+  /** The entry's position in its organisation's hash chain (null: not linked). */
+  chain_seq: z.number().int().nullable().optional(),
 });
 export type AuditLog = z.infer<typeof auditLogSchema>;
 
@@ -280,7 +285,9 @@ export const auditExportQuerySchema = z.object({
 /** Column order of the CSV export (header row). */
 export const AUDIT_EXPORT_COLUMNS = [
   'id', 'created_at', 'event_type', 'action', 'success', 'user_email', 'user_id', 'organization_id',
-  'resource_type', 'resource_id', 'ip', 'changes',
+  'resource_type', 'resource_id', 'ip', 'changes', 'change_reason', 'change_reason_code',
+  // What the offline verifier needs to recompute the hash chain (docs/compliance.md).
+  'event_id', 'change_seq', 'chain_seq', 'prev_hash', 'entry_hash',
 ] as const;
 
 export const devOutboxMessageSchema = z.object({

@@ -38,6 +38,9 @@ export const auditEventSchema = z.object({
    * before the outbox existed have none.
    */
   change_seq: z.number().int().positive().optional(),
+  /** Why the change was made, as the person gave it (free text and a pick-list code); optional like every later field. */
+  change_reason: z.string().nullable().optional(),
+  change_reason_code: z.string().nullable().optional(),
 });
 export type AuditEvent = z.infer<typeof auditEventSchema>;
 

@@ -22,11 +22,14 @@ export interface AuditInput {
   user_id?: number | null;
   user_email?: string | null;
   organization_id?: number | null;
+  /** Overrides the reason the request gave (X-Change-Reason), for routes that take it in their body. */
+  change_reason?: { text: string | null; code: string | null } | null;
 }
 
 /** The event for an input: who (the request's principal unless overridden), from where, what. */
 export function describeAuditEvent(request: FastifyRequest | null, input: AuditInput): AuditOutboxEvent {
   const principal = request?.principal ?? null;
+  const reason = input.change_reason !== undefined ? input.change_reason : request?.changeReason ?? null;
   return {
     event_id: randomUUID(),
     event_type: input.event_type,
@@ -40,6 +43,8 @@ export function describeAuditEvent(request: FastifyRequest | null, input: AuditI
     // A trusted proxy passes on what the client wrote in X-Forwarded-For: only an address is kept.
     ip: request && isIP(request.ip) !== 0 ? request.ip : null,
     changes: input.changes ?? null,
+    change_reason: reason?.text ?? null,
+    change_reason_code: reason?.code ?? null,
   };
 }
 

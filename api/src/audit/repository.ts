@@ -7,7 +7,15 @@ import { AUDIT_EXPORT_COLUMNS } from '@bioprocess/shared/auth-contracts';
 import type { CsvValue } from '@bioprocess/shared/csv/write';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 
-const AUDIT_COLUMNS = 'id, event_id, event_type, user_id, user_email, action, resource_type, resource_id, success, organization_id, ip, changes, created_at';
+const AUDIT_COLUMNS = 'id, event_id, event_type, user_id, user_email, action, resource_type, resource_id, success, organization_id, ip, changes, created_at, change_reason, change_reason_code, chain_seq';
+
+/**
+ * The export's columns as selected: created_at to the millisecond in UTC, exactly as the chain's hash
+ * covers it, so the offline verifier recomputes hashes from the file alone.
+ */
+const EXPORT_SELECT = AUDIT_EXPORT_COLUMNS.map((column) => column === 'created_at'
+  ? `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
+  : column).join(', ');
 
 /** Rows fetched per round trip of the export cursor. */
 const EXPORT_BATCH_SIZE = 1_000;
@@ -53,7 +61,7 @@ export async function* auditExportBatches(pool: Pool, scope: AuditScope): AsyncG
   try {
     await client.query('BEGIN READ ONLY');
     await client.query(
-      `DECLARE audit_export NO SCROLL CURSOR FOR SELECT ${AUDIT_EXPORT_COLUMNS.join(', ')} FROM audit_logs ${SCOPE_WHERE}
+      `DECLARE audit_export NO SCROLL CURSOR FOR SELECT ${EXPORT_SELECT} FROM audit_logs ${SCOPE_WHERE}
         ORDER BY created_at, change_seq NULLS FIRST, id`,
       scopeParams(scope),
     );

@@ -20,6 +20,12 @@ import { recordAudit } from './record.ts';
 import { resourceNames } from './resource-names.ts';
 import { auditExportBatches, listRecentAuditLogs, type AuditLogRow, type AuditScope } from './repository.ts';
 import { csvRow } from '@bioprocess/shared/csv/write';
+import {
+  auditCheckpointListQuerySchema, auditCheckpointParamsSchema, auditCheckpointSchema, auditVerificationQuerySchema,
+  auditVerificationSchema, signedCheckpointSchema,
+} from '@bioprocess/shared/audit-verification';
+import { notFound } from '../platform/http-error.ts';
+import { checkpointFile, findCheckpoint, listCheckpoints, verifyAuditChain } from './verification.ts';
 
 interface AuditFilter {
   start_date?: string;
@@ -35,6 +41,12 @@ function auditScope(request: FastifyRequest, filter: AuditFilter): AuditScope {
     startDate: filter.start_date ?? null,
     endDate: filter.end_date ?? null,
   };
+}
+
+/** The chain an admin may verify: their organisation's; a superuser names any (0: events of none). */
+function chainOf(request: FastifyRequest, organizationId: number | undefined): number {
+  const principal = principalOf(request);
+  return principal.superuser && organizationId !== undefined ? organizationId : principal.organizationId;
 }
 
 function toAuditLog(row: AuditLogRow): AuditLog {
@@ -71,5 +83,38 @@ export async function auditRoutes(app: App, deps: AppDeps): Promise<void> {
       .header('content-disposition', `attachment; filename="audit-logs-${day}.csv"`)
       .header('cache-control', 'no-store')
       .send(Readable.from(auditCsv(deps.pg, scope)));
+  });
+
+  app.get('/api/v1/audit/verification', {
+    config: { access: 'view_audit_logs' },
+    schema: {
+      tags: ['audit'],
+      summary: "Verifies the organisation's audit hash chain and its signed checkpoints; names the first edited, removed, reordered or inserted entry",
+      querystring: auditVerificationQuerySchema,
+      response: { 200: auditVerificationSchema },
+    },
+  }, async (request) => verifyAuditChain(deps.pg, chainOf(request, request.query.organization_id)));
+
+  app.get('/api/v1/audit/checkpoints', {
+    config: { access: 'view_audit_logs' },
+    schema: {
+      tags: ['audit'], summary: "The organisation's signed audit checkpoints, latest first (at most 100)",
+      querystring: auditCheckpointListQuerySchema, response: { 200: z.array(auditCheckpointSchema) },
+    },
+  }, async (request) => listCheckpoints(deps.pg, chainOf(request, request.query.organization_id)));
+
+  app.get('/api/v1/audit/checkpoints/:id', {
+    config: { access: 'view_audit_logs' },
+    schema: {
+      tags: ['audit'], summary: 'One signed checkpoint as a file for the offline verifier (npm run audit:verify)',
+      params: auditCheckpointParamsSchema, response: { 200: signedCheckpointSchema },
+    },
+  }, async (request, reply) => {
+    const checkpoint = await findCheckpoint(deps.pg, request.params.id);
+    const principal = principalOf(request);
+    if (!checkpoint || (!principal.superuser && checkpoint.organization_id !== principal.organizationId)) throw notFound('Checkpoint not found');
+    return reply
+      .header('content-disposition', `attachment; filename="audit-checkpoint-${checkpoint.organization_id}-${checkpoint.chain_seq}.json"`)
+      .send(checkpointFile(checkpoint));
   });
 }
