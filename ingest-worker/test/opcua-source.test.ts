@@ -14,7 +14,7 @@ import { startDemoOpcuaServer, type DemoOpcuaServer } from '../src/connectors/de
 import type { ConnectorSource, SourceReading, SourceStatusSink } from '../src/connectors/source.ts';
 
 const log = createLogger('opcua-source-test', 'silent');
-const constant = { temperature: 37, ph: 7, dissolvedO2: 40, stirRate: 600, feedRate: 0.2 };
+const constant = { temperature: 37, ph: 7, dissolvedO2: 40, stirRate: 600, feedRate: 0.2, opticalDensity: 20, exhaustCo2: 3, exhaustO2: 18, airFlow: 2 };
 
 function connection(endpointUrl: string, username: string | null = null): OpcuaConnection {
   return {
