@@ -1,6 +1,6 @@
 /**
  * Integration rows in PostgreSQL as both the api and the connector read them: the columns, the wire
- * form (parsed with the shared schemas, never cast) and the connector's load of every enabled
+ * form (parsed with the shared schemas, never cast) and the connector's load of every
  * connection with its mappings. The api's writes are in api/src/integrations/repository.ts.
  */
 import {
@@ -72,10 +72,15 @@ export interface RunnableConnection {
   mappings: IntegrationMapping[];
 }
 
-/** Every enabled connection of every organisation, with its mappings in id order. */
-export async function loadEnabledConnections(db: Queryable): Promise<RunnableConnection[]> {
+/**
+ * Every connection of every organisation (or the one asked for), with its mappings in id order. Disabled
+ * ones too: their connector still delivers what their buffer holds.
+ */
+export async function loadConnections(db: Queryable, onlyId: number | null = null): Promise<RunnableConnection[]> {
   const { rows } = await db.query<ConnectionRow & { secret_ciphertext: Buffer | null; api_key_ciphertext: Buffer | null }>(
-    `SELECT ${CONNECTION_COLUMNS}, secret_ciphertext, api_key_ciphertext FROM integration_connections WHERE enabled ORDER BY id`,
+    `SELECT ${CONNECTION_COLUMNS}, secret_ciphertext, api_key_ciphertext FROM integration_connections
+      WHERE $1::bigint IS NULL OR id = $1 ORDER BY id`,
+    [onlyId],
   );
   if (rows.length === 0) return [];
   const mappings = await db.query<MappingRow>(
