@@ -13,7 +13,7 @@ import { createLogger } from '@bioprocess/shared/server/logger';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { addInstruments, createPlant, createTestContext, startWorker, type Plant, type TestContext } from '../support/index.ts';
 import { startAlertWorker, type AlertWorker } from '../../src/alerts/worker.ts';
-import { signPayload } from '../../src/alerts/delivery.ts';
+import { createDeliveryQueue, relayDueDeliveries, signPayload } from '../../src/alerts/delivery.ts';
 
 const MINUTE = 60_000;
 const SECRET = 'webhook-secret-for-tests';
@@ -185,6 +185,66 @@ describe('alerts', () => {
     expect(await outboxFor(admin.email)).toBe(1);
     const { rows } = await ctx.deps.pg.query('SELECT event_count FROM alert_notifications WHERE rule_id = $1', [rule.id]);
     expect(rows.map((row) => row.event_count)).toEqual([3]);
+  });
+
+  it('holds an email due inside the recipient\'s quiet hours and sends it when they end', async () => {
+    const sleeper = await ctx.createUser({ organizationId: plant.organizationId, role: 'viewer' });
+    const badZone = await ctx.request({ method: 'PUT', url: '/api/v1/alerts/quiet-hours', token: sleeper.token, payload: { start_minute: 0, end_minute: 60, time_zone: 'Mars/Olympus' } });
+    expect(badZone.statusCode).toBe(400);
+    const nowMinute = Math.floor((Date.now() % 86_400_000) / MINUTE);
+    const quiet = { start_minute: (nowMinute + 1440 - 60) % 1440, end_minute: (nowMinute + 120) % 1440, time_zone: 'UTC' };
+    const saved = await ctx.request({ method: 'PUT', url: '/api/v1/alerts/quiet-hours', token: sleeper.token, payload: quiet });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect((await ctx.request({ method: 'GET', url: '/api/v1/alerts/quiet-hours', token: sleeper.token })).json()).toEqual(quiet);
+    const [instrument] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
+    await ctx.deps.pg.query(`UPDATE instruments SET type = 'foam_level' WHERE id = $1`, [instrument]);
+    const rule = await createRule({ name: 'Foam', instrument_type: 'foam_level', condition: { kind: 'threshold', direction: 'above', value: 5 }, email_user_ids: [sleeper.id] });
+    await post(instrument!, [[30, 1], [31, 9]]);
+    await until('the firing', async () => (await events(rule.id)).length === 1);
+    const { rows } = await ctx.deps.pg.query<{ due_at: Date; delivered_at: Date | null }>(
+      `SELECT d.due_at, d.delivered_at FROM alert_deliveries d JOIN alert_notifications n ON n.id = d.notification_id WHERE n.rule_id = $1`, [rule.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.due_at.getTime()).toBeGreaterThan(Date.now() + 100 * MINUTE);
+    await alerts.relay();
+    expect(await outboxFor(sleeper.email)).toBe(0);
+    // The relay at the end of the quiet hours (its clock passed in) queues it; the worker sends it.
+    const queue = createDeliveryQueue(ctx.env, createLogger('relay-test', 'silent'));
+    expect(await relayDueDeliveries(ctx.deps.pg, queue, rows[0]!.due_at.getTime())).toBe(1);
+    await queue.close();
+    await until('the held email', async () => (await outboxFor(sleeper.email)) === 1);
+  });
+
+  it('retries a webhook that fails, with the same signed body, until it answers 2xx', async () => {
+    const calls: Received[] = [];
+    const flaky = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      request.on('end', () => {
+        calls.push({ body, signature: request.headers[ALERT_SIGNATURE_HEADER] as string | undefined });
+        response.writeHead(calls.length === 1 ? 503 : 200).end();
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    try {
+      const [instrument] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
+      await ctx.deps.pg.query(`UPDATE instruments SET type = 'vessel_pressure' WHERE id = $1`, [instrument]);
+      const rule = await createRule({
+        name: 'Pressure', instrument_type: 'vessel_pressure', condition: { kind: 'threshold', direction: 'above', value: 2 },
+        webhook_url: `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/`, webhook_secret: SECRET,
+      });
+      await post(instrument!, [[40, 1], [41, 3]]);
+      const delivered = await until('the webhook delivered', async () => {
+        const { rows } = await ctx.deps.pg.query<{ attempts: number; delivered_at: Date | null }>(
+          `SELECT d.attempts, d.delivered_at FROM alert_deliveries d JOIN alert_notifications n ON n.id = d.notification_id WHERE n.rule_id = $1`, [rule.id]);
+        return rows[0]?.delivered_at ? rows[0] : null;
+      });
+      expect(delivered.attempts).toBe(2);
+      expect(calls).toHaveLength(2);
+      expect(calls[1]!.body).toBe(calls[0]!.body);
+      for (const call of calls) expect(call.signature).toBe(signPayload(SECRET, call.body));
+    } finally {
+      flaky.close();
+    }
   });
 
   it('a feed that stops fires once when its silence outlasts the period and resolves at its next reading', async () => {
