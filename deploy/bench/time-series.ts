@@ -21,8 +21,10 @@
  *   - archive: the whole-organisation archive (ZIP) of the demo organisation, seeded by a fresh api
  *     (SEED_DEMO) through the ingest path, built by an export-worker: from the request to the
  *     downloaded file, signed in as the demo admin, < 30 s.
+ *   - live (deploy/bench/live-step.ts): 20 live viewers (one event stream each) of 50 parameters that a
+ *     feed posts every second: post-to-event latency at the viewers, p95 < 2 s, every post at every viewer once.
  * BENCH_SCALE multiplies every size (default 1; for Analyze, the days; not the demo organisation);
- * BENCH_STEPS picks steps (default bulk,feeds,csv,read,derived,memory,export,analysis,archive);
+ * BENCH_STEPS picks steps (default bulk,feeds,csv,read,derived,memory,export,analysis,live,archive);
  * BENCH_PROFILE=<dir> writes V8 CPU profiles of the api and the ingest-worker there (open them in
  * Chrome DevTools) to see what limits a figure.
  */
@@ -51,6 +53,7 @@ import { pointVersion } from '@bioprocess/shared/ingest/versions';
 import { rollupsStored, seedPlant, waitForMerges, type BenchPlant } from './fixtures.ts';
 import { benchDerived } from './derived-step.ts';
 import { benchFeeds } from './feeds.ts';
+import { benchLive } from './live-step.ts';
 import { startVictoriaMetrics } from './peer.ts';
 import { seedAnalysisPlant, timedPosts } from './analysis.ts';
 import { apiProcessEnv } from '../local/allocator.mjs';
@@ -80,7 +83,7 @@ const ANALYSIS_REFERENCES = 20;
 const ANALYSIS_DAYS = 14 * SCALE;
 const ANALYSIS_REQUESTS = 20;
 const PORT = Number(process.env.BENCH_PORT ?? 8390);
-const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,feeds,csv,read,derived,memory,export,analysis,archive').split(',').map((step) => step.trim()));
+const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,feeds,csv,read,derived,memory,export,analysis,live,archive').split(',').map((step) => step.trim()));
 const T0 = Date.UTC(2024, 0, 1);
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -670,6 +673,14 @@ async function main(): Promise<void> {
       const peakApi = memoryOf(stack.api.pid!).peakMb;
       report({ name: 'export_csv_long_10m_points', value: Math.round(rate), unit: 'points/s', baseline: null, ratio: null, target: '>= 1000000 points/s', pass: rate >= 1_000_000 });
       report({ name: 'peak_rss_api_export_10m_points', value: Math.round(peakApi), unit: 'MB', baseline: Math.round(idleApi.rssMb), ratio: round(peakApi / idleApi.rssMb), target: '< 300 MB', pass: peakApi < 300 });
+    }
+    if (STEPS.has('live')) {
+      const live = await benchLive({ base, plant, log, firstMs: Date.UTC(2030, 0, 1) });
+      log(`live: ${live.samples} post-to-event latencies, p50 ${live.p50.toFixed(0)} ms, max ${live.max.toFixed(0)} ms; viewers missing or doubling a post: ${live.mismatched}`);
+      report({
+        name: 'live_post_to_event_p95_20_viewers_50_parameters', value: round(live.p95, 1), unit: 'ms', baseline: null, ratio: null,
+        target: '< 2000 ms, every post at every viewer once', pass: live.p95 < 2000 && live.mismatched === 0,
+      });
     }
     if (STEPS.has('archive')) {
       // A fresh api seeds the demo organisation (through the ingest path, as `npm start` does), beside an export-worker.

@@ -113,14 +113,15 @@ export class LiveHub {
    */
   async open(organizationId: number, instrumentIds: readonly number[], lastEventId: string | null): Promise<{ start(response: ServerResponse): void }> {
     if (this.closed) throw new HttpError(503, LIVE_MESSAGES.unavailable);
-    const open = this.byOrganization.get(organizationId) ?? new Set<LiveConnection>();
-    if (open.size >= this.deps.limits.connectionsPerOrganization) throw new HttpError(429, LIVE_MESSAGES.tooManyConnections(this.deps.limits.connectionsPerOrganization));
     try {
       await this.feed.start();
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'live feed cannot start');
       throw new HttpError(503, LIVE_MESSAGES.unavailable);
     }
+    // Counted and joined in one step after the wait, so streams opening together share one set.
+    const open = this.byOrganization.get(organizationId) ?? new Set<LiveConnection>();
+    if (open.size >= this.deps.limits.connectionsPerOrganization) throw new HttpError(429, LIVE_MESSAGES.tooManyConnections(this.deps.limits.connectionsPerOrganization));
     this.unlisten ??= this.feed.listen({ entries: (batch) => this.deliver(batch), reset: (position, reason) => this.resetAll(position, reason) });
     const position = this.feed.position;
     if (this.delivered === '0-0') this.delivered = position;

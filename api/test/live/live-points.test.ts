@@ -89,6 +89,14 @@ describe('live points', () => {
     ].sort());
   });
 
+  it('streams opened at the same moment each receive every event', async () => {
+    const [a] = plant.instrumentIds as [number];
+    const together = await Promise.all(Array.from({ length: CONNECTIONS_PER_ORGANIZATION }, () => live(plant.viewer.token, [a])));
+    await post(plant.editor.token, [[a, 5, 1]]);
+    for (const stream of together) await stream.waitFor((event) => event.event === 'points');
+    expect(together.map((stream) => pointsEvents(stream).length)).toEqual(together.map(() => 1));
+  });
+
   it('an instrument of another organisation is refused, and its points never reach another organisation\'s stream', async () => {
     const [a] = plant.instrumentIds as [number];
     const [foreign] = other.instrumentIds as [number];
