@@ -75,6 +75,7 @@ const PROCESSES = [
   { name: 'ingest-worker', entry: 'ingest-worker/src/main.ts' },
   { name: 'audit-worker', entry: 'audit-worker/src/main.ts' },
   { name: 'export-worker', entry: 'api/src/exports/worker-main.ts' },
+  { name: 'connector', entry: 'ingest-worker/src/connectors/main.ts' },
   { name: 'alert-worker', entry: 'api/src/alerts/worker-main.ts' },
   // The simulated OPC UA bioreactor and MQTT publisher the demo seed maps to its running run.
   { name: 'integrations-demo', entry: 'ingest-worker/src/connectors/demo/main.ts', enabled: (env) => env.DEMO_INTEGRATIONS === 'true' },

@@ -4,6 +4,8 @@ import { ensureServices, stopStartedServices, tcpReachable, writeDataReadme, DAT
 import { buildConsoleIfStale, runMigrations, startProcesses } from './stack.mjs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** `npm run dev`: the same stack plus Vite's dev server (hot reload), proxying /api to the api. */
 const DEV = process.argv.includes('--dev');
@@ -59,6 +61,19 @@ async function waitUntilListening(port, timeoutMs) {
   return false;
 }
 
+/**
+ * The key that encrypts integration secrets: INTEGRATIONS_SECRET_KEY when set, else one generated once
+ * into .data (readable by this user only), so stored connections keep working across restarts.
+ */
+function integrationsSecretKey() {
+  const file = path.join(DATA_DIR, 'integrations-secret-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(DATA_DIR, { recursive: true });
+  const key = randomBytes(32).toString('hex');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
 async function main() {
   ensureDependencies();
   writeDataReadme();
@@ -83,6 +98,9 @@ async function main() {
     ...(process.env.SMTP_URL ? {} : { DEV_OUTBOX: 'true' }),
     UPLOAD_DIR: path.join(DATA_DIR, 'uploads'),
     EXPORT_DIR: path.join(DATA_DIR, 'exports'),
+    INTEGRATIONS_SECRET_KEY: process.env.INTEGRATIONS_SECRET_KEY || integrationsSecretKey(),
+    CONNECTOR_API_URL: `http://127.0.0.1:${port}`,
+    CONNECTOR_DATA_DIR: path.join(DATA_DIR, 'connector'),
     ...process.env,
     ...services,
   };

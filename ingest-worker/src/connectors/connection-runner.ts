@@ -18,7 +18,7 @@ import { Delivery } from './delivery.ts';
 import { ConnectionStatusTracker } from './status.ts';
 
 export interface RunnerDeps {
-  env: Pick<ConnectorEnv, 'CONNECTOR_API_URL' | 'CONNECTOR_DATA_DIR' | 'CONNECTOR_BATCH_POINTS' | 'CONNECTOR_RETRY_MAX_MS'>;
+  env: Pick<ConnectorEnv, 'QUEUE_PREFIX' | 'CONNECTOR_API_URL' | 'CONNECTOR_DATA_DIR' | 'CONNECTOR_BATCH_POINTS' | 'CONNECTOR_RETRY_MAX_MS'>;
   secretKey: Buffer | null;
   factories: Record<IntegrationKind, SourceFactory>;
   log: Logger;
@@ -29,8 +29,9 @@ function sourceFingerprint(runnable: RunnableConnection): string {
   return JSON.stringify([connection.kind, connection.endpoint_url, connection.settings, connection.enabled, runnable.secretCiphertext?.toString('base64') ?? null]);
 }
 
-export function bufferDirectory(dataDir: string, connectionId: number): string {
-  return path.join(dataDir, `connection-${connectionId}`);
+/** Per stack (its queue prefix) and connection: stacks sharing a data folder never share a buffer. */
+export function bufferDirectory(dataDir: string, prefix: string, connectionId: number): string {
+  return path.join(dataDir, prefix, `connection-${connectionId}`);
 }
 
 export class ConnectionRunner {
@@ -73,7 +74,7 @@ export class ConnectionRunner {
 
   async start(): Promise<void> {
     const { connection } = this.runnable;
-    this.store = await StoreForward.open(bufferDirectory(this.deps.env.CONNECTOR_DATA_DIR, connection.id), connection.buffer_limit_bytes);
+    this.store = await StoreForward.open(bufferDirectory(this.deps.env.CONNECTOR_DATA_DIR, this.deps.env.QUEUE_PREFIX, connection.id), connection.buffer_limit_bytes);
     this.status.buffered(this.store.bufferedBytes());
     this.apiKey = this.decrypt(this.runnable.apiKeyCiphertext, secretContext.apiKey(connection.id), 'API key');
     this.delivery = new Delivery(this.store, this.status, {
@@ -165,6 +166,6 @@ export class ConnectionRunner {
   /** For a deleted connection: its unsent readings can no longer be delivered (its key is revoked). */
   async discard(): Promise<void> {
     await this.stop();
-    await rm(bufferDirectory(this.deps.env.CONNECTOR_DATA_DIR, this.connectionId), { recursive: true, force: true });
+    await rm(bufferDirectory(this.deps.env.CONNECTOR_DATA_DIR, this.deps.env.QUEUE_PREFIX, this.connectionId), { recursive: true, force: true });
   }
 }
