@@ -6,12 +6,15 @@ import {
   instrumentCreateSchema,
   instrumentSchema,
   instrumentUpdateSchema,
+  type Instrument,
+  type InstrumentCreate,
 } from '@bioprocess/shared/entities';
 import { LIST_QUERY_DESCRIPTION, listQuerySchema, TOTAL_COUNT_HEADER } from '@bioprocess/shared/pagination';
-import { withTransaction } from '@bioprocess/shared/server/postgres';
+import { withTransaction, type PoolClient } from '@bioprocess/shared/server/postgres';
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
-import { badRequest, notFound } from '../platform/http-error.ts';
+import { badRequest, conflict, notFound } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { queueInstrumentSeriesDeletion } from '../timeseries/instrument-series.ts';
@@ -29,6 +32,26 @@ const tags = ['Instruments'];
 const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
 const duplicateNameNote = 'A name already used by an instrument of the same equipment (case-insensitively) answers 409. '
   + "The type is one of the instrument types or the organisation's own (GET /api/v1/instrument-catalogue); the unit one of the units or any UCUM code.";
+
+/** At most this many instruments in one bulk create: two 384-well plates with their temperatures. */
+const INSTRUMENTS_PER_BULK = 800;
+const instrumentBulkCreateSchema = z.object({ instruments: z.array(instrumentCreateSchema).min(1).max(INSTRUMENTS_PER_BULK) }).strict();
+
+/** Creates one instrument in the caller's transaction, audited. */
+async function createInstrument(client: PoolClient, request: FastifyRequest, organizationId: number, body: InstrumentCreate): Promise<Instrument> {
+  await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
+  await assertInstrumentNameFree(client, organizationId, body.equipment_id, body.name, null);
+  const type = await requireInstrumentType(client, organizationId, body.type);
+  const created = toInstrument(await insertInstrument(client, organizationId, {
+    equipment_id: body.equipment_id, name: body.name, type, unit: body.unit || null, alias: body.alias ?? null,
+    draw_as_steps: body.draw_as_steps,
+  }));
+  await recordAudit(client, request, {
+    event_type: 'data', action: 'create', resource_type: 'instrument', resource_id: created.id,
+    changes: { before: null, after: created },
+  });
+  return created;
+}
 
 async function requireInstrumentType(client: Parameters<typeof resolveInstrumentType>[0], organizationId: number, type: string): Promise<string> {
   const resolved = await resolveInstrumentType(client, organizationId, type);
@@ -82,22 +105,40 @@ export async function instrumentRoutes(app: App, deps: AppDeps): Promise<void> {
     },
   }, async (request, reply) => {
     const { organizationId } = principalOf(request);
-    const body = request.body;
-    const instrument = await withTransaction(deps.pg, async (client) => {
-      await requireEquipment(client, organizationId, body.equipment_id, { lock: 'share' });
-      await assertInstrumentNameFree(client, organizationId, body.equipment_id, body.name, null);
-      const type = await requireInstrumentType(client, organizationId, body.type);
-      const created = toInstrument(await insertInstrument(client, organizationId, {
-        equipment_id: body.equipment_id, name: body.name, type, unit: body.unit || null, alias: body.alias ?? null,
-        draw_as_steps: body.draw_as_steps,
-      }));
-      await recordAudit(client, request, {
-        event_type: 'data', action: 'create', resource_type: 'instrument', resource_id: created.id,
-        changes: { before: null, after: created },
-      });
-      return created;
-    }).catch(rethrowDuplicateName);
+    const instrument = await withTransaction(deps.pg, (client) => createInstrument(client, request, organizationId, request.body)).catch(rethrowDuplicateName);
     return reply.status(201).send(instrument);
+  });
+
+  app.post('/api/v1/instruments/bulk', {
+    config: { access: 'create' },
+    schema: {
+      tags, summary: 'Create many instruments at once (a plate, parallel reactors)',
+      description: `All or nothing: either every instrument is created, in the order given, or none is. Answers them in that order. At most ${INSTRUMENTS_PER_BULK} at once. `
+        + `A name used twice in the request, or already on its equipment, answers 409 naming it. ${duplicateNameNote}`,
+      body: instrumentBulkCreateSchema, response: { 201: z.array(instrumentSchema), 409: errorResponseSchema, ...errors },
+    },
+  }, async (request, reply) => {
+    const { organizationId } = principalOf(request);
+    const { instruments } = request.body;
+    const seen = new Map<string, number>();
+    instruments.forEach((instrument, index) => {
+      const key = `${instrument.equipment_id}:${instrument.name.toLowerCase()}`;
+      const earlier = seen.get(key);
+      if (earlier !== undefined) throw conflict(`instruments[${index}].name: '${instrument.name}' is also instruments[${earlier}]'s name on the same equipment`);
+      seen.set(key, index);
+    });
+    const created = await withTransaction(deps.pg, async (client) => {
+      const answers = [];
+      for (const [index, body] of instruments.entries()) {
+        answers.push(await createInstrument(client, request, organizationId, body).catch((error: unknown) => {
+          const status = (error as { statusCode?: number }).statusCode;
+          if (status && status < 500) (error as Error).message = `instruments[${index}] ('${body.name}'): ${(error as Error).message}`;
+          throw error;
+        }));
+      }
+      return answers;
+    }).catch(rethrowDuplicateName);
+    return reply.status(201).send(created);
   });
 
   app.put('/api/v1/instruments/:id', {

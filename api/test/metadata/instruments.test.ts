@@ -150,4 +150,36 @@ describe('instruments', () => {
       expect(response.statusCode, method).toBe(404);
     }
   });
+
+  it('bulk: a whole plate in one call, in order, audited each; all or nothing when one name is taken, repeated or the equipment foreign', async () => {
+    const facility = await createFacility(ctx, org.admin.token, { name: 'Plate lab' });
+    const reader = (await createEquipment(ctx, org.admin.token, facility.id, { name: 'Plate reader' })).id;
+    const wells = 'ABCDEFGH'.split('').flatMap((row) => Array.from({ length: 12 }, (_, column) => `${row}${column + 1}`));
+    const count = async () => Number((await ctx.deps.pg.query('SELECT count(*) FROM instruments WHERE equipment_id = $1', [reader])).rows[0].count);
+    const auditBefore = (await pendingAuditEvents(ctx)).length;
+    const bulk = (instruments: unknown[]) => ctx.request({ method: 'POST', url: '/api/v1/instruments/bulk', token: org.editor.token, payload: { instruments } });
+
+    const repeated = await bulk([{ equipment_id: reader, name: 'A1', type: 'optical_density' }, { equipment_id: reader, name: 'a1', type: 'optical_density' }]);
+    expect(repeated.statusCode).toBe(409);
+    expect(repeated.json().error).toBe("instruments[1].name: 'a1' is also instruments[0]'s name on the same equipment");
+    expect(await count()).toBe(0);
+
+    const created = await bulk(wells.map((well) => ({ equipment_id: reader, name: well, type: 'optical_density', unit: null, alias: well })));
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().map((instrument: { name: string }) => instrument.name)).toEqual(wells);
+    expect(await count()).toBe(96);
+    expect((await pendingAuditEvents(ctx)).length - auditBefore).toBe(96);
+
+    const taken = await bulk([{ equipment_id: reader, name: 'Temperature', type: 'temperature' }, { equipment_id: reader, name: 'H12', type: 'optical_density' }]);
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json().error).toBe(`instruments[1] ('H12'): ${INSTRUMENT_MESSAGES.duplicateName}`);
+    const foreign = await bulk([{ equipment_id: reader, name: 'Temperature', type: 'temperature' }, { equipment_id: foreignEquipmentId, name: 'X', type: 'temperature' }]);
+    expect(foreign.statusCode).toBe(404);
+    expect(await count()).toBe(96);
+
+    expect((await bulk([])).statusCode).toBe(400);
+    expect((await bulk(Array.from({ length: 801 }, (_, index) => ({ equipment_id: reader, name: `W${index}`, type: 'optical_density' })))).statusCode).toBe(400);
+    const viewer = await ctx.request({ method: 'POST', url: '/api/v1/instruments/bulk', token: org.viewer.token, payload: { instruments: [{ equipment_id: reader, name: 'V', type: 'temperature' }] } });
+    expect(viewer.statusCode).toBe(403);
+  });
 });

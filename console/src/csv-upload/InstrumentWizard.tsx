@@ -2,7 +2,9 @@
  * The instrument wizard: steps through the CSV columns marked 'new instrument' one
  * by one ('Save & Next', then 'Save' on the last), creating each instrument on the unit operation's
  * equipment. Names are unique within the equipment, case-insensitively, counting names made earlier in
- * this wizard; the alias is locked to the column name. Cancelling aborts with 'Wizard cancelled by user'.
+ * this wizard; the alias is locked to the column name. For a plate or parallel reactors, 'Save all N
+ * alike' creates the current and every remaining column at once (one request, all or nothing) with
+ * the chosen type and unit, each named as its column. Cancelling aborts with 'Wizard cancelled by user'.
  */
 import { useEffect, useState } from 'react';
 import { Button, Dialog, DialogBody, DialogFooter, FormGroup, HTMLSelect, InputGroup, Intent, ProgressBar, Tag } from '@blueprintjs/core';
@@ -118,6 +120,36 @@ export function InstrumentWizard({ isOpen, equipmentId, columns, existingNames, 
     }
   };
 
+  const remaining = steps.slice(step);
+  const saveAllAlike = async () => {
+    if (!type) return;
+    const names = remaining.map((each, index) => (index === 0 ? name.trim() : each.trim()));
+    for (const [index, candidate] of names.entries()) {
+      const problem = instrumentNameError(candidate, existingNames, [...createdNames, ...names.slice(0, index)]);
+      if (problem) {
+        setError(`${remaining[index]}: ${problem}`);
+        return;
+      }
+    }
+    setBusy(true);
+    try {
+      const created = await apiRequest<Instrument[]>('POST', '/api/v1/instruments/bulk', {
+        instruments: remaining.map((each, index) => ({ name: names[index], type, equipment_id: equipmentId, unit: unit || null, alias: each })),
+      }, { schema: instrumentSchema.array() });
+      showToast({ title: CSV_TOAST_TITLES.instrumentCreated, message: `${created.length} instruments (${type}${unit ? `, ${unit}` : ''}) for columns ${remaining[0]} to ${remaining.at(-1)}`, intent: 'success' });
+      setCreatedNames((existing) => [...existing, ...created.map((instrument) => instrument.name)]);
+      created.forEach((instrument, index) => onCreated(remaining[index]!, instrument));
+      onFinished();
+    } catch (cause) {
+      console.error('Failed to create instruments', cause);
+      const message = cause instanceof Error ? cause.message : String(cause);
+      setError((cause as { status?: number }).status === 409 ? message : null);
+      showToast({ title: CSV_TOAST_TITLES.instrumentCreateFailed, message, intent: 'danger' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
     <Dialog isOpen={isOpen && steps.length > 0} onClose={cancel} title="Set up instruments for CSV columns" icon="wrench"
       className="app-dialog csv-wizard" style={{ width: 560 }} canOutsideClickClose={false}>
@@ -151,6 +183,10 @@ export function InstrumentWizard({ isOpen, equipmentId, columns, existingNames, 
         <DialogFooter actions={(
           <>
             <Button text="Cancel" variant="minimal" onClick={cancel} disabled={busy} />
+            {remaining.length > 1 && (
+              <Button text={`Save all ${remaining.length} alike`} title={`Creates this and the next ${remaining.length - 1} column(s) at once with this type and unit, each named as its column`}
+                onClick={() => void saveAllAlike()} loading={busy} disabled={!type || !name.trim()} data-testid="wizard-save-all" />
+            )}
             <Button type="submit" intent={Intent.PRIMARY} loading={busy} disabled={!type || !name.trim()} text={isLast ? 'Save' : 'Save & Next'} />
           </>
         )} />
