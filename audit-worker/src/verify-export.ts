@@ -6,7 +6,8 @@
  * with the signed hash.
  */
 import type { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { AUDIT_EXPORT_COLUMNS } from '@bioprocess/shared/auth-contracts';
+import { csvRecords } from './csv-records.ts';
 import {
   ChainChecker, checkpointSignatureValid, linkedEntry, type ChainBreak, type ChainedEntry, type LinkedEntry, type SignedCheckpoint,
 } from '@bioprocess/shared/audit-chain';
@@ -120,8 +121,17 @@ export async function verifyExport(csv: Readable, checkpoint: SignedCheckpoint |
   const chains = new Map<number, ChainIndex>();
   let entries = 0;
   let unlinked = 0;
-  const parser = csv.pipe(parse({ columns: true, bom: true }));
-  for await (const record of parser as AsyncIterable<Record<string, string>>) {
+  let header: string[] | null = null;
+  for await (const cells of csvRecords(csv)) {
+    if (!header) {
+      header = cells;
+      const missing = AUDIT_EXPORT_COLUMNS.filter((column) => !cells.includes(column));
+      if (missing.length > 0) throw new Error(`the file is not an audit export with chain columns: it lacks ${missing.join(', ')}`);
+      continue;
+    }
+    if (cells.length !== header.length) throw new Error(`record ${entries + 1} has ${cells.length} cells, the header ${header.length}`);
+    const record: Record<string, string> = {};
+    for (let index = 0; index < header.length; index += 1) record[header[index]!] = cells[index]!;
     entries += 1;
     const entry = entryOf(record);
     if (!entry.linked) {
