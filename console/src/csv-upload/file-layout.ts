@@ -25,7 +25,7 @@ export function startInstant(wallClock: string, zone: string): string | null {
 }
 
 export const ENCODING_LABELS: Record<CsvLayout['encoding'], string> = {
-  'utf-8': 'UTF-8', latin1: 'Latin-1 (Windows)', 'utf-16le': 'UTF-16 LE', 'utf-16be': 'UTF-16 BE',
+  'utf-8': 'UTF-8', latin1: 'Windows-1252 (Latin-1)', 'utf-16le': 'UTF-16 LE', 'utf-16be': 'UTF-16 BE',
 };
 
 export const DELIMITER_LABELS: Record<CsvLayout['delimiter'], string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };

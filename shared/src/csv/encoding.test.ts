@@ -22,6 +22,19 @@ describe('CSV decoding', () => {
     expect(decodeCsvBytes(bytes)).toEqual({ text: 'T [°C];x\r\n', encoding: 'latin1' });
   });
 
+  it("reads Latin-1 as Windows-1252, as browsers do: the euro, dashes and quotes Windows software writes at 0x80-0x9F", () => {
+    // 'Cost [€]', 'pO2 – air', '‰' and curly quotes as a Windows program writes them, with a byte (0xB5, µ) that is not UTF-8.
+    const bytes = new Uint8Array([...utf8('Cost ['), 0x80, ...utf8('];pO2 '), 0x96, ...utf8(' air;'), 0x89, ...utf8(';'), 0x93, ...utf8('x'), 0x94, ...utf8(';'), 0xb5, ...utf8('m\n')]);
+    const decoded = decodeCsvBytes(bytes);
+    expect(decoded).toEqual({ text: 'Cost [€];pO2 – air;‰;“x”;µm\n', encoding: 'latin1' });
+    // The WHATWG index at its edges: the five bytes it leaves undefined keep their code point, 0xA0-0xFF are ISO-8859-1's.
+    const all = Uint8Array.from({ length: 256 }, (_, byte) => byte);
+    const text = decodeCsvBytes(all, { encoding: 'latin1' }).text;
+    expect([text[0x80], text[0x81], text[0x8d], text[0x9f]]).toEqual(['€', '\u0081', '\u008d', 'Ÿ']);
+    expect(text.slice(0xa0)).toBe(String.fromCharCode(...all.subarray(0xa0)));
+    expect(text.slice(0, 0x80)).toBe(String.fromCharCode(...all.subarray(0, 0x80)));
+  });
+
   it('decodes multi-byte characters split across every chunk size', () => {
     const text = 'time,temp °C,€,𝄞\n1,2,3,4\n';
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8(text)]);

@@ -1,7 +1,10 @@
 /**
  * Byte decoding for CSV files: UTF-8 with or without BOM, UTF-16 (little or big endian) by its BOM
- * (SoftMax Pro and Vi-CELL BLU write it), and Latin-1 (ISO-8859-1) when the bytes are not valid UTF-8
- * (instrument software such as DASware writes °C as the single byte 0xB0).
+ * (SoftMax Pro and Vi-CELL BLU write it), and Latin-1 when the bytes are not valid UTF-8 (instrument
+ * software such as DASware writes °C as the single byte 0xB0). "Latin-1" is read as Windows-1252, as
+ * the WHATWG Encoding Standard reads the label (and every browser's TextDecoder('latin1') does): the
+ * Windows programs that write such files put €, en dashes and curly quotes at 0x80-0x9F, where
+ * ISO-8859-1 has only control characters no export means.
  * Browser-safe (TextDecoder only). The decision is made once per file: a UTF-16 BOM settles it at the
  * start; otherwise the first invalid UTF-8 byte switches the rest of the file to Latin-1, everything
  * before it was valid UTF-8 and stays as decoded.
@@ -17,7 +20,14 @@ export function byteOrderMark(bytes: Uint8Array): { encoding: CsvEncoding; lengt
   return null;
 }
 
-/** Latin-1 maps every byte to the code point of the same value; done by hand so no ICU label is needed. */
+/** Windows-1252's characters for the bytes 0x80-0x9F; the five it leaves undefined keep their byte's code point (as WHATWG does). */
+const WINDOWS_1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f'
+  + '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/**
+ * Latin-1 as Windows-1252: every byte to the code point of the same value, but 0x80-0x9F to
+ * Windows-1252's characters. Done by hand so no ICU label is needed (Node may lack full ICU).
+ */
 function decodeLatin1(bytes: Uint8Array): string {
   let text = '';
   const block = 8192;
@@ -25,7 +35,7 @@ function decodeLatin1(bytes: Uint8Array): string {
     // apply() takes the typed array as the argument list directly (no copy into an array).
     text += String.fromCharCode.apply(null, bytes.subarray(offset, offset + block) as unknown as number[]);
   }
-  return text;
+  return text.replace(/[\u0080-\u009f]/g, (character) => WINDOWS_1252_HIGH[character.charCodeAt(0) - 0x80]!);
 }
 
 /** Length of the prefix of `bytes` that does not end inside a multi-byte UTF-8 sequence. */
