@@ -19,6 +19,7 @@ import { dedupedPoints, queryRows } from '../timeseries/points-read.ts';
 import { advance, describeFiring, holdMsOf, judgeRates, meetsThreshold, type Judged, type SeriesState, type Transition } from './conditions.ts';
 import { GoldenBands, outsideBand } from './golden-band.ts';
 import { notifyFiring } from './notifications.ts';
+import { HttpError } from '../platform/http-error.ts';
 
 type Deps = Pick<AppDeps, 'pg' | 'clickhouse'> & { logger: Logger };
 
@@ -180,12 +181,14 @@ export class AlertEvaluator {
       case 'no_data':
         return readings.filter((reading) => reading.ts >= newFromMs).map((reading) => ({ ...reading, meets: false }));
       case 'golden_band': {
-        const band = await this.bands.band(rule.organizationId, condition.golden_batch_id, instrument.type);
+        const band = await this.bands.band(rule.organizationId, condition.golden_batch_id, instrument.type).catch(noBandWhenRefused);
         const judged: Judged[] = [];
         for (const reading of readings) {
           if (reading.ts < newFromMs) continue;
           const unitOperation = unitOperationAt(unitOperations, instrument.equipmentId, reading.ts);
-          const timeZero = band && unitOperation ? await this.bands.timeZero(rule.organizationId, condition.golden_batch_id, unitOperation.id) : null;
+          const timeZero = band && unitOperation
+            ? await this.bands.timeZero(rule.organizationId, condition.golden_batch_id, unitOperation.id).catch(noBandWhenRefused)
+            : null;
           judged.push({ ...reading, meets: band && timeZero !== null ? outsideBand(band, timeZero, reading.ts, reading.value) : null });
         }
         return judged;
@@ -280,6 +283,15 @@ export class AlertEvaluator {
     await this.deps.pg.query(`DELETE FROM alert_applied_announcements WHERE applied_at < now() - interval '1 day'`);
     return fired;
   }
+}
+
+/**
+ * A golden batch deleted since the rule was saved, or one Analyze refuses to compute (too many grid
+ * times, no reference data), compares nothing: it must not hold up the stream. Other failures retry.
+ */
+function noBandWhenRefused(error: unknown): null {
+  if (error instanceof HttpError && error.statusCode < 500) return null;
+  throw error;
 }
 
 /** Creates the missing states and locks them all, in key order (evaluators sharing series never deadlock). */
