@@ -23,6 +23,9 @@
  *     downloaded file, signed in as the demo admin, < 30 s.
  *   - live (deploy/bench/live-step.ts): 20 live viewers (one event stream each) of 50 parameters that a
  *     feed posts every second: post-to-event latency at the viewers, p95 < 2 s, every post at every viewer once.
+ *   - cluster (not in the default steps; deploy/bench/cluster-step.ts): feeds and backfill on a local
+ *     2 x 2 ClickHouse cluster with two apis and two ingest-workers beside this single-node stack, their
+ *     ratio, and ZooKeeper transactions per insert.
  * BENCH_SCALE multiplies every size (default 1; for Analyze, the days; not the demo organisation);
  * BENCH_STEPS picks steps (default bulk,feeds,csv,read,derived,memory,export,analysis,live,archive);
  * BENCH_PROFILE=<dir> writes V8 CPU profiles of the api and the ingest-worker there (open them in
@@ -54,6 +57,7 @@ import { rollupsStored, seedPlant, waitForMerges, type BenchPlant } from './fixt
 import { benchDerived } from './derived-step.ts';
 import { benchFeeds } from './feeds.ts';
 import { benchLive } from './live-step.ts';
+import { benchCluster } from './cluster-step.ts';
 import { startVictoriaMetrics } from './peer.ts';
 import { seedAnalysisPlant, timedPosts } from './analysis.ts';
 import { apiProcessEnv } from '../local/allocator.mjs';
@@ -673,6 +677,10 @@ async function main(): Promise<void> {
       const peakApi = memoryOf(stack.api.pid!).peakMb;
       report({ name: 'export_csv_long_10m_points', value: Math.round(rate), unit: 'points/s', baseline: null, ratio: null, target: '>= 1000000 points/s', pass: rate >= 1_000_000 });
       report({ name: 'peak_rss_api_export_10m_points', value: Math.round(peakApi), unit: 'MB', baseline: Math.round(idleApi.rssMb), ratio: round(peakApi / idleApi.rssMb), target: '< 300 MB', pass: peakApi < 300 });
+    }
+    if (STEPS.has('cluster')) {
+      // Beside the single-node stack running now: the same posts to a local 2 x 2 cluster (docs/scale.md).
+      await benchCluster({ base, pool, scale: SCALE, dataDir: path.join(ROOT, '.data', 'cluster-bench'), log, report });
     }
     if (STEPS.has('live')) {
       const live = await benchLive({ base, plant, log, firstMs: Date.UTC(2030, 0, 1) });

@@ -16,7 +16,7 @@
  * 18201-18202, proxy 18200.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,6 +207,16 @@ function startForwarder(port, backends, { roundRobin = false, healthy = () => tr
   };
 }
 
+/** Every service process started and not yet exited, for a stop that comes while they are starting. */
+const spawnedServices = new Set();
+
+/** Kills -9 whatever cluster service this process started and still runs (a Ctrl-C during the start). */
+export function killSpawnedServices() {
+  for (const child of spawnedServices) {
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+}
+
 /**
  * Starts the services of the cluster (ZooKeeper, ClickHouse) under `dataDir`; answers a handle that
  * can kill and restart any of them (the fault tests) and stop all in order.
@@ -214,7 +224,13 @@ function startForwarder(port, backends, { roundRobin = false, healthy = () => tr
 export async function startClusterServices({ dataDir = path.join(DATA_DIR, 'cluster'), fresh = false } = {}) {
   const jar = ensureZooKeeper();
   ensureClickHouseInstalled();
-  if (fresh) rmSync(dataDir, { recursive: true, force: true });
+  if (fresh && existsSync(dataDir)) {
+    // Moved aside and removed in the background: four servers' parts are many small files, and
+    // deleting them took minutes on a busy machine.
+    const aside = `${dataDir}.removing-${process.pid}-${Date.now()}`;
+    renameSync(dataDir, aside);
+    spawn('rm', ['-rf', aside], { stdio: 'ignore', detached: true }).unref();
+  }
   const busy = [];
   for (const port of [...ZOOKEEPER_NODES.map((z) => z.clientPort), ...CLICKHOUSE_NODES.map((c) => c.httpPort)]) {
     if (await tcpReachable('127.0.0.1', port, 300)) busy.push(port);
@@ -225,6 +241,8 @@ export async function startClusterServices({ dataDir = path.join(DATA_DIR, 'clus
   const spawnService = (name, command, args, logFile) => {
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
     child.unref();
+    spawnedServices.add(child);
+    child.once('exit', () => spawnedServices.delete(child));
     const entry = { name, child, logFile, exited: false };
     child.once('exit', () => { entry.exited = true; });
     children.set(name, entry);
@@ -367,13 +385,18 @@ export async function startClusterProduct(env, { compiled = false, apis = 2, ing
     const kind = name.startsWith('api') ? 'api' : name.startsWith('ingest') ? 'ingest-worker' : name === 'audit' ? 'audit-worker' : 'export-worker';
     const own = { ...env, CLICKHOUSE_URL: clickhouseUrl[name] };
     if (kind === 'api') own.PORT = String(API_PORTS[Number(name.slice(3)) - 1]);
+    // The first api seeds the demo organisation (when asked to); a second doing it at once would race it.
+    if (name !== 'api1') own.SEED_DEMO = 'false';
     const stack = startProcesses(own, { only: [kind], compiled });
     running.set(name, stack);
     return stack;
   };
-  for (const name of names) start(name);
+  // The first api alone until it answers: it applies what the migrations left and seeds; then the rest.
+  start(names[0]);
+  await waitForApi(API_PORTS[0]);
+  for (const name of names.slice(1)) start(name);
   const proxy = startForwarder(PROXY_PORT, API_PORTS.slice(0, apis), { roundRobin: true });
-  for (const port of API_PORTS.slice(0, apis)) await waitForApi(port);
+  for (const port of API_PORTS.slice(1, apis)) await waitForApi(port);
   return {
     names,
     proxyUrl: `http://127.0.0.1:${PROXY_PORT}`,
@@ -419,7 +442,8 @@ async function main() {
     stopping = true;
     log('stopping: apis, workers, ClickHouse, ZooKeeper');
     await product?.stop();
-    await cluster?.stop();
+    if (cluster) await cluster.stop();
+    else killSpawnedServices();
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(130));
