@@ -10,6 +10,7 @@ import { runRoutes } from './runs/routes.ts';
 import { unitOperationRoutes } from './unit-operations/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
 import { sampleRoutes } from './samples/routes.ts';
+import { sampleReportImportRoutes } from './samples/report-import-routes.ts';
 import { identityRoutes } from './auth/identity-routes.ts';
 import { timeSeriesRoutes } from './timeseries/routes.ts';
 import { ingestJobRoutes } from './ingest-jobs/routes.ts';
@@ -39,6 +40,7 @@ export async function registerFeatureRoutes(app: App, deps: AppDeps): Promise<vo
   await app.register(unitOperationRoutes, deps);
   await app.register(commentRoutes, deps);
   await app.register(sampleRoutes, deps);
+  await app.register(sampleReportImportRoutes, deps);
   await app.register(identityRoutes, deps);
   await app.register(timeSeriesRoutes, deps);
   await app.register(ingestJobRoutes, deps);
