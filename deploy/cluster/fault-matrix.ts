@@ -128,16 +128,18 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
     const readAnswers = async () => {
       counts.reads += 1;
       const query = `instrument_id=${plant.instrumentIds[0]}&start_time=${T0}&end_time=${T0 + 999_000}&limit=1000`;
+      const statuses: number[] = [];
       for (let attempt = 0; attempt < 20; attempt += 1) {
         const status = await fetch(`${base}/api/v1/time-series-data?${query}`, {
           headers: { authorization: `Bearer ${plant.token}` }, signal: AbortSignal.timeout(30_000),
         }).then((response) => response.status, () => 0);
-        if (status === 200) return true;
+        if (status === 200) return { answered: true, statuses };
+        statuses.push(status);
         if (attempt === 0) counts.reads_failed_then_answered += 1;
         await sleep(500);
       }
       counts.reads_failed_then_answered -= 1;
-      return false;
+      return { answered: false, statuses };
     };
 
     const feeders = plant.instrumentIds.map((instrumentId) => feed(instrumentId));
@@ -147,9 +149,10 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
       log(`kill -9 ${step.join(' and ')}`);
       await Promise.all(step.map((name) => (name.startsWith('ch') || name.startsWith('zk') ? services!.kill(name) : product!.kill(name))));
       await untilPosts(postsPerPhase);
-      const answered = await readAnswers();
+      const { answered, statuses } = await readAnswers();
       readsOk &&= answered;
-      report(`reads_answer_while_down:${step.join('+')}`, answered, 200, answered ? 200 : 'no answer');
+      // Statuses before the answer (0: no answer): a read cut by the kill is sent again.
+      report(`reads_answer_while_down:${step.join('+')}`, answered, 200, { answered, before: [...new Set(statuses)] });
       await Promise.all(step.map((name) => (name.startsWith('ch') || name.startsWith('zk') ? services!.restart(name) : product!.restart(name))));
       log(`${step.join(' and ')} back`);
     }

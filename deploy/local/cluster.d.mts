@@ -32,3 +32,6 @@ export declare function clusterEnvironment(
 
 /** Answers a ZooKeeper four-letter command (mntr, srvr); null when the node does not answer. */
 export declare function zooKeeperCommand(port: number, command: string, timeoutMs?: number): Promise<string | null>;
+
+/** Kills -9 whatever cluster service this process started and still runs. */
+export declare function killSpawnedServices(): void;
