@@ -14,6 +14,7 @@ import type { SampleExportFormat } from '@bioprocess/shared/samples';
 import { addColumn, buildSaveRequest, gridFromSamples, gridProblems, isGridChanged, serverProblems, type GridState, type SampleView } from './grid-model.ts';
 import { parseHeaderCell } from './paste-parser.ts';
 import { SampleGrid } from './SampleGrid.tsx';
+import { ReportImportDialog } from './ReportImportDialog.tsx';
 import './samples.css';
 
 export const SAMPLES_MESSAGES = {
@@ -35,6 +36,12 @@ export interface SamplesCardProps {
 }
 
 type Problems = Map<string, Map<string, string>>;
+
+/** The unit operation a samples path belongs to (`/api/v1/unit-operations/7/samples`). */
+function unitOperationOfPath(path: string): number | null {
+  const match = /\/unit-operations\/(\d+)\/samples$/.exec(path);
+  return match ? Number(match[1]) : null;
+}
 
 function mergeProblems(first: Problems, second: Problems): Problems {
   const merged: Problems = new Map([...first].map(([row, cells]) => [row, new Map(cells)]));
@@ -104,6 +111,20 @@ export function SamplesCard({ path, samples, loading, error, canEdit, exportUnit
     }
   };
 
+  const [importing, setImporting] = useState(false);
+  const importUnitOperationId = unitOperationOfPath(path);
+  const imported = async (result: { samples_created: number; samples_updated: number; results_added: number; results_replaced: number }) => {
+    const stored = await apiRequest<SampleView[]>('GET', path);
+    setGrid(gridFromSamples(stored));
+    setRefused(new Map());
+    await onSaved(stored);
+    showToast({
+      title: 'Report imported',
+      message: `${result.results_added} results added and ${result.results_replaced} replaced in ${result.samples_updated} samples; ${result.samples_created} samples created.`,
+      intent: 'success',
+    });
+  };
+
   const addAnalyteColumn = () => {
     const spec = parseHeaderCell(newColumn);
     if (spec?.kind !== 'result') return;
@@ -126,6 +147,10 @@ export function SamplesCard({ path, samples, loading, error, canEdit, exportUnit
         ) : null}
         {canEdit ? (
           <div className="samples-actions">
+            {importUnitOperationId ? (
+              <Button text="Import report" icon="import" disabled={changed || saving} title={changed ? 'Save or discard the grid first' : 'Import an analyzer report'}
+                onClick={() => setImporting(true)} data-testid="samples-import-report" />
+            ) : null}
             <Button text="Discard" icon="undo" disabled={!changed || saving}
               onClick={() => { setGrid(gridFromSamples(samples ?? [])); setRefused(new Map()); }} />
             <Button text="Save" icon="floppy-disk" intent="primary" loading={saving} disabled={!changed || countCells(local) > 0}
@@ -154,6 +179,9 @@ export function SamplesCard({ path, samples, loading, error, canEdit, exportUnit
           ) : null}
         </>
       )}
+      {canEdit && importUnitOperationId ? (
+        <ReportImportDialog isOpen={importing} unitOperationId={importUnitOperationId} onClose={() => setImporting(false)} onImported={imported} />
+      ) : null}
     </Card>
   );
 }
