@@ -57,7 +57,7 @@ test('a run goes through review with two signatures, refuses edits, is reopened 
   const lockedText = `Run "${fixture.run.name}" is In review: reopen it with a reason to change it`;
   await expect(page.getByTestId('run-locked')).toHaveText(lockedText);
   await page.locator('.bp6-popover-target', { has: editRun }).hover();
-  await expect(page.getByRole('tooltip')).toHaveText(lockedText);
+  await expect(page.locator('.bp6-tooltip')).toHaveText(lockedText);
   await screenshot(page, 'run-review-in-review', testInfo);
   const refused = await call(request, editor.token, 'PUT', `/api/v1/runs/${fixture.run.id}`, { name: 'Changed under review' });
   expect(refused.status()).toBe(409);
@@ -87,7 +87,7 @@ test('a run goes through review with two signatures, refuses edits, is reopened 
 
   // The review report: the steps with the reason, and its downloads.
   await panel.getByRole('button', { name: 'Review report' }).click();
-  const report = page.getByTestId('review-report-dialog');
+  const report = page.getByRole('dialog', { name: /^Review report/ });
   const entries = report.getByTestId('review-report-entries');
   await expect(entries.getByRole('row')).toHaveCount(4);
   await expect(entries).toContainText('In review → Approved');

@@ -37,7 +37,7 @@ export function ReviewReportDialog({ runId, isOpen, onClose }: { runId: number; 
 
   return (
     <Dialog isOpen={isOpen} onClose={onClose} title={data ? `Review report: ${data.run.name}` : 'Review report'} icon="document"
-      style={dialogStyle('7xl')} className="app-dialog" data-testid="review-report-dialog">
+      style={dialogStyle('7xl')} className="app-dialog">
       <DialogBody className="app-dialog-body">
         {report.error ? <Callout intent={Intent.DANGER}>Failed to load the review report.</Callout> : null}
         {!data && !report.error ? <NonIdealState icon={<Spinner size={32} />} title="Loading report..." /> : null}
@@ -47,7 +47,7 @@ export function ReviewReportDialog({ runId, isOpen, onClose }: { runId: number; 
               Every change after first entry, every deletion, every failed or replacing upload, every review step and every signature.
               Times in {data.timeZone}. Generated {formatInstantInZone(data.generatedAt, data.timeZone)}.
             </p>
-            <H5>Signatures</H5>
+            <H5 className="app-review-section-title">Signatures</H5>
             {data.signatures.length === 0 ? <p>None.</p> : (
               <HTMLTable compact striped className="app-review-table">
                 <thead><tr><th>Signed by</th><th>Meaning</th><th>Date and time</th><th>Validity</th></tr></thead>
@@ -61,9 +61,10 @@ export function ReviewReportDialog({ runId, isOpen, onClose }: { runId: number; 
                 </tbody>
               </HTMLTable>
             )}
-            <H5>Exceptions ({exceptions.length})</H5>
+            <H5 className="app-review-section-title">Exceptions ({exceptions.length})</H5>
             {exceptions.length === 0 ? <p>None: nothing was changed or deleted after first entry.</p> : (
-              <HTMLTable compact striped className="app-review-table" data-testid="review-report-entries">
+              <div className="app-review-table-scroll" data-testid="review-report-entries">
+              <HTMLTable compact striped className="app-review-table">
                 <thead><tr><th>When</th><th>Kind</th><th>Record</th><th>Change</th><th>Who</th><th>Reason</th></tr></thead>
                 <tbody>
                   {exceptions.map((entry, index) => (
@@ -75,6 +76,7 @@ export function ReviewReportDialog({ runId, isOpen, onClose }: { runId: number; 
                   ))}
                 </tbody>
               </HTMLTable>
+              </div>
             )}
           </>
         ) : null}

@@ -168,6 +168,8 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
         {current.description ? <p className="app-run-description">{current.description}</p> : null}
       </Card>
 
+      <RunReviewPanel runId={runId} />
+
       <div className="app-run-detail-grid">
         <Card elevation={Elevation.ONE} className="app-flow-card">
           <div className="app-flow-toolbar">
@@ -190,7 +192,6 @@ export function RunDetailPage({ csvSection = renderCsvUploadSection }: RunDetail
               onEdit={(unitOperation) => setDialog({ mode: 'edit', unitOperation })} onDelete={setDeleting} />
           ) : <div className="app-table-empty"><Spinner size={28} /></div>}
         </Card>
-        <RunReviewPanel runId={runId} />
         <KeyInsightsCard run={current} unitOperations={unitOperations.data} instruments={instruments.data} />
         <GoldenBatchConformanceCard unitOperations={unitOperations.data} />
         {Number.isSafeInteger(runId) ? <RunAlertsCard runId={runId} /> : null}

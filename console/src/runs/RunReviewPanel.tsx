@@ -9,6 +9,7 @@ import type { ReviewState } from '@bioprocess/shared/run-review';
 import { useAuth } from '../auth/useAuth.ts';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
 import { showToast } from '../components/toaster.ts';
+import { formatDate } from '../dates/date-time-format.ts';
 import { useRevalidate } from '../entities/queries.ts';
 import { ReviewReportDialog } from './ReviewReportDialog.tsx';
 import './run-review.css';
@@ -78,7 +79,7 @@ export function RunReviewPanel({ runId }: { runId: number }) {
         <Tag large intent={STATE_INTENTS[current.state]} data-testid="review-state">{current.stateLabel}</Tag>
       </div>
       {current.changedAt ? (
-        <p className="app-review-meta">Since {new Date(current.changedAt).toLocaleString()}{current.changedByName ? `, by ${current.changedByName}` : ''}</p>
+        <p className="app-review-meta">Since {formatDate(current.changedAt)}{current.changedByName ? `, by ${current.changedByName}` : ''}</p>
       ) : null}
       <ButtonGroup className="app-review-actions">
         {permissions.canEdit ? <Button icon="draw" text="Sign" onClick={() => { setError(null); setSigning({ kind: 'sign' }); }} /> : null}
@@ -100,7 +101,8 @@ export function RunReviewPanel({ runId }: { runId: number }) {
       {error && !signing && !reopening ? <Callout intent={Intent.DANGER} className="app-review-error">{error}</Callout> : null}
 
       {current.signatures.length === 0 ? <p className="app-review-meta">No signatures yet.</p> : (
-        <HTMLTable compact striped className="app-review-signatures" data-testid="run-signatures">
+        <div className="app-review-table-scroll" data-testid="run-signatures">
+        <HTMLTable compact striped className="app-review-signatures">
           <thead><tr><th>Signed by</th><th>Meaning</th><th>Date and time</th><th>Validity</th></tr></thead>
           <tbody>
             {current.signatures.map((signature) => (
@@ -116,6 +118,7 @@ export function RunReviewPanel({ runId }: { runId: number }) {
             ))}
           </tbody>
         </HTMLTable>
+        </div>
       )}
 
       <FormDialog isOpen={signing !== null} title={signingTitle} icon="draw" size="sm" busy={busy}
