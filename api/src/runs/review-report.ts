@@ -62,16 +62,16 @@ function eventEntries(row: AuditEventRow, runName: string): ReviewReportEntry[] 
 }
 
 async function auditEventsOfRun(db: Queryable, organizationId: number, runId: number): Promise<AuditEventRow[]> {
-  // The reason column exists once the audit chain's migration ran; read through to_jsonb so this
-  // query stands either way. Events still in the outbox carry the same fields in their JSON.
+  // The reason (its pick-list code, then its text) is read through to_jsonb so this query does not
+  // depend on the column's migration; events still in the outbox carry the same fields in their JSON.
   const { rows } = await db.query<AuditEventRow>(
     `WITH events AS (
        SELECT a.event_type, a.action, a.resource_type, a.resource_id, a.user_email, a.changes, a.created_at,
-              to_jsonb(a)->>'change_reason' AS reason, a.event_id
+              NULLIF(concat_ws(': ', to_jsonb(a)->>'change_reason_code', to_jsonb(a)->>'change_reason'), '') AS reason, a.event_id
          FROM audit_logs a WHERE a.organization_id = $1 AND a.resource_type IN ('run', 'unit_operation', 'sample')
        UNION ALL
        SELECT o.event->>'event_type', o.event->>'action', o.event->>'resource_type', o.event->>'resource_id', o.event->>'user_email',
-              o.event->'changes', o.created_at, o.event->>'change_reason', o.event_id
+              o.event->'changes', o.created_at, NULLIF(concat_ws(': ', o.event->>'change_reason_code', o.event->>'change_reason'), ''), o.event_id
          FROM audit_outbox o WHERE (o.event->>'organization_id')::bigint = $1 AND o.event->>'resource_type' IN ('run', 'unit_operation', 'sample')
      ),
      run_unit_operations AS (

@@ -153,6 +153,7 @@ export async function runReviewRoutes(app: App, deps: AppDeps): Promise<void> {
       );
       await recordAudit(client, request, {
         event_type: 'run.review', action, resource_type: 'run', resource_id: runId,
+        ...(reason ? { change_reason: { text: reason, code: null } } : {}),
         changes: {
           before: { state: before.state, state_label: REVIEW_STATE_LABELS[before.state] },
           after: { state: transition.to, state_label: REVIEW_STATE_LABELS[transition.to], reason: reason ?? null, revoked_signature_ids: revoked },

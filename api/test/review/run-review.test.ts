@@ -132,7 +132,9 @@ describe('run review and electronic signatures', () => {
     expect(kept[0].n).toBe(2);
 
     // Draft again: changes go through, and the report shows them with the review steps and signatures.
-    expect((await ctx.request({ method: 'PUT', url: `/api/v1/runs/${run.id}`, token: editor.token, payload: { name: 'Review walk 2' } })).statusCode).toBe(200);
+    expect((await ctx.request({
+      method: 'PUT', url: `/api/v1/runs/${run.id}`, token: editor.token, payload: { name: 'Review walk 2' }, headers: { 'x-change-reason': 'Name agreed with QA' },
+    })).statusCode).toBe(200);
     expect((await ctx.request({ method: 'DELETE', url: `/api/v1/samples/${sampleRowId}`, token: editor.token })).statusCode).toBe(204);
     const report = (await ctx.request({ method: 'GET', url: `/api/v1/runs/${run.id}/review-report`, token: viewer.token })).json();
     const kinds = report.entries.map((entry: { kind: string; field: string | null; detail: string | null }) => `${entry.kind}:${entry.field ?? entry.detail}`);
@@ -140,7 +142,7 @@ describe('run review and electronic signatures', () => {
       'signature:Authored', 'review:review state', 'signature:Approved', 'review:review state', 'review:review state', 'change:name', 'deletion:deleted',
     ]);
     expect(report.entries.find((entry: { kind: string }) => entry.kind === 'change'))
-      .toMatchObject({ old_value: 'Review walk', new_value: 'Review walk 2', who: editor.email, record: 'Run Review walk 2' });
+      .toMatchObject({ old_value: 'Review walk', new_value: 'Review walk 2', who: editor.email, record: 'Run Review walk 2', reason: 'Name agreed with QA' });
     expect(report.entries[4]).toMatchObject({ old_value: 'Approved', new_value: 'Draft', reason: 'Wrong feed rate entered', detail: 'reopen' });
     expect(report.entries.find((entry: { kind: string }) => entry.kind === 'deletion').record).toBe(`Sample S-01 (unit operation #${unitOperation.id})`);
 
@@ -150,7 +152,7 @@ describe('run review and electronic signatures', () => {
     const lines = csvReport.body.trim().split('\r\n');
     expect(lines[0]).toBe('kind,at,at_local,who,record,field,old_value,new_value,reason,detail');
     expect(lines).toHaveLength(1 + report.entries.length);
-    expect(lines.find((line) => line.startsWith('change,'))).toContain(',name,Review walk,Review walk 2,,');
+    expect(lines.find((line) => line.startsWith('change,'))).toContain(',name,Review walk,Review walk 2,Name agreed with QA,');
     const pdf = await ctx.request({ method: 'GET', url: `/api/v1/runs/${run.id}/review-report?format=pdf`, token: viewer.token });
     expect(pdf.headers['content-type']).toBe('application/pdf');
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
