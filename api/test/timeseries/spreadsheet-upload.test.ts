@@ -11,7 +11,7 @@ import { createTestContext, type TestContext } from '../support/test-context.ts'
 import { multipartBody, readSeries, realExportPath, startWorker, type JobStatus } from '../support/ingest.ts';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { addInstruments, createPlant, createUnitOperation, type Plant } from '../support/fixtures.ts';
-import { CSV_MESSAGES } from '@bioprocess/shared/csv/index';
+import { CSV_MESSAGES, detectCsvLayout, TRANSPOSED_NOTICE, turnTable } from '@bioprocess/shared/csv/index';
 import { SPREADSHEET_MESSAGES } from '../../src/timeseries/spreadsheet-csv.ts';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -117,5 +117,52 @@ describe('Excel workbooks', () => {
     const stored = async (id: number) => (await readSeries(ctx, plant.viewer.token, { instrument_id: id, limit: 10_000 })).map(({ ts, value }) => ({ ts, value }));
     expect(await stored(po2!)).toEqual(expected(1));
     expect(await stored(temperature!)).toEqual(expected(2));
+  });
+
+  it("the real Tecan kinetic read: found transposed, turned, its 96 wells stored exactly from the block's own start", async () => {
+    const converted = await post('/api/v1/spreadsheet-conversions', { name: 'sample_ODs.xlsx', content: readFileSync(realExportPath('sample_ODs.xlsx')), type: XLSX_TYPE });
+    const text = converted.body;
+    const found = detectCsvLayout(new TextEncoder().encode(text));
+    if (!found.ok) throw new Error(found.message);
+    expect(found.layout.orientation).toBe('columns');
+    expect(found.layout.notices).toContain(TRANSPOSED_NOTICE);
+    // The kinetic block's own start, not the first read's above it.
+    expect(found.layout.start?.wallClock).toBe('2024-02-20T18:20:28');
+
+    const turned = turnTable(text, found.layout);
+    const layout = detectCsvLayout(new TextEncoder().encode(turned));
+    if (!layout.ok) throw new Error(layout.message);
+    expect(layout.layout).toMatchObject({ orientation: 'rows', time_column: 'Time [s]', time: { mode: 'elapsed', elapsed_unit: 'seconds' } });
+    const wells = layout.layout.headers.filter((header) => /^[A-H]\d{1,2}$/.test(header));
+    expect(wells).toHaveLength(96);
+
+    const reader = await createPlant(ctx, 0);
+    const ids = await addInstruments(ctx, reader.organizationId, reader.equipmentId, 96);
+    const unitOperation = await createUnitOperation(ctx, reader, { start: '2024-02-20T00:00:00Z', end: null });
+    const mapping = {
+      timestamp_column: 'Time [s]', timestamp_mode: 'elapsed', elapsed_unit: 'seconds', elapsed_start: '2024-02-20T18:20:28Z',
+      reading: { encoding: 'utf-8', delimiter: ',', header_line: layout.layout.header_line, table_end: false },
+      columns: wells.map((well, index) => ({ column: well, instrument_id: ids[index] })),
+    };
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, { name: 'sample_ODs (turned).csv', content: turned, type: 'text/csv' });
+    const response = await ctx.request({
+      method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads?wait=true`, token: reader.editor.token,
+      headers: { 'content-type': contentType }, payload: body,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+
+    // Every well's row of the sheet, read straight from the converted text: its times from the 'Time [s]' row.
+    const sheetRows = new Map(text.split('\n').map((line) => line.split(',')).map((cells) => [cells[0]!, cells.slice(1)]));
+    const seconds = sheetRows.get('Time [s]')!.filter((cell) => cell !== '').map(Number);
+    const start = Date.parse('2024-02-20T18:20:28Z');
+    let compared = 0;
+    for (const well of ['A1', 'D7', 'H12']) {
+      const cells = sheetRows.get(well)!;
+      const expected = seconds.map((second, index) => ({ ts: new Date(start + Math.round(second * 1000)).toISOString(), value: Number(cells[index]) }));
+      const stored = await readSeries(ctx, reader.viewer.token, { instrument_id: ids[wells.indexOf(well)]!, limit: 10_000 });
+      expect(stored.map(({ ts, value }) => ({ ts, value })), well).toEqual(expected);
+      compared += expected.length;
+    }
+    expect(compared).toBe(3 * 632);
   });
 });

@@ -12,7 +12,7 @@ import {
   Button, Callout, Checkbox, FileInput, FormGroup, HTMLSelect, Intent, ProgressBar, Radio, RadioGroup, Tag,
 } from '@blueprintjs/core';
 import {
-  CSV_MESSAGES, CSV_TOAST_TITLES, SPREADSHEET_MIME_TYPE, decimalCommaAllowed, detectTimestampFormat, distinctKeys, findNonNumericValues, isLowConfidence, isSpreadsheetName,
+  CSV_MESSAGES, CSV_TOAST_TITLES, SPREADSHEET_MIME_TYPE, TURN_TABLE_MAX_BYTES, decodeCsvBytes, turnTable, decimalCommaAllowed, detectTimestampFormat, distinctKeys, findNonNumericValues, isLowConfidence, isSpreadsheetName,
   localePrefersDayFirst, longFormatAlias as longFormatAliasOf, lowDateConfidenceMessage, nonNumericMessage, type CsvPreview,
   type CsvLayout, type CsvReadingChoices, type FileTimeBase, type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
@@ -222,6 +222,23 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
     }
   }
 
+  /** Turns a transposed table (time across the columns) so time runs down the rows, and reads the turned text as the file. */
+  async function turnChosenTable() {
+    if (!file || !layout) return;
+    if (file.size > TURN_TABLE_MAX_BYTES) {
+      showToast({ title: CSV_TOAST_TITLES.invalidFile, message: `Only tables up to ${formatBytes(TURN_TABLE_MAX_BYTES)} can be turned; this file is ${formatBytes(file.size)}.`, intent: 'danger' });
+      return;
+    }
+    setReading(true);
+    try {
+      const { text } = decodeCsvBytes(new Uint8Array(await file.arrayBuffer()), { encoding: layout.encoding });
+      const turned = turnTable(text, layout);
+      await chooseFile(new File([turned], file.name.replace(/(\.[^.]*)?$/, ' (turned).csv'), { type: 'text/csv' }));
+    } finally {
+      setReading(false);
+    }
+  }
+
   // The submit hook reads the latest state through a ref, so it is registered again only when the label changes.
   const timeZone = zoneChoice.zone;
   const choices: ReadingChoices = { duplicates, missingValues: parseMissingValues(missingValues) };
@@ -332,7 +349,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
               Preview of the first {Math.min(PREVIEW_TABLE_ROWS, preview.rows.length)} rows{partial ? ' (read from the start of the file)' : ''}.
             </span>
           </div>
-          {layout && <FileLayoutPanel layout={layout} busy={context.busy || reading} onChoose={(choices) => void chooseFile(file, choices)} />}
+          {layout && <FileLayoutPanel layout={layout} busy={context.busy || reading} onChoose={(choices) => void chooseFile(file, choices)} onTurn={() => void turnChosenTable()} />}
           <ColumnMappingTable columns={columns} rows={preview.rows} instruments={instrumentList} keyColumn={keyColumn}
             fillForward={fillForward}
             onColumnsChange={(update) => setColumns((cols) => cols && update(cols))}

@@ -2,15 +2,15 @@
  * What the detection found about the file, each part changeable: encoding, delimiter, header line
  * (the preview is read again with the choice), the vendor recognised, where the table ends, the
  * start the preamble states (used for elapsed time, editable), and the notices about layouts read only
- * in part.
+ * in part. A transposed table (time across the columns) can be turned from here.
  */
 import { useEffect, useState } from 'react';
-import { Callout, FormGroup, HTMLSelect, InputGroup, Intent, NumericInput, Tag } from '@blueprintjs/core';
-import { CSV_DELIMITERS, CSV_ENCODINGS, type CsvLayout, type CsvReadingChoices } from '@bioprocess/shared/csv/index';
+import { Button, Callout, FormGroup, HTMLSelect, InputGroup, Intent, NumericInput, Tag } from '@blueprintjs/core';
+import { CSV_DELIMITERS, CSV_ENCODINGS, TRANSPOSED_NOTICE, type CsvLayout, type CsvReadingChoices } from '@bioprocess/shared/csv/index';
 import { DELIMITER_LABELS, ENCODING_LABELS, describeTable } from './file-layout.ts';
 
-export function FileLayoutPanel({ layout, onChoose, busy }: {
-  layout: CsvLayout; onChoose: (choices: CsvReadingChoices) => void; busy: boolean;
+export function FileLayoutPanel({ layout, onChoose, onTurn, busy }: {
+  layout: CsvLayout; onChoose: (choices: CsvReadingChoices) => void; onTurn: () => void; busy: boolean;
 }) {
   const [headerLine, setHeaderLine] = useState(layout.header_line);
   useEffect(() => setHeaderLine(layout.header_line), [layout.header_line]);
@@ -42,7 +42,13 @@ export function FileLayoutPanel({ layout, onChoose, busy }: {
         {layout.table_end ? ` The table ends at line ${layout.table_end.line} (“${layout.table_end.text}”); what follows is not read.` : ''}
       </span>
       {layout.notices.filter((notice) => !notice.startsWith('The table ends')).map((notice) => (
-        <Callout key={notice} intent={Intent.WARNING} compact icon="info-sign" data-testid="csv-layout-notice">{notice}</Callout>
+        <Callout key={notice} intent={Intent.WARNING} compact icon="info-sign" data-testid="csv-layout-notice">
+          {notice}
+          {notice === TRANSPOSED_NOTICE && (
+            <Button text="Turn the table" icon="swap-vertical" size="small" intent={Intent.PRIMARY} disabled={busy} onClick={onTurn}
+              className="csv-layout-turn" data-testid="csv-turn-table" />
+          )}
+        </Callout>
       ))}
     </div>
   );

@@ -184,6 +184,9 @@ function looksLikeData(cell: string, decimalComma: boolean): boolean {
   return detectTimestampFormat([value]).format !== 'unknown';
 }
 
+/** What a transposed table is told; the console offers to turn it (turnTable). */
+export const TRANSPOSED_NOTICE = 'Time runs across the columns in this file (a transposed table): turn it so time runs down the rows to read it.';
+
 function shapeNotices(text: string, rawHeaders: readonly string[], rows: readonly string[][], decimalComma: boolean, timeColumn: string | null): { notices: string[]; orientation: LayoutOrientation } {
   const notices: string[] = [];
   let orientation: LayoutOrientation = 'rows';
@@ -207,9 +210,12 @@ function shapeNotices(text: string, rawHeaders: readonly string[], rows: readonl
     const acrossColumns = rawHeaders.slice(1).filter((cell) => cell.trim() !== '');
     const numbers = acrossColumns.map((cell) => parseNumericCell(cell, { decimalComma }));
     const increasing = numbers.length >= 3 && numbers.every((value, index) => value !== null && !Number.isNaN(value) && (index === 0 || value > numbers[index - 1]!));
-    if (increasing && TIME_NAME.test(rawHeaders[0] ?? '')) {
+    // The row of times is the header itself, or one of the first rows under a row of cycle numbers
+    // (Tecan i-control: 'Cycle Nr.', then 'Time [s]', then 'Temp. [°C]' and a row per well).
+    const timeRowLabel = TIME_NAME.test(rawHeaders[0] ?? '') || rowLabels.slice(0, 3).some((label) => TIME_NAME.test(label));
+    if (increasing && timeRowLabel) {
       orientation = 'columns';
-      notices.push('Time runs across the columns in this file (a transposed table); reading it is not supported yet.');
+      notices.push(TRANSPOSED_NOTICE);
     } else if (!notices.some((notice) => notice.startsWith('This file is a plate grid'))) {
       notices.push('The first row of this table looks like data, not column names: the file may have no header row; naming columns is not supported yet.');
     }
@@ -242,21 +248,29 @@ export function detectCsvLayout(bytes: Uint8Array, options: DetectOptions = {}):
   const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   if (text.trim() === '') return { ok: false, message: CSV_MESSAGES.contentEmpty };
   try {
-    if (containsMaliciousContent(text)) return { ok: false, message: maliciousMessage(text, encoding, partial, options) };
-    return detectInText(text, encoding, partial, options);
+    const outcome = detectInText(text, encoding, partial, options);
+    // Only the table is stored and shown as data: a preamble's prose ("List of actions in this
+    // measurement script:", Tecan i-control) is not checked, the header and every row are.
+    if (!outcome.ok) return containsMaliciousContent(text) ? { ok: false, message: CSV_MESSAGES.maliciousContent } : outcome;
+    if (containsMaliciousContent(tableText(text, outcome.layout))) return { ok: false, message: maliciousMessage(outcome.layout) };
+    return outcome;
   } catch (error) {
     if (error instanceof CsvLimitError) return { ok: false, message: error.message };
     throw error;
   }
 }
 
+/** The lines of the table the layout found: from its header to its end (or the end of the text). */
+function tableText(text: string, layout: CsvLayout): string {
+  const lines = text.split('\n');
+  return lines.slice(layout.header_line - 1, layout.table_end ? layout.table_end.line - 1 : undefined).join('\n');
+}
+
 /** The fixed message, naming the column when the script-like text is in the header. */
-function maliciousMessage(text: string, encoding: CsvEncoding, partial: boolean, options: DetectOptions): string {
-  const found = detectInText(text, encoding, partial, { ...options, maxRows: 0 });
-  if (!found.ok) return CSV_MESSAGES.maliciousContent;
-  const index = found.layout.raw_headers.findIndex((cell) => containsMaliciousContent(cell));
+function maliciousMessage(layout: CsvLayout): string {
+  const index = layout.raw_headers.findIndex((cell) => containsMaliciousContent(cell));
   if (index === -1) return CSV_MESSAGES.maliciousContent;
-  return `${CSV_MESSAGES.maliciousContent}: the name of column ${index + 1} ('${found.layout.headers[index]!.slice(0, 40)}')`;
+  return `${CSV_MESSAGES.maliciousContent}: the name of column ${index + 1} ('${layout.headers[index]!.slice(0, 40)}')`;
 }
 
 function detectInText(text: string, encoding: CsvEncoding, partial: boolean, options: DetectOptions): LayoutOutcome {

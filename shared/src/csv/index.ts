@@ -34,3 +34,4 @@ export * from './layout-lines.ts';
 export * from './preamble.ts';
 export * from './table-cutter.ts';
 export * from './detect.ts';
+export * from './turn-table.ts';

@@ -62,7 +62,11 @@ export function wallClockOf(text: string, preferDayFirst = false): string | null
   return `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}T${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`;
 }
 
-/** The start the preamble lines state, or null. `firstLine` is the 1-based number of lines[0]. */
+/**
+ * The start the preamble lines state, or null. `firstLine` is the 1-based number of lines[0]. Of
+ * several start statements the last wins: a file of several read blocks (Tecan i-control) states each
+ * block's start above it, and the table read is the one right after the preamble.
+ */
 export function findPreambleStart(
   lines: readonly string[],
   delimiter: CsvDelimiter,
@@ -71,18 +75,20 @@ export function findPreambleStart(
   const firstLine = options.firstLine ?? 1;
   let date: { value: string; index: number } | null = null;
   let time: { value: string; index: number } | null = null;
+  let stated: PreambleStart | null = null;
   for (let index = 0; index < lines.length; index += 1) {
     const line = lines[index]!;
     if (line.length > 400) continue;
     for (const [key, value] of pairsOfLine(line, delimiter)) {
       if (START_KEYS.has(key)) {
         const wallClock = wallClockOf(value, options.preferDayFirst);
-        if (wallClock) return { wallClock, line: firstLine + index, text: line.trim() };
+        if (wallClock) stated = { wallClock, line: firstLine + index, text: line.trim() };
       }
       if (DATE_KEYS.has(key) && !date) date = { value, index };
       if (TIME_KEYS.has(key) && !time) time = { value, index };
     }
   }
+  if (stated) return stated;
   if (date && time) {
     const wallClock = wallClockOf(`${date.value} ${time.value}`, options.preferDayFirst);
     if (wallClock) return { wallClock, line: firstLine + date.index, text: `${lines[date.index]!.trim()} ${lines[time.index]!.trim()}` };
