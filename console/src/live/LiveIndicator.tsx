@@ -1,6 +1,7 @@
 /**
- * The chart's live badge: 'Live' while new points are drawn as they are stored, 'Reconnecting' while
- * the tab's live connection is being made again (the chart still shows what was stored).
+ * The chart's live badge: 'Live' while new points are drawn as they are stored, 'Connecting' while the
+ * tab's live connection is being opened, 'Reconnecting' while it waits to be opened again (the chart
+ * still shows what was stored).
  */
 import { Tag } from '@blueprintjs/core';
 import type { LiveState } from './live-client.ts';
@@ -8,6 +9,7 @@ import './live-indicator.css';
 
 export const LIVE_MESSAGES = {
   live: 'Live',
+  connecting: 'Connecting…',
   reconnecting: 'Reconnecting…',
   liveTitle: 'New readings are drawn as they are stored',
   reconnectingTitle: 'The live connection is being made again; readings stored meanwhile will be drawn once it is back',
@@ -24,7 +26,7 @@ export function LiveIndicator({ state }: { state: LiveState }) {
   }
   return (
     <Tag minimal round className="bp-live-indicator" data-testid="live-indicator" data-state={state} title={LIVE_MESSAGES.reconnectingTitle}>
-      {LIVE_MESSAGES.reconnecting}
+      {state === 'connecting' ? LIVE_MESSAGES.connecting : LIVE_MESSAGES.reconnecting}
     </Tag>
   );
 }

@@ -26,6 +26,11 @@ export interface LiveSubscriber {
 const RESUBSCRIBE_MS = 150;
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 15_000;
+/**
+ * The server writes at least every 15 s (a keep-alive); a stream silent for this long is broken without
+ * the browser noticing (a network change can leave the socket open for minutes), and is opened again.
+ */
+const SILENCE_MS = 45_000;
 
 interface SseBlock {
   id: string | null;
@@ -69,7 +74,23 @@ export class LiveClient {
   /** Events handled since the client started (for tests and the bench). */
   eventsHandled = 0;
 
-  constructor(private readonly fetchImpl: typeof fetch = (...args) => fetch(...args)) {}
+  constructor(private readonly fetchImpl: typeof fetch = (...args) => fetch(...args)) {
+    if (typeof window === 'undefined') return;
+    // The browser knows the network went: the stream is dropped at once (the chart says so), and
+    // opened again, resuming, as soon as the network is back.
+    window.addEventListener('offline', () => {
+      if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+      this.controller?.abort();
+      this.controller = null;
+      this.connected = '';
+      this.setState('offline');
+    });
+    window.addEventListener('online', () => {
+      this.retryMs = RETRY_FIRST_MS;
+      this.reconnect();
+    });
+  }
 
   get state(): LiveState {
     return this.current;
@@ -156,12 +177,18 @@ export class LiveClient {
     }
     // Signed out or an instrument gone: the charts' own requests say why; nothing to retry.
     if (response.status === 401 || response.status === 403 || response.status === 404 || response.status === 400) return false;
-    // A resume point the server refuses (it restarted its stream): start afresh.
+    // Busy or unavailable for a moment (429, 503): tried again later.
     if (!response.ok || !response.body) return true;
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
+    let silence: ReturnType<typeof setTimeout> | null = null;
+    const watch = () => {
+      if (silence !== null) clearTimeout(silence);
+      silence = setTimeout(() => { void reader.cancel().catch(() => undefined); }, SILENCE_MS);
+    };
     try {
       for (;;) {
+        watch();
         const { value, done } = await reader.read();
         if (done) return true;
         buffer += value;
@@ -171,6 +198,8 @@ export class LiveClient {
       }
     } catch {
       return !controller.signal.aborted;
+    } finally {
+      if (silence !== null) clearTimeout(silence);
     }
   }
 
