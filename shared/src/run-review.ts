@@ -63,7 +63,9 @@ export const REVIEW_ACTIONS = ['submit', 'approve', 'release', 'reopen'] as cons
 export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
 export const reviewTransitionSchema = z.object({
   action: z.enum(REVIEW_ACTIONS, { error: 'action: one of submit, approve, release, reopen' }),
-  reason: z.string().trim().max(2000, { error: 'reason: at most 2000 characters' }).optional(),
+  reason: z.string().max(2000, { error: 'reason: at most 2000 characters' }).optional()
+    .describe('Reopen: why, as free text (this or reason_code is required)'),
+  reason_code: z.string().max(200).optional().describe("Reopen: one of the organisation's reasons for change"),
   password: passwordField,
 });
 

@@ -19,6 +19,7 @@ import { badRequest, conflict, forbidden } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { organizationTimeZone } from '../organizations/settings.ts';
+import { parseChangeReason, readChangeReasonSettings } from '../platform/change-reason.ts';
 import { insertSignature, listRecordSignatures, listSignatureMeanings, revokeRecordSignatures } from '../signatures/repository.ts';
 import { runContentHash } from '../signatures/run-content.ts';
 import { proveSigner, signingNeedsPassword, type ProvenSigner } from '../signatures/signer.ts';
@@ -128,10 +129,19 @@ export async function runReviewRoutes(app: App, deps: AppDeps): Promise<void> {
     const principal = principalOf(request);
     const { organizationId } = principal;
     const runId = request.params.id;
-    const { action, reason } = request.body;
+    const { action } = request.body;
     const transition = TRANSITIONS[action];
     const run = await requireRun(deps.pg, organizationId, runId);
-    if (action === 'reopen' && !reason) throw badRequest(REVIEW_MESSAGES.reasonRequired);
+    // Reopening takes its reason in the body, read by the same rules as the reason-for-change headers.
+    let reason: { text: string | null; code: string | null } | null = null;
+    if (action === 'reopen') {
+      const parsed = parseChangeReason({ text: request.body.reason, code: request.body.reason_code },
+        (await readChangeReasonSettings(deps.pg, organizationId)).reasons, { encoded: false });
+      if (!parsed.ok) throw badRequest(`reason: ${parsed.error}`);
+      if (!parsed.reason) throw badRequest(REVIEW_MESSAGES.reasonRequired);
+      reason = parsed.reason;
+    }
+    const reasonText = reason ? [reason.code, reason.text].filter(Boolean).join(': ') : null;
     const current = await readReviewRow(deps.pg, runId);
     const needsApprover = transition.approver || (action === 'reopen' && current.state !== 'in_review');
     if (needsApprover && !can(principal, 'manage_users')) throw forbidden(APPROVER_ROLE_MESSAGE);
@@ -144,7 +154,7 @@ export async function runReviewRoutes(app: App, deps: AppDeps): Promise<void> {
       }
       if (signer && transition.signs) await signRun(client, request, organizationId, runId, transition.signs, signer);
       const revoked = action === 'reopen'
-        ? await revokeRecordSignatures(client, organizationId, runId, principal.userId, reason!)
+        ? await revokeRecordSignatures(client, organizationId, runId, principal.userId, reasonText!)
         : [];
       await client.query(
         `INSERT INTO run_reviews (run_id, organization_id, state, changed_by, changed_at) VALUES ($1, $2, $3, $4, now())
@@ -153,10 +163,10 @@ export async function runReviewRoutes(app: App, deps: AppDeps): Promise<void> {
       );
       await recordAudit(client, request, {
         event_type: 'run.review', action, resource_type: 'run', resource_id: runId,
-        ...(reason ? { change_reason: { text: reason, code: null } } : {}),
+        ...(reason ? { change_reason: reason } : {}),
         changes: {
           before: { state: before.state, state_label: REVIEW_STATE_LABELS[before.state] },
-          after: { state: transition.to, state_label: REVIEW_STATE_LABELS[transition.to], reason: reason ?? null, revoked_signature_ids: revoked },
+          after: { state: transition.to, state_label: REVIEW_STATE_LABELS[transition.to], reason: reasonText, revoked_signature_ids: revoked },
         },
       });
     });

@@ -206,6 +206,9 @@ describe('run review and electronic signatures', () => {
     expect((await ctx.request({
       method: 'PUT', url: '/api/v1/signature-meanings', token: admin.token, payload: { meanings: [{ code: 'approved', label: 'Mine' }] },
     })).json()).toEqual({ error: "meanings.0.code: 'approved' is a built-in meaning" });
+    // A reopening's reason code must be one of the organisation's reasons for change.
+    expect((await review(run.id, admin.token, { action: 'reopen', reason_code: 'Typo' })).json())
+      .toEqual({ error: "reason: 'Typo' is not one of the organisation's reasons for change" });
     const approveDraft = await review(run.id, admin.token, { action: 'approve', password: PASSWORD });
     expect(approveDraft.statusCode).toBe(409);
     expect(approveDraft.json()).toEqual({ error: 'Run "Roles" is Draft: approve needs it In review' });
