@@ -21,6 +21,34 @@ export const CHANGE_REASON_KIND_LABELS: Record<ChangeReasonKind, string> = {
 export const CHANGE_REASON_POLICIES = ['off', 'optional', 'required'] as const;
 export type ChangeReasonPolicy = (typeof CHANGE_REASON_POLICIES)[number];
 
+/**
+ * Edits and deletions of the record kinds a reason can be asked for, by `METHOD route` as the api
+ * registers its routes. Creating a record is its first entry, not a change, except time series, whose
+ * uploads count as changes of the record of the run. The api enforces from it; the console asks from it.
+ */
+export const CHANGE_REASON_ROUTES: Readonly<Record<string, ChangeReasonKind>> = {
+  'PUT /api/v1/runs/:id': 'runs',
+  'DELETE /api/v1/runs/:id': 'runs',
+  'PUT /api/v1/unit-operations/:id': 'unit_operations',
+  'DELETE /api/v1/unit-operations/:id': 'unit_operations',
+  'PUT /api/v1/unit-operations/:id/samples': 'samples',
+  'PATCH /api/v1/samples/:id': 'samples',
+  'DELETE /api/v1/samples/:id': 'samples',
+  'POST /api/v1/unit-operations/:id/csv-uploads': 'time_series',
+  'POST /api/v1/unit-operations/csv-uploads': 'time_series',
+  'DELETE /api/v1/time-series-data': 'time_series',
+  'PUT /api/v1/derived-parameters/:id': 'derived_parameters',
+  'DELETE /api/v1/derived-parameters/:id': 'derived_parameters',
+  'PUT /api/v1/golden-batches/:id': 'golden_batches',
+  'DELETE /api/v1/golden-batches/:id': 'golden_batches',
+};
+
+/** The record kind of a request to a concrete path (`/api/v1/runs/12?x=1`), or null. */
+export function changeReasonKindOfRequest(method: string, path: string): ChangeReasonKind | null {
+  const pathname = path.replace(/^https?:\/\/[^/]+/, '').split(/[?#]/)[0]!.replace(/\/(\d+)(?=\/|$)/g, '/:id');
+  return CHANGE_REASON_ROUTES[`${method.toUpperCase()} ${pathname}`] ?? null;
+}
+
 /** Free text, percent-encoded UTF-8 (a header value is Latin-1 on the wire). */
 export const CHANGE_REASON_HEADER = 'x-change-reason';
 /** One entry of the organisation's pick-list. */

@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import {
-  CHANGE_REASON_CODE_HEADER, CHANGE_REASON_HEADER, CHANGE_REASON_KINDS, CHANGE_REASON_MESSAGES, DEFAULT_CHANGE_REASON_SETTINGS,
+  CHANGE_REASON_CODE_HEADER, CHANGE_REASON_HEADER, CHANGE_REASON_KINDS, CHANGE_REASON_ROUTES, CHANGE_REASON_MESSAGES, DEFAULT_CHANGE_REASON_SETTINGS,
   changeReasonSettingsSchema, parseChangeReason, type ChangeReason, type ChangeReasonKind, type ChangeReasonSettings,
 } from '@bioprocess/shared/change-reasons';
 import type { Queryable } from '@bioprocess/shared/server/postgres';
@@ -33,27 +33,8 @@ declare module 'fastify' {
 
 const MUTATING_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/**
- * Edits and deletions of the record kinds a reason can be asked for, by `METHOD url` as routes are
- * registered. Creating a record is its first entry, not a change, except time series, whose uploads
- * count as changes of the record of the run.
- */
-export const RECORD_KIND_ROUTES: Readonly<Record<string, ChangeReasonKind>> = {
-  'PUT /api/v1/runs/:id': 'runs',
-  'DELETE /api/v1/runs/:id': 'runs',
-  'PUT /api/v1/unit-operations/:id': 'unit_operations',
-  'DELETE /api/v1/unit-operations/:id': 'unit_operations',
-  'PUT /api/v1/unit-operations/:id/samples': 'samples',
-  'PATCH /api/v1/samples/:id': 'samples',
-  'DELETE /api/v1/samples/:id': 'samples',
-  'POST /api/v1/unit-operations/:id/csv-uploads': 'time_series',
-  'POST /api/v1/unit-operations/csv-uploads': 'time_series',
-  'DELETE /api/v1/time-series-data': 'time_series',
-  'PUT /api/v1/derived-parameters/:id': 'derived_parameters',
-  'DELETE /api/v1/derived-parameters/:id': 'derived_parameters',
-  'PUT /api/v1/golden-batches/:id': 'golden_batches',
-  'DELETE /api/v1/golden-batches/:id': 'golden_batches',
-};
+/** Edits and deletions of the record kinds a reason can be asked for (the table lives in shared, which the console reads too). */
+export const RECORD_KIND_ROUTES = CHANGE_REASON_ROUTES;
 
 /**
  * Mutating routes no reason applies to, each with why. A test enumerates the OpenAPI document: a new

@@ -10,6 +10,7 @@ import { clearSession, getToken } from '../auth/session-store.ts';
 
 const SESSION_ENDED_FOR_INACTIVITY = REVIEW_MESSAGES.sessionInactive;
 import { toCamelCase } from './case.ts';
+import { changeReasonHeadersFor } from './change-reason.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -48,6 +49,8 @@ export interface ApiClientDeps {
   onUnauthorized: (message: string | null) => void;
   /** Prefix for relative paths; the console is served by the api on the same origin. */
   baseUrl?: string;
+  /** Headers a change carries (its reason for change, asked of the person when the organisation wants one). */
+  changeHeaders?: (method: HttpMethod, path: string) => Promise<Record<string, string>>;
 }
 
 /** Reads a body as JSON; empty or non-JSON bodies (and 204) give null. */
@@ -77,6 +80,7 @@ export function createApiClient(deps: ApiClientDeps) {
     if (!token) throw new ApiError(NO_TOKEN_MESSAGE, 0);
 
     const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+    if (method !== 'GET' && deps.changeHeaders) Object.assign(headers, await deps.changeHeaders(method, path));
     const init: RequestInit = { method, headers, signal: options.signal };
     if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
@@ -114,6 +118,7 @@ export const api: ApiClient = createApiClient({
   getToken,
   // Only a reason the user can act on is kept for the sign-in page; any other 401 signs out silently.
   onUnauthorized: (message) => clearSession(message === SESSION_ENDED_FOR_INACTIVITY ? message : undefined),
+  changeHeaders: changeReasonHeadersFor,
 });
 
 export function apiRequest<T>(method: HttpMethod, path: string, body?: unknown, options?: ApiRequestOptions<T>): Promise<T> {

@@ -3,6 +3,7 @@
  * server can refuse a bad mapping before storing a byte; it takes any order), with upload progress from XMLHttpRequest, and
  * the ingest job followed through its server-sent events (api/job-events.ts).
  */
+import { changeReasonHeadersFor } from '../api/change-reason.ts';
 import type { DuplicatePolicy } from '@bioprocess/shared/ingest/requests';
 import { ingestJobStatusSchema, type CsvMapping, type IngestJobStatus } from '@bioprocess/shared/timeseries';
 import { getToken } from '../auth/session-store.ts';
@@ -56,14 +57,16 @@ export async function postUnitOperationWithCsv(
   return { unitOperation: (body as { unit_operation?: unknown }).unit_operation, jobId };
 }
 
-function postMultipart(
+async function postMultipart(
   url: string, form: FormData, size: number, onProgress?: (event: UploadProgressEvent) => void, signal?: AbortSignal,
 ): Promise<{ jobId: string; body: Record<string, unknown> }> {
+  const reasonHeaders = await changeReasonHeadersFor('POST', url);
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', url);
     const token = getToken();
     if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
+    for (const [name, value] of Object.entries(reasonHeaders)) xhr.setRequestHeader(name, value);
     xhr.setRequestHeader('Accept', 'application/json');
     xhr.upload.onprogress = (event) => onProgress?.({ loaded: event.loaded, total: event.lengthComputable ? event.total : size });
     xhr.onerror = () => reject(new ApiError('Network error while uploading the file', 0));

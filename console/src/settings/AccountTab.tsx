@@ -11,6 +11,7 @@ import { useSettingsAction } from './use-settings-action.ts';
 import { OrganizationArchiveSection } from './OrganizationArchiveSection.tsx';
 import { AccountSessionsSection } from './AccountSessionsSection.tsx';
 import { SessionPolicySection } from './SessionPolicySection.tsx';
+import { ChangeReasonSection } from './ChangeReasonSection.tsx';
 
 export function AccountTab() {
   const { user, permissions, organizationName, refreshProfile, setOrganizationId } = useAuth();
@@ -61,6 +62,7 @@ export function AccountTab() {
       <AccountSessionsSection />
       <OrganizationTimeZoneSection />
       <SessionPolicySection />
+      <ChangeReasonSection />
       <OrganizationArchiveSection />
       {permissions.isSuperuser ? (
         <section className="app-settings-section">

@@ -33,6 +33,12 @@ function describeResource(entry: AuditLog): string {
   return entry.resourceId ? `${type} #${entry.resourceId}` : type;
 }
 
+/** The reason for change given with the event: its pick-list entry, then the person's words. */
+function describeReason(entry: AuditLog): string {
+  const parts = [entry.changeReasonCode, entry.changeReason].filter((part): part is string => Boolean(part));
+  return parts.length > 0 ? parts.join(': ') : '-';
+}
+
 export function AuditLogsTab() {
   // Fixed when the tab opens, so the SWR key stays the same between renders.
   const [since] = useState(() => subDays(new Date(), 7));
@@ -53,7 +59,7 @@ export function AuditLogsTab() {
         {(rows) => (
           <HTMLTable striped compact className="app-settings-table" data-testid="audit-table">
             <thead>
-              <tr><th>Time ({timeZoneName()})</th><th>Event</th><th>Action</th><th>Resource</th><th>User</th><th>Result</th></tr>
+              <tr><th>Time ({timeZoneName()})</th><th>Event</th><th>Action</th><th>Resource</th><th>User</th><th>Reason</th><th>Result</th></tr>
             </thead>
             <tbody>
               {rows.map((entry) => (
@@ -63,6 +69,7 @@ export function AuditLogsTab() {
                   <td>{entry.action}</td>
                   <td>{describeResource(entry)}</td>
                   <td>{entry.userEmail ?? '-'}</td>
+                  <td className="app-audit-reason">{describeReason(entry)}</td>
                   <td>{entry.success ? <Tag intent={Intent.SUCCESS} minimal round>success</Tag> : <Tag intent={Intent.DANGER} minimal round>failed</Tag>}</td>
                 </tr>
               ))}
