@@ -98,10 +98,21 @@ async function postAll(base: string, apiKey: string, bodies: string[], clients: 
 /** ClickHouse's ZooKeeper and insert counters, summed over the cluster's servers. */
 async function clusterCounters(): Promise<{ transactions: number; writes: number; inserts: number }> {
   const totals = { transactions: 0, writes: 0, inserts: 0 };
+  const query = encodeURIComponent(
+    "SELECT event, value FROM system.events WHERE event IN ('ZooKeeperTransactions', 'ZooKeeperCreate', 'ZooKeeperSet', 'ZooKeeperRemove', 'ZooKeeperMulti', 'InsertQuery') FORMAT TSV");
+  // A fresh connection each time, tried again: a kept-alive one may have been closed by the server meanwhile.
+  const read = async (port: number): Promise<string> => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await (await fetch(`http://127.0.0.1:${port}/?query=${query}`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(30_000) })).text();
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  };
   for (const node of CLICKHOUSE_NODES) {
-    const response = await fetch(`http://127.0.0.1:${node.httpPort}/?query=${encodeURIComponent(
-      "SELECT event, value FROM system.events WHERE event IN ('ZooKeeperTransactions', 'ZooKeeperCreate', 'ZooKeeperSet', 'ZooKeeperRemove', 'ZooKeeperMulti', 'InsertQuery') FORMAT TSV")}`);
-    for (const line of (await response.text()).trim().split('\n')) {
+    for (const line of (await read(node.httpPort)).trim().split('\n')) {
       const [event, value] = line.split('\t');
       const n = Number(value);
       if (event === 'ZooKeeperTransactions') totals.transactions += n;
