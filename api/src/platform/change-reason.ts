@@ -59,6 +59,7 @@ export const EXEMPT_ROUTES: Readonly<Record<string, string>> = {
   'PUT /api/v1/equipment/:id': 'not a record kind of the reason policy',
   'DELETE /api/v1/equipment/:id': 'not a record kind of the reason policy',
   'POST /api/v1/instruments': 'not a record kind of the reason policy',
+  'POST /api/v1/instruments/bulk': 'not a record kind of the reason policy',
   'PUT /api/v1/instruments/:id': 'not a record kind of the reason policy',
   'DELETE /api/v1/instruments/:id': 'not a record kind of the reason policy',
   'POST /api/v1/instrument-catalogue/types': 'not a record kind of the reason policy',

@@ -83,11 +83,12 @@ describe('reason for change', () => {
       if (EXEMPT_ROUTES[route]) continue;
       const url = path.replace(/:id\b/g, String(ids[path] ?? chain.run.id)).replace(/:[A-Za-z_]+/g, '1');
       const response = await ctx.request({ method: method as 'POST', url, token: admin.token, payload: {} });
-      expect(response.statusCode, route).toBe(400);
+      // A failure here names a mutating route that is neither exempt (EXEMPT_ROUTES, with why) nor of a record kind.
+      expect(response.statusCode, `${route}: declare config.changeReason or list it in EXEMPT_ROUTES`).toBe(400);
       const kind = RECORD_KIND_ROUTES[route];
       const error = response.json().error as string;
       if (kind) expect(error, route).toBe(CHANGE_REASON_MESSAGES.required(kind));
-      else expect(error, route).toMatch(/A reason for change is required for/);
+      else expect(error, `${route}: declare config.changeReason or list it in EXEMPT_ROUTES`).toMatch(/A reason for change is required for/);
       refusedKinds.add(kind ?? 'declared in config');
     }
     expect([...refusedKinds].filter((kind) => kind !== 'declared in config').sort()).toEqual([...CHANGE_REASON_KINDS].sort());
