@@ -23,11 +23,14 @@
  *     downloaded file, signed in as the demo admin, < 30 s.
  *   - live (deploy/bench/live-step.ts): 20 live viewers (one event stream each) of 50 parameters that a
  *     feed posts every second: post-to-event latency at the viewers, p95 < 2 s, every post at every viewer once.
+ *   - connector (deploy/bench/connector-step.ts): 1,000 tags published over MQTT (QoS 1, 50 tags per
+ *     JSON message) read by the connector and delivered through the bulk endpoint: sustained points per
+ *     second until every point is stored, and the connector's CPU seconds per 1,000 points.
  *   - cluster (not in the default steps; deploy/bench/cluster-step.ts): feeds and backfill on a local
  *     2 x 2 ClickHouse cluster with two apis and two ingest-workers beside this single-node stack, their
  *     ratio, and ZooKeeper transactions per insert.
  * BENCH_SCALE multiplies every size (default 1; for Analyze, the days; not the demo organisation);
- * BENCH_STEPS picks steps (default bulk,feeds,csv,read,derived,memory,export,analysis,live,archive);
+ * BENCH_STEPS picks steps (default bulk,feeds,csv,read,derived,memory,export,analysis,live,archive,connector);
  * BENCH_PROFILE=<dir> writes V8 CPU profiles of the api and the ingest-worker there (open them in
  * Chrome DevTools) to see what limits a figure.
  */
@@ -58,6 +61,7 @@ import { benchDerived } from './derived-step.ts';
 import { benchFeeds } from './feeds.ts';
 import { benchLive } from './live-step.ts';
 import { benchCluster } from './cluster-step.ts';
+import { benchConnector } from './connector-step.ts';
 import { startVictoriaMetrics } from './peer.ts';
 import { seedAnalysisPlant, timedPosts } from './analysis.ts';
 import { apiProcessEnv } from '../local/allocator.mjs';
@@ -87,7 +91,7 @@ const ANALYSIS_REFERENCES = 20;
 const ANALYSIS_DAYS = 14 * SCALE;
 const ANALYSIS_REQUESTS = 20;
 const PORT = Number(process.env.BENCH_PORT ?? 8390);
-const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,feeds,csv,read,derived,memory,export,analysis,live,archive').split(',').map((step) => step.trim()));
+const STEPS = new Set((process.env.BENCH_STEPS ?? 'bulk,feeds,csv,read,derived,memory,export,analysis,live,archive,connector').split(',').map((step) => step.trim()));
 const T0 = Date.UTC(2024, 0, 1);
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -689,6 +693,13 @@ async function main(): Promise<void> {
         name: 'live_post_to_event_p95_20_viewers_50_parameters', value: round(live.p95, 1), unit: 'ms', baseline: null, ratio: null,
         target: '< 2000 ms, every post at every viewer once', pass: live.p95 < 2000 && live.mismatched === 0,
       });
+    }
+    if (STEPS.has('connector')) {
+      const connector = await benchConnector({
+        base, pool, clickhouse, plant, env, workDir, root: ROOT, nodeArguments, log, seconds: Number(process.env.BENCH_CONNECTOR_SECONDS ?? scaled(120)),
+      });
+      report({ name: 'connector_mqtt_sustained_1000_tags', value: Math.round(connector.pointsPerSecond), unit: 'points/s', baseline: null, ratio: null, target: '>= 1000 points/s (1,000 tags at 1 Hz)', pass: connector.pointsPerSecond >= 1000 });
+      report({ name: 'connector_cpu_per_1000_points', value: round(connector.cpuSecondsPer1000Points * 1000, 1), unit: 'ms', baseline: null, ratio: null, target: 'information', pass: true });
     }
     if (STEPS.has('archive')) {
       // A fresh api seeds the demo organisation (through the ingest path, as `npm start` does), beside an export-worker.
