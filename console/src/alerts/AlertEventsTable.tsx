@@ -24,47 +24,49 @@ export function AlertEventsTable({ events, loading, error, canAcknowledge, showR
   if (!events || events.length === 0) return <NonIdealState icon="notifications" description={emptyText} />;
   return (
     <>
-      <HTMLTable compact striped className="alert-events-table" data-testid="alert-events-table">
-        <thead>
-          <tr>
-            <th>State</th><th>Rule</th><th>What</th>{showRun ? <th>Run</th> : null}<th>Fired</th><th>Resolved</th><th>Acknowledged</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event) => (
-            <tr key={event.id} data-testid="alert-event-row">
-              <td>
-                <Tag intent={event.state === 'firing' ? 'danger' : 'none'} minimal={event.state !== 'firing'} round>
-                  {event.state === 'firing' ? 'Firing' : 'Resolved'}
-                </Tag>
-              </td>
-              <td>{event.ruleName}<div className="bp6-text-muted bp6-text-small">{conditionWord(event.conditionKind)}</div></td>
-              <td>{event.message}</td>
-              {showRun ? (
-                <td>
-                  {event.runId !== null ? (
-                    <Link to={event.unitOperationId !== null ? `/runs/${event.runId}/unit-operations/${event.unitOperationId}` : `/runs/${event.runId}`}>
-                      {event.runName ?? `Run ${event.runId}`}
-                    </Link>
-                  ) : '—'}
-                </td>
-              ) : null}
-              <td>{formatDate(event.firedAt)}</td>
-              <td>{event.resolvedAt ? formatDate(event.resolvedAt) : '—'}</td>
-              <td>
-                {event.acknowledgedAt ? (
-                  <span data-testid="alert-acknowledgement">
-                    {event.acknowledgement}
-                    <div className="bp6-text-muted bp6-text-small">{event.acknowledgedByName ?? 'A former user'}, {formatDate(event.acknowledgedAt)}</div>
-                  </span>
-                ) : canAcknowledge ? (
-                  <Button size="small" icon="tick" text="Acknowledge" onClick={() => setAcknowledging(event)} />
-                ) : <span className="bp6-text-muted">Not yet</span>}
-              </td>
+      <div className="alert-events-scroll">
+        <HTMLTable compact striped className="alert-events-table" data-testid="alert-events-table">
+          <thead>
+            <tr>
+              <th>State</th><th>Rule</th><th>What</th>{showRun ? <th>Run</th> : null}<th>Fired</th><th>Resolved</th><th>Acknowledged</th>
             </tr>
-          ))}
-        </tbody>
-      </HTMLTable>
+          </thead>
+          <tbody>
+            {events.map((event) => (
+              <tr key={event.id} data-testid="alert-event-row">
+                <td>
+                  <Tag intent={event.state === 'firing' ? 'danger' : 'none'} minimal={event.state !== 'firing'} round>
+                    {event.state === 'firing' ? 'Firing' : 'Resolved'}
+                  </Tag>
+                </td>
+                <td>{event.ruleName}<div className="bp6-text-muted bp6-text-small">{conditionWord(event.conditionKind)}</div></td>
+                <td>{event.message}</td>
+                {showRun ? (
+                  <td>
+                    {event.runId !== null ? (
+                      <Link to={event.unitOperationId !== null ? `/runs/${event.runId}/unit-operations/${event.unitOperationId}` : `/runs/${event.runId}`}>
+                        {event.runName ?? `Run ${event.runId}`}
+                      </Link>
+                    ) : '—'}
+                  </td>
+                ) : null}
+                <td>{formatDate(event.firedAt)}</td>
+                <td>{event.resolvedAt ? formatDate(event.resolvedAt) : '—'}</td>
+                <td>
+                  {event.acknowledgedAt ? (
+                    <span data-testid="alert-acknowledgement">
+                      {event.acknowledgement}
+                      <div className="bp6-text-muted bp6-text-small">{event.acknowledgedByName ?? 'A former user'}, {formatDate(event.acknowledgedAt)}</div>
+                    </span>
+                  ) : canAcknowledge ? (
+                    <Button size="small" icon="tick" text="Acknowledge" onClick={() => setAcknowledging(event)} />
+                  ) : <span className="bp6-text-muted">Not yet</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </HTMLTable>
+      </div>
       <AcknowledgeAlertDialog event={acknowledging} onClose={() => setAcknowledging(null)} onDone={() => { setAcknowledging(null); onChanged(); }} />
     </>
   );

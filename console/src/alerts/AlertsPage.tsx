@@ -13,6 +13,7 @@ import { AlertRuleDialog } from './AlertRuleDialog.tsx';
 import {
   ALERT_EVENTS_PATH, ALERT_RULES_PATH, ALERT_SUMMARY_PATH, alertEventsPath, describeCondition, useAlertEvents, useAlertRules, type AlertRuleView,
 } from './alert-queries.ts';
+import './alerts.css';
 
 export function AlertsPage() {
   const { permissions } = useAuth();

@@ -3,6 +3,7 @@ import { Card, H4, Tag } from '@blueprintjs/core';
 import { useAuth } from '../auth/useAuth.ts';
 import { useRevalidate } from '../entities/queries.ts';
 import { AlertEventsTable } from './AlertEventsTable.tsx';
+import './alerts.css';
 import { ALERT_EVENTS_PATH, ALERT_SUMMARY_PATH, alertEventsPath, useAlertEvents } from './alert-queries.ts';
 
 export function RunAlertsCard({ runId }: { runId: number }) {
