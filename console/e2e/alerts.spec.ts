@@ -1,0 +1,105 @@
+/**
+ * Alerts end to end: a rule created in the Alerts page, a feed posted to the bulk endpoint crossing
+ * it; the alert worker of the stack fires, the firing is shaded on the unit operation's chart, listed
+ * on the Alerts page and the run's page, counted in the shell, and acknowledged there with a comment.
+ */
+import type { APIRequestContext, Page } from '@playwright/test';
+import { expect, test } from './support/quiet-console.ts';
+import { adminSession, call, callJson, screenshot } from './pages-helpers.ts';
+import { signInWithSession, type ApiSession } from './support/auth.ts';
+import { createRun, uniqueStamp } from './data-fixtures.ts';
+
+test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 } });
+
+const MINUTE = 60_000;
+
+async function post(request: APIRequestContext, session: ApiSession, instrumentId: number, readings: Array<[ms: number, value: number]>): Promise<void> {
+  const response = await call(request, session.token, 'POST', '/api/v1/time-series-data/bulk?wait=true', {
+    data: readings.map(([ms, value]) => ({ measured_at: new Date(ms).toISOString(), instrument_id: instrumentId, float_value: value })),
+  });
+  expect(response.status(), await response.text()).toBeLessThan(300);
+}
+
+/** The alert bands Highcharts drew on the process chart. */
+async function drawnAlertBands(page: Page): Promise<number> {
+  return page.getByTestId('process-parameters-chart').locator('.highcharts-plot-band.chart-alert-band').count();
+}
+
+test('a rule is created, a posted feed crosses it, the firing is drawn and listed, and it is acknowledged with a comment', async ({ page, request }, testInfo) => {
+  test.setTimeout(240_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const now = Math.floor(Date.now() / MINUTE) * MINUTE;
+  const start = now - 60 * MINUTE;
+  const facility = await callJson<{ id: number }>(request, session.token, 'POST', '/api/v1/facilities', { name: `Alert Lab ${stamp}`, type: 'lab' });
+  const equipment = await callJson<{ id: number }>(request, session.token, 'POST', '/api/v1/equipment', {
+    name: `Alert reactor ${stamp}`, type: 'Stirred-tank bioreactor', facility_id: facility.id,
+  });
+  const runName = `Alert batch ${stamp}`;
+  const run = await createRun(request, session, facility.id, runName, new Date(start).toISOString(), null);
+  const operation = await callJson<{ id: number }>(request, session.token, 'POST', '/api/v1/unit-operations', {
+    run_id: run.id, type: 'fermentation', equipment_id: equipment.id, start_time: new Date(start).toISOString(), end_time: null,
+  });
+  const probe = await callJson<{ id: number }>(request, session.token, 'POST', '/api/v1/instruments', {
+    name: `Temperature probe ${stamp}`, type: 'temperature', unit: 'celsius', equipment_id: equipment.id,
+  });
+  await post(request, session, probe.id, Array.from({ length: 20 }, (_, minute): [number, number] => [start + minute * MINUTE, 37]));
+
+  // The rule, made in the console: temperature above 39 in this run.
+  await signInWithSession(page, session, '/alerts?view=rules');
+  await page.getByRole('button', { name: 'New rule' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New alert rule' });
+  await dialog.getByLabel('Name').fill(`Overheating ${stamp}`);
+  await dialog.getByLabel('Instrument type').selectOption('temperature');
+  await dialog.getByLabel('Run').selectOption({ label: runName });
+  await dialog.getByLabel('Fires when the reading is').selectOption('above');
+  await dialog.getByLabel('Threshold').fill('39');
+  await screenshot(page, 'alerts-1-new-rule', testInfo);
+  await dialog.getByRole('button', { name: 'Create rule' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('alert-rules-table')).toContainText(`Overheating ${stamp}`);
+
+  // The feed crosses it: 41 from minute 20 on.
+  await post(request, session, probe.id, [20, 21, 22, 23].map((minute): [number, number] => [start + minute * MINUTE, 41]));
+  await expect.poll(async () => {
+    const events = await callJson<Array<{ id: number }>>(request, session.token, 'GET', `/api/v1/alert-events?run_id=${run.id}`);
+    return events.length;
+  }, { timeout: 60_000 }).toBe(1);
+
+  // Drawn on the chart where it happened, once the readings are summarised (reads answer 503 until then).
+  await expect.poll(async () => (await call(request, session.token, 'GET', `/api/v1/unit-operations/${operation.id}/instruments-with-data`)).status(),
+    { timeout: 60_000 }).toBe(200);
+  await page.goto(`/runs/${run.id}/unit-operations/${operation.id}`);
+  const chart = page.getByTestId('process-parameters-chart');
+  await expect(chart.locator('.highcharts-series path.highcharts-graph').first()).toBeVisible({ timeout: 60_000 });
+  await expect.poll(() => drawnAlertBands(page), { timeout: 30_000 }).toBe(1);
+  // The label wraps inside a narrow band: its lines are separate tspans.
+  await expect(chart.locator('.highcharts-plot-band-label').filter({ hasText: stamp })).toBeVisible();
+  await screenshot(page, 'alerts-2-band-on-chart', testInfo);
+
+  // Listed on the Alerts page, counted in the shell.
+  await page.goto('/alerts');
+  await expect(page.getByTestId('alert-count')).toBeVisible();
+  const row = page.getByTestId('alert-event-row').filter({ hasText: `Overheating ${stamp}` });
+  await expect(row).toContainText('Firing');
+  await expect(row).toContainText(runName);
+  await screenshot(page, 'alerts-3-listed', testInfo);
+
+  // Acknowledged on the run's page with a comment.
+  await page.goto(`/runs/${run.id}`);
+  const section = page.getByTestId('run-alerts');
+  const runRow = section.getByTestId('alert-event-row');
+  await expect(runRow).toHaveCount(1);
+  await runRow.getByRole('button', { name: 'Acknowledge' }).click();
+  const acknowledge = page.getByRole('dialog', { name: 'Acknowledge alert' });
+  await acknowledge.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(acknowledge).toContainText('A comment is required to acknowledge an alert.');
+  await acknowledge.getByLabel('Comment').fill('Jacket valve stuck open; closed by hand');
+  await acknowledge.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(acknowledge).toBeHidden();
+  await expect(runRow.getByTestId('alert-acknowledgement')).toContainText('Jacket valve stuck open; closed by hand');
+  await runRow.scrollIntoViewIfNeeded();
+  await screenshot(page, 'alerts-4-acknowledged', testInfo);
+  const [event] = await callJson<Array<{ acknowledgement: string | null; state: string }>>(request, session.token, 'GET', `/api/v1/alert-events?run_id=${run.id}`);
+  expect(event).toMatchObject({ acknowledgement: 'Jacket valve stuck open; closed by hand', state: 'firing' });
+});
