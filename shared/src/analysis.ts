@@ -59,12 +59,20 @@ export const instrumentTypeSchema = z.enum(INSTRUMENT_TYPES, { error: 'Parameter
  * A parameter of an envelope or a deviation: an instrument type (the instrument of that type on each
  * unit operation's equipment) or a derived parameter of the organisation, written `derived:<id>`.
  */
-export type AnalysisParameter = InstrumentType | `derived:${number}` | (string & {});
+export type AnalysisParameter = InstrumentType | `derived:${number}` | `sample:${string}` | (string & {});
 const DERIVED_PARAMETER_PATTERN = /^derived:[1-9][0-9]{0,14}$/;
+/** A sample analyte of the unit operations' samples, written `sample:<analyte>` (the analyte in any case). */
+const SAMPLE_PARAMETER_PATTERN = /^sample:\S(.{0,98}\S)?$/;
 export const analysisParameterSchema = z.string().refine(
-  (value) => (INSTRUMENT_TYPES as readonly string[]).includes(value) || DERIVED_PARAMETER_PATTERN.test(value),
-  { message: 'Parameter must be one of the instrument types or a derived parameter (derived:<id>).' },
+  (value) => (INSTRUMENT_TYPES as readonly string[]).includes(value) || DERIVED_PARAMETER_PATTERN.test(value) || SAMPLE_PARAMETER_PATTERN.test(value),
+  { message: 'Parameter must be one of the instrument types, a derived parameter (derived:<id>) or a sample analyte (sample:<analyte>).' },
 );
+
+/** The analyte of `sample:<analyte>`, null for any other parameter. */
+export function sampleAnalyteOf(parameter: string): string | null {
+  return SAMPLE_PARAMETER_PATTERN.test(parameter) ? parameter.slice('sample:'.length) : null;
+}
+export const sampleParameterKey = (analyte: string): AnalysisParameter => `sample:${analyte.trim()}`;
 
 /** The derived parameter's id of `derived:<id>`, null for an instrument type. */
 export function derivedParameterIdOf(parameter: string): number | null {

@@ -12,6 +12,7 @@ import {
   MAX_GRID_POINTS,
   MIN_CONTRIBUTING_RUNS,
   derivedParameterIdOf,
+  sampleAnalyteOf,
   deviationReason,
   type Alignment,
   type AnalysisParameter,
@@ -32,6 +33,7 @@ import { alignUnitOperations } from './alignment.ts';
 import { cachedEnvelopeStatistics } from './envelope-cache.ts';
 import { hourlyRollupsVersion } from '../timeseries/points-read.ts';
 import { derivedGridValues, derivedStatistics, type DerivedGrid } from './derived-grid.ts';
+import { sampleGridValues } from './sample-grid.ts';
 import { requireDerivedParameter, type DerivedParameterRow } from '../derived/repository.ts';
 import { envelopeStatistics, gridOrigin, resampledValues, type GridMember } from './resample.ts';
 import { comparedBand, toleranceOf } from './tolerance.ts';
@@ -167,9 +169,13 @@ async function derivedFormulas(deps: Deps, organizationId: number, parameters: r
   return formulas;
 }
 
-/** Each derived parameter evaluated on the grid of the aligned unit operations (by parameter). */
+/**
+ * The parameters computed here rather than read as instrument readings, on the grid of the aligned
+ * unit operations (by parameter): each derived parameter evaluated, each sample analyte interpolated.
+ */
 async function derivedGrids(
   deps: Deps, organizationId: number, prepared: Prepared, unitOperations: readonly AnalysedUnitOperation[], formulas: ReadonlyMap<AnalysisParameter, DerivedParameterRow>,
+  parameters: readonly AnalysisParameter[],
 ): Promise<Map<AnalysisParameter, DerivedGrid>> {
   const members = unitOperations.flatMap((unitOperation) => {
     const timeZeroMs = prepared.timeZeroMs.get(unitOperation.id);
@@ -178,6 +184,10 @@ async function derivedGrids(
   const grids = new Map<AnalysisParameter, DerivedGrid>();
   for (const [parameter, formula] of formulas) {
     grids.set(parameter, await derivedGridValues(deps, organizationId, formula.expression, members, prepared.stepMs));
+  }
+  for (const parameter of parameters) {
+    const analyte = sampleAnalyteOf(parameter);
+    if (analyte !== null && !grids.has(parameter)) grids.set(parameter, await sampleGridValues(deps.pg, organizationId, analyte, members, prepared.stepMs));
   }
   return grids;
 }
@@ -208,7 +218,7 @@ async function buildEnvelopes(
   };
   const [instrumentStatistics, grids] = await Promise.all([
     Promise.all(parameters.map((_, index) => limit(() => statisticsOf(index)))).then((parts) => parts.flat()),
-    derivedGrids(deps, organizationId, prepared, prepared.references, formulas),
+    derivedGrids(deps, organizationId, prepared, prepared.references, formulas, parameters),
   ]);
   const statistics = [
     ...instrumentStatistics,
@@ -222,7 +232,7 @@ async function buildEnvelopes(
     const references: Envelope['references'] = [];
     for (const reference of prepared.references) {
       const missing = prepared.leftOut.get(reference.id);
-      const instrumentId = formula ? null : prepared.choice.get(reference.id)?.get(parameter);
+      const instrumentId = grid ? null : prepared.choice.get(reference.id)?.get(parameter);
       const derivedMissing = grid?.leftOut.get(reference.id);
       if (missing) leftOut.push(missing);
       else if (instrumentId === undefined) leftOut.push({ unit_operation_id: reference.id, reason: 'no_instrument' });
@@ -336,7 +346,7 @@ export async function deviationOf(
   const [envelopes, targetValues, targetGrids] = await Promise.all([
     buildEnvelopes(deps, organizationId, definition, prepared, parameters, formulas),
     resampledValues(deps.clickhouse, organizationId, gridMembers(prepared, alignedTargets, parameters), prepared.stepMs),
-    derivedGrids(deps, organizationId, prepared, alignedTargets, formulas),
+    derivedGrids(deps, organizationId, prepared, alignedTargets, formulas, parameters),
   ]);
   const targets: Deviation['targets'] = alignedTargets.map((target) => ({
     unit_operation_id: target.id,
