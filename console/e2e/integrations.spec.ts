@@ -37,9 +37,9 @@ async function addConnection(page: Page, fields: { kind: 'OPC UA server' | 'MQTT
   await page.getByRole('button', { name: 'Add Connection' }).click();
   const dialog = page.getByRole('dialog');
   await dialog.getByLabel('Source').selectOption({ label: fields.kind });
-  await dialog.getByLabel('Name').fill(fields.name);
-  await dialog.getByLabel('Endpoint URL').fill(fields.endpoint);
-  if (fields.clientId) await dialog.getByLabel('Client ID').fill(fields.clientId);
+  await dialog.getByLabel('Name (required)').fill(fields.name);
+  await dialog.getByLabel('Endpoint URL (required)').fill(fields.endpoint);
+  if (fields.clientId) await dialog.getByLabel('Client ID (optional)').fill(fields.clientId);
   await dialog.getByRole('button', { name: 'Add Connection' }).click();
   await expect(page.getByRole('dialog')).toHaveCount(0);
   const card = page.getByTestId(`connection-${fields.name}`);
