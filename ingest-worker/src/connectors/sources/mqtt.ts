@@ -1,13 +1,19 @@
 /**
  * The MQTT source: subscribes to the mapped topic filters with QoS 1 in a persistent session
  * (clean=false, a stable client id), so the broker keeps what arrives while the connector is down and
- * sends it again on reconnect. A message is acknowledged (PUBACK) only after its readings are on disk:
- * mqtt.js sends the acknowledgement when `handleMessage` calls back, which waits for `onReadings`.
+ * sends it again on reconnect. A message is acknowledged (PUBACK) only after its readings are on disk.
+ *
+ * mqtt.js reads one incoming packet at a time and sends its PUBACK as soon as `handleMessage` calls
+ * back, so waiting there for `onReadings` would cost one disk sync per message (about 250 messages a
+ * second here). Instead `handleMessage` calls back at once and the PUBACK is held until the message's
+ * readings are durable: messages arriving meanwhile (up to the broker's in-flight window) share one
+ * sync, and the PUBACKs leave in order. A PUBACK held across a reconnection is dropped rather than sent
+ * on the new connection: the broker sends that message again, and its readings land on the same keys.
  *
  * For browsing, it also subscribes to `#` at QoS 0 (nothing of it is queued while the connector is
  * away) and keeps the topics seen in the last 10 minutes with a sample payload.
  */
-import mqtt, { type IClientOptions, type MqttClient, type IPublishPacket } from 'mqtt';
+import mqtt, { type IClientOptions, type MqttClient, type IPublishPacket, type Packet } from 'mqtt';
 import { MQTT_BROWSE_WINDOW_MS, type IntegrationMapping, type MqttConnection } from '@bioprocess/shared/integrations';
 import type { BrowseItem, ConnectorSource, SourceFactory, SourceReading } from '../source.ts';
 import { convertMessage, samplePayload, SparkplugAliases } from './mqtt-payloads.ts';
@@ -15,6 +21,8 @@ import { convertMessage, samplePayload, SparkplugAliases } from './mqtt-payloads
 /** Topics kept for browsing; a broker with more distinct topics in 10 minutes shows the latest ones. */
 const BROWSE_TOPICS_MAX = 5_000;
 const DISCOVERY_FILTER = '#';
+
+type SendPacket = (packet: Packet, callback?: (error?: Error) => void, ...rest: unknown[]) => void;
 
 /** The client id of a connection's persistent session: the configured one, else one derived from its id. */
 export function mqttClientId(connection: MqttConnection): string {
@@ -75,7 +83,20 @@ export const createMqttSource: SourceFactory = (connection, secret, initialMappi
       client.on('close', () => status.disconnected('the broker closed the connection'));
       client.on('offline', () => status.disconnected('the broker cannot be reached'));
       client.on('error', (error) => { status.error(`MQTT: ${error.message}`); });
-      client.handleMessage = (packet: IPublishPacket, callback: (error?: Error) => void) => {
+      const current = client;
+      const heldAcks = new Map<number, { durable: Promise<void>; stream: unknown }>();
+      const internals = current as unknown as { _sendPacket: SendPacket };
+      const sendPacket = internals._sendPacket.bind(current);
+      internals._sendPacket = (packet, callback, ...rest) => {
+        const held = packet.cmd === 'puback' && packet.messageId !== undefined ? heldAcks.get(packet.messageId) : undefined;
+        if (!held || packet.cmd !== 'puback') return sendPacket(packet, callback, ...rest);
+        heldAcks.delete(packet.messageId!);
+        held.durable.then(() => {
+          if (current.stream === held.stream && current.connected) sendPacket(packet, callback, ...rest);
+          else callback?.();
+        }, () => callback?.());
+      };
+      current.handleMessage = (packet: IPublishPacket, callback: (error?: Error) => void) => {
         const receivedAtMs = Date.now();
         const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
         status.message();
@@ -83,11 +104,14 @@ export const createMqttSource: SourceFactory = (connection, secret, initialMappi
         const converted = convertMessage(packet.topic, payload, mappings, receivedAtMs, aliases);
         for (const problem of converted.problems) status.error(problem);
         if (converted.readings.length === 0) return callback();
-        onReadings(converted.readings).then(() => callback(), (error: unknown) => {
+        const durable = onReadings(converted.readings);
+        if (packet.qos > 0 && packet.messageId !== undefined) heldAcks.set(packet.messageId, { durable, stream: current.stream });
+        durable.catch((error: unknown) => {
           // Not acknowledged: the broker sends it again once the connection is made anew.
           status.error(`Storing readings failed: ${(error as Error).message}`);
-          client?.stream?.destroy();
+          current.stream?.destroy();
         });
+        callback();
       };
       await new Promise<void>((resolve) => {
         const ready = () => {
