@@ -32,6 +32,7 @@ import { AlignmentForm } from '../alignment/AlignmentForm.tsx';
 import { Highcharts } from '../charts/highcharts-setup.ts';
 import { paletteColor } from '../charts/chart-constants.ts';
 import { derivedParameterListSchema, type DerivedParameterView } from '../derived/derived-model.ts';
+import { useCompareSamples } from '../compare/CompareSamples.tsx';
 import {
   bandChoiceOf, deviationBody, deviationRows, envelopeBody, envelopeChartOptions, envelopeCsv, formatScore, formatShare, formatTolerance,
   LEFT_OUT_LABELS, tolerancesFor, tolerancesOfBatch, parameterLabelOf, pickableParameters, type AnalyzeForm, type BandChoice, type CamelDeviation, type CamelEnvelope,
@@ -98,7 +99,9 @@ export function AnalyzePage() {
     return INSTRUMENT_TYPES.filter((candidate) => present.has(candidate));
   }, [form.referenceIds, operations.data, instruments.data]);
   const derivedList = useMemo(() => derivedParameters.data ?? [], [derivedParameters.data]);
-  const pickable = useMemo(() => pickableParameters(availableParameters, derivedList), [availableParameters, derivedList]);
+  const referenceSamples = useCompareSamples(form.referenceIds);
+  const referenceAnalytes = useMemo(() => [...(referenceSamples?.values() ?? [])].flat().flatMap((sample) => sample.results.map((result) => result.analyte)), [referenceSamples]);
+  const pickable = useMemo(() => pickableParameters(availableParameters, derivedList, referenceAnalytes), [availableParameters, derivedList, referenceAnalytes]);
   const parameterLabel = (parameter: string) => parameterLabelOf(parameter, derivedList, result?.envelopes ?? []);
 
   const toggle = (list: number[], id: number) => (list.includes(id) ? list.filter((entry) => entry !== id) : [...list, id]);
@@ -255,9 +258,11 @@ export function AnalyzePage() {
               <H4>Parameters</H4>
               {availableParameters.length === 0 ? <p className="bp6-text-muted">Choose references to see their parameters.</p> : (
                 <div className="analyze-parameters">
-                  {pickable.map(({ value: parameter, label, derived }) => (
-                    <Checkbox key={parameter} checked={form.parameters.includes(parameter)} data-testid={derived ? 'derived-parameter-choice' : undefined}
-                      labelElement={derived ? <>{label.replace(/ \(derived\)$/, '')} <Tag minimal round>derived</Tag></> : label}
+                  {pickable.map(({ value: parameter, label, derived, sample }) => (
+                    <Checkbox key={parameter} checked={form.parameters.includes(parameter)}
+                      data-testid={derived ? 'derived-parameter-choice' : sample ? 'sample-parameter-choice' : undefined}
+                      labelElement={derived ? <>{label.replace(/ \(derived\)$/, '')} <Tag minimal round>derived</Tag></>
+                        : sample ? <>{label.replace(/ \(sample\)$/, '')} <Tag minimal round>sample</Tag></> : label}
                       onChange={() => update({ parameters: form.parameters.includes(parameter) ? form.parameters.filter((entry) => entry !== parameter) : [...form.parameters, parameter] })} />
                   ))}
                 </div>

@@ -68,6 +68,13 @@ describe('parameter picker', () => {
     ]);
   });
 
+  it('lists the references\' sample analytes last, once per analyte in any case, marked as samples', () => {
+    expect(pickableParameters(['pH'], [], ['Glucose', 'VCD', 'glucose']).map(({ value, label, sample }) => [value, label, sample ?? false])).toEqual([
+      ['pH', 'pH', false], ['sample:Glucose', 'Glucose (sample)', true], ['sample:VCD', 'VCD (sample)', true],
+    ]);
+    expect(parameterLabelOf('sample:Lactate', [])).toBe('Lactate (sample)');
+  });
+
   it('labels a derived parameter by its name, from the list or the envelope', () => {
     expect(parameterLabelOf('derived:7', [{ id: 7, name: 'OUR' }])).toBe('OUR (derived)');
     expect(parameterLabelOf('derived:8', [], [{ parameter: 'derived:8', derivedParameter: { id: 8, name: 'RQ', unit: null, version: 2 } }])).toBe('RQ (derived)');

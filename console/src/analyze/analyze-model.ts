@@ -2,7 +2,7 @@
  * The Analyze page's pure parts: the request it sends for a form state, the chart series of an
  * envelope with its targets, the deviation rows worst first, and the envelope as CSV.
  */
-import { derivedParameterIdOf, derivedParameterKey, type Alignment, type AnalysisParameter, type Band, type Deviation, type Envelope } from '@bioprocess/shared/analysis';
+import { derivedParameterIdOf, derivedParameterKey, sampleAnalyteOf, sampleParameterKey, type Alignment, type AnalysisParameter, type Band, type Deviation, type Envelope } from '@bioprocess/shared/analysis';
 import { alignmentParameterLabel } from '../alignment/alignment-labels.ts';
 import { csvRow } from '@bioprocess/shared/csv/write';
 import type Highcharts from 'highcharts';
@@ -233,13 +233,23 @@ export interface PickableParameter {
   value: AnalysisParameter;
   label: string;
   derived: boolean;
+  /** A sample analyte of the references' samples (sample:<analyte>). */
+  sample?: boolean;
 }
 
-/** The parameter picker: the references' instrument types, then the organisation's derived parameters (marked). */
-export function pickableParameters(instrumentTypes: readonly string[], derived: ReadonlyArray<{ id: number; name: string }>): PickableParameter[] {
+/**
+ * The parameter picker: the references' instrument types, then the organisation's derived parameters
+ * (marked), then the analytes of the references' samples (marked; one entry per analyte in any case).
+ */
+export function pickableParameters(
+  instrumentTypes: readonly string[], derived: ReadonlyArray<{ id: number; name: string }>, sampleAnalytes: readonly string[] = [],
+): PickableParameter[] {
+  const analytes = new Map<string, string>();
+  for (const analyte of sampleAnalytes) if (!analytes.has(analyte.toLowerCase())) analytes.set(analyte.toLowerCase(), analyte);
   return [
     ...instrumentTypes.map((type) => ({ value: type, label: instrumentTypeLabel(type), derived: false })),
     ...derived.map((parameter) => ({ value: derivedParameterKey(parameter.id), label: `${parameter.name} (derived)`, derived: true })),
+    ...[...analytes.values()].sort((a, b) => a.localeCompare(b)).map((analyte) => ({ value: sampleParameterKey(analyte), label: `${analyte} (sample)`, derived: false, sample: true })),
   ];
 }
 
@@ -247,6 +257,8 @@ export const instrumentTypeLabel = alignmentParameterLabel;
 
 /** A parameter's label: the derived parameter's name (from the list, else the envelope's), or the instrument type's. */
 export function parameterLabelOf(parameter: string, derived: ReadonlyArray<{ id: number; name: string }>, envelopes: ReadonlyArray<Pick<CamelEnvelope, 'parameter' | 'derivedParameter'>> = []): string {
+  const analyte = sampleAnalyteOf(parameter);
+  if (analyte !== null) return `${analyte} (sample)`;
   const id = derivedParameterIdOf(parameter);
   if (id === null) return instrumentTypeLabel(parameter);
   const name = derived.find((entry) => entry.id === id)?.name ?? envelopes.find((envelope) => envelope.parameter === parameter)?.derivedParameter?.name;
