@@ -83,7 +83,7 @@ describe('sample report import', () => {
   }
 
   function post(id: number, mapping: unknown, file: { name: string; content: Buffer | string; type?: string } | undefined, options: { dryRun?: boolean; token?: string } = {}) {
-    const fields = mapping === undefined ? {} : { mapping: typeof mapping === 'string' ? mapping : JSON.stringify(mapping) };
+    const fields: Record<string, string> = mapping === undefined ? {} : { mapping: typeof mapping === 'string' ? mapping : JSON.stringify(mapping) };
     const { body, contentType } = multipartBody(fields, file);
     return ctx.request({
       method: 'POST', url: `/api/v1/unit-operations/${id}/sample-imports${options.dryRun ? '?dry_run=true' : ''}`,
@@ -335,7 +335,7 @@ describe('sample report import', () => {
   it('lets editors and admins import, refuses viewers, answers 404 for another organisation and 400 for bad input, writing nothing', async () => {
     const id = await unitOperation();
     await saveGrid(id, [sample('SAMPLE 0001', 1)]);
-    const file = { name: NOVA, content: readFileSync(realExportPath(NOVA)) };
+    const file: { name: string; content: Buffer | string } = { name: NOVA, content: readFileSync(realExportPath(NOVA)) };
     const before = await storedCounts();
     expect((await post(id, novaMapping, file, { token: org.viewer.token })).statusCode).toBe(403);
     expect((await post(await unitOperation(other.admin.token), novaMapping, file, { token: org.editor.token })).statusCode).toBe(404);
