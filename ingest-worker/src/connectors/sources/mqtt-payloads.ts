@@ -101,6 +101,12 @@ export function timestampOf(raw: unknown): number | null {
   return Math.round(number < 1e11 ? number * 1000 : number);
 }
 
+/** A Sparkplug timestamp: always epoch milliseconds (an unsigned 64-bit integer), never seconds. */
+function sparkplugTime(raw: unknown): number | null {
+  const number = longToNumber(raw);
+  return number !== null && Number.isFinite(number) && number > 0 ? number : null;
+}
+
 /** Metric names by alias, per Sparkplug edge node or device, from their BIRTH messages. */
 export class SparkplugAliases {
   private readonly byNode = new Map<string, Map<string, string>>();
@@ -170,6 +176,8 @@ export function convertMessage(
     }
     return sparkplugPayload;
   };
+  // Births teach the aliases later DATA messages use, whether or not a mapping reads the birth itself.
+  if (/^spBv1\.0\/[^/]+\/[ND]BIRTH\//.test(topic)) sparkplugPayloadOf();
   const push = (mapping: IntegrationMapping, measuredAtMs: number, value: number | null, quality: string | null, historical: boolean) => {
     if (quality !== null && mapping.bad_quality === 'drop') return;
     readings.push({ mappingId: mapping.id, instrumentId: mapping.instrument_id, measuredAtMs, value: quality !== null ? null : value, quality, historical });
@@ -198,14 +206,14 @@ export function convertMessage(
     } else if (mapping.payload_format === 'sparkplug') {
       const decoded = sparkplugPayloadOf();
       if (!decoded) continue;
-      const payloadTime = timestampOf(decoded.timestamp);
+      const payloadTime = sparkplugTime(decoded.timestamp);
       for (const metric of decoded.metrics ?? []) {
         if (aliases.nameOf(topic, metric) !== mapping.value_path) continue;
         const parsed = metric.isNull ? { value: null } : numericOf(metric.value ?? null);
         if ('problem' in parsed) { problems.push(`${topic}: metric ${mapping.value_path}: ${parsed.problem}`); continue; }
         const qualityCode = longToNumber(metric.properties?.Quality?.value ?? metric.properties?.quality?.value);
         const quality = qualityCode !== null && qualityCode !== GOOD_QUALITY ? String(qualityCode) : null;
-        push(mapping, timestampOf(metric.timestamp) ?? payloadTime ?? receivedAtMs, parsed.value, quality, Boolean(metric.isHistorical));
+        push(mapping, sparkplugTime(metric.timestamp) ?? payloadTime ?? receivedAtMs, parsed.value, quality, Boolean(metric.isHistorical));
       }
     }
   }
