@@ -158,7 +158,9 @@ export class AlertEvaluator {
       for (const { rule, instrument } of judgedPairs) {
         const key = `${rule.id}:${instrument.id}`;
         const current = states.get(key)!;
-        const { next, transitions } = advance(current, judgedByPair.get(key)!, holdMsOf(rule.condition));
+        const judged = judgedByPair.get(key)!;
+        result.fired += await this.recordLateEpisodes(client, rule, instrument, current, judged, unitOperations);
+        const { next, transitions } = advance(current, judged, holdMsOf(rule.condition));
         for (const transition of transitions) {
           if (transition.kind === 'fire') result.fired += 1;
           else result.resolved += 1;
@@ -196,7 +198,34 @@ export class AlertEvaluator {
     }
   }
 
-  private async record(client: pg.PoolClient, rule: Rule, instrument: Instrument, transition: Transition, unitOperation: UnitOperation | null): Promise<void> {
+  /**
+   * Readings older than the newest one a state applied (history posted after live readings, a late
+   * feed) cannot move the state, but an episode wholly inside them (it fired and cleared there) is
+   * recorded as a resolved firing and notified, once: an episode already recorded (same start) is not.
+   */
+  private async recordLateEpisodes(
+    client: pg.PoolClient, rule: Rule, instrument: Instrument, current: SeriesState, judged: readonly Judged[], unitOperations: readonly UnitOperation[],
+  ): Promise<number> {
+    if (current.lastPointMs === null || rule.condition.kind === 'no_data') return 0;
+    const late = judged.filter((reading) => reading.ts <= current.lastPointMs!);
+    if (late.length === 0) return 0;
+    const { transitions } = advance({ state: 'ok', sinceMs: null, lastPointMs: null }, late, holdMsOf(rule.condition));
+    let recorded = 0;
+    for (let at = 0; at + 1 < transitions.length; at += 2) {
+      const fire = transitions[at]!;
+      const resolve = transitions[at + 1]!;
+      if (fire.kind !== 'fire' || resolve.kind !== 'resolve') continue;
+      const known = await client.query('SELECT 1 FROM alert_events WHERE rule_id = $1 AND instrument_id = $2 AND started_at = to_timestamp($3 / 1000.0)',
+        [rule.id, instrument.id, fire.startedMs]);
+      if (known.rowCount !== 0) continue;
+      await this.record(client, rule, instrument, fire, unitOperationAt(unitOperations, instrument.equipmentId, fire.firedMs), resolve.resolvedMs);
+      recorded += 1;
+    }
+    return recorded;
+  }
+
+  /** Opens (or, with `resolvedMs`, records as already resolved) a firing and notifies it; or resolves the open one. */
+  private async record(client: pg.PoolClient, rule: Rule, instrument: Instrument, transition: Transition, unitOperation: UnitOperation | null, resolvedMs: number | null = null): Promise<void> {
     if (transition.kind === 'resolve') {
       await client.query(
         'UPDATE alert_events SET resolved_at = to_timestamp($3 / 1000.0) WHERE rule_id = $1 AND instrument_id = $2 AND resolved_at IS NULL',
@@ -205,10 +234,10 @@ export class AlertEvaluator {
     }
     const value = rule.condition.kind === 'no_data' ? null : transition.value;
     const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO alert_events (organization_id, rule_id, instrument_id, unit_operation_id, run_id, started_at, fired_at, value, message)
-       VALUES ($1, $2, $3, $4, $5, to_timestamp($6 / 1000.0), to_timestamp($7 / 1000.0), $8, $9) RETURNING id`,
+      `INSERT INTO alert_events (organization_id, rule_id, instrument_id, unit_operation_id, run_id, started_at, fired_at, value, message, resolved_at)
+       VALUES ($1, $2, $3, $4, $5, to_timestamp($6 / 1000.0), to_timestamp($7 / 1000.0), $8, $9, to_timestamp($10 / 1000.0)) RETURNING id`,
       [rule.organizationId, rule.id, instrument.id, unitOperation?.id ?? null, unitOperation?.runId ?? null, transition.startedMs, transition.firedMs,
-        value, describeFiring(rule.condition, instrument.name, value)]);
+        value, describeFiring(rule.condition, instrument.name, value), resolvedMs]);
     await notifyFiring(client, {
       eventId: Number(rows[0]!.id), organizationId: rule.organizationId, ruleId: rule.id, runId: unitOperation?.runId ?? null,
       groupWindowSeconds: rule.groupWindowSeconds, emailUserIds: rule.emailUserIds, webhookUrl: rule.webhookUrl,

@@ -7,6 +7,7 @@
  */
 import type { PoolClient } from '@bioprocess/shared/server/postgres';
 import type { AppDeps } from '../platform/deps.ts';
+import { createRedis } from '@bioprocess/shared/server/redis';
 import { ensureAlertConsumerGroup } from '../alerts/announcement-consumer.ts';
 
 export const DEMO_ALERT_RULE = {
@@ -22,8 +23,18 @@ export async function insertDemoAlertRule(client: PoolClient, organizationId: nu
     [organizationId, DEMO_ALERT_RULE.name, DEMO_ALERT_RULE.instrument_type, JSON.stringify(DEMO_ALERT_RULE.condition), adminUserId, runningUnitOperationId]);
 }
 
-/** The stream's consumer group, before the seed posts readings; a Redis that does not answer only costs the seeded history's alerts. */
-export async function prepareDemoAlerts(deps: Pick<AppDeps, 'redis' | 'env' | 'logger'>): Promise<void> {
-  await ensureAlertConsumerGroup(deps.redis, deps.env.QUEUE_PREFIX)
-    .catch((error: unknown) => deps.logger.warn({ err: error }, 'alert consumer group not prepared; the demo history may not be evaluated'));
+/**
+ * The stream's consumer group, before the seed posts readings. A connection of its own that waits for
+ * Redis (the api's fails fast, and at start-up may not be connected yet); a Redis that does not answer
+ * within a few attempts only costs the seeded history's alerts.
+ */
+export async function prepareDemoAlerts(deps: Pick<AppDeps, 'env' | 'logger'>): Promise<void> {
+  const redis = createRedis(deps.env.REDIS_URL, { maxRetriesPerRequest: 5 });
+  try {
+    await ensureAlertConsumerGroup(redis, deps.env.QUEUE_PREFIX);
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'alert consumer group not prepared; the demo history may not be evaluated');
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -247,6 +247,30 @@ describe('alerts', () => {
     }
   });
 
+  it('history posted after newer readings records an episode it holds as a resolved firing, once, without moving the state', async () => {
+    const [instrument] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
+    await ctx.deps.pg.query(`UPDATE instruments SET type = 'conductivity' WHERE id = $1`, [instrument]);
+    const rule = await createRule({ name: 'Conductivity', instrument_type: 'conductivity', condition: { kind: 'threshold', direction: 'above', value: 10 } });
+    await post(instrument!, [[50, 5]]);
+    await until('the live reading applied', async () => {
+      const { rows } = await ctx.deps.pg.query('SELECT last_point_ms FROM alert_states WHERE rule_id = $1', [rule.id]);
+      return rows[0] && Number(rows[0].last_point_ms) === startMs + 50 * MINUTE;
+    });
+    const history: Array<[number, number]> = [[44, 5], [45, 12], [46, 13], [47, 6], [48, 12]];
+    await post(instrument!, history);
+    const [episode] = await until('the late episode', async () => { const list = await events(rule.id); return list.length === 1 ? list : null; });
+    expect(episode).toMatchObject({ state: 'resolved' });
+    expect(Date.parse(episode!.started_at)).toBe(startMs + 45 * MINUTE);
+    expect(Date.parse(episode!.resolved_at!)).toBe(startMs + 47 * MINUTE);
+    await post(instrument!, history);
+    await post(instrument!, [[51, 5]]);
+    await until('the last reading applied', async () => {
+      const { rows } = await ctx.deps.pg.query('SELECT state, last_point_ms FROM alert_states WHERE rule_id = $1', [rule.id]);
+      return Number(rows[0].last_point_ms) === startMs + 51 * MINUTE && rows[0].state === 'ok';
+    });
+    expect(await events(rule.id)).toHaveLength(1);
+  });
+
   it('a feed that stops fires once when its silence outlasts the period and resolves at its next reading', async () => {
     const [instrument] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
     await ctx.deps.pg.query(`UPDATE instruments SET type = 'stir_rate' WHERE id = $1`, [instrument]);
