@@ -72,15 +72,16 @@ export async function finishBulkPosts(context: WorkerContext, posts: readonly Fi
     for (const post of posts) await applyLaterDeletions(context.clickhouse, context.pg, rangeOf(post), post.versionSeq);
     await completeBulkPosts(context.pg, completions);
   }
-  // Once completed, reads see the points (and wait for the rollups owed): live viewers may read them.
-  await announceAllPointsStored(context.redis, context.env.QUEUE_PREFIX, posts.map((post) => ({
-    organizationId: post.organizationId, instrumentIds: post.request.instrument_ids, fromMs: post.request.start_ms, toMs: post.request.end_ms,
-    kind: 'points', jobIds: [post.jobId], points: post.request.points,
-  })), context.logger);
   for (const post of posts) context.bulkWrites.recomputeRollups({ jobId: post.jobId, range: rangeOf(post), points: post.request.points });
   // Its posts are all submitted: a rollup flush waiting for this job need wait no longer.
   ahead?.arrived();
   for (const post of posts) context.jobDataPurge.add(post.jobId, post.request.spooled === true);
+  // Completed: reads see the points (and wait for the rollups owed), so live viewers may read them.
+  // Announced after the rollups were handed on, so a slow Redis never holds up the rollup flush.
+  await announceAllPointsStored(context.redis, context.env.QUEUE_PREFIX, posts.map((post) => ({
+    organizationId: post.organizationId, instrumentIds: post.request.instrument_ids, fromMs: post.request.start_ms, toMs: post.request.end_ms,
+    kind: 'points', jobIds: [post.jobId], points: post.request.points,
+  })), context.logger);
 }
 
 /** A part of the post's stored data: spooled to a file (a large post) or in PostgreSQL with the job row. */
