@@ -37,7 +37,7 @@ export interface FaultRunOptions {
   feeds?: number;
   pointsPerPost?: number;
   dataDir?: string;
-  /** CLICKHOUSE_INSERT_QUORUM of the product's processes (default 2: no acknowledged write held by one server only). */
+  /** CLICKHOUSE_INSERT_QUORUM of the product's processes (default 0, the product's; docs/scale.md weighs 2). */
   insertQuorum?: number;
   report?: (line: FaultReport) => void;
   log?: (message: string) => void;
@@ -68,7 +68,7 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
   }, {
     database, queuePrefix: `bp-faults-${id}`,
     extra: {
-      NODE_ENV: 'test', HOST: '127.0.0.1', CLICKHOUSE_INSERT_QUORUM: String(options.insertQuorum ?? 2), LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'error', CONSOLE_DIST: '/nonexistent',
+      NODE_ENV: 'test', HOST: '127.0.0.1', CLICKHOUSE_INSERT_QUORUM: String(options.insertQuorum ?? 0), LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'error', CONSOLE_DIST: '/nonexistent',
       // Killed workers' jobs and lost deliveries are taken up again within seconds.
       INGEST_LOCK_MS: '5000', INGEST_RECONCILE_MS: '2000', INGEST_BACKOFF_MAX_MS: '2000', INGEST_SWEEP_MS: '10000',
     },

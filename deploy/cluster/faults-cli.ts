@@ -2,7 +2,7 @@
  * `npm run cluster -- --faults`: the whole fault matrix on a fresh local cluster (fault-matrix.ts),
  * every ClickHouse server and ZooKeeper node alone, then in pairs; one JSON line per invariant, and a
  * non-zero exit when one fails. FAULTS_POSTS_PER_PHASE sets the accepted posts around each kill,
- * FAULTS_INSERT_QUORUM the product's CLICKHOUSE_INSERT_QUORUM (default 2).
+ * FAULTS_INSERT_QUORUM the product's CLICKHOUSE_INSERT_QUORUM (default 0, as the product's).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,7 @@ process.once('SIGINT', () => {
 const { ok, counts } = await runFaultMatrix({
   steps: [...SINGLE_FAULTS, ...ALL_SERVERS, ...PAIRED_FAULTS],
   postsPerPhase: Number(process.env.FAULTS_POSTS_PER_PHASE ?? 8),
-  insertQuorum: Number(process.env.FAULTS_INSERT_QUORUM ?? 2),
+  insertQuorum: Number(process.env.FAULTS_INSERT_QUORUM ?? 0),
   dataDir: path.join(ROOT, '.data', 'cluster-faults'),
   report: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
 });
