@@ -6,6 +6,7 @@
 import { headerUnit } from '@bioprocess/shared/instruments/header-unit';
 import type { SampleReportMappingInput } from '@bioprocess/shared/samples-import';
 import type { ReportLayout } from './report-import-client.ts';
+import { parseHeaderCell } from './paste-parser.ts';
 
 export interface WideColumnChoice {
   column: string;
@@ -52,27 +53,38 @@ export function reportRows(layout: ReportLayout, headerless: boolean): string[][
 }
 
 const SAMPLE_ID_NAMES = /^(sample\s*(id|name|identifier|identifer)?|tube|tx|id|name)$/i;
-const DRAWN_NAMES = /(sample\s*(draw|time)|drawn)/i;
+
 
 /** The analyte a wide column names: its header without the unit. */
 export function analyteOfColumn(column: string): string {
   return headerUnit(column).literal === null ? column.trim() : column.trim().replace(/\s*[[(][^\][()]*[\])]\s*$/, '').trim() || column.trim();
 }
 
+/** A wide column's analyte, unit and method as its header states them; the grid's own `Glucose [g/L] (Cedex Bio)` first. */
+function wideColumnOf(column: string): { analyte: string; unit: string; method: string | null } {
+  const spec = parseHeaderCell(column);
+  if (spec?.kind === 'result') return { analyte: spec.analyte, unit: spec.unit, method: spec.method };
+  return { analyte: analyteOfColumn(column), unit: headerUnit(column).unit, method: null };
+}
+
 export function initialState(layout: ReportLayout, headerless: boolean): ReportImportState {
   const columns = reportColumns(layout, headerless);
   const sampleIdColumn = columns.find((column) => SAMPLE_ID_NAMES.test(column.trim())) ?? columns.find((column) => /sample|id/i.test(column)) ?? columns[0] ?? '';
-  const drawnAtColumn = columns.find((column) => DRAWN_NAMES.test(column) && column !== layout.time_column) ?? '';
+  // Never proposed: a drawn-time column creates every sample the grid lacks, which the person chooses.
+  const drawnAtColumn = '';
   const measuredAtColumn = !headerless && layout.time_column && layout.time?.mode === 'absolute' ? layout.time_column : '';
   const taken = new Set([sampleIdColumn, drawnAtColumn, measuredAtColumn]);
-  const wide = headerless ? [] : layout.columns
-    .filter((entry) => entry.numeric_share > 0.5 && !taken.has(entry.column))
-    .map((entry) => ({ column: entry.column, include: false, analyte: analyteOfColumn(entry.column), unit: headerUnit(entry.column).unit }));
+  // Numeric columns, and those whose header names a unit (a column of flagged results may hold few numbers).
+  const wideColumns = headerless ? [] : layout.columns
+    .filter((entry) => !taken.has(entry.column) && (entry.numeric_share > 0 || parseHeaderCell(entry.column)?.kind === 'result'))
+    .map((entry) => ({ column: entry.column, ...wideColumnOf(entry.column) }));
+  const wide = wideColumns.map(({ column, analyte, unit }) => ({ column, include: false, analyte, unit }));
+  const methods = [...new Set(wideColumns.map((entry) => entry.method).filter((method): method is string => method !== null))];
   return {
     headerless, sampleIdColumn, drawnAtColumn, measuredAtColumn, limitColumn: '',
     kind: headerless ? 'long' : 'wide', wide,
     analyteColumn: '', valueColumn: '', unitColumn: '', longAnalytes: [],
-    exclusion: 'words', exclusionColumn: '', keepValues: '', method: '',
+    exclusion: 'words', exclusionColumn: '', keepValues: '', method: methods.length === 1 ? methods[0]! : '',
   };
 }
 
