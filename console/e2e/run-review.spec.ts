@@ -108,7 +108,8 @@ test('Account settings list the user\'s sessions; ending another one signs that 
   await signInWithSession(page, editor, '/settings');
   const section = page.getByTestId('account-sessions');
   const rows = section.getByTestId('account-session');
-  await expect(rows.first()).toBeVisible();
+  // The settings page and its lists load lazily; a busy machine takes its time.
+  await expect(rows.first()).toBeVisible({ timeout: 30_000 });
   const count = await rows.count();
   expect(count).toBeGreaterThanOrEqual(2);
   await expect(section.getByText('This session')).toHaveCount(1);
