@@ -6,7 +6,7 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import { expect, test } from './support/quiet-console.ts';
 import { adminSession, call, callJson, screenshot } from './pages-helpers.ts';
-import { signInWithSession, type ApiSession } from './support/auth.ts';
+import { DEMO_EMAIL, outboxMessages, signInWithSession, type ApiSession } from './support/auth.ts';
 import { createRun, uniqueStamp } from './data-fixtures.ts';
 
 test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 } });
@@ -102,4 +102,24 @@ test('a rule is created, a posted feed crosses it, the firing is drawn and liste
   await screenshot(page, 'alerts-4-acknowledged', testInfo);
   const [event] = await callJson<Array<{ acknowledgement: string | null; state: string }>>(request, session.token, 'GET', `/api/v1/alert-events?run_id=${run.id}`);
   expect(event).toMatchObject({ acknowledgement: 'Jacket valve stuck open; closed by hand', state: 'firing' });
+});
+
+test('the demo\'s alert fires on the running fed-batch\'s readings, is drawn on its chart and its email is in the outbox', async ({ page, request }, testInfo) => {
+  test.setTimeout(240_000);
+  const session = await adminSession(request);
+  type Firing = { id: number; rule_name: string; run_id: number | null; unit_operation_id: number | null };
+  let firing: Firing | undefined;
+  await expect.poll(async () => {
+    const events = await callJson<Firing[]>(request, session.token, 'GET', '/api/v1/alert-events?limit=200');
+    firing = events.find((event) => event.rule_name === 'Dissolved oxygen low');
+    return firing !== undefined;
+  }, { timeout: 180_000 }).toBe(true);
+  await expect.poll(async () => (await outboxMessages(request, DEMO_EMAIL)).some((message) => message.subject === 'Alert: Dissolved oxygen low'), { timeout: 60_000 }).toBe(true);
+  await expect.poll(async () => (await call(request, session.token, 'GET', `/api/v1/unit-operations/${firing!.unit_operation_id}/instruments-with-data`)).status(),
+    { timeout: 60_000 }).toBe(200);
+  await signInWithSession(page, session, `/runs/${firing!.run_id}/unit-operations/${firing!.unit_operation_id}`);
+  const chart = page.getByTestId('process-parameters-chart');
+  await expect(chart.locator('.highcharts-series path.highcharts-graph').first()).toBeVisible({ timeout: 60_000 });
+  await expect.poll(() => drawnAlertBands(page), { timeout: 30_000 }).toBeGreaterThan(0);
+  await screenshot(page, 'alerts-5-demo-alert', testInfo);
 });
