@@ -1,9 +1,9 @@
 /**
  * The connector: runs the organisations' integration connections, several connector processes sharing
  * them. Every CONNECTOR_POLL_MS it reads the connections and their mappings from PostgreSQL, renews
- * the leases it holds (a connection whose lease cannot be renewed in time is stopped), claims free
- * connections up to its share (connections / live connectors), applies changes to the ones it runs and
- * publishes their status to Redis. It answers browse requests for the connections it runs.
+ * the leases it holds (a connection whose lease cannot be renewed in time is stopped), gives back one
+ * beyond its share and claims free ones up to it (connections / live connectors), applies changes to
+ * the ones it runs and publishes their status to Redis. It answers browse requests for the connections it runs.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -90,7 +90,10 @@ export class Connector {
       log.warn({ err: error }, 'Redis cannot be reached for leases');
     }
     await this.renewLeases(connections);
-    if (connections) await this.claim(connections, live);
+    if (connections) {
+      await this.shed(connections.length, live);
+      await this.claim(connections, live);
+    }
     await this.publishStatus();
   }
 
@@ -119,6 +122,23 @@ export class Connector {
       this.lastRenewed.set(connectionId, Date.now());
       const runnable = byId.get(connectionId);
       if (runnable) await runner.update(runnable).catch((error: unknown) => runner.status.error(`Applying a change failed: ${(error as Error).message}`));
+    }
+  }
+
+  /**
+   * Gives back one connection beyond this connector's share (another connector joined), so the share
+   * evens out one connection per pass. Only one whose buffer is empty: unsent readings stay with the
+   * connector that holds them on its disk.
+   */
+  private async shed(total: number, live: number): Promise<void> {
+    if (this.runners.size <= Math.ceil(total / live)) return;
+    for (const [connectionId, runner] of this.runners) {
+      if (runner.snapshot().buffered_bytes > 0) continue;
+      this.runners.delete(connectionId);
+      await runner.stop();
+      await this.leases.release(connectionId).catch(() => undefined);
+      this.options.log.info({ connectionId, connector: this.id }, 'connection given back to even out the share');
+      return;
     }
   }
 
