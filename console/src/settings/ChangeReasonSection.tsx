@@ -60,7 +60,8 @@ export function ChangeReasonSection() {
         With Required, the change is refused without one.
       </p>
       {draft ? (
-        <form onSubmit={(event) => { event.preventDefault(); void save(); }}>
+        // Not a form: Enter in the pick-list adds a reason, it must not save.
+        <div>
           <HTMLTable compact className="app-change-reason-table">
             <thead><tr><th>Records</th><th>Reason</th></tr></thead>
             <tbody>
@@ -83,8 +84,8 @@ export function ChangeReasonSection() {
               placeholder={canEdit ? 'e.g. Transcription error' : 'No reasons'} onAdd={addReasons}
               onRemove={(_value, index) => setDraft({ ...draft, reasons: draft.reasons.filter((_, position) => position !== index) })} />
           </FormGroup>
-          {canEdit ? <Button type="submit" intent={Intent.PRIMARY} text="Save Reason Settings" loading={saving} disabled={saving || !changed} /> : null}
-        </form>
+          {canEdit ? <Button intent={Intent.PRIMARY} text="Save Reason Settings" loading={saving} disabled={saving || !changed} onClick={() => void save()} /> : null}
+        </div>
       ) : null}
     </section>
   );
