@@ -72,7 +72,8 @@ export function initialState(layout: ReportLayout, headerless: boolean): ReportI
   const sampleIdColumn = columns.find((column) => SAMPLE_ID_NAMES.test(column.trim())) ?? columns.find((column) => /sample|id/i.test(column)) ?? columns[0] ?? '';
   // Never proposed: a drawn-time column creates every sample the grid lacks, which the person chooses.
   const drawnAtColumn = '';
-  const measuredAtColumn = !headerless && layout.time_column && layout.time?.mode === 'absolute' ? layout.time_column : '';
+  // The detected time column is proposed as when results were measured, unless it says it holds drawn times.
+  const measuredAtColumn = !headerless && layout.time_column && layout.time?.mode === 'absolute' && !/draw/i.test(layout.time_column) ? layout.time_column : '';
   const taken = new Set([sampleIdColumn, drawnAtColumn, measuredAtColumn]);
   // Numeric columns, and those whose header names a unit (a column of flagged results may hold few numbers).
   const wideColumns = headerless ? [] : layout.columns
