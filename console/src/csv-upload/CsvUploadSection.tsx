@@ -17,7 +17,8 @@ import {
   type CsvLayout, type CsvReadingChoices, type FileTimeBase, type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
 import { ELAPSED_UNITS, type CsvMapping, type CsvReading, type ElapsedUnit } from '@bioprocess/shared/timeseries';
-import { DEFAULT_ORGANIZATION_TIME_ZONE, organizationSettingsSchema, type OrganizationSettings } from '@bioprocess/shared/organization-settings';
+import { DEFAULT_ORGANIZATION_TIME_ZONE } from '@bioprocess/shared/organization-settings';
+import { useOrganizationSettings } from '../settings/use-organization-settings.ts';
 import { useApi } from '../api/hooks.ts';
 import { showToast } from '../components/toaster.ts';
 import { formatDate } from '../entities/format.ts';
@@ -84,8 +85,8 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
 
   const instruments = useApi<Instrument[]>(state.equipmentId ? `/api/v1/equipment/${state.equipmentId}/instruments` : null, instrumentListSchema);
   const instrumentList = useMemo(() => instruments.data ?? [], [instruments.data]);
-  const organizationSettings = useApi<OrganizationSettings>('/api/v1/organization-settings', organizationSettingsSchema);
-  const organizationZone = organizationSettings.data?.time_zone ?? DEFAULT_ORGANIZATION_TIME_ZONE;
+  const organizationSettings = useOrganizationSettings();
+  const organizationZone = organizationSettings.data?.timeZone ?? DEFAULT_ORGANIZATION_TIME_ZONE;
   const chosenZone = pickedZone ?? organizationZone;
   const preferDayFirst = useMemo(() => localePrefersDayFirst(navigator.language || 'en-US'), []);
 

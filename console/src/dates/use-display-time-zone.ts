@@ -1,5 +1,4 @@
-import { organizationSettingsSchema, type OrganizationSettings } from '@bioprocess/shared/organization-settings';
-import { useApi } from '../api/hooks.ts';
+import { useOrganizationSettings } from '../settings/use-organization-settings.ts';
 import { setDisplayTimeZone, timeZoneName } from './date-time-format.ts';
 
 /**
@@ -7,7 +6,7 @@ import { setDisplayTimeZone, timeZoneName } from './date-time-format.ts';
  * use. The zone is set while rendering, not in an effect, so the pages rendered below read it already.
  */
 export function useDisplayTimeZone(): string {
-  const settings = useApi<OrganizationSettings>('/api/v1/organization-settings', organizationSettingsSchema);
-  setDisplayTimeZone(settings.data?.time_zone ?? null);
+  const settings = useOrganizationSettings();
+  setDisplayTimeZone(settings.data?.timeZone ?? null);
   return timeZoneName();
 }

@@ -35,7 +35,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         </Drawer>
       ) : null}
       {/* A new display zone (read at sign-in, or changed in the settings) draws the page again in it. */}
-      <main className="app-main" id="main-content" key={timeZone}>{children}</main>
+      <main className="app-main" id="main-content" key={timeZone} data-time-zone={timeZone}>{children}</main>
     </div>
   );
 }
