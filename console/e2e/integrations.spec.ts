@@ -52,14 +52,17 @@ async function addConnection(page: Page, fields: { kind: 'OPC UA server' | 'MQTT
 async function expectOnChart(page: Page, live: LiveRun, names: string[]) {
   await page.goto(`/runs/${live.run.id}/unit-operations/${live.unitOperationId}`);
   const parameters = page.getByTestId('parameter-list');
+  const loaded = parameters.getByRole('checkbox', { name: 'All parameters' }).or(parameters.getByText('No data logged by any instruments.'));
   await expect(async () => {
     await page.reload();
-    for (const name of names) await expect(parameters.getByText(name, { exact: true })).toBeVisible({ timeout: 3_000 });
-  }).toPass({ timeout: 60_000, intervals: [2_000] });
+    await expect(loaded).toBeVisible({ timeout: 30_000 });
+    for (const name of names) await expect(parameters.getByText(name, { exact: true })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 90_000, intervals: [2_000] });
   const all = parameters.getByRole('checkbox', { name: 'All parameters' });
   if (!(await all.isChecked())) await all.check({ force: true });
   const chart = page.getByTestId('process-parameters-chart');
-  for (const name of names) await expect(chart.locator('.bp-chart-legend-item').filter({ hasText: name })).toHaveCount(1);
+  // The chart reads the readings of every chosen instrument: slow on a busy machine.
+  for (const name of names) await expect(chart.locator('.bp-chart-legend-item').filter({ hasText: name })).toHaveCount(1, { timeout: 45_000 });
   await expect(chart.locator('.highcharts-series path.highcharts-graph')).toHaveCount(names.length);
 }
 
