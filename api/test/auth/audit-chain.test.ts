@@ -216,6 +216,8 @@ describe('tamper-evident audit trail', () => {
     let organizationId: number;
 
     beforeAll(async () => {
+      // The kill test closed the in-process workers.
+      if (workers.length === 0) startWorker();
       const { id, admin } = await organizationWith(12);
       organizationId = id;
       // The periodic pass, now: it signs every chain that grew since its last checkpoint.
