@@ -34,6 +34,7 @@ export const CHANGE_REASON_ROUTES: Readonly<Record<string, ChangeReasonKind>> = 
   'PUT /api/v1/unit-operations/:id/samples': 'samples',
   'PATCH /api/v1/samples/:id': 'samples',
   'DELETE /api/v1/samples/:id': 'samples',
+  'POST /api/v1/unit-operations/:id/sample-imports': 'samples',
   'POST /api/v1/unit-operations/:id/csv-uploads': 'time_series',
   'POST /api/v1/unit-operations/csv-uploads': 'time_series',
   'DELETE /api/v1/time-series-data': 'time_series',

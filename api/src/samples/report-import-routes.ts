@@ -80,7 +80,7 @@ export async function sampleReportImportRoutes(app: App, deps: AppDeps): Promise
   // The reader's own bound answers 413 first; the parser's is a backstop twice as far.
   await app.register(multipart, { limits: { fileSize: 2 * SAMPLE_REPORT_MAX_BYTES, files: 1, fields: 1, fieldSize: 256 * 1024, parts: 2 } });
   app.post('/api/v1/unit-operations/:id/sample-imports', {
-    config: { access: 'edit', changeReason: 'samples' },
+    config: { access: 'edit' },
     schema: {
       tags: ['Samples'],
       summary: "Import an analyzer report into the unit operation's samples (multipart: `mapping` JSON, then the `file`)",
