@@ -7,6 +7,7 @@
  * compared with the file.
  */
 import { readFileSync } from 'node:fs';
+import ExcelJS from 'exceljs';
 import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
@@ -120,3 +121,121 @@ test('a UTF-16 Vi-CELL BLU export goes in decoded, read at its date column', asy
     expect(stored.map(({ ts, value }) => ({ ts, value }))).toEqual(expected);
   }
 });
+
+test("an Excel workbook goes in from the sheet picked: its info sheet says why it cannot, the data sheet is read like a text export", async ({ page, request }, testInfo) => {
+  test.setTimeout(180_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const { facility, equipment } = await createFacilityAndEquipment(request, session, stamp);
+  const ids = await instrumentsFor(request, session.token, equipment.id, stamp, ['pO2 [%]', 'Temp [°C]']);
+  const run = await createRun(request, session, facility.id, `Workbook ${stamp}`, '2024-03-01T08:00:00.000Z', '2024-03-01T09:00:00.000Z');
+  const startMs = Date.parse('2024-03-01T08:00:00Z');
+  const workbook = new ExcelJS.Workbook();
+  workbook.addWorksheet('Info').addRow(['Batch', `B-${stamp}`]);
+  const data = workbook.addWorksheet('Data');
+  data.addRow(['Exported by the controller']);
+  data.addRow([]);
+  data.addRow(['Time', 'pO2 [%]', 'Temp [°C]']);
+  for (let row = 0; row < 120; row += 1) data.addRow([new Date(startMs + row * 30_000), 40 + row / 4, { formula: `B${row + 4}/2`, result: (40 + row / 4) / 2 }]);
+  const file = testInfo.outputPath('controller.xlsx');
+  await workbook.xlsx.writeFile(file);
+
+  await signInWithSession(page, session, `/runs/${run.id}`);
+  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
+  await dialog.locator('#unit-op-type').selectOption('fermentation');
+  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
+  await dialog.locator('#unit-op-start').fill('2024-03-01T08:00');
+  await dialog.locator('#unit-op-end').fill('2024-03-01T09:00');
+  await dialog.locator('#csv-file').setInputFiles(file);
+  // The first sheet holds no table: the reason is shown and the other sheet can be picked.
+  await expect(page.locator('.bp6-toast').first()).toBeVisible();
+  const sheet = dialog.locator('#csv-sheet');
+  await expect(sheet).toHaveValue('Info');
+  await sheet.selectOption('Data');
+  const layout = dialog.getByTestId('csv-layout');
+  await expect(layout).toHaveAttribute('data-header-line', '3');
+  await expect(dialog.getByLabel('Assignment of Time')).toHaveValue('timestamp');
+  for (const column of ids.keys()) await expect(dialog.getByLabel(`Assignment of ${column}`)).not.toHaveValue('empty');
+  await screenshot(page, 'csv-layout-3-excel-workbook', testInfo);
+
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  await expectToast(page, 'Wrote 240 points to 2 instruments');
+  for (const [column, scale] of [['pO2 [%]', 1], ['Temp [°C]', 2]] as const) {
+    const stored = await callJson<Reading[]>(request, session.token, 'GET', `/api/v1/time-series-data?instrument_id=${ids.get(column)}`);
+    expect(stored.map(({ ts, value }) => ({ ts, value }))).toEqual(Array.from({ length: 120 }, (_, row) => ({ ts: new Date(startMs + row * 30_000).toISOString(), value: (40 + row / 4) / scale })));
+  }
+});
+
+test("a plate's 24 wells become instruments in one step: 'Save all alike' names each after its column", async ({ page, request }, testInfo) => {
+  test.setTimeout(180_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const { facility, equipment } = await createFacilityAndEquipment(request, session, stamp, `Plate reader ${stamp}`);
+  const run = await createRun(request, session, facility.id, `Plate ${stamp}`, '2023-09-15T12:00:00.000Z', '2023-09-15T14:00:00.000Z');
+  const wells = 'ABCD'.split('').flatMap((row) => [1, 2, 3, 4, 5, 6].map((column) => `${row}${column}`));
+
+  await signInWithSession(page, session, `/runs/${run.id}`);
+  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
+  await dialog.locator('#unit-op-type').selectOption('fermentation');
+  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
+  await dialog.locator('#unit-op-start').fill('2023-09-15T12:00');
+  await dialog.locator('#unit-op-end').fill('2023-09-15T14:00');
+  await dialog.locator('#csv-file').setInputFiles(realExportPath('kinetic_helper_gene_growth_curve.txt'));
+  // One rule picks the plate's wells, not 24 checkboxes and 24 menus.
+  const matching = dialog.getByTestId('csv-matching-columns');
+  await matching.getByRole('button', { name: 'Plate wells' }).click();
+  await matching.getByTestId('csv-matching-apply').click();
+  for (const well of wells) await expect(dialog.getByLabel(`Assignment of ${well}`)).toHaveValue('new');
+  await expect(dialog.getByLabel('Assignment of Time')).toHaveValue('timestamp');
+  await dialog.getByRole('button', { name: 'Set up instruments' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Set up instruments for CSV columns' });
+  await expect(wizard.getByLabel('Name')).toHaveValue('A1');
+  await wizard.getByLabel('Type').selectOption('optical_density');
+  await screenshot(page, 'csv-layout-4-plate-wizard', testInfo);
+  await wizard.getByTestId('wizard-save-all').click();
+  await expect(wizard).toBeHidden();
+  await expectToast(page, 'for columns A1 to D6');
+
+  const instruments = await callJson<Array<{ name: string; alias: string }>>(request, session.token, 'GET', `/api/v1/equipment/${equipment.id}/instruments`);
+  expect(instruments.map((instrument) => [instrument.name, instrument.alias])).toEqual(wells.map((well) => [well, well]));
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  await expectToast(page, 'Wrote 480 points to 24 instruments');
+});
+
+test('the real Tecan kinetic workbook: converted, turned, its 96 wells made and stored in a few steps', async ({ page, request }, testInfo) => {
+  test.setTimeout(240_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const { facility, equipment } = await createFacilityAndEquipment(request, session, stamp, `Infinite 200Pro ${stamp}`);
+  const run = await createRun(request, session, facility.id, `Tecan ${stamp}`, '2024-02-20T18:00:00.000Z', '2024-02-21T12:00:00.000Z');
+
+  await signInWithSession(page, session, `/runs/${run.id}`);
+  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
+  await dialog.locator('#unit-op-type').selectOption('fermentation');
+  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
+  await dialog.locator('#unit-op-start').fill('2024-02-20T18:00');
+  await dialog.locator('#unit-op-end').fill('2024-02-21T12:00');
+  await dialog.locator('#csv-file').setInputFiles(realExportPath('sample_ODs.xlsx'));
+  await expect(dialog.locator('#csv-sheet')).toHaveValue('Sheet0');
+  await dialog.getByTestId('csv-turn-table').click();
+  await expect(dialog.getByLabel('Assignment of Time [s]')).toHaveValue('timestamp');
+  await expect(dialog.getByRole('radio', { name: /Elapsed time/ })).toBeChecked();
+  await expect(dialog.getByTestId('csv-elapsed-start')).toHaveValue('2024-02-20T18:20:28');
+  const matching = dialog.getByTestId('csv-matching-columns');
+  await matching.getByRole('button', { name: 'Plate wells' }).click();
+  await matching.getByTestId('csv-matching-apply').click();
+  await expect(dialog.getByLabel('Assignment of H12')).toHaveValue('new');
+  await screenshot(page, 'csv-layout-5-tecan-turned', testInfo);
+
+  await dialog.getByRole('button', { name: 'Set up instruments' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Set up instruments for CSV columns' });
+  await wizard.getByLabel('Type').selectOption('optical_density');
+  await wizard.getByTestId('wizard-save-all').click();
+  await expect(wizard).toBeHidden();
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  await expectToast(page, 'Wrote 60,672 points to 96 instruments');
+});
+

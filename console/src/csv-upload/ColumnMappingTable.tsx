@@ -1,12 +1,14 @@
 /**
  * The preview table of the CSV section, where the columns are mapped: each header selects its column,
  * assigns it (timestamp, a new instrument or an existing one) and, for value columns, turns on filling
- * gaps; the body shows the first rows with long cells cut.
+ * gaps; the body shows the first rows with long cells cut. Above it, a rule ('wells', 'TAG-*') selects
+ * every matching column as a new instrument at once, for a plate or a row of parallel reactors.
  */
-import { Checkbox, HTMLSelect, HTMLTable, Tag } from '@blueprintjs/core';
+import { useState } from 'react';
+import { Button, Checkbox, HTMLSelect, HTMLTable, InputGroup, Tag } from '@blueprintjs/core';
 import { truncatePreviewCell } from '@bioprocess/shared/csv/index';
 import type { Instrument } from '../entities/types.ts';
-import { assignColumn, setSelected, type ColumnAssignment, type ColumnState } from './column-mapping.ts';
+import { assignColumn, assignMatchingAsNew, columnRule, setSelected, WELL_PATTERN, type ColumnAssignment, type ColumnState } from './column-mapping.ts';
 
 export const PREVIEW_TABLE_ROWS = 10;
 
@@ -26,7 +28,9 @@ export function ColumnMappingTable({
   columns, rows, instruments, keyColumn, fillForward, onColumnsChange, onFillForwardChange,
 }: ColumnMappingTableProps) {
   return (
-    <div className="csv-preview-scroll">
+    <>
+      <MatchingColumns columns={columns} onColumnsChange={onColumnsChange} />
+      <div className="csv-preview-scroll">
       <HTMLTable compact bordered striped className="csv-preview-table" data-testid="csv-preview">
         <thead>
           <tr>
@@ -70,6 +74,26 @@ export function ColumnMappingTable({
           ))}
         </tbody>
       </HTMLTable>
+      </div>
+    </>
+  );
+}
+
+/** The rule field: how many unassigned columns it matches, and one click to make each a new instrument. */
+function MatchingColumns({ columns, onColumnsChange }: Pick<ColumnMappingTableProps, 'columns' | 'onColumnsChange'>) {
+  const [rule, setRule] = useState('');
+  const matches = columnRule(rule);
+  const matching = matches ? columns.filter((column) => column.assignment.kind === 'empty' && matches(column.name)).length : 0;
+  const apply = () => {
+    if (matches) onColumnsChange((cols) => assignMatchingAsNew(cols, matches));
+  };
+  return (
+    <div className="csv-matching-columns" data-testid="csv-matching-columns">
+      <InputGroup aria-label="Columns matching" placeholder="Columns matching: TAG-*, R? pH, or wells" value={rule} size="small"
+        onChange={(event) => setRule(event.target.value)} onKeyDown={(event) => { if (event.key === 'Enter') { event.preventDefault(); apply(); } }} />
+      <Button size="small" variant="minimal" text="Plate wells" onClick={() => setRule(WELL_PATTERN)} />
+      <Button size="small" icon="add" disabled={matching === 0} onClick={apply} data-testid="csv-matching-apply"
+        text={matches ? `Add ${matching} column(s) as new instruments` : 'Add matching columns as new instruments'} />
     </div>
   );
 }

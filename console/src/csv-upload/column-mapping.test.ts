@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsvPreview } from '@bioprocess/shared/csv/preview';
 import {
-  assignColumn, blockedSubmitLabel, buildMapping, guessTimestampColumn, initialColumns, instrumentNameError, newInstrumentColumns,
+  assignColumn, assignMatchingAsNew, blockedSubmitLabel, columnRule, buildMapping, guessTimestampColumn, initialColumns, instrumentNameError, newInstrumentColumns,
   reconcileWithInstruments, setSelected,
 } from './column-mapping.ts';
 import { suggestInstrument } from './instrument-suggestion.ts';
@@ -165,5 +165,31 @@ describe('edit preview, job events and progress', () => {
     const withReasons = { ...job, state: 'completed' as const, result: { skipped_message: '2 rows skipped: 2 without a value in the mapped columns.' } };
     expect(describeProgress({ phase: 'done', sent: 100, total: 100, job: withReasons }).detail)
       .toBe('1,234 rows read · 1,000 points written · 2 rows skipped: 2 without a value in the mapped columns.');
+  });
+});
+
+describe('columns matching a rule', () => {
+  const columns = ['Time', 'A1', 'A01', 'B12', 'P24', 'Q1', 'A25', 'TAG-001 pH', 'tag-002 pO2', 'Temp'].map((name) => ({
+    name, selected: name === 'Time' || name === 'B12', assignment: name === 'Time' ? { kind: 'timestamp' as const } : name === 'B12' ? { kind: 'existing' as const, instrumentId: 7 } : { kind: 'empty' as const },
+  }));
+
+  it("'wells' matches a 96- or 384-well plate's well names, and nothing else", () => {
+    const matches = columnRule('Wells')!;
+    expect(columns.map((c) => c.name).filter(matches)).toEqual(['A1', 'A01', 'B12', 'P24']);
+  });
+
+  it('* and ? match any characters and one, case-insensitively; other characters stand for themselves', () => {
+    expect(columns.map((c) => c.name).filter(columnRule('TAG-*')!)).toEqual(['TAG-001 pH', 'tag-002 pO2']);
+    expect(columns.map((c) => c.name).filter(columnRule('A?')!)).toEqual(['A1']);
+    expect(['a.b', 'axb'].filter(columnRule('a.b')!)).toEqual(['a.b']);
+    expect(columnRule('  ')).toBeNull();
+  });
+
+  it('makes every matching unassigned column a new instrument, keeping the timestamp and instruments found by alias', () => {
+    const next = assignMatchingAsNew(columns, columnRule('wells')!);
+    expect(next.filter((c) => c.assignment.kind === 'new').map((c) => c.name)).toEqual(['A1', 'A01', 'P24']);
+    expect(next.find((c) => c.name === 'B12')!.assignment).toEqual({ kind: 'existing', instrumentId: 7 });
+    expect(next.find((c) => c.name === 'Time')!.assignment).toEqual({ kind: 'timestamp' });
+    expect(next.every((c) => c.assignment.kind === 'empty' || c.selected)).toBe(true);
   });
 });

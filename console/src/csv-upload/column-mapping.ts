@@ -99,6 +99,32 @@ export function assignColumn(columns: readonly ColumnState[], name: string, assi
   });
 }
 
+/** A plate's well names, A1 to P24 (96- and 384-well plates), with or without a leading zero (A01). */
+const WELL_NAME = /^[A-P](0?[1-9]|1\d|2[0-4])$/;
+export const WELL_PATTERN = 'wells';
+
+/**
+ * Which column names a rule matches: 'wells' for a plate's wells, else a pattern where * stands for
+ * any characters and ? for one ('TAG-*', 'R? pH'), case-insensitively; null for an empty rule.
+ */
+export function columnRule(rule: string): ((name: string) => boolean) | null {
+  const trimmed = rule.trim();
+  if (trimmed === '') return null;
+  if (trimmed.toLowerCase() === WELL_PATTERN) return (name) => WELL_NAME.test(name.trim());
+  const source = trimmed.split('').map((character) => (character === '*' ? '.*' : character === '?' ? '.' : character.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+  const pattern = new RegExp(`^${source}$`, 'i');
+  return (name) => pattern.test(name.trim());
+}
+
+/**
+ * Selects every column the rule matches that is not yet assigned, as a new instrument each: a plate's
+ * 96 wells or a row of parallel reactors in one step. Columns already assigned (the timestamp, an
+ * instrument found by its alias) keep their assignment.
+ */
+export function assignMatchingAsNew(columns: readonly ColumnState[], matches: (name: string) => boolean): ColumnState[] {
+  return columns.map((c) => (matches(c.name) && c.assignment.kind === 'empty' ? { ...c, selected: true, assignment: { kind: 'new' } } : c));
+}
+
 export interface MappingOptions {
   timestampMode: TimestampMode;
   elapsedUnit: ElapsedUnit;
