@@ -26,7 +26,7 @@ test('rejects bad CSV files with the fixed CSV messages', async ({ page, request
     return target;
   };
   const cases: [string, string, string, string][] = [
-    ['notes.docx', 'time,temp\n2025-01-01T00:00:00Z,30\n', 'Invalid file', 'File must be a text export named .csv, .txt, .tsv or .asc'],
+    ['notes.docx', 'time,temp\n2025-01-01T00:00:00Z,30\n', 'Invalid file', 'File must be a text export named .csv, .txt, .tsv or .asc, or an Excel workbook (.xlsx)'],
     ['empty.csv', '', 'Invalid file', 'File is empty'],
     ['blank.csv', '   \n\n  \n', 'Invalid CSV content', 'File content is empty'],
     ['evil.csv', 'time,temp\n2025-01-01T00:00:00Z,<script>alert(1)</script>\n', 'Invalid CSV content', 'File contains potentially malicious content'],
