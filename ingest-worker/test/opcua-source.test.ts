@@ -83,6 +83,12 @@ describe('OPC UA source', () => {
         mappingId: 1, instrumentId: 101, measuredAtMs: stamp.getTime(), value: 36.5, quality: null, historical: false,
       });
 
+      // The same value at a new source timestamp is a new reading.
+      const again = new Date(stamp.getTime() + 500);
+      server.set('BR-01', 'temperature', 36.5, StatusCodes.Good, again);
+      await until('the repeated temperature reading', () => readings.find((reading) => reading.measuredAtMs === again.getTime()));
+      expect(readings.filter((reading) => reading.value === 36.5).map((reading) => reading.measuredAtMs)).toEqual([stamp.getTime(), again.getTime()]);
+
       const badStamp = new Date(Date.UTC(2026, 0, 2, 3, 4, 6));
       server.set('BR-01', 'ph', 6.9, StatusCodes.BadSensorFailure, badStamp);
       const bad = await until('the bad pH reading', () => readings.find((reading) => reading.measuredAtMs === badStamp.getTime()));

@@ -6,7 +6,7 @@
  * keeps its item table in step with the mappings.
  */
 import {
-  AttributeIds, BrowseDirection, ClientMonitoredItemGroup, DataType, MessageSecurityMode, NodeClass, NodeClassMask, OPCUAClient,
+  AttributeIds, BrowseDirection, ClientMonitoredItemGroup, DataChangeFilter, DataChangeTrigger, DataType, DeadbandType, MessageSecurityMode, NodeClass, NodeClassMask, OPCUAClient,
   ReferenceTypeIds, SecurityPolicy, StatusCodes, TimestampsToReturn, UserTokenType, resolveNodeId,
   type ClientSession, type ClientSubscription, type DataValue, type ReferenceDescription, type UserIdentityInfo,
 } from 'node-opcua-client';
@@ -173,7 +173,12 @@ export const createOpcuaSource: SourceFactory = (connection, secret, initialMapp
     const created = ClientMonitoredItemGroup.create(
       subscription,
       nodeIds.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value })),
-      { samplingInterval: SAMPLING_INTERVAL_MS, discardOldest: false, queueSize: QUEUE_SIZE },
+      // A new source timestamp is a new reading even when the value repeats: the server's default
+      // trigger (status or value changed) would leave a steady tag's readings out.
+      {
+        samplingInterval: SAMPLING_INTERVAL_MS, discardOldest: false, queueSize: QUEUE_SIZE,
+        filter: new DataChangeFilter({ trigger: DataChangeTrigger.StatusValueTimestamp, deadbandType: DeadbandType.None }),
+      },
       TimestampsToReturn.Both,
     );
     created.on('changed', (item, dataValue) => onChange(item.itemToMonitor.nodeId.toString(), dataValue));
