@@ -36,7 +36,7 @@ describe('demo MQTT publisher', () => {
   });
 
   it('posts the off-gas JSON and the Sparkplug B metrics with their timestamps', async () => {
-    await new Promise<void>((resolve) => subscriber.once('connect', () => resolve()));
+    if (!subscriber.connected) await new Promise<void>((resolve) => subscriber.once('connect', () => resolve()));
     const received = new Map<string, Buffer>();
     subscriber.on('message', (topic, payload) => { if (!received.has(topic)) received.set(topic, payload); });
     await subscriber.subscribeAsync([`${root}/#`, `spBv1.0/${root}/#`], { qos: 1 });
