@@ -4,7 +4,7 @@
  * again when Playwright stops this process. It runs as it ships: the console built, the server
  * compiled to JavaScript and run with plain node, as in the images.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +33,8 @@ const env = {
   // Integrations: a key for the connections' secrets, and the connector posting to this stack's api
   // with a store-and-forward folder of its own.
   INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('hex'),
+  // The audit trail is checkpointed as on a deployment, with a key of this run's own.
+  AUDIT_CHECKPOINT_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   CONNECTOR_API_URL: `http://127.0.0.1:${process.env.E2E_PORT ?? '8181'}`,
   CONNECTOR_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'bp-e2e-connector-')),
   // The demo OPC UA server and MQTT publisher, on a port and topics of this stack's own.

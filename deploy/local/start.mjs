@@ -4,7 +4,7 @@ import { ensureServices, stopStartedServices, tcpReachable, writeDataReadme, DAT
 import { buildConsoleIfStale, runMigrations, startProcesses } from './stack.mjs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** `npm run dev`: the same stack plus Vite's dev server (hot reload), proxying /api to the api. */
@@ -61,17 +61,28 @@ async function waitUntilListening(port, timeoutMs) {
   return false;
 }
 
-/**
- * The key that encrypts integration secrets: INTEGRATIONS_SECRET_KEY when set, else one generated once
- * into .data (readable by this user only), so stored connections keep working across restarts.
- */
-function integrationsSecretKey() {
-  const file = path.join(DATA_DIR, 'integrations-secret-key');
+/** A key kept in .data (readable by this user only), made once by `make`, so what it protects still reads after a restart. */
+function keptKey(name, make) {
+  const file = path.join(DATA_DIR, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(DATA_DIR, { recursive: true });
-  const key = randomBytes(32).toString('hex');
+  const key = make();
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return key;
+}
+
+/** The key that encrypts integration secrets, when INTEGRATIONS_SECRET_KEY is not set. */
+function integrationsSecretKey() {
+  return keptKey('integrations-secret-key', () => randomBytes(32).toString('hex'));
+}
+
+/**
+ * The Ed25519 key that signs the audit chain's checkpoints, when AUDIT_CHECKPOINT_KEY is not set: a
+ * fresh start checkpoints its trail like a deployment does (an auditor verifies with the public key in
+ * each checkpoint file; a deployment keeps its key outside the machine).
+ */
+function auditCheckpointKey() {
+  return keptKey('audit-checkpoint-key.pem', () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().trim());
 }
 
 async function main() {
@@ -99,6 +110,7 @@ async function main() {
     UPLOAD_DIR: path.join(DATA_DIR, 'uploads'),
     EXPORT_DIR: path.join(DATA_DIR, 'exports'),
     INTEGRATIONS_SECRET_KEY: process.env.INTEGRATIONS_SECRET_KEY || integrationsSecretKey(),
+    AUDIT_CHECKPOINT_KEY: process.env.AUDIT_CHECKPOINT_KEY || auditCheckpointKey(),
     CONNECTOR_API_URL: `http://127.0.0.1:${port}`,
     CONNECTOR_DATA_DIR: path.join(DATA_DIR, 'connector'),
     ...process.env,
