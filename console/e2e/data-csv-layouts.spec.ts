@@ -4,10 +4,13 @@
  * from the start its preamble states, padding rows after the table) and a Beckman Vi-CELL BLU export
  * in UTF-16BE (the time column the 27th, month-first minutes). The instruments exist with the
  * columns' names as aliases, so the mapping is the suggested one; what is stored is read back and
- * compared with the file.
+ * compared with the file. Then the shapes that need one choice: an Excel workbook's sheet, a plate's
+ * wells made instruments by one rule, and the real Tecan i-control workbook turned (time across its
+ * columns) with its 96 wells.
  */
 import { readFileSync } from 'node:fs';
 import ExcelJS from 'exceljs';
+import type { Page } from '@playwright/test';
 import { expect, test } from './support/quiet-console.ts';
 import { adminSession, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession } from './support/auth.ts';
@@ -17,6 +20,17 @@ import { realExportPath } from '../../shared/test-data/real-exports.ts';
 test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 } });
 
 type Reading = { ts: string; value: number };
+
+/** Opens Add Unit Operation on the run page and fills a fermentation on the equipment, from start to end. */
+async function addFermentation(page: Page, equipmentId: number, start: string, end: string) {
+  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
+  await dialog.locator('#unit-op-type').selectOption('fermentation');
+  await dialog.locator('#unit-op-equipment').selectOption(String(equipmentId));
+  await dialog.locator('#unit-op-start').fill(start);
+  await dialog.locator('#unit-op-end').fill(end);
+  return dialog;
+}
 
 async function instrumentsFor(request: Parameters<typeof callJson>[0], token: string, equipmentId: number, stamp: string, aliases: string[]) {
   const ids = new Map<string, number>();
@@ -39,12 +53,7 @@ test('a Gen5 .txt with its preamble goes in as the preview shows it, elapsed tim
   const run = await createRun(request, session, facility.id, `Gen5 ${stamp}`, '2023-09-15T12:00:00.000Z', '2023-09-15T14:00:00.000Z');
 
   await signInWithSession(page, session, `/runs/${run.id}`);
-  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
-  await dialog.locator('#unit-op-type').selectOption('fermentation');
-  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
-  await dialog.locator('#unit-op-start').fill('2023-09-15T12:00');
-  await dialog.locator('#unit-op-end').fill('2023-09-15T14:00');
+  const dialog = await addFermentation(page, equipment.id, '2023-09-15T12:00', '2023-09-15T14:00');
   await dialog.locator('#csv-file').setInputFiles(realExportPath('kinetic_helper_gene_growth_curve.txt'));
 
   const layout = dialog.getByTestId('csv-layout');
@@ -86,12 +95,7 @@ test('a UTF-16 Vi-CELL BLU export goes in decoded, read at its date column', asy
   const run = await createRun(request, session, facility.id, `Vi-CELL ${stamp}`, '2022-03-21T00:00:00.000Z', '2022-03-29T00:00:00.000Z');
 
   await signInWithSession(page, session, `/runs/${run.id}`);
-  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
-  await dialog.locator('#unit-op-type').selectOption('fermentation');
-  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
-  await dialog.locator('#unit-op-start').fill('2022-03-21T00:00');
-  await dialog.locator('#unit-op-end').fill('2022-03-29T00:00');
+  const dialog = await addFermentation(page, equipment.id, '2022-03-21T00:00', '2022-03-29T00:00');
   await dialog.locator('#csv-file').setInputFiles(realExportPath('Beckman_Vi-Cell-BLU_example01_utf16.csv'));
 
   const layout = dialog.getByTestId('csv-layout');
@@ -141,12 +145,7 @@ test("an Excel workbook goes in from the sheet picked: its info sheet says why i
   await workbook.xlsx.writeFile(file);
 
   await signInWithSession(page, session, `/runs/${run.id}`);
-  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
-  await dialog.locator('#unit-op-type').selectOption('fermentation');
-  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
-  await dialog.locator('#unit-op-start').fill('2024-03-01T08:00');
-  await dialog.locator('#unit-op-end').fill('2024-03-01T09:00');
+  const dialog = await addFermentation(page, equipment.id, '2024-03-01T08:00', '2024-03-01T09:00');
   await dialog.locator('#csv-file').setInputFiles(file);
   // The first sheet holds no table: the reason is shown and the other sheet can be picked.
   await expect(page.locator('.bp6-toast').first()).toBeVisible();
@@ -176,12 +175,7 @@ test("a plate's 24 wells become instruments in one step: 'Save all alike' names 
   const wells = 'ABCD'.split('').flatMap((row) => [1, 2, 3, 4, 5, 6].map((column) => `${row}${column}`));
 
   await signInWithSession(page, session, `/runs/${run.id}`);
-  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
-  await dialog.locator('#unit-op-type').selectOption('fermentation');
-  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
-  await dialog.locator('#unit-op-start').fill('2023-09-15T12:00');
-  await dialog.locator('#unit-op-end').fill('2023-09-15T14:00');
+  const dialog = await addFermentation(page, equipment.id, '2023-09-15T12:00', '2023-09-15T14:00');
   await dialog.locator('#csv-file').setInputFiles(realExportPath('kinetic_helper_gene_growth_curve.txt'));
   // One rule picks the plate's wells, not 24 checkboxes and 24 menus.
   const matching = dialog.getByTestId('csv-matching-columns');
@@ -212,12 +206,7 @@ test('the real Tecan kinetic workbook: converted, turned, its 96 wells made and 
   const run = await createRun(request, session, facility.id, `Tecan ${stamp}`, '2024-02-20T18:00:00.000Z', '2024-02-21T12:00:00.000Z');
 
   await signInWithSession(page, session, `/runs/${run.id}`);
-  await page.getByRole('button', { name: 'Add Unit Operation' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Add Unit Operation' });
-  await dialog.locator('#unit-op-type').selectOption('fermentation');
-  await dialog.locator('#unit-op-equipment').selectOption(String(equipment.id));
-  await dialog.locator('#unit-op-start').fill('2024-02-20T18:00');
-  await dialog.locator('#unit-op-end').fill('2024-02-21T12:00');
+  const dialog = await addFermentation(page, equipment.id, '2024-02-20T18:00', '2024-02-21T12:00');
   await dialog.locator('#csv-file').setInputFiles(realExportPath('sample_ODs.xlsx'));
   await expect(dialog.locator('#csv-sheet')).toHaveValue('Sheet0');
   await dialog.getByTestId('csv-turn-table').click();
