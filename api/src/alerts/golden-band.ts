@@ -11,6 +11,7 @@ import { alignUnitOperations } from '../analysis/alignment.ts';
 import { chooseInstruments, loadUnitOperations } from '../analysis/unit-operations.ts';
 import { gridOrigin } from '../analysis/resample.ts';
 import { requireGoldenBatch, toGoldenBatch } from '../golden-batches/repository.ts';
+import { awaitOwedRollups } from '../timeseries/rollup-backlog.ts';
 
 type Deps = Pick<AppDeps, 'pg' | 'clickhouse'>;
 
@@ -38,6 +39,9 @@ export class GoldenBands {
     const kept = this.envelopes.get(key);
     if (kept && this.now() - kept.at < ENVELOPE_TTL_MS) return kept.band;
     let band: Band | null = null;
+    // The envelope reads the references' rollups: computed while some are still owed (references
+    // posted a moment ago), it would miss cells and, kept for minutes, miss every firing they hold.
+    const settled = await awaitOwedRollups(this.deps.pg, organizationId);
     if (batch.parameters.includes(parameter)) {
       const definition: EnvelopeDefinition = {
         referenceIds: batch.reference_unit_operation_ids, alignment: batch.alignment, gridStepSeconds: batch.grid_step_seconds,
@@ -48,7 +52,7 @@ export class GoldenBands {
       const stepMs = envelope.grid_step_seconds * 1000;
       band = { stepMs, cells: bandCells(envelope.points, stepMs) };
     }
-    this.envelopes.set(key, { at: this.now(), band });
+    if (settled) this.envelopes.set(key, { at: this.now(), band });
     return band;
   }
 
