@@ -3,8 +3,8 @@
  * stream's consumer group), checks no-data rules on a timer, relays due deliveries to their queue and
  * sends them. Tests start it in-process; the process entry is worker-main.ts.
  */
-import { z } from 'zod';
-import type { ApiEnv } from '@bioprocess/shared/server/config';
+import type { z } from 'zod';
+import { alertWorkerEnvSchema, type ApiEnv } from '@bioprocess/shared/server/config';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { createPool } from '@bioprocess/shared/server/postgres';
 import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
@@ -14,16 +14,7 @@ import { AlertEvaluator } from './evaluator.ts';
 import { AnnouncementConsumer } from './announcement-consumer.ts';
 import { createDeliveryQueue, relayDueDeliveries, startDeliveryWorker } from './delivery.ts';
 
-export const alertWorkerEnvSchema = z.object({
-  // An announcement taken by a worker that never acknowledged it (killed) is claimed by another after this long.
-  ALERT_CLAIM_IDLE_MS: z.coerce.number().int().min(100).default(30_000),
-  // How often no-data rules are checked: the lateness of a no-data alert beyond its period.
-  ALERT_SILENCE_CHECK_MS: z.coerce.number().int().min(100).default(15_000),
-  // How often due deliveries (and those held by quiet hours) are handed to the queue when no firing wakes the relay.
-  ALERT_RELAY_MS: z.coerce.number().int().min(100).default(5_000),
-  // Run the evaluator (off: this process only delivers).
-  ALERT_EVALUATE: z.enum(['true', 'false']).default('true').transform((text) => text === 'true'),
-});
+export { alertWorkerEnvSchema };
 export type AlertWorkerEnv = z.infer<typeof alertWorkerEnvSchema>;
 
 export interface AlertWorker {

@@ -16,7 +16,8 @@ import {
 } from '@bioprocess/shared/integrations';
 import { encryptSecret, parseSecretKey, secretContext } from '@bioprocess/shared/server/integration-secrets';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
-import { insertInstrument } from '@bioprocess/shared/server/instruments-repository';
+import { insertInstrument, listInstrumentsById } from '@bioprocess/shared/server/instruments-repository';
+import { shareLockUnitOperationEquipment } from '@bioprocess/shared/server/unit-operations-repository';
 import { CATALOGUE_MESSAGES } from '@bioprocess/shared/instruments/catalogue';
 import type { App } from '../platform/app-type.ts';
 import type { AppDeps } from '../platform/deps.ts';
@@ -70,12 +71,9 @@ export async function integrationRoutes(app: App, deps: AppDeps): Promise<void> 
     if (problem) throw badRequest(`${label}${problem}`);
     let instrumentId: number;
     if (body.instrument) {
-      const { rows } = await client.query<{ equipment_id: number | null }>(
-        'SELECT equipment_id FROM unit_operations WHERE id = $1 AND organization_id = $2 FOR SHARE',
-        [body.instrument.unit_operation_id, organizationId],
-      );
-      if (!rows[0]) throw badRequest(`${label}${INTEGRATION_MESSAGES.unitOperationNotFound}`);
-      const equipmentId = rows[0].equipment_id;
+      const unitOperation = await shareLockUnitOperationEquipment(client, organizationId, body.instrument.unit_operation_id);
+      if (!unitOperation) throw badRequest(`${label}${INTEGRATION_MESSAGES.unitOperationNotFound}`);
+      const equipmentId = unitOperation.equipment_id;
       if (equipmentId === null) throw badRequest(`${label}${INTEGRATION_MESSAGES.unitOperationWithoutEquipment}`);
       await assertInstrumentNameFree(client, organizationId, equipmentId, body.instrument.name, null);
       const type = await resolveInstrumentType(client, organizationId, body.instrument.type ?? 'other');
@@ -88,8 +86,7 @@ export async function integrationRoutes(app: App, deps: AppDeps): Promise<void> 
       });
       instrumentId = created.id;
     } else {
-      const { rows } = await client.query('SELECT 1 FROM instruments WHERE id = $1 AND organization_id = $2', [body.instrument_id, organizationId]);
-      if (!rows[0]) throw badRequest(`${label}${INTEGRATION_MESSAGES.instrumentNotFound}`);
+      if ((await listInstrumentsById(client, organizationId, [body.instrument_id!])).length === 0) throw badRequest(`${label}${INTEGRATION_MESSAGES.instrumentNotFound}`);
       instrumentId = body.instrument_id!;
     }
     return {

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { apiEnvSchema, baseEnvSchema, ConfigError, connectorEnvSchema, exportWorkerEnvSchema, ingestWorkerEnvSchema, parseEnv, workerEnvSchema } from './config.ts';
+import {
+  alertWorkerEnvSchema, apiEnvSchema, auditWorkerEnvSchema, baseEnvSchema, ConfigError, connectorEnvSchema, exportWorkerEnvSchema, ingestWorkerEnvSchema, parseEnv,
+  workerEnvSchema,
+} from './config.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -117,7 +120,8 @@ describe('TRUST_PROXY', () => {
 
 describe('docs/configuration.md', () => {
   it('documents every variable the schemas read, and none they do not', () => {
-    const read = new Set([apiEnvSchema, ingestWorkerEnvSchema, exportWorkerEnvSchema, workerEnvSchema, connectorEnvSchema].flatMap((schema) => Object.keys(schema.shape)));
+    const read = new Set([apiEnvSchema, ingestWorkerEnvSchema, exportWorkerEnvSchema, auditWorkerEnvSchema, alertWorkerEnvSchema, workerEnvSchema, connectorEnvSchema]
+      .flatMap((schema) => Object.keys(schema.shape)));
     const page = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
     // The first cell of each table row names its variables (`A` / `B` where two go together).
     const documented = new Set(page.split('\n').filter((line) => line.startsWith('| `'))

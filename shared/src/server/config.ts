@@ -203,6 +203,18 @@ export const auditWorkerEnvSchema = workerEnvSchema.extend({
 });
 export type AuditWorkerEnv = z.infer<typeof auditWorkerEnvSchema>;
 
+/** The alert-worker's own settings, read beside the api's (it runs the api's envelope and mail code). */
+export const alertWorkerEnvSchema = z.object({
+  // An announcement taken by a worker that never acknowledged it (killed) is claimed by another after this long.
+  ALERT_CLAIM_IDLE_MS: z.coerce.number().int().min(100).default(30_000),
+  // How often no-data rules are checked: the lateness of a no-data alert beyond its period.
+  ALERT_SILENCE_CHECK_MS: z.coerce.number().int().min(100).default(15_000),
+  // How often due deliveries (and those held by quiet hours) are handed to the queue when no firing wakes the relay.
+  ALERT_RELAY_MS: z.coerce.number().int().min(100).default(5_000),
+  // Run the evaluator (off: this process only delivers).
+  ALERT_EVALUATE: z.enum(['true', 'false']).default('true').transform((text) => text === 'true'),
+});
+
 export const ingestWorkerEnvSchema = workerEnvSchema.extend({
   // A crashed worker's job is resumed by another after this long (BullMQ lock duration).
   INGEST_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),

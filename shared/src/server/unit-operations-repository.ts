@@ -191,6 +191,13 @@ export async function lockUnitOperationWindow(
   return rows[0] ?? null;
 }
 
+/** The equipment of one of the organisation's unit operations, its row share-locked until the transaction ends; undefined when there is none. */
+export async function shareLockUnitOperationEquipment(client: PoolClient, organizationId: number, unitOperationId: number): Promise<{ equipment_id: number | null } | undefined> {
+  const { rows } = await client.query<{ equipment_id: number | null }>(
+    'SELECT equipment_id FROM unit_operations WHERE id = $1 AND organization_id = $2 FOR SHARE', [unitOperationId, organizationId]);
+  return rows[0];
+}
+
 /**
  * Locks one unit operation's row against changes of itself (not of rows that merely point at it:
  * NO KEY UPDATE leaves comments and samples free to be inserted), so that changes to its children
