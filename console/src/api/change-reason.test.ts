@@ -53,6 +53,17 @@ describe('reason for change in the console', () => {
     expect(prompt).toHaveBeenCalledTimes(1);
   });
 
+  it('asks once for the changes one save sends together, and again for the next save', async () => {
+    const prompt = vi.fn(async () => ({ text: 'Batch record corrected', code: null }));
+    setChangeReasonPrompt(prompt);
+    vi.stubGlobal('fetch', settingsFetch('required'));
+    const together = await Promise.all([changeReasonHeadersFor('PUT', '/api/v1/runs/1'), changeReasonHeadersFor('PUT', '/api/v1/runs/1')]);
+    expect(prompt).toHaveBeenCalledTimes(1);
+    expect(together[0]).toEqual(together[1]);
+    await changeReasonHeadersFor('PUT', '/api/v1/runs/1');
+    expect(prompt).toHaveBeenCalledTimes(2);
+  });
+
   it('does not send a change the person cancelled', async () => {
     setChangeReasonPrompt(async () => { throw new ChangeReasonCancelled(); });
     vi.stubGlobal('fetch', settingsFetch('optional'));

@@ -25,6 +25,8 @@ export class ChangeReasonCancelled extends Error {
 export type ChangeReasonPrompt = (request: { kind: ChangeReasonKind; required: boolean; reasons: readonly string[]; method: string }) => Promise<ChangeReason | null>;
 
 let prompt: ChangeReasonPrompt | null = null;
+/** The question open for each record kind: the requests one save sends together share one answer. */
+const asking = new Map<ChangeReasonKind, Promise<ChangeReason | null>>();
 
 /** Replaces the dialog (tests ask without a browser). */
 export function setChangeReasonPrompt(next: ChangeReasonPrompt | null): void {
@@ -51,8 +53,15 @@ export async function changeReasonHeadersFor(method: string, path: string): Prom
   const settings = await readSettings();
   const policy = settings?.policies[kind] ?? 'off';
   if (policy === 'off') return {};
-  // The dialog's module (and React) loads the first time it is needed.
-  prompt ??= (await import('../components/ChangeReasonDialog.tsx')).askForChangeReason;
-  const reason = await prompt({ kind, required: policy === 'required', reasons: settings?.reasons ?? [], method: method.toUpperCase() });
-  return changeReasonHeaders(reason);
+  let answer = asking.get(kind);
+  if (!answer) {
+    answer = (async () => {
+      // The dialog's module (and React) loads the first time it is needed.
+      prompt ??= (await import('../components/ChangeReasonDialog.tsx')).askForChangeReason;
+      return prompt({ kind, required: policy === 'required', reasons: settings?.reasons ?? [], method: method.toUpperCase() });
+    })();
+    asking.set(kind, answer);
+    void answer.then(() => asking.delete(kind), () => asking.delete(kind));
+  }
+  return changeReasonHeaders(await answer);
 }

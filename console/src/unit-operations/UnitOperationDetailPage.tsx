@@ -66,7 +66,9 @@ export function UnitOperationDetailPage() {
 
   const run = useApi<Run>(uo ? `/api/v1/runs/${uo.runId}` : null, runSchema);
   const instruments = useApi<Instrument[]>(uo?.equipmentId ? `/api/v1/equipment/${uo.equipmentId}/instruments` : null, instrumentListSchema);
-  const withData = useInstrumentsWithData(uo?.id ?? null);
+  // An operation still running draws its new readings as they are stored.
+  const running = useMemo(() => !!uo && (!uo.endTime || toEpochMs(uo.endTime) > Date.now()), [uo]);
+  const withData = useInstrumentsWithData(uo?.id ?? null, { followsLive: running });
   // While the window is open the chart spans the data, not start-to-now; 'now' is fixed when the page loads.
   const span = useMemo(() => (uo
     ? chartSpan({ startMs, endMs: uo.endTime ? rangeEndMs(uo.endTime) : null }, withData, Date.now())
@@ -83,8 +85,6 @@ export function UnitOperationDetailPage() {
   const selectedIds = useMemo(() => parameters.filter((p) => selected.has(p.id)).map((p) => p.id), [parameters, selected]);
   const [xRange, setXRange] = useState<XRange | null>(null);
   const chartStart = span?.startMs ?? null;
-  // An operation still running draws its new readings as they are stored.
-  const running = useMemo(() => !!uo && (!uo.endTime || toEpochMs(uo.endTime) > Date.now()), [uo]);
   const seriesWindow = useSeriesWindow(selectedIds, chartStart, endMs, xRange, DETAIL_MESSAGES.seriesFailed, running);
 
   const lookOf = useCallback((id: number) => seriesLook(Math.max(0, parameters.findIndex((p) => p.id === id))), [parameters]);

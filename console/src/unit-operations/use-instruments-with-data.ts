@@ -31,8 +31,14 @@ const msOrNull = (text: string | null) => {
   return Number.isNaN(ms) ? null : ms;
 };
 
-export function useInstrumentsWithData(unitOperationId: number | null): InstrumentsWithData {
-  const answer = useApi<InstrumentsWithDataBody>(unitOperationId ? `/api/v1/unit-operations/${unitOperationId}/instruments-with-data` : null, instrumentsWithDataSchema);
+/**
+ * `followsLive`: the chart of a running operation takes its new readings from the live stream, which
+ * fills what a lost connection missed; read again when the network comes back, the data's span would
+ * grow and the chart read its whole window again for what the stream already brings.
+ */
+export function useInstrumentsWithData(unitOperationId: number | null, options: { followsLive?: boolean } = {}): InstrumentsWithData {
+  const answer = useApi<InstrumentsWithDataBody>(unitOperationId ? `/api/v1/unit-operations/${unitOperationId}/instruments-with-data` : null, instrumentsWithDataSchema,
+    { revalidateOnReconnect: !options.followsLive });
   return useMemo(() => {
     if (answer.error || !answer.data) {
       return { ids: null, readingsById: new Map(), earliestMs: null, latestMs: null, loading: !answer.error && answer.isLoading };
