@@ -50,6 +50,8 @@ test('runs require a reason: the settings, the dialog on an edit, and the reason
   // Cancelled: nothing is sent.
   await reason.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByText('no reason for change was given').first()).toBeVisible();
+  // The cancelled dialog is gone (after its closing transition) before the next save asks again.
+  await expect(reason).toHaveCount(0);
   expect((await callJson<{ name: string }>(request, admin.token, 'GET', `/api/v1/runs/${run.id}`)).name).toBe('Reason run');
 
   await form.getByRole('button', { name: 'Save' }).click();
