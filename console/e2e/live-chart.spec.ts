@@ -9,7 +9,9 @@ import { adminSession, call, callJson, screenshot } from './pages-helpers.ts';
 import { signInWithSession, type ApiSession } from './support/auth.ts';
 import { createRun, uniqueStamp } from './data-fixtures.ts';
 
-test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 } });
+// The walk takes the browser offline: the shell's polls made meanwhile (the alerts count) fail with the
+// browser's own note, which is what a person offline sees too.
+test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 }, expectedConsoleMessages: { patterns: [/net::ERR_INTERNET_DISCONNECTED/] } });
 
 const MINUTE = 60_000;
 
