@@ -1,8 +1,9 @@
 /**
  * Versioned schema migrations: PostgreSQL through node-pg-migrate (SQL files, recorded in
  * `pgmigrations`, under an advisory lock) and ClickHouse through a small runner that records applied
- * files in `schema_migrations`. Every ClickHouse statement is idempotent (IF NOT EXISTS) so a crash
- * between a statement and its record is repaired by the next run. Applying twice is a no-op.
+ * files in `schema_migrations`. Every ClickHouse statement is idempotent (IF NOT EXISTS, or an ADD
+ * COLUMN whose "already exists" counts as done) so a crash between a statement and its record is
+ * repaired by the next run. Applying twice is a no-op.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -76,6 +77,23 @@ async function clickHouseMigrationFiles(cluster: string | undefined): Promise<Ar
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** `ALTER TABLE … ADD COLUMN …` of one column: ClickHouse 18.16 knows no ADD COLUMN IF NOT EXISTS. */
+const ADD_ONE_COLUMN = /^ALTER TABLE\s+[\w.${}]+(?:\s+ON CLUSTER\s+\S+)?\s+ADD COLUMN\s+\w+\s[^,]*$/i;
+
+/**
+ * Runs a migration statement; an ADD COLUMN of a column that exists already (its file was cut short
+ * after it, before the record) counts as done, which makes it as idempotent as IF NOT EXISTS. Only
+ * one-column ALTERs get this: of several columns, the first existing would hide the others' absence.
+ */
+export async function runMigrationStatement(client: { command(params: { query: string }): Promise<unknown> }, statement: string): Promise<void> {
+  try {
+    await client.command({ query: statement });
+  } catch (error) {
+    if (ADD_ONE_COLUMN.test(statement) && /column with this name already exists/i.test((error as Error).message)) return;
+    throw error;
+  }
+}
+
 async function tableExists(client: ReturnType<typeof createClickHouse>, database: string, table: string): Promise<boolean> {
   const result = await client.query({
     query: `SELECT count() AS n FROM system.tables WHERE database = '${database}' AND name = '${table}'`, format: 'JSONEachRow',
@@ -85,7 +103,7 @@ async function tableExists(client: ReturnType<typeof createClickHouse>, database
 
 /**
  * Applies the ClickHouse migrations not yet recorded in `schema_migrations`. Statements are idempotent
- * (IF NOT EXISTS) and a file is recorded only after all of its statements succeeded, so a run killed
+ * (IF NOT EXISTS, or runMigrationStatement's ADD COLUMN) and a file is recorded only after all of its statements succeeded, so a run killed
  * half-way is completed by the next. On a cluster the record is itself a replicated table shared by
  * every server, so any of them answers what ran; nothing ON CLUSTER is sent when nothing is missing,
  * as such a statement waits for every server and one down would hold up an api's start.
@@ -118,7 +136,7 @@ export async function migrateClickHouse(url: string, database: string, logger: L
     for (const file of await clickHouseMigrationFiles(cluster)) {
       if (done.has(file.name)) continue;
       const sql = (await readFile(file.path, 'utf8')).replaceAll('${cluster}', cluster ?? '').replaceAll('${database}', database);
-      for (const statement of splitStatements(sql)) await client.command({ query: statement });
+      for (const statement of splitStatements(sql)) await runMigrationStatement(client, statement);
       await client.insert({ table: 'schema_migrations', values: [{ version: file.name, applied_at: Math.floor(Date.now() / 1000) }], format: 'JSONEachRow' });
       logger.info({ migration: file.name, cluster }, 'clickhouse migration applied');
       applied.push(file.name);

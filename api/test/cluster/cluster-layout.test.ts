@@ -25,10 +25,19 @@ describe('clustered ClickHouse migrations', () => {
     expect(clustered).toEqual(sqlFiles(MIGRATIONS));
   });
 
-  it('runs every statement ON CLUSTER and IF NOT EXISTS, on tables named with their database', () => {
+  it('runs every statement ON CLUSTER and idempotently (IF NOT EXISTS, or one ADD COLUMN), on tables named with their database', () => {
     for (const statement of statements) {
-      expect(statement).toMatch(/^CREATE TABLE IF NOT EXISTS \$\{database\}\.\w+ ON CLUSTER \$\{cluster\}/);
+      expect(statement).toMatch(/^(?:CREATE TABLE IF NOT EXISTS \$\{database\}\.\w+ ON CLUSTER \$\{cluster\}|ALTER TABLE \$\{database\}\.\w+ ON CLUSTER \$\{cluster\} ADD COLUMN \w+ [^,]+$)/);
     }
+  });
+
+  it('adds each column of points to the replicated tables and the Distributed table over them alike', () => {
+    const added = (table: string) => statements.flatMap((statement) => {
+      const match = new RegExp(`^ALTER TABLE \\$\\{database\\}\\.${table} ON CLUSTER \\$\\{cluster\\} ADD COLUMN (.+)$`).exec(statement);
+      return match ? [match[1]] : [];
+    });
+    expect(added(`${POINTS_TABLE}${LOCAL_SUFFIX}`).length).toBeGreaterThan(0);
+    expect(added(POINTS_TABLE)).toEqual(added(`${POINTS_TABLE}${LOCAL_SUFFIX}`));
   });
 
   it('replicates each time-series table under a path of its own per shard, database and table, with an unsigned version', () => {
