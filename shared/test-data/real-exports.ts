@@ -15,6 +15,8 @@ const REAL_EXPORTS = {
   '2021-05-02 07_12_51_M0_data.csv': demoDataDir,
   'CTPC06603.20200714 - 5GB1 - KDB.Control.csv': demoDataDir,
   'O2_2021-10-01-10-59 Chronograf Data.csv': testDataDir,
+  // Bioreactor controller with an off-gas analyzer (DASGIP Control 4 with a GA4: exhaust O2 and CO2)
+  'v4_20180726.Control.csv': testDataDir,
   // Micro-bioreactors (BioLector I and Pro)
   'JH_ShakerSteps_20170302_070206.csv': testDataDir,
   '224-MO_Coryne--2019-07-12-16-54-30.csv': testDataDir,

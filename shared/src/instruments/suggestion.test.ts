@@ -67,8 +67,10 @@ describe('units from the real corpus headers', () => {
     // Never another unit of the same dimension: where both convert, the factor is one.
     const factor = stated.literal && suggestion.unit ? unitConversionFactor(stated.literal, suggestion.unit) : null;
     if (factor !== null) expect(factor).toBe(1);
-    // Inlet gas is never an exhaust type (OUR and CER read only [exhaust_o2] and [exhaust_co2]).
-    if (/(^|[^a-z])xc?o2|inlet/i.test(field)) expect(suggestion.type).not.toMatch(/^exhaust_/);
+    // Inlet gas is never an exhaust type (OUR and CER read only [exhaust_o2] and [exhaust_co2]);
+    // DASGIP's analyzer readings (`XO2 1.Out`) always are.
+    if (/(^|[^a-z])xc?o2\s*\d*\.(pv|sp)\b|inlet/i.test(field)) expect(suggestion.type).not.toMatch(/^exhaust_/);
+    if (/(^|[^a-z])xc?o2\s*\d*\.out\b/i.test(field)) expect(suggestion.type).toMatch(/^exhaust_/);
   });
 });
 
@@ -103,6 +105,9 @@ describe('suggestInstrument', () => {
     expect(suggestInstrument('Off-gas CO2 (%)').type).toBe('exhaust_co2');
     expect(suggestInstrument('CO2 out [%]').type).toBe('exhaust_co2');
     expect(suggestInstrument('ACT O2 [%]').type).toBe('');
+    // DASGIP's off-gas analyzer (GA4) readings, beside the gas mix's inlet fractions.
+    expect(suggestInstrument('Unit 1.XO2 1.Out [%]')).toMatchObject({ type: 'exhaust_o2', unit: '%' });
+    expect(suggestInstrument('Unit 1.XCO2 1.Out [%]')).toMatchObject({ type: 'exhaust_co2', unit: '%' });
     expect(suggestInstrument('Presens_data.O2_value').type).toBe('dissolved_o2');
   });
 

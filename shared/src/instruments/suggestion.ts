@@ -26,7 +26,8 @@ export interface InstrumentSuggestion {
 
 const EXHAUST = /exhaust|off.?gas|\bout(let)?\b|\bvent\b/i;
 const INLET = /inlet|\bin\b|supply|sparg/i;
-// DASware and other controllers call the O2 and CO2 fractions of the gas mix they feed XO2 and XCO2.
+// DASware and other controllers call the O2 and CO2 fractions of the gas mix they feed XO2 and XCO2
+// (their analyzer's readings, `.Out`, are taken first in LEADING_HINTS).
 const GAS_MIX = /(^|[^a-z])xc?o2/i;
 
 /**
@@ -44,6 +45,11 @@ function gasType(name: string): InstrumentType | '' | null {
 
 /** Checked in order, before the gas rule: the first that matches names the type. */
 const LEADING_HINTS: [RegExp, InstrumentType][] = [
+  // DASGIP's off-gas analyzer (GA4) hands its readings to the unit as `XO2 1.Out` and `XCO2 1.Out`
+  // (GasAnalyzer.XO2.Out in the export's track list, beside the OTR, CTR and RQ it computes from them);
+  // the gas mixing module's inlet fractions are `XO21.PV` and `XO21.SP`.
+  [/(^|[^a-z])xco2\s*\d*\.out\b/i, 'exhaust_co2'],
+  [/(^|[^a-z])xo2\s*\d*\.out\b/i, 'exhaust_o2'],
   // A controller's output is its actuator's duty (heater, pump, valve), not its process value.
   [/\bt\d*\.out\b|heat(er|ing)?.?(duty|power|output|rate)/i, 'heater_duty'],
   [/\.out\b/i, 'other'],
