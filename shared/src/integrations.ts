@@ -6,6 +6,10 @@
  *
  * A connection's secret (password or private key) is written, never read: responses say `has_secret`.
  * Updates are partial: a field left out keeps its value, `secret: null` removes the stored secret.
+ *
+ * An OPC UA connection signs in as anonymous, with a user name (the secret is the password) or with an
+ * X.509 user certificate (the certificate, public, is in its settings; the secret is its private key in
+ * PEM). The api parses the PEMs with node:crypto on save; here they are only text.
  */
 import { z } from 'zod';
 import { entityIdSchema } from './entities.ts';
@@ -20,6 +24,8 @@ export type BadQualityPolicy = (typeof BAD_QUALITY_POLICIES)[number];
 export const OPCUA_SECURITY_MODES = ['None', 'Sign', 'SignAndEncrypt'] as const;
 export type OpcuaSecurityMode = (typeof OPCUA_SECURITY_MODES)[number];
 export const OPCUA_SECURITY_POLICIES = ['None', 'Basic256Sha256', 'Aes128_Sha256_RsaOaep', 'Aes256_Sha256_RsaPss'] as const;
+export const OPCUA_USER_IDENTITIES = ['anonymous', 'username', 'certificate'] as const;
+export type OpcuaUserIdentity = (typeof OPCUA_USER_IDENTITIES)[number];
 export const CONNECTION_STATES = ['connected', 'connecting', 'disconnected', 'error', 'disabled'] as const;
 export type ConnectionState = (typeof CONNECTION_STATES)[number];
 export const BROWSE_ITEM_KINDS = ['folder', 'variable', 'topic'] as const;
@@ -56,6 +62,19 @@ export const INTEGRATION_MESSAGES = {
   noConnector: 'No connector answered within 10 seconds; check that the connector is running.',
   browseFailed: (message: string) => `Browse failed: ${message}`,
   secretKeyMissing: 'INTEGRATIONS_SECRET_KEY is not set: connection secrets cannot be stored.',
+  usernameRequired: 'A user name sign-in needs a username.',
+  usernameWithoutUserNameIdentity: 'Username is only used when user_identity is username.',
+  userCertificateRequired: 'A certificate sign-in needs user_certificate_pem: the user certificate in PEM.',
+  userCertificateWithoutCertificateIdentity: 'User certificate is only used when user_identity is certificate.',
+  userCertificateInvalid: 'User certificate is not a PEM certificate (-----BEGIN CERTIFICATE-----).',
+  userCertificateNotRsa: (type: string) => `User certificate holds a ${type} key; OPC UA user certificates need an RSA key.`,
+  userCertificateExpired: (date: string) => `User certificate expired on ${date}.`,
+  userCertificateNotYetValid: (date: string) => `User certificate is not valid before ${date}.`,
+  privateKeyRequired: "A certificate sign-in needs the certificate's private key in PEM as the secret.",
+  privateKeyInvalid: 'Private key is not a PEM private key (-----BEGIN PRIVATE KEY----- or -----BEGIN RSA PRIVATE KEY-----).',
+  privateKeyEncrypted: 'Private key is protected by a passphrase; give it unencrypted (the platform stores it encrypted).',
+  privateKeyMismatch: "Private key does not match the user certificate's public key.",
+  storedPrivateKeyUnreadable: 'The stored private key does not decrypt with INTEGRATIONS_SECRET_KEY; give the private key again.',
 } as const;
 
 const MQTT_SCHEMES = ['mqtt:', 'mqtts:'];
@@ -95,9 +114,24 @@ export type MqttSettings = z.infer<typeof mqttSettingsSchema>;
 export const opcuaSettingsSchema = z.object({
   security_mode: z.enum(OPCUA_SECURITY_MODES, { error: `Security mode must be one of: ${OPCUA_SECURITY_MODES.join(', ')}.` }).default('None'),
   security_policy: z.enum(OPCUA_SECURITY_POLICIES, { error: `Security policy must be one of: ${OPCUA_SECURITY_POLICIES.join(', ')}.` }).default('None'),
+  user_identity: z.enum(OPCUA_USER_IDENTITIES, { error: `User identity must be one of: ${OPCUA_USER_IDENTITIES.join(', ')}.` }).optional()
+    .describe('How the connector signs in; when left out, username if a username is given, else anonymous'),
   username: optionalShortText('Username'),
+  user_certificate_pem: optionalShortText('User certificate', 100_000).describe('The X.509 user certificate in PEM; its private key is the secret'),
+}).transform((settings, context) => {
+  // Rows and clients from before certificates existed said only a username, or nothing.
+  const userIdentity: OpcuaUserIdentity = settings.user_identity ?? (settings.username ? 'username' : 'anonymous');
+  const problem = (message: string, field: string) => context.addIssue({ code: 'custom', message, path: [field] });
+  if (userIdentity === 'username' && !settings.username) problem(INTEGRATION_MESSAGES.usernameRequired, 'username');
+  if (userIdentity !== 'username' && settings.username) problem(INTEGRATION_MESSAGES.usernameWithoutUserNameIdentity, 'username');
+  if (userIdentity === 'certificate' && !settings.user_certificate_pem) problem(INTEGRATION_MESSAGES.userCertificateRequired, 'user_certificate_pem');
+  if (userIdentity !== 'certificate' && settings.user_certificate_pem) problem(INTEGRATION_MESSAGES.userCertificateWithoutCertificateIdentity, 'user_certificate_pem');
+  return { ...settings, user_identity: userIdentity };
 });
-export type OpcuaSettings = z.infer<typeof opcuaSettingsSchema>;
+export type OpcuaSettings = z.output<typeof opcuaSettingsSchema>;
+export const OPCUA_SETTINGS_DEFAULT: OpcuaSettings = {
+  security_mode: 'None', security_policy: 'None', user_identity: 'anonymous', username: null, user_certificate_pem: null,
+};
 
 const nameSchema = z.string({ error: 'Name is required.' }).trim().min(1, 'Name is required.').max(200, 'Name must be at most 200 characters.');
 const endpointSchema = z.string({ error: 'Endpoint URL is required.' }).trim().min(1, 'Endpoint URL is required.').max(2000, 'Endpoint URL must be at most 2000 characters.');
@@ -124,7 +158,7 @@ const commonCreateFields = {
 
 export const connectionCreateSchema = withEndpointCheck(z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('mqtt'), ...commonCreateFields, settings: mqttSettingsSchema.default({ client_id: null, username: null, tls: { reject_unauthorized: true, ca_pem: null } }) }),
-  z.object({ kind: z.literal('opcua'), ...commonCreateFields, settings: opcuaSettingsSchema.default({ security_mode: 'None', security_policy: 'None', username: null }) }),
+  z.object({ kind: z.literal('opcua'), ...commonCreateFields, settings: opcuaSettingsSchema.default(OPCUA_SETTINGS_DEFAULT) }),
 ], { error: `Kind must be one of: ${INTEGRATION_KINDS.join(', ')}.` }));
 export type ConnectionCreate = z.infer<typeof connectionCreateSchema>;
 
@@ -158,10 +192,22 @@ export const mqttSettingsOutputSchema = z.object({
   username: z.string().nullable(),
   tls: z.object({ reject_unauthorized: z.boolean(), ca_pem: z.string().nullable() }),
 });
+/** What a stored user certificate says, so an admin can tell which one is set (read by the api from the PEM). */
+export const opcuaUserCertificateSchema = z.object({
+  subject: z.string(),
+  issuer: z.string(),
+  thumbprint: z.string().describe('SHA-1 of the DER certificate in hex, as OPC UA servers list trusted certificates'),
+  not_before: timestampOutput,
+  not_after: timestampOutput,
+});
+export type OpcuaUserCertificate = z.infer<typeof opcuaUserCertificateSchema>;
 export const opcuaSettingsOutputSchema = z.object({
   security_mode: z.enum(OPCUA_SECURITY_MODES),
   security_policy: z.enum(OPCUA_SECURITY_POLICIES),
+  user_identity: z.enum(OPCUA_USER_IDENTITIES),
   username: z.string().nullable(),
+  user_certificate_pem: z.string().nullable(),
+  user_certificate: opcuaUserCertificateSchema.nullable(),
 });
 export const integrationConnectionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('mqtt'), ...connectionCommon, settings: mqttSettingsOutputSchema }),

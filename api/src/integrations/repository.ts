@@ -36,6 +36,14 @@ export async function requireConnection(db: Queryable, organizationId: number, i
   return { connection: toConnection(rest), apiKeyId };
 }
 
+/** The stored source secret, still encrypted (the api decrypts it only to check a new certificate against its key). */
+export async function readSecretCiphertext(db: Queryable, organizationId: number, id: number): Promise<Buffer | null> {
+  const { rows } = await db.query<{ secret_ciphertext: Buffer | null }>(
+    'SELECT secret_ciphertext FROM integration_connections WHERE id = $1 AND organization_id = $2', [id, organizationId],
+  );
+  return rows[0]?.secret_ciphertext ?? null;
+}
+
 export interface ConnectionValues {
   name: string;
   kind: string;

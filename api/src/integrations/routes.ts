@@ -12,9 +12,10 @@ import {
   browseRequestSchema, browseResponseSchema, connectionCreateSchema, connectionIdParamsSchema, connectionStatusSchema,
   connectionUpdateSchema, endpointProblem, INTEGRATION_MESSAGES, integrationConnectionSchema, integrationMappingSchema,
   mappingBulkSchema, mappingCreateSchema, mappingIdParamsSchema, mappingProblem, mappingUpdateSchema, mqttSettingsSchema,
-  opcuaSettingsSchema, type IntegrationConnection, type IntegrationKind, type MappingCreate,
+  opcuaSettingsSchema, type ConnectionCreate, type IntegrationConnection, type IntegrationKind, type MappingCreate, type OpcuaSettings,
 } from '@bioprocess/shared/integrations';
-import { encryptSecret, parseSecretKey, secretContext } from '@bioprocess/shared/server/integration-secrets';
+import { decryptSecret, encryptSecret, IntegrationSecretError, parseSecretKey, secretContext } from '@bioprocess/shared/server/integration-secrets';
+import { userCertificatePairProblem, userCertificateProblem } from '@bioprocess/shared/server/opcua-user-certificate';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
 import { insertInstrument, listInstrumentsById } from '@bioprocess/shared/server/instruments-repository';
 import { shareLockUnitOperationEquipment } from '@bioprocess/shared/server/unit-operations-repository';
@@ -34,7 +35,7 @@ import { createBrowseRequests } from './browse.ts';
 import { readConnectionStatus } from './status.ts';
 import {
   deleteConnection, deleteMapping, insertConnection, insertMapping, listConnections, listMappings, nextConnectionId,
-  requireConnection, requireMapping, updateConnection, updateMapping, type MappingValues,
+  readSecretCiphertext, requireConnection, requireMapping, updateConnection, updateMapping, type MappingValues,
 } from './repository.ts';
 
 const tags = ['Integrations'];
@@ -48,6 +49,18 @@ function settingsOf(kind: IntegrationKind, settings: unknown): unknown {
     throw badRequest(`settings.${issue.path.join('.')}: ${issue.message}`.replace(/\.: /, ': '));
   }
   return parsed.data;
+}
+
+/**
+ * A certificate sign-in's pair checked together: the certificate (and, when it is new, its validity
+ * now) and the private key that must sign for it. The key is named, never quoted.
+ */
+function assertUserCertificatePair(certificatePem: string, privateKeyPem: string | null, checkValidity: boolean): void {
+  const certificateProblem = userCertificateProblem(certificatePem, { checkValidity });
+  if (certificateProblem) throw badRequest(`settings.user_certificate_pem: ${certificateProblem}`);
+  if (!privateKeyPem) throw badRequest(`secret: ${INTEGRATION_MESSAGES.privateKeyRequired}`);
+  const pairProblem = userCertificatePairProblem(certificatePem, privateKeyPem, { checkValidity });
+  if (pairProblem) throw badRequest(`secret: ${pairProblem}`);
 }
 
 /** The connection as it appears in the audit trail: never its secret. */
@@ -64,6 +77,18 @@ export async function integrationRoutes(app: App, deps: AppDeps): Promise<void> 
     if (!deps.env.INTEGRATIONS_SECRET_KEY) throw new HttpError(503, INTEGRATION_MESSAGES.secretKeyMissing);
     return parseSecretKey(deps.env.INTEGRATIONS_SECRET_KEY);
   };
+
+  /** The stored private key, decrypted only to be checked against a new certificate. */
+  async function storedSourceSecret(client: PoolClient, organizationId: number, id: number): Promise<string | null> {
+    const stored = await readSecretCiphertext(client, organizationId, id);
+    if (!stored) return null;
+    try {
+      return decryptSecret(secretKey(), stored, secretContext.source(id));
+    } catch (error) {
+      if (error instanceof IntegrationSecretError) throw badRequest(`secret: ${INTEGRATION_MESSAGES.storedPrivateKeyUnreadable}`);
+      throw error;
+    }
+  }
 
   /** The mapping's stored values: its instrument checked (or created) in the organisation, its fields checked for the kind. */
   async function mappingValues(client: PoolClient, request: FastifyRequest, organizationId: number, kind: IntegrationKind, body: MappingCreate, label: string): Promise<MappingValues> {
@@ -111,8 +136,11 @@ export async function integrationRoutes(app: App, deps: AppDeps): Promise<void> 
   }, async (request, reply) => {
     const userId = sessionUserId(request);
     const { organizationId } = principalOf(request);
-    const body = request.body;
+    const body: ConnectionCreate = request.body;
     const key = secretKey();
+    if (body.kind === 'opcua' && body.settings.user_identity === 'certificate') {
+      assertUserCertificatePair(body.settings.user_certificate_pem!, body.secret || null, true);
+    }
     const connection = await withTransaction(deps.pg, async (client) => {
       const id = await nextConnectionId(client);
       const { token, tokenHash } = issueToken(API_KEY_PREFIX);
@@ -149,21 +177,40 @@ export async function integrationRoutes(app: App, deps: AppDeps): Promise<void> 
   }, async (request) => {
     const { organizationId } = principalOf(request);
     const body = request.body;
-    const key = body.secret ? secretKey() : null;
+    const newSecret = typeof body.secret === 'string' && body.secret !== '' ? body.secret : null;
+    const key = newSecret ? secretKey() : null;
     return withTransaction(deps.pg, async (client) => {
       const { connection: before } = await requireConnection(client, organizationId, request.params.id, { lock: true });
       if (body.kind !== undefined && body.kind !== before.kind) throw badRequest(INTEGRATION_MESSAGES.kindChange);
       const endpointUrl = body.endpoint_url ?? before.endpoint_url;
       const problem = endpointProblem(before.kind, endpointUrl);
       if (problem) throw badRequest(`endpoint_url: ${problem}`);
+      // Re-read through the input schema: what is stored never carries the answer's derived fields.
+      const settings = settingsOf(before.kind, body.settings !== undefined ? body.settings : before.settings);
+      let secret: Buffer | null | undefined = body.secret === undefined ? undefined : newSecret === null ? null : encryptSecret(key!, newSecret, secretContext.source(before.id));
+      if (before.kind === 'opcua') {
+        const next = settings as OpcuaSettings;
+        const wasCertificate = before.settings.user_identity === 'certificate';
+        if (next.user_identity === 'certificate') {
+          if (body.secret !== undefined && newSecret === null) throw badRequest(`secret: ${INTEGRATION_MESSAGES.privateKeyRequired}`);
+          const certificateChanged = !wasCertificate || next.user_certificate_pem !== before.settings.user_certificate_pem;
+          // A renewed certificate may keep its key: the stored one is checked against it.
+          if (certificateChanged || newSecret) {
+            const privateKey = newSecret ?? (wasCertificate ? await storedSourceSecret(client, organizationId, before.id) : null);
+            assertUserCertificatePair(next.user_certificate_pem!, privateKey, certificateChanged);
+          }
+        } else if (wasCertificate && body.secret === undefined) {
+          // A private key is no password: leaving certificate sign-in removes it rather than keeping it unused.
+          secret = null;
+        }
+      }
       const after = await updateConnection(client, organizationId, before.id, {
-        name: body.name ?? before.name, endpointUrl,
-        settings: body.settings !== undefined ? settingsOf(before.kind, body.settings) : before.settings,
+        name: body.name ?? before.name, endpointUrl, settings,
         enabled: body.enabled ?? before.enabled, bufferLimitBytes: body.buffer_limit_bytes ?? before.buffer_limit_bytes,
-      }, body.secret === undefined ? undefined : body.secret === null || body.secret === '' ? null : encryptSecret(key!, body.secret, secretContext.source(before.id)));
+      }, secret);
       await recordAudit(client, request, {
         event_type: 'data', action: 'update', resource_type: 'integration_connection', resource_id: after.id,
-        changes: { before: audited(before), after: { ...audited(after), ...(body.secret !== undefined ? { secret_changed: true } : {}) } },
+        changes: { before: audited(before), after: { ...audited(after), ...(secret !== undefined ? { secret_changed: true } : {}) } },
       });
       return after;
     });

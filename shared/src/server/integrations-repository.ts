@@ -7,6 +7,7 @@ import {
   integrationConnectionSchema, integrationMappingSchema, mqttSettingsSchema, opcuaSettingsSchema, type IntegrationConnection, type IntegrationMapping,
 } from '../integrations.ts';
 import type { Queryable } from './postgres.ts';
+import { describeUserCertificate } from './opcua-user-certificate.ts';
 
 export const CONNECTION_COLUMNS = `id, organization_id, name, kind, endpoint_url, settings, secret_ciphertext IS NOT NULL AS has_secret,
   enabled, buffer_limit_bytes, created_at, updated_at`;
@@ -40,13 +41,19 @@ export interface MappingRow {
   created_at: Date;
 }
 
+/** Settings as answered: through the input schema (a row written before a setting existed reads with its default), plus what a user certificate says. */
+function settingsOf(kind: string, stored: unknown): unknown {
+  if (kind === 'mqtt') return mqttSettingsSchema.parse(stored ?? {});
+  const settings = opcuaSettingsSchema.parse(stored ?? {});
+  return { ...settings, user_certificate: settings.user_certificate_pem ? describeUserCertificate(settings.user_certificate_pem) : null };
+}
+
 export function toConnection(row: ConnectionRow): IntegrationConnection {
   return integrationConnectionSchema.parse({
     ...row,
     id: Number(row.id),
     organization_id: Number(row.organization_id),
-    // Through the input schema: a row written before a setting existed reads with its default.
-    settings: (row.kind === 'mqtt' ? mqttSettingsSchema : opcuaSettingsSchema).parse(row.settings ?? {}),
+    settings: settingsOf(row.kind, row.settings),
     buffer_limit_bytes: Number(row.buffer_limit_bytes),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
