@@ -6,7 +6,7 @@
  * down, and starts them again. Then every invariant is checked and reported:
  * - each accepted point stored exactly once (count, sum of times and sum of values per instrument);
  * - each minute's and hour's rollup equal to the deduplicated points;
- * - every job finished, none failed, no rollups owed;
+ * - every job finished, none failed, no rollups owed or waiting for a recheck;
  * - each shard's two replicas hold the same rows once the killed servers are back (caught up).
  *
  * Work is counted, never timed: a step waits for a number of accepted posts, not for seconds.
@@ -166,8 +166,11 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
     const byState = Object.fromEntries(states.map((row) => [row.state, Number(row.n)]));
     report('every_job_finished', (byState.queued ?? 0) + (byState.running ?? 0) === 0, { queued: 0, running: 0 }, byState);
     report('no_job_failed', (byState.failed ?? 0) === 0, 0, byState.failed ?? 0);
-    const { rows: [owed] } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM rollup_backlog');
+    const { rows: [owed] } = await pool.query<{ n: number; recheck: number }>(
+      'SELECT (SELECT count(*) FROM rollup_backlog)::int AS n, (SELECT count(*) FROM rollup_recheck)::int AS recheck');
     report('no_rollups_owed', owed!.n === 0, 0, owed!.n);
+    // Ranges recomputed while a replica did not answer, rechecked from every replica once all answer.
+    report('no_rollups_to_recheck', owed!.recheck === 0, 0, owed!.recheck);
 
     const stored = await queryRows<[string, string, string, number, string]>(clickhouse, `
       SELECT instrument_id, count(), sum(ts), sum(v), max(c) FROM (
@@ -214,7 +217,8 @@ async function waitAllFinished(pool: Pool, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { rows } = await pool.query<{ n: string }>(
-      `SELECT (SELECT count(*) FROM ingest_jobs WHERE state IN ('queued', 'running')) + (SELECT count(*) FROM rollup_backlog) AS n`);
+      `SELECT (SELECT count(*) FROM ingest_jobs WHERE state IN ('queued', 'running')) + (SELECT count(*) FROM rollup_backlog)
+              + (SELECT count(*) FROM rollup_recheck) AS n`);
     if (Number(rows[0]!.n) === 0 || Date.now() > deadline) return;
     await sleep(1_000);
   }

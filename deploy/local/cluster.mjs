@@ -59,6 +59,9 @@ function clickHouseConfig(dir, node) {
         ${CLICKHOUSE_NODES.filter((other) => other.shard === shard).map((other) =>
     `<replica><host>127.0.0.1</host><port>${other.tcpPort}</port></replica>`).join('\n        ')}
       </shard>`).join('');
+  // The same servers, each a shard of its own: rollups are recomputed from every replica (docs/scale.md).
+  const everyServer = CLICKHOUSE_NODES.map((other) => `
+      <shard><replica><host>127.0.0.1</host><port>${other.tcpPort}</port></replica></shard>`).join('');
   return `<?xml version="1.0"?>
 <yandex>
   <logger>
@@ -89,6 +92,8 @@ function clickHouseConfig(dir, node) {
   <remote_servers>
     <${CLUSTER_NAME}>${shards}
     </${CLUSTER_NAME}>
+    <${CLUSTER_NAME}_replicas>${everyServer}
+    </${CLUSTER_NAME}_replicas>
   </remote_servers>
   <zookeeper>
     ${ZOOKEEPER_NODES.map((zk) => `<node><host>127.0.0.1</host><port>${zk.clientPort}</port></node>`).join('\n    ')}

@@ -77,8 +77,13 @@ describe('deploy/docker-compose.cluster.yml', () => {
     }
   });
 
+  const shardsOf = (cluster: string) => {
+    const block = new RegExp(`<${cluster}>([\\s\\S]*?)</${cluster}>`).exec(clusterXml)?.[1] ?? '';
+    return [...block.matchAll(/<shard>([\s\S]*?)<\/shard>/g)].map((match) => [...match[1]!.matchAll(/<host>([\w-]+)<\/host>/g)].map((host) => host[1]!));
+  };
+
   it('runs each server of cluster.xml with the shard it is listed in, a replica name of its own and the configuration mounted', () => {
-    const shards = [...clusterXml.matchAll(/<shard>([\s\S]*?)<\/shard>/g)].map((match) => [...match[1]!.matchAll(/<host>([\w-]+)<\/host>/g)].map((host) => host[1]!));
+    const shards = shardsOf('bioprocess');
     expect(shards.flat().length).toBe(4);
     const replicas = new Set<string>();
     shards.forEach((hosts, index) => {
@@ -90,6 +95,10 @@ describe('deploy/docker-compose.cluster.yml', () => {
       }
     });
     expect(replicas.size).toBe(4);
+  });
+
+  it('lists every server of the cluster as a shard of its own in <cluster>_replicas, which rollups are recomputed from', () => {
+    expect(shardsOf('bioprocess_replicas')).toEqual(shardsOf('bioprocess').flat().map((host) => [host]));
   });
 
   it('lists the same ZooKeeper nodes in ClickHouse and in the ensemble', () => {

@@ -93,10 +93,43 @@ export async function recomputeLeftBacklog(pool: Pool, clickhouse: ClickHouseCli
   });
 }
 
+/**
+ * On a cluster: recomputes from every replica the ranges recorded while one did not answer
+ * (recheck-ranges.ts), locking them so that two workers never take the same row, and deletes them in
+ * the same transaction; fails, leaving them, while a replica still does not answer. Answers how many.
+ */
+export async function recheckRollups(pool: Pool, clickhouse: ClickHouseClient): Promise<number> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ id: string; organization_id: string; instrument_ids: string[]; start_ms: string; end_ms: string }>(
+      `SELECT id, organization_id, instrument_ids::text[] AS instrument_ids, start_ms, end_ms FROM rollup_recheck
+        ORDER BY id LIMIT ${ROWS_PER_PASS} FOR UPDATE SKIP LOCKED`,
+    );
+    if (rows.length === 0) return 0;
+    await recomputeRollups(clickhouse, pool, rows.map((row) => ({
+      range: { organizationId: Number(row.organization_id), instrumentIds: row.instrument_ids.map(Number), startMs: Number(row.start_ms), endMs: Number(row.end_ms) },
+    })), { everyReplicaOnly: true });
+    await client.query('DELETE FROM rollup_recheck WHERE id = ANY($1::bigint[])', [rows.map((row) => row.id)]);
+    return rows.length;
+  });
+}
+
+/** How often a recheck that failed (a replica still down) is logged. */
+const RECHECK_PROBLEM_LOG_MS = 30_000;
+
 export function startRollupBacklogPass(options: { pg: Pool; clickhouse: ClickHouseClient; logger: Logger }): PeriodicPass<number> {
+  let lastRecheckProblem = 0;
   return runPeriodically(async () => {
     const recomputed = await recomputeLeftBacklog(options.pg, options.clickhouse);
     if (recomputed > 0) options.logger.info({ recomputed }, 'rollups left owing recomputed');
+    // Its own failure (a replica still down, for as long as it is) does not hold the backlog up.
+    const rechecked = await recheckRollups(options.pg, options.clickhouse).catch((error: unknown) => {
+      if (Date.now() - lastRecheckProblem > RECHECK_PROBLEM_LOG_MS) {
+        lastRecheckProblem = Date.now();
+        options.logger.warn({ err: error }, 'rollups recomputed while a ClickHouse replica did not answer wait for every replica to answer');
+      }
+      return 0;
+    });
+    if (rechecked > 0) options.logger.info({ rechecked }, 'rollups recomputed while a replica did not answer recomputed from every replica');
     return recomputed;
   }, { intervalMs: BACKLOG_PASS_MS, logger: options.logger, name: 'rollup backlog' });
 }

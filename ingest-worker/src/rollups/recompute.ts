@@ -15,6 +15,9 @@
  *      minutes are read after the draw: the recomputation with the highest version has seen every
  *      write that drew before it, and a write stored later draws a higher version of its own. Hours
  *      draw their version after their minute rows are written, by the same argument.
+ * On a cluster, "what is stored" is read from every replica (sources.ts): a row is visible there as
+ * soon as the replica that took it acknowledged it. While a replica does not answer, its range is
+ * recorded for a recheck (recheck.ts) and recomputed from the replicas that do.
  * The property tests (ingest-worker/test/rollups-*.test.ts, feed-rollups.test.ts) compare the newest
  * rollups with an aggregation of the deduplicated points.
  */
@@ -22,6 +25,8 @@ import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { floorTo, floorToMinute, HOUR_MS, MINUTE_MS } from '@bioprocess/shared/points-sql';
 import type { RangeOnInstruments } from '../points-store.ts';
+import { recordRecheck } from './recheck-ranges.ts';
+import { replicasAnswering, rollupLayout, TABLE_SOURCES, type RollupSources } from './sources.ts';
 import { nextRollupVersion, rollupScope, writeHourlyRollups, writeMinuteRollups } from './statements.ts';
 
 /** Points one recomputation reads at most, about: bounds ClickHouse's deduplicating aggregation memory. */
@@ -65,10 +70,39 @@ function* heavySlices(range: RangeOnInstruments, weight: number): Generator<Rang
   }
 }
 
-async function recomputeScope(clickhouse: ClickHouseClient, pool: Pool, ranges: readonly RangeOnInstruments[]): Promise<void> {
+async function writeScope(clickhouse: ClickHouseClient, pool: Pool, ranges: readonly RangeOnInstruments[], sources: RollupSources): Promise<void> {
   const scope = rollupScope(ranges);
-  await writeMinuteRollups(clickhouse, scope, await nextRollupVersion(pool));
-  await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool));
+  await writeMinuteRollups(clickhouse, scope, await nextRollupVersion(pool), sources);
+  await writeHourlyRollups(clickhouse, scope, await nextRollupVersion(pool), sources);
+}
+
+export interface RecomputeOptions {
+  /**
+   * On a cluster, fail rather than recompute from fewer than every replica (the recheck pass, which
+   * waits for them all).
+   */
+  everyReplicaOnly?: boolean;
+}
+
+async function recomputeScope(clickhouse: ClickHouseClient, pool: Pool, ranges: readonly RangeOnInstruments[], options: RecomputeOptions): Promise<void> {
+  const layout = await rollupLayout(clickhouse);
+  if (layout.cluster === null) {
+    await writeScope(clickhouse, pool, ranges, TABLE_SOURCES);
+    return;
+  }
+  try {
+    await writeScope(clickhouse, pool, ranges, layout.everyReplica);
+  } catch (error) {
+    // Only a replica that does not answer makes the recomputation settle for fewer: any other failure
+    // (or a replica back by now) is the caller's to retry.
+    if (options.everyReplicaOnly || await replicasAnswering(clickhouse, layout.replicasCluster) >= layout.servers) throw error;
+    // Recorded first: a process dying after the figures below are written leaves the recheck owed.
+    await recordRecheck(pool, ranges);
+    // From the first replica of each shard that answers (the Distributed tables), with versions drawn
+    // after the failed attempt's, so that figures it wrote before failing (from every replica) are
+    // replaced by these until the recheck replaces these in turn.
+    await writeScope(clickhouse, pool, ranges, TABLE_SOURCES);
+  }
 }
 
 /**
@@ -76,7 +110,7 @@ async function recomputeScope(clickhouse: ClickHouseClient, pool: Pool, ranges: 
  * asked for together share statements (one pair per RECOMPUTATION_MAX_POINTS of them); a heavier one
  * goes alone, in slices of a few instruments and hours.
  */
-export async function recomputeRollups(clickhouse: ClickHouseClient, pool: Pool, requests: readonly RollupRequest[]): Promise<void> {
+export async function recomputeRollups(clickhouse: ClickHouseClient, pool: Pool, requests: readonly RollupRequest[], options: RecomputeOptions = {}): Promise<void> {
   let together: RangeOnInstruments[] = [];
   let weight = 0;
   for (const request of requests) {
@@ -84,16 +118,16 @@ export async function recomputeRollups(clickhouse: ClickHouseClient, pool: Pool,
     if (range.instrumentIds.length === 0) continue;
     const requestWeight = weightOf(request);
     if (requestWeight > RECOMPUTATION_MAX_POINTS) {
-      for (const slice of heavySlices(range, requestWeight)) await recomputeScope(clickhouse, pool, [slice]);
+      for (const slice of heavySlices(range, requestWeight)) await recomputeScope(clickhouse, pool, [slice], options);
       continue;
     }
     if (weight + requestWeight > RECOMPUTATION_MAX_POINTS) {
-      await recomputeScope(clickhouse, pool, together);
+      await recomputeScope(clickhouse, pool, together, options);
       together = [];
       weight = 0;
     }
     together.push(range);
     weight += requestWeight;
   }
-  if (together.length > 0) await recomputeScope(clickhouse, pool, together);
+  if (together.length > 0) await recomputeScope(clickhouse, pool, together, options);
 }

@@ -4,12 +4,13 @@
  * the write that asked for them.
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
-import { POINTS_TABLE, ROLLUP_HOUR_TABLE, ROLLUP_MINUTE_TABLE } from '@bioprocess/shared/server/clickhouse-tables';
+import { ROLLUP_HOUR_TABLE, ROLLUP_MINUTE_TABLE } from '@bioprocess/shared/server/clickhouse-tables';
 import type { Queryable } from '@bioprocess/shared/server/postgres';
 import {
   floorExpr, floorTo, floorToMinute, HOUR_MS, int, MINUTE_MS, minuteExpr, NEWEST_POINT_COLUMNS, newestRollupColumns, oneOf, version,
 } from '@bioprocess/shared/points-sql';
 import type { RangeOnInstruments } from '../points-store.ts';
+import { TABLE_SOURCES, type RollupSources } from './sources.ts';
 
 /** Conditions selecting the minutes and hours that ranges touch, in each table. */
 export interface RollupScope {
@@ -73,9 +74,9 @@ const MINUTES_TO_DEDUPLICATE_MAX = 200;
  * a job written twice), each as a one-minute range; null when there are more than
  * MINUTES_TO_DEDUPLICATE_MAX of them.
  */
-async function minutesToDeduplicate(clickhouse: ClickHouseClient, scope: RollupScope): Promise<RangeOnInstruments[] | null> {
+async function minutesToDeduplicate(clickhouse: ClickHouseClient, scope: RollupScope, sources: RollupSources): Promise<RangeOnInstruments[] | null> {
   const result = await clickhouse.query({
-    query: `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m FROM ${POINTS_TABLE} WHERE ${scope.points}
+    query: `SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m FROM ${sources.points} WHERE ${scope.points}
              GROUP BY organization_id, instrument_id, m HAVING NOT (${KEYS_ONCE})
              LIMIT ${MINUTES_TO_DEDUPLICATE_MAX + 1}`,
     format: 'JSONCompact',
@@ -93,11 +94,13 @@ async function minutesToDeduplicate(clickhouse: ClickHouseClient, scope: RollupS
  * minutes whose keys each have one row and no tombstone are aggregated as they are (KEYS_ONCE,
  * checked by the statement that aggregates them); the others, usually none or a few, are deduplicated.
  * A minute whose readings were all deleted keeps a row with no points, replacing the figures it had.
+ * `sources` (sources.ts) say where the rows are read; where a row may come more than once (every
+ * replica of a cluster) there is no shortcut.
  */
-export async function writeMinuteRollups(clickhouse: ClickHouseClient, scope: RollupScope, rollupVersion: string): Promise<void> {
-  const toDeduplicate = await minutesToDeduplicate(clickhouse, scope);
+export async function writeMinuteRollups(clickhouse: ClickHouseClient, scope: RollupScope, rollupVersion: string, sources: RollupSources = TABLE_SOURCES): Promise<void> {
+  const toDeduplicate = sources.rowsRepeat ? null : await minutesToDeduplicate(clickhouse, scope, sources);
   if (toDeduplicate === null) {
-    await writeDeduplicatedMinutes(clickhouse, scope, rollupVersion);
+    await writeDeduplicatedMinutes(clickhouse, scope, rollupVersion, sources);
     return;
   }
   const deduplicated = toDeduplicate.length > 0 ? rollupScope(toDeduplicate) : null;
@@ -106,19 +109,19 @@ export async function writeMinuteRollups(clickhouse: ClickHouseClient, scope: Ro
   await clickhouse.command({
     query: `INSERT INTO ${ROLLUP_MINUTE_TABLE} (organization_id, instrument_id, minute, points, value_count, value_sum, value_min, value_max, version)
       SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS m, count(), count(value), sum(ifNull(value, toFloat64(0))), min(value), max(value), toUInt64(${rollupVersion})
-        FROM ${POINTS_TABLE} WHERE (${scope.points})${deduplicated ? ` AND NOT (${deduplicated.points})` : ''}
+        FROM ${sources.points} WHERE (${scope.points})${deduplicated ? ` AND NOT (${deduplicated.points})` : ''}
        GROUP BY organization_id, instrument_id, m HAVING ${KEYS_ONCE}`,
   });
-  if (deduplicated) await writeDeduplicatedMinutes(clickhouse, deduplicated, rollupVersion);
+  if (deduplicated) await writeDeduplicatedMinutes(clickhouse, deduplicated, rollupVersion, sources);
 }
 
 /** The minute rollups of the scope from the deduplicated points, every minute of it. */
-async function writeDeduplicatedMinutes(clickhouse: ClickHouseClient, scope: RollupScope, rollupVersion: string): Promise<void> {
-  await writeRollupRows(clickhouse, 'minute', rollupVersion, scope.minutes, `
+async function writeDeduplicatedMinutes(clickhouse: ClickHouseClient, scope: RollupScope, rollupVersion: string, sources: RollupSources): Promise<void> {
+  await writeRollupRows(clickhouse, 'minute', rollupVersion, scope.minutes, sources, `
     SELECT organization_id, instrument_id, ${minuteExpr('ts')} AS at, toUInt64(d = 0) AS p, toUInt64(d = 0 AND isNotNull(v)) AS n,
            if(d = 0, ifNull(v, toFloat64(0)), toFloat64(0)) AS s, if(d = 0, v, CAST(NULL AS Nullable(Float64))) AS lo, lo AS hi
       FROM (SELECT organization_id, instrument_id, ts, ${NEWEST_POINT_COLUMNS}
-              FROM ${POINTS_TABLE} WHERE ${scope.points}
+              FROM ${sources.points} WHERE ${scope.points}
              GROUP BY organization_id, instrument_id, ts)`);
 }
 
@@ -126,21 +129,24 @@ async function writeDeduplicatedMinutes(clickhouse: ClickHouseClient, scope: Rol
  * Recomputes the hourly rollups of the hours the scope touches from the deduplicated minute rollups
  * (at most 60 rows per instrument and hour, however many points the hour holds).
  */
-export async function writeHourlyRollups(clickhouse: ClickHouseClient, scope: RollupScope, hourlyVersion: string): Promise<void> {
-  await writeRollupRows(clickhouse, 'hour', hourlyVersion, scope.hours, `
+export async function writeHourlyRollups(clickhouse: ClickHouseClient, scope: RollupScope, hourlyVersion: string, sources: RollupSources = TABLE_SOURCES): Promise<void> {
+  await writeRollupRows(clickhouse, 'hour', hourlyVersion, scope.hours, sources, `
     SELECT organization_id, instrument_id, ${floorExpr('minute', HOUR_MS)} AS at, p, n, s, lo, hi FROM (
       SELECT organization_id, instrument_id, minute, ${newestRollupColumns()}
-        FROM ${ROLLUP_MINUTE_TABLE} WHERE ${scope.minutesOfHours}
+        FROM ${sources.minuteRollups} WHERE ${scope.minutesOfHours}
        GROUP BY organization_id, instrument_id, minute)`);
 }
 
 /**
  * Adds up `parts` (rows of organization_id, instrument_id, at, p, n, s, lo, hi) per period into rollup
  * rows of `rollupVersion`; a period of `periods` with rollups already but no part gets a row with no
- * points, so that it replaces the figures it had.
+ * points, so that it replaces the figures it had (a period read more than once adds nothing).
  */
-async function writeRollupRows(clickhouse: ClickHouseClient, period: 'minute' | 'hour', rollupVersion: string, periods: string, parts: string): Promise<void> {
+async function writeRollupRows(
+  clickhouse: ClickHouseClient, period: 'minute' | 'hour', rollupVersion: string, periods: string, sources: RollupSources, parts: string,
+): Promise<void> {
   const table = period === 'minute' ? ROLLUP_MINUTE_TABLE : ROLLUP_HOUR_TABLE;
+  const existing = period === 'minute' ? sources.minuteRollups : sources.hourRollups;
   await clickhouse.command({
     query: `INSERT INTO ${table} (organization_id, instrument_id, ${period}, points, value_count, value_sum, value_min, value_max, version)
       SELECT organization_id, instrument_id, at, sum(p), sum(n), sum(s), min(lo), max(hi), toUInt64(${rollupVersion})
@@ -149,7 +155,7 @@ async function writeRollupRows(clickhouse: ClickHouseClient, period: 'minute' | 
           UNION ALL
           SELECT organization_id, instrument_id, ${period} AS at, toUInt64(0) AS p, toUInt64(0) AS n, toFloat64(0) AS s,
                  CAST(NULL AS Nullable(Float64)) AS lo, CAST(NULL AS Nullable(Float64)) AS hi
-            FROM ${table} WHERE ${periods}
+            FROM ${existing} WHERE ${periods}
         )
        GROUP BY organization_id, instrument_id, at`,
   });
