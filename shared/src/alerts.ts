@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { UNIT_OPERATION_TYPES } from './enums.ts';
 import { listQueryShape } from './pagination.ts';
+import { signatureSchema } from './run-review.ts';
 
 export const ALERT_MESSAGES = {
   ruleNotFound: 'Alert rule not found',
@@ -20,6 +21,8 @@ export const ALERT_MESSAGES = {
   alreadyAcknowledged: 'This alert was already acknowledged.',
   quietHoursNeedUser: 'Quiet hours belong to a user: an API key has none.',
   unknownTimeZone: 'Unknown time zone.',
+  acknowledgementPasswordRequired: 'password: your organisation requires an electronic signature to acknowledge an alert: enter your password',
+  acknowledgementPasswordWrong: 'The password is not correct: the alert was not acknowledged and nothing was signed.',
 } as const;
 
 export const ALERT_STATES = ['ok', 'pending', 'firing'] as const;
@@ -127,6 +130,8 @@ export const alertEventSchema = z.object({
   acknowledged_by: z.number().int().nullable(),
   acknowledged_by_name: z.string().nullable(),
   acknowledgement: z.string().nullable(),
+  acknowledgement_signature: signatureSchema.nullable()
+    .describe('The electronic signature of the acknowledgement (meaning Reviewed), where the organisation required one; its validity is computed now.'),
 });
 export type AlertEvent = z.infer<typeof alertEventSchema>;
 
@@ -142,7 +147,16 @@ export const alertEventListQuerySchema = z.object({
 export const alertAcknowledgeSchema = z.object({
   comment: z.string({ error: 'A comment is required to acknowledge an alert.' }).trim()
     .min(1, 'A comment is required to acknowledge an alert.').max(2000, 'The comment must be at most 2000 characters.'),
+  password: z.string().max(1000, 'password: at most 1000 characters').optional()
+    .describe('The acknowledger\'s password: required when the organisation requires acknowledgements to be signed, ignored otherwise.'),
 });
+
+/** The organisation's rule for acknowledgements: every member reads it (the console asks for the password when it is on); admins change it. */
+export const alertAcknowledgementSettingsSchema = z.object({
+  requires_signature: z.boolean({ error: 'requires_signature: true or false' })
+    .describe('Acknowledging an alert requires an electronic signature: the acknowledger\'s password, recorded as a signature bound to the firing.'),
+});
+export type AlertAcknowledgementSettings = z.infer<typeof alertAcknowledgementSettingsSchema>;
 
 export const alertSummarySchema = z.object({
   firing: z.number().int().describe('Open firings of the organisation.'),

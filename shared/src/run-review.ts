@@ -31,9 +31,12 @@ export const signatureMeaningsUpdateSchema = z.object({
 });
 
 export const SIGNATURE_VALIDITY = ['valid', 'invalid', 'revoked'] as const;
+/** What a signature signs: a run (review), or an alert firing (its acknowledgement, where the organisation requires it). */
+export const SIGNATURE_RECORD_TYPES = ['run', 'alert_event'] as const;
+export type SignatureRecordType = (typeof SIGNATURE_RECORD_TYPES)[number];
 export const signatureSchema = z.object({
   id: z.number().int(),
-  record_type: z.literal('run'),
+  record_type: z.enum(SIGNATURE_RECORD_TYPES),
   record_id: z.number().int(),
   meaning: z.string(),
   meaning_label: z.string(),
@@ -43,9 +46,9 @@ export const signatureSchema = z.object({
   signed_at: z.string().describe('ISO 8601 instant'),
   time_zone: z.string().describe('The organisation\'s zone the signature is shown in'),
   signed_at_local: z.string().describe('Date and time in time_zone with its offset, e.g. 2026-11-29 11:02:07 CET (UTC+01:00)'),
-  content_sha256: z.string().describe('SHA-256 of the canonical run content the signature was given to'),
+  content_sha256: z.string().describe('SHA-256 of the canonical content of the record (run, or acknowledged alert firing) the signature was given to'),
   authentication: z.enum(['password', 'recent_sign_in']),
-  validity: z.enum(SIGNATURE_VALIDITY).describe('valid: the run still hashes to content_sha256; invalid: it changed since; revoked: the run was reopened'),
+  validity: z.enum(SIGNATURE_VALIDITY).describe('valid: the record still hashes to content_sha256; invalid: it changed since; revoked: the run was reopened'),
   revoked_at: z.string().nullable(),
   revoke_reason: z.string().nullable(),
 });

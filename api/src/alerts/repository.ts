@@ -1,4 +1,7 @@
-/** Alert rows in PostgreSQL: rules, events (firings), quiet hours; the organisation-scoped queries and the wire forms. */
+/**
+ * Alert rows in PostgreSQL: rules, events (firings) with the signature of their acknowledgement,
+ * quiet hours, the organisation's acknowledgement rule; the organisation-scoped queries and the wire forms.
+ */
 import type pg from 'pg';
 import {
   ALERT_MESSAGES, alertConditionSchema, type AlertEvent, type AlertRule, type AlertRuleCreate, type QuietHours,
@@ -7,6 +10,8 @@ import { toIsoTimestamp } from '@bioprocess/shared/entities';
 import type { Queryable } from '@bioprocess/shared/server/postgres';
 import { notFound } from '../platform/http-error.ts';
 import type { RowPage } from '../platform/organization-rows.ts';
+import { toSignature, type SignatureRow } from '../signatures/repository.ts';
+import { alertAcknowledgementHash } from './acknowledgement-content.ts';
 
 type Db = Queryable;
 
@@ -115,22 +120,26 @@ interface EventRow {
   acknowledged_by: string | null;
   acknowledged_by_name: string | null;
   acknowledgement: string | null;
+  /** The acknowledgement's signature row as JSON (timestamps as text), or null. */
+  signature: SignatureRow | null;
 }
 
 const EVENT_SELECT = `
   SELECT e.id, e.organization_id, e.rule_id, r.name AS rule_name, r.condition->>'kind' AS condition_kind, e.instrument_id, i.name AS instrument_name,
          e.unit_operation_id, e.run_id, run.name AS run_name, e.started_at, e.fired_at, e.resolved_at, e.value, e.message,
-         e.acknowledged_at, e.acknowledged_by, u.name AS acknowledged_by_name, e.acknowledgement
+         e.acknowledged_at, e.acknowledged_by, u.name AS acknowledged_by_name, e.acknowledgement,
+         CASE WHEN s.id IS NULL THEN NULL ELSE to_jsonb(s) END AS signature
     FROM alert_events e
     JOIN alert_rules r ON r.id = e.rule_id
     JOIN instruments i ON i.id = e.instrument_id
     LEFT JOIN runs run ON run.id = e.run_id
-    LEFT JOIN users u ON u.id = e.acknowledged_by`;
+    LEFT JOIN users u ON u.id = e.acknowledged_by
+    LEFT JOIN signatures s ON s.organization_id = e.organization_id AND s.record_type = 'alert_event' AND s.record_id = e.id`;
 
 const idOrNull = (value: string | null) => (value === null ? null : Number(value));
 
 export function toAlertEvent(row: EventRow): AlertEvent {
-  return {
+  const event: Omit<AlertEvent, 'acknowledgement_signature'> = {
     id: Number(row.id), organization_id: Number(row.organization_id), rule_id: Number(row.rule_id), rule_name: row.rule_name,
     condition_kind: row.condition_kind, instrument_id: Number(row.instrument_id), instrument_name: row.instrument_name,
     unit_operation_id: idOrNull(row.unit_operation_id), run_id: idOrNull(row.run_id), run_name: row.run_name,
@@ -139,6 +148,9 @@ export function toAlertEvent(row: EventRow): AlertEvent {
     value: row.value, message: row.message, acknowledged_at: toIsoTimestamp(row.acknowledged_at), acknowledged_by: idOrNull(row.acknowledged_by),
     acknowledged_by_name: row.acknowledged_by_name, acknowledgement: row.acknowledgement,
   };
+  // Validity is judged now: the firing's acknowledged facts hashed again against the hash that was signed.
+  const signature = row.signature === null ? null : toSignature(row.signature, alertAcknowledgementHash(event));
+  return { ...event, acknowledgement_signature: signature };
 }
 
 export async function requireAlertEvent(db: Db, organizationId: number, id: number, options: { forUpdate?: boolean } = {}): Promise<AlertEvent> {
@@ -178,6 +190,18 @@ export async function acknowledgeAlertEvent(client: pg.PoolClient, organizationI
   await client.query(
     'UPDATE alert_events SET acknowledged_at = now(), acknowledged_by = $3, acknowledgement = $4 WHERE id = $1 AND organization_id = $2',
     [id, organizationId, userId, comment]);
+}
+
+/** Whether the organisation requires an electronic signature to acknowledge an alert. */
+export async function acknowledgementRequiresSignature(db: Db, organizationId: number, options: { forUpdate?: boolean } = {}): Promise<boolean> {
+  const { rows } = await db.query<{ required: boolean }>(
+    `SELECT alert_acknowledgement_requires_signature AS required FROM organizations WHERE id = $1${options.forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
+    [organizationId]);
+  return rows[0]?.required ?? false;
+}
+
+export async function setAcknowledgementRequiresSignature(client: pg.PoolClient, organizationId: number, required: boolean): Promise<void> {
+  await client.query('UPDATE organizations SET alert_acknowledgement_requires_signature = $2, updated_at = now() WHERE id = $1', [organizationId, required]);
 }
 
 export async function quietHoursOf(db: Db, userId: number): Promise<QuietHours | null> {

@@ -1,16 +1,18 @@
 /**
  * Alert routes: rules (anyone who may create data defines them: editors and admins), their firings
- * (listed per run, unit operation or rule; acknowledged with a comment by an editor or admin, audited),
- * the count the console's shell shows, and each user's quiet hours. The queries live in repository.ts;
+ * (listed per run, unit operation or rule; acknowledged with a comment by an editor or admin, audited,
+ * and signed with the acknowledger's password where the organisation requires it), the organisation's
+ * acknowledgement rule, the count the console's shell shows, and each user's quiet hours. The queries live in repository.ts;
  * evaluation and delivery run in the alert worker (worker.ts).
  */
 import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import {
-  ALERT_MESSAGES, alertAcknowledgeSchema, alertEventListQuerySchema, alertEventSchema, alertRuleCreateSchema, alertRuleSchema,
-  alertRuleUpdateSchema, alertSummarySchema, quietHoursAnswerSchema, quietHoursSchema, type AlertRule, type AlertRuleCreate,
+  ALERT_MESSAGES, alertAcknowledgeSchema, alertAcknowledgementSettingsSchema, alertEventListQuerySchema, alertEventSchema, alertRuleCreateSchema, alertRuleSchema,
+  alertRuleUpdateSchema, alertSummarySchema, quietHoursAnswerSchema, quietHoursSchema, type AlertEvent, type AlertRule, type AlertRuleCreate,
 } from '@bioprocess/shared/alerts';
+import type { Signature } from '@bioprocess/shared/run-review';
 import { errorResponseSchema, idParamsSchema } from '@bioprocess/shared/entities';
 import { LIST_QUERY_DESCRIPTION, listQuerySchema, TOTAL_COUNT_HEADER } from '@bioprocess/shared/pagination';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
@@ -21,9 +23,14 @@ import { principalOf } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import { requireRun } from '../runs/repository.ts';
 import { requireGoldenBatch, toGoldenBatch } from '../golden-batches/repository.ts';
+import { organizationTimeZone } from '../organizations/settings.ts';
+import { insertSignature, listSignatureMeanings } from '../signatures/repository.ts';
+import { proveSigner, type ProvenSigner } from '../signatures/signer.ts';
+import { ACKNOWLEDGEMENT_SIGNATURE_MEANING, alertAcknowledgementHash } from './acknowledgement-content.ts';
 import {
-  acknowledgeAlertEvent, alertSummary, deleteAlertRule, insertAlertRule, listAlertEvents, listAlertRules, quietHoursOf,
-  requireAlertEvent, requireAlertRuleRow, restartAlertRule, saveQuietHours, strangers, toAlertRule, updateAlertRule,
+  acknowledgeAlertEvent, acknowledgementRequiresSignature, alertSummary, deleteAlertRule, insertAlertRule, listAlertEvents, listAlertRules, quietHoursOf,
+  requireAlertEvent, requireAlertRuleRow, restartAlertRule, saveQuietHours, setAcknowledgementRequiresSignature, strangers, toAlertRule,
+  updateAlertRule,
 } from './repository.ts';
 import { isKnownTimeZone } from './notifications.ts';
 
@@ -53,6 +60,22 @@ async function withGoldenBandScope(db: pg.PoolClient, organizationId: number, ru
 
 function auditRule(client: pg.PoolClient, request: FastifyRequest, action: string, id: number, before: AlertRule | null, after: AlertRule | null) {
   return recordAudit(client, request, { event_type: 'data', action, resource_type: 'alert_rule', resource_id: id, changes: { before, after } });
+}
+
+/** Records the acknowledgement's signature, bound to the hash of the firing as acknowledged, and audits it like a run signature. */
+async function signAcknowledgement(client: pg.PoolClient, request: FastifyRequest, event: AlertEvent, signer: ProvenSigner): Promise<Signature> {
+  const meaning = (await listSignatureMeanings(client, event.organization_id)).find((candidate) => candidate.code === ACKNOWLEDGEMENT_SIGNATURE_MEANING)!;
+  const contentSha256 = alertAcknowledgementHash(event);
+  const signature = await insertSignature(client, event.organization_id, {
+    recordType: 'alert_event', recordId: event.id, meaning, signer, timeZone: await organizationTimeZone(client, event.organization_id),
+    contentSha256, authentication: signer.authentication,
+  });
+  await recordAudit(client, request, {
+    event_type: 'signature.signed', action: 'sign', resource_type: 'alert_event', resource_id: event.id,
+    changes: { before: null, after: { signature_id: signature.id, meaning: meaning.code, meaning_label: meaning.label, signer_name: signer.name,
+      signed_at: signature.signed_at, content_sha256: contentSha256, authentication: signer.authentication } },
+  });
+  return signature;
 }
 
 export async function alertRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -154,20 +177,70 @@ export async function alertRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post('/api/v1/alert-events/:id/acknowledge', {
     config: { access: 'edit' },
     schema: {
-      tags, summary: 'Acknowledge an alert firing with a comment', description: 'Editors and admins, signed in as themselves; once per firing; audited.',
+      tags, summary: 'Acknowledge an alert firing with a comment',
+      description: 'Editors and admins, signed in as themselves; once per firing; audited. Where the organisation requires acknowledgements '
+        + 'to be signed (GET /api/v1/organization-settings/alert-acknowledgements), password is required every time (400 without it, 403 '
+        + 'when wrong, nothing recorded) and the acknowledgement is recorded with an electronic signature (meaning Reviewed) bound to the '
+        + 'SHA-256 of the acknowledged firing (docs/signatures.md); the answer carries it as acknowledgement_signature.',
       params: idParamsSchema, body: alertAcknowledgeSchema, response: { 200: alertEventSchema, 403: errorResponseSchema, 409: errorResponseSchema, ...errors },
     },
   }, async (request) => {
     const principal = principalOf(request);
     if (principal.userId === null) throw forbidden(ALERT_MESSAGES.acknowledgeNeedsUser);
+    const { organizationId } = principal;
+    const eventId = request.params.id;
+    // Checked before the password is, so a firing of another organisation or one already acknowledged costs no password attempt.
+    const existing = await requireAlertEvent(deps.pg, organizationId, eventId);
+    if (existing.acknowledged_at !== null) throw conflict(ALERT_MESSAGES.alreadyAcknowledged);
+    const signer = await acknowledgementRequiresSignature(deps.pg, organizationId)
+      ? await proveSigner(deps, request, request.body.password, { recordType: 'alert_event', recordId: eventId, meaning: ACKNOWLEDGEMENT_SIGNATURE_MEANING }, {
+        alwaysPassword: true,
+        messages: { passwordRequired: ALERT_MESSAGES.acknowledgementPasswordRequired, passwordWrong: ALERT_MESSAGES.acknowledgementPasswordWrong },
+      })
+      : null;
     return withTransaction(deps.pg, async (client) => {
-      const before = await requireAlertEvent(client, principal.organizationId, request.params.id, { forUpdate: true });
+      const before = await requireAlertEvent(client, organizationId, eventId, { forUpdate: true });
       if (before.acknowledged_at !== null) throw conflict(ALERT_MESSAGES.alreadyAcknowledged);
-      await acknowledgeAlertEvent(client, principal.organizationId, before.id, principal.userId!, request.body.comment);
-      const after = await requireAlertEvent(client, principal.organizationId, before.id);
+      // The rule turned on while the password was being checked: the acknowledgement would go unsigned.
+      if (signer === null && await acknowledgementRequiresSignature(client, organizationId)) throw badRequest(ALERT_MESSAGES.acknowledgementPasswordRequired);
+      await acknowledgeAlertEvent(client, organizationId, before.id, principal.userId!, request.body.comment);
+      const acknowledged = await requireAlertEvent(client, organizationId, before.id);
+      const signature = signer === null ? null : await signAcknowledgement(client, request, acknowledged, signer);
       await recordAudit(client, request, {
         event_type: 'data', action: 'acknowledge', resource_type: 'alert_event', resource_id: before.id,
-        changes: { before: { acknowledged_at: null }, after: { acknowledged_at: after.acknowledged_at, acknowledgement: after.acknowledgement } },
+        changes: {
+          before: { acknowledged_at: null },
+          after: { acknowledged_at: acknowledged.acknowledged_at, acknowledgement: acknowledged.acknowledgement, signature_id: signature?.id ?? null },
+        },
+      });
+      return requireAlertEvent(client, organizationId, before.id);
+    });
+  });
+
+  app.get('/api/v1/organization-settings/alert-acknowledgements', {
+    config: { access: 'read' },
+    schema: {
+      tags, summary: 'Whether acknowledging an alert requires an electronic signature',
+      description: 'Every member reads it: the console asks for the password when it is on.', response: { 200: alertAcknowledgementSettingsSchema },
+    },
+  }, async (request) => ({ requires_signature: await acknowledgementRequiresSignature(deps.pg, principalOf(request).organizationId) }));
+
+  app.put('/api/v1/organization-settings/alert-acknowledgements', {
+    config: { access: 'manage_users' },
+    schema: {
+      tags, summary: 'Require (or stop requiring) an electronic signature to acknowledge an alert (admins)',
+      description: 'Audited. Acknowledgements already recorded keep their signatures, or their lack of one.',
+      body: alertAcknowledgementSettingsSchema, response: { 200: alertAcknowledgementSettingsSchema, 400: errorResponseSchema },
+    },
+  }, async (request) => {
+    const { organizationId } = principalOf(request);
+    return withTransaction(deps.pg, async (client) => {
+      const before = { requires_signature: await acknowledgementRequiresSignature(client, organizationId, { forUpdate: true }) };
+      await setAcknowledgementRequiresSignature(client, organizationId, request.body.requires_signature);
+      const after = { requires_signature: request.body.requires_signature };
+      await recordAudit(client, request, {
+        event_type: 'organization.alert_acknowledgement_settings_updated', action: 'update', resource_type: 'organization', resource_id: organizationId,
+        changes: { before, after },
       });
       return after;
     });

@@ -1,29 +1,29 @@
 /**
- * Signature rows: recording one bound to a content hash, listing a record's signatures with their
- * validity computed on read (revoked; else the record's hash now against the one signed), revoking,
+ * Signature rows (of runs, and of alert firings whose acknowledgement was signed): recording one bound
+ * to a content hash, listing a record's signatures with their validity computed on read (revoked; else the record's hash now against the one signed), revoking,
  * and the meanings an organisation may sign with.
  */
 import type { Queryable } from '@bioprocess/shared/server/postgres';
 import type pg from 'pg';
 import {
-  BUILT_IN_SIGNATURE_MEANINGS, formatInstantInZone, type Signature, type SignatureMeaning,
+  BUILT_IN_SIGNATURE_MEANINGS, formatInstantInZone, type Signature, type SignatureMeaning, type SignatureRecordType,
 } from '@bioprocess/shared/run-review';
 import { toIsoTimestamp } from '@bioprocess/shared/entities';
 
-interface SignatureRow {
+export interface SignatureRow {
   id: number;
-  record_type: 'run';
+  record_type: SignatureRecordType;
   record_id: number;
   meaning: string;
   meaning_label: string;
   signer_id: number | null;
   signer_name: string;
   signer_email: string;
-  signed_at: Date;
+  signed_at: Date | string;
   time_zone: string;
   content_sha256: string;
   authentication: 'password' | 'recent_sign_in';
-  revoked_at: Date | null;
+  revoked_at: Date | string | null;
   revoke_reason: string | null;
 }
 
@@ -51,6 +51,8 @@ export async function listRecordSignatures(db: Queryable, organizationId: number
 }
 
 export interface NewSignature {
+  /** Runs when left out. */
+  recordType?: SignatureRecordType;
   recordId: number;
   meaning: SignatureMeaning;
   signer: { id: number; name: string; email: string };
@@ -63,9 +65,9 @@ export async function insertSignature(client: pg.PoolClient, organizationId: num
   const { rows } = await client.query<SignatureRow>(
     `INSERT INTO signatures (organization_id, record_type, record_id, meaning, meaning_label, signer_id, signer_name, signer_email,
                              time_zone, content_sha256, authentication)
-     VALUES ($1, 'run', $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${SIGNATURE_COLUMNS}`,
+     VALUES ($1, $11, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${SIGNATURE_COLUMNS}`,
     [organizationId, signature.recordId, signature.meaning.code, signature.meaning.label, signature.signer.id, signature.signer.name,
-      signature.signer.email, signature.timeZone, signature.contentSha256, signature.authentication],
+      signature.signer.email, signature.timeZone, signature.contentSha256, signature.authentication, signature.recordType ?? 'run'],
   );
   return toSignature(rows[0]!, signature.contentSha256);
 }

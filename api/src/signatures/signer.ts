@@ -2,10 +2,11 @@
  * Who signs, proven at the moment of signing: a signed-in person (never an API key), who enters the
  * password again unless their session began within the organisation's re-authentication window. A
  * wrong password is audited as a failed signature and answers 403 (not 401, which would end the
- * session in the console).
+ * session in the console). Like a run signature, a wrong password here does not count toward the
+ * sign-in lockout: the caller is already signed in, and the failure is in the audit trail.
  */
 import type { FastifyRequest } from 'fastify';
-import { REVIEW_MESSAGES } from '@bioprocess/shared/run-review';
+import { REVIEW_MESSAGES, type SignatureRecordType } from '@bioprocess/shared/run-review';
 import type { AppDeps } from '../platform/deps.ts';
 import { badRequest, forbidden, unauthorized } from '../platform/http-error.ts';
 import { principalOf } from '../auth/authenticate.ts';
@@ -36,24 +37,32 @@ export async function signingNeedsPassword(deps: AppDeps, request: FastifyReques
   return !rows[0]?.recent;
 }
 
+export interface SigningOptions {
+  /** Ask for the password even after a recent sign-in (an organisation's rule for this kind of signature). */
+  alwaysPassword?: boolean;
+  /** The record's own wording of a missing or wrong password. */
+  messages?: { passwordRequired: string; passwordWrong: string };
+}
+
 export async function proveSigner(
-  deps: AppDeps, request: FastifyRequest, password: string | undefined, what: { recordId: number; meaning: string },
+  deps: AppDeps, request: FastifyRequest, password: string | undefined,
+  what: { recordType?: SignatureRecordType; recordId: number; meaning: string }, options: SigningOptions = {},
 ): Promise<ProvenSigner> {
+  const messages = options.messages ?? REVIEW_MESSAGES;
   const principal = principalOf(request);
   if (principal.kind !== 'session' || principal.userId === null) throw forbidden(API_KEY_CANNOT_SIGN);
   const user = await findUserById(deps.pg, principal.userId);
   if (!user) throw unauthorized();
-  const needsPassword = await signingNeedsPassword(deps, request);
   if (password === undefined || password === '') {
-    if (needsPassword) throw badRequest(REVIEW_MESSAGES.passwordRequired);
+    if (options.alwaysPassword || await signingNeedsPassword(deps, request)) throw badRequest(messages.passwordRequired);
     return { id: user.id, name: user.name, email: user.email, authentication: 'recent_sign_in' };
   }
   if (!(await verifyPassword(await readPasswordHash(deps.pg, user.id), password))) {
     await recordAudit(deps.pg, request, {
-      event_type: 'signature.failed', action: 'sign', resource_type: 'run', resource_id: what.recordId, success: false,
+      event_type: 'signature.failed', action: 'sign', resource_type: what.recordType ?? 'run', resource_id: what.recordId, success: false,
       changes: { after: { meaning: what.meaning, reason: 'wrong_password' } },
     });
-    throw forbidden(REVIEW_MESSAGES.passwordWrong);
+    throw forbidden(messages.passwordWrong);
   }
   return { id: user.id, name: user.name, email: user.email, authentication: 'password' };
 }

@@ -12,6 +12,7 @@ import { ALERT_SIGNATURE_HEADER, type AlertEvent, type AlertRule } from '@biopro
 import { createLogger } from '@bioprocess/shared/server/logger';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { addInstruments, createPlant, createTestContext, startWorker, type Plant, type TestContext } from '../support/index.ts';
+import { until } from '../support/until.ts';
 import { startAlertWorker, type AlertWorker } from '../../src/alerts/worker.ts';
 import { createDeliveryQueue, relayDueDeliveries, signPayload } from '../../src/alerts/delivery.ts';
 
@@ -19,16 +20,6 @@ const MINUTE = 60_000;
 const SECRET = 'webhook-secret-for-tests';
 
 interface Received { body: string; signature: string | undefined }
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('alerts', () => {
   let ctx: TestContext;

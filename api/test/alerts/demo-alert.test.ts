@@ -6,19 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { createTestContext, startWorker, type TestContext } from '../support/index.ts';
+import { until } from '../support/until.ts';
 import { seedDemoMetadata, seedDemoTimeSeries } from '../../src/demo/seed.ts';
 import { DEMO_ALERT_RULE, prepareDemoAlerts } from '../../src/demo/demo-alerts.ts';
 import { startAlertWorker, type AlertWorker } from '../../src/alerts/worker.ts';
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 240_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+/** The demo seeds days of readings before its rule can fire: far longer than one test's feed. */
+const DEMO_WAIT_MS = 240_000;
 
 describe('the demo alert', () => {
   let ctx: TestContext;
@@ -47,13 +41,13 @@ describe('the demo alert', () => {
         `SELECT e.id, e.run_id FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id WHERE r.name = $1 AND r.organization_id = $2 ORDER BY e.id LIMIT 1`,
         [DEMO_ALERT_RULE.name, plan.organizationId]);
       return rows[0];
-    });
+    }, DEMO_WAIT_MS);
     const running = plan.unitOperations.find((operation) => operation.endMs === null && operation.spec.simulate === 'fed-batch')!;
     const { rows } = await ctx.deps.pg.query('SELECT run_id FROM unit_operations WHERE id = $1', [running.id]);
     expect(Number(fired.run_id)).toBe(Number(rows[0].run_id));
     await until('the email', async () => {
       const outbox = await ctx.deps.pg.query(`SELECT count(*)::int AS n FROM dev_outbox WHERE lower("to") = lower($1) AND subject = $2`, [ctx.env.DEMO_EMAIL, `Alert: ${DEMO_ALERT_RULE.name}`]);
       return outbox.rows[0].n >= 1;
-    });
+    }, DEMO_WAIT_MS);
   });
 });

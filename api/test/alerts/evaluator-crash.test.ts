@@ -12,21 +12,14 @@ import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
 import { POINTS_STORED_STREAM, parsePointsStoredEntries } from '@bioprocess/shared/server/points-stored';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { children, createPlant, createTestContext, exited, killHard, spawnProcess, startWorker, stopGently, type Plant, type TestContext } from '../support/index.ts';
+import { until } from '../support/until.ts';
 import { ALERT_CONSUMER_GROUP } from '../../src/alerts/announcement-consumer.ts';
 import { AlertEvaluator } from '../../src/alerts/evaluator.ts';
 
 const MINUTE = 60_000;
 const WORKER = 'api/src/alerts/worker-main.ts';
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Spawned workers start a process each (module loading on a busy machine): more than an in-process worker. */
+const PROCESS_WAIT_MS = 90_000;
 
 describe('a killed alert worker', () => {
   let ctx: TestContext;
@@ -72,7 +65,7 @@ describe('a killed alert worker', () => {
     expect(rule.statusCode, rule.body).toBe(201);
     const workerEnv = { ALERT_CLAIM_IDLE_MS: '500', ALERT_SILENCE_CHECK_MS: '3600000', ALERT_RELAY_MS: '200', DEV_OUTBOX: 'true' };
     const first = spawnProcess(ctx, WORKER, workerEnv);
-    await until('the first worker\'s consumer group', async () => (await groupExists()));
+    await until('the first worker\'s consumer group', async () => (await groupExists()), PROCESS_WAIT_MS);
 
     const blocker = new pg.Client({ connectionString: ctx.env.DATABASE_URL });
     await blocker.connect();
@@ -84,7 +77,7 @@ describe('a killed alert worker', () => {
     });
     expect(posted.statusCode, posted.body).toBe(200);
     await until('the worker waiting inside its transaction', async () => (await count(
-      `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'alert_events' AND NOT l.granted`)) === 1);
+      `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'alert_events' AND NOT l.granted`)) === 1, PROCESS_WAIT_MS);
     await killHard(first);
     await blocker.query('ROLLBACK');
     await blocker.end();
@@ -92,9 +85,9 @@ describe('a killed alert worker', () => {
     expect(await pending()).toBe(1);
 
     const second = spawnProcess(ctx, WORKER, workerEnv);
-    await until('the firing', async () => (await count('SELECT count(*)::int AS n FROM alert_events')) === 1);
-    await until('the announcement acknowledged', async () => (await pending()) === 0);
-    await until('the email', async () => (await count(`SELECT count(*)::int AS n FROM dev_outbox WHERE subject LIKE 'Alert:%'`)) >= 1);
+    await until('the firing', async () => (await count('SELECT count(*)::int AS n FROM alert_events')) === 1, PROCESS_WAIT_MS);
+    await until('the announcement acknowledged', async () => (await pending()) === 0, PROCESS_WAIT_MS);
+    await until('the email', async () => (await count(`SELECT count(*)::int AS n FROM dev_outbox WHERE subject LIKE 'Alert:%'`)) >= 1, PROCESS_WAIT_MS);
     await stopGently(second);
     await exited(second);
 
