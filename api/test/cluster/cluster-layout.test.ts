@@ -27,13 +27,20 @@ describe('clustered ClickHouse migrations', () => {
 
   it('runs every statement ON CLUSTER and idempotently (IF NOT EXISTS, or one ADD COLUMN), on tables named with their database', () => {
     for (const statement of statements) {
-      expect(statement).toMatch(/^(?:CREATE TABLE IF NOT EXISTS \$\{database\}\.\w+ ON CLUSTER \$\{cluster\}|ALTER TABLE \$\{database\}\.\w+ ON CLUSTER \$\{cluster\} ADD COLUMN \w+ [^,]+$)/);
+      expect(statement).toMatch(/^(?:CREATE TABLE IF NOT EXISTS \$\{database\}\.\w+ ON CLUSTER \$\{cluster\}|ALTER TABLE \$\{database\}\.\w+ ON CLUSTER \$\{cluster\}(?:_replicas)? ADD COLUMN \w+ [^,]+$)/);
+    }
+  });
+
+  it('alters a replicated table on the cluster and a Distributed one on <cluster>_replicas (18.16 refuses an unreplicated table on shards that replicate)', () => {
+    for (const statement of statements.filter((text) => text.startsWith('ALTER TABLE'))) {
+      const local = new RegExp(`^ALTER TABLE \\$\\{database\\}\\.\\w+${LOCAL_SUFFIX} `).test(statement);
+      expect(statement, statement).toContain(local ? 'ON CLUSTER ${cluster} ADD' : 'ON CLUSTER ${cluster}_replicas ADD');
     }
   });
 
   it('adds each column of points to the replicated tables and the Distributed table over them alike', () => {
     const added = (table: string) => statements.flatMap((statement) => {
-      const match = new RegExp(`^ALTER TABLE \\$\\{database\\}\\.${table} ON CLUSTER \\$\\{cluster\\} ADD COLUMN (.+)$`).exec(statement);
+      const match = new RegExp(`^ALTER TABLE \\$\\{database\\}\\.${table} ON CLUSTER \\$\\{cluster\\}(?:_replicas)? ADD COLUMN (.+)$`).exec(statement);
       return match ? [match[1]] : [];
     });
     expect(added(`${POINTS_TABLE}${LOCAL_SUFFIX}`).length).toBeGreaterThan(0);
