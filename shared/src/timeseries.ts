@@ -5,6 +5,9 @@
  */
 import { z } from 'zod';
 import { isValidTimeZone, TIME_ZONE_MESSAGE } from './csv/time-zones.ts';
+import { rowFiltersSchema } from './csv/row-filters.ts';
+import { keyColumnsOf, MAX_KEY_COLUMNS } from './csv/long-format.ts';
+import { unitConversionProblem } from './csv/unit-conversion.ts';
 
 /** Default and maximum number of readings per instrument a read answers (documented in OpenAPI). */
 export const TIME_SERIES_DEFAULT_LIMIT = 2_000;
@@ -137,7 +140,36 @@ const csvMappingColumnSchema = z.object({
   key: z.string().trim().min(1, 'key must not be empty').max(200).optional(),
   /** Deadband exports: an empty cell repeats the column's last value (in file order) instead of being missing. */
   fill_forward: z.boolean().default(false),
+  /**
+   * Convert the column's values from one unit to another while reading (mL/h to L/h, [degF] to Cel);
+   * absent: stored as written. The instrument's unit is `to`.
+   */
+  convert_unit: z.object({
+    from: z.string().trim().min(1, 'convert_unit.from must not be empty').max(50),
+    to: z.string().trim().min(1, 'convert_unit.to must not be empty').max(50),
+  }).superRefine((conversion, ctx) => {
+    const problem = unitConversionProblem(conversion.from, conversion.to);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }).optional(),
 });
+
+/** Characters a column name given to a header-less file may not hold: the header rules remove them (headers.ts), and a line break would end the header line. */
+const UNSAFE_COLUMN_NAME = /[<>"'&\r\n\t]/;
+
+/** Names of the columns of a file without a header row, in order (the wizard's Column 1, Column 2, ... as renamed). */
+const csvColumnNamesSchema = z
+  .array(z.string().trim().min(1, 'column_names must not hold empty names').max(100)
+    .refine((name) => !UNSAFE_COLUMN_NAME.test(name), { error: (issue) => `column name '${String(issue.input)}' may not contain < > " ' & or line breaks` }))
+  .min(1)
+  .max(10_000)
+  .superRefine((names, ctx) => {
+    const seen = new Set<string>();
+    names.forEach((name, index) => {
+      const key = name.trim().toLowerCase();
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', message: `column name '${name.trim()}' is given twice`, path: [index] });
+      seen.add(key);
+    });
+  });
 
 /**
  * How the file is read, as the preview detected it or the user changed it (shared/src/csv/detect.ts):
@@ -150,6 +182,11 @@ export const csvReadingSchema = z.object({
   header_line: z.number().int().min(1).max(5000).optional(),
   /** Stop at the first line after the header that ends the table (a section marker, a one-cell line). */
   table_end: z.boolean().default(false),
+  /**
+   * The file has no header row: `header_line` is its first data row and these name its columns. The
+   * api writes them as the header of the table it cuts, so the worker reads a file like any other.
+   */
+  column_names: csvColumnNamesSchema.optional(),
 });
 export type CsvReading = z.infer<typeof csvReadingSchema>;
 
@@ -172,6 +209,13 @@ export const csvMappingSchema = z
     time_zone: z.string().max(64).refine(isValidTimeZone, { error: (issue) => TIME_ZONE_MESSAGE(String(issue.input)) }).optional(),
     /** Long format: the column whose value says which series a row belongs to; every column entry then names its key. */
     key_column: z.string().min(1).optional(),
+    /**
+     * Long format keyed by several columns together (well x channel): instead of key_column. An
+     * entry's key is the row's key cells joined with ' · ' (`A1 · OD600`).
+     */
+    key_columns: z.array(z.string().min(1)).min(1).max(MAX_KEY_COLUMNS, `At most ${MAX_KEY_COLUMNS} key columns`).optional(),
+    /** Rows left out before reading (calibrators, controls, blanks): counted in the job's result by filter and value. */
+    row_filters: rowFiltersSchema.optional(),
     columns: z
       .array(csvMappingColumnSchema)
       .min(1, 'No instrument columns selected. Please select at least one instrument column.')
@@ -188,22 +232,28 @@ export const csvMappingSchema = z
     if (mapping.timestamp_mode === 'elapsed' && mapping.elapsed_unit === undefined) {
       ctx.addIssue({ code: 'custom', message: 'elapsed_unit is required when timestamp_mode is elapsed', path: ['elapsed_unit'] });
     }
-    if (mapping.key_column === undefined) {
+    if (mapping.key_column !== undefined && mapping.key_columns !== undefined) {
+      ctx.addIssue({ code: 'custom', message: 'give key_column or key_columns, not both', path: ['key_columns'] });
+      return;
+    }
+    const keyColumns = keyColumnsOf(mapping).map((column) => column.trim().toLowerCase());
+    const keyPath = mapping.key_columns !== undefined ? 'key_columns' : 'key_column';
+    if (keyColumns.length === 0) {
       const keyed = mapping.columns.findIndex((entry) => entry.key !== undefined);
       if (keyed !== -1) ctx.addIssue({ code: 'custom', message: 'key needs key_column (long format)', path: ['columns', keyed, 'key'] });
       return;
     }
-    const keyColumn = mapping.key_column.trim().toLowerCase();
-    if (keyColumn === mapping.timestamp_column.trim().toLowerCase()) {
-      ctx.addIssue({ code: 'custom', message: 'the key column cannot be the timestamp column', path: ['key_column'] });
+    if (keyColumns.includes(mapping.timestamp_column.trim().toLowerCase())) {
+      ctx.addIssue({ code: 'custom', message: 'the key column cannot be the timestamp column', path: [keyPath] });
     }
+    if (new Set(keyColumns).size !== keyColumns.length) ctx.addIssue({ code: 'custom', message: 'a key column is named twice', path: [keyPath] });
     const seen = new Set<string>();
     mapping.columns.forEach((entry, index) => {
       if (entry.key === undefined) {
         ctx.addIssue({ code: 'custom', message: 'every column needs a key in long format', path: ['columns', index, 'key'] });
         return;
       }
-      if (entry.column.trim().toLowerCase() === keyColumn) {
+      if (keyColumns.includes(entry.column.trim().toLowerCase())) {
         ctx.addIssue({ code: 'custom', message: 'the key column cannot hold values', path: ['columns', index, 'column'] });
       }
       const pair = `${entry.column.trim().toLowerCase()}\u0000${entry.key}`;

@@ -19,6 +19,9 @@ import { findPreambleStart, type PreambleStart } from './preamble.ts';
 import { detectTimestampFormat, isLowConfidence, type TimestampDetection } from './timestamps.ts';
 import { parseNumericCell } from './numeric.ts';
 import { suggestInstrument } from '../instruments/suggestion.ts';
+import { suggestLongFormat, type LongFormatSuggestion } from './long-format.ts';
+import { suggestRowFilters, type RowFilter } from './row-filters.ts';
+import { headerlessColumnNames } from './headerless.ts';
 
 /** Bytes of a file the api's preview reads: a preamble of thousands of lines fits, a 1 GiB file is not read. */
 export const LAYOUT_PREVIEW_BYTES = 1024 * 1024;
@@ -34,6 +37,10 @@ export interface CsvReadingChoices {
   header_line?: number;
   time_column?: string;
   preferDayFirst?: boolean;
+  /** The table has no header row: its first row is data and its columns are named Column 1, Column 2, ... (or `column_names`). */
+  no_header?: boolean;
+  /** Names of a header-less table's columns, in order (the user's renames); columns past them keep Column N. */
+  column_names?: string[];
 }
 
 export type LayoutOrientation = 'rows' | 'columns';
@@ -59,6 +66,14 @@ export interface CsvLayout {
   table_end: { line: number; text: string } | null;
   /** Multi-section file's data section (DASware's TrackData1), else null. */
   section: string | null;
+  /** False when the table is read without a header row (`no_header`): `headers` are Column 1, Column 2, ... or the names given. */
+  header_row?: boolean;
+  /** The first row reads as data (numbers, times): the file likely has no header row. */
+  looks_headerless?: boolean;
+  /** Long format suggested: the time repeats, and with these key columns no time repeats within a series; else null. */
+  long_format?: LongFormatSuggestion | null;
+  /** Row filters suggested: calibrators, controls or blanks in a column such as `Sample Type`. */
+  row_filters?: RowFilter[];
   vendor: string | null;
   orientation: LayoutOrientation;
   raw_headers: string[];
@@ -184,6 +199,9 @@ function looksLikeData(cell: string, decimalComma: boolean): boolean {
   return detectTimestampFormat([value]).format !== 'unknown';
 }
 
+/** What a table whose first row reads as data is told; the wizard then reads it without a header row. */
+export const HEADERLESS_NOTICE = 'The first row of this table looks like data, not column names: the file may have no header row; read without one, its columns are named Column 1, Column 2, ... and can be renamed.';
+
 /** What a transposed table is told; the console offers to turn it (turnTable). */
 export const TRANSPOSED_NOTICE = 'Time runs across the columns in this file (a transposed table): turn it so time runs down the rows to read it.';
 
@@ -217,12 +235,12 @@ function shapeNotices(text: string, rawHeaders: readonly string[], rows: readonl
       orientation = 'columns';
       notices.push(TRANSPOSED_NOTICE);
     } else if (!notices.some((notice) => notice.startsWith('This file is a plate grid'))) {
-      notices.push('The first row of this table looks like data, not column names: the file may have no header row; naming columns is not supported yet.');
+      notices.push(HEADERLESS_NOTICE);
     }
   }
   const wellColumn = rawHeaders.find((cell) => /^(well|wellnum|well ?id|position)$/i.test(cell.trim()));
   if (wellColumn) {
-    notices.push(`Rows carry one well or position each (column '${wellColumn.trim()}'): map it as the key column (long format); composite keys and row filters are not supported yet.`);
+    notices.push(`Rows carry one well or position each (column '${wellColumn.trim()}'): map it as the key column (long format), with a second key column when one alone repeats times.`);
   }
   if (timeColumn === null) notices.push('No time column was found: choose one, or this file cannot be read as a time series.');
   return { notices, orientation };
@@ -332,11 +350,14 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
   }
   const tablePartial = partial && tableEnd === null && (!section || section.endOffset === text.length);
   const parsed = parseCsvRows(tableText, delimiter, { partial: tablePartial }).filter((row) => !(row.length === 1 && row[0]!.trim() === ''));
-  const rawHeaders = parsed[0];
-  if (!rawHeaders || rawHeaders.every((cell) => cell.trim() === '')) return { ok: false, message: CSV_MESSAGES.headerRequired };
+  const firstRow = parsed[0];
+  if (!firstRow || firstRow.every((cell) => cell.trim() === '')) return { ok: false, message: CSV_MESSAGES.headerRequired };
+  // Without a header row the first row is data and the columns are named by position (or as given).
+  const headerless = options.no_header === true;
+  const rawHeaders = headerless ? headerlessColumnNames(parsed, options.column_names) : firstRow;
   checkColumnCount(rawHeaders.length, options.maxColumns);
   const headers = sanitizeHeaders(rawHeaders);
-  const dataRows = parsed.slice(1);
+  const dataRows = headerless ? parsed : parsed.slice(1);
   if (dataRows.length === 0 && !tablePartial) return { ok: false, message: CSV_MESSAGES.headerWithoutRows };
   const sampleRows = dataRows.slice(0, CSV_LIMITS.dateDetectionSampleSize);
   const decimalComma = delimiter !== ',';
@@ -371,6 +392,11 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
   if (tableEnd) notices.push(`The table ends at line ${tableEnd.line} ('${tableEnd.text}'); what follows is not read.`);
   if (time && elapsed && !start) notices.push(`'${time.column}' counts time from the run's start: give the start date and time.`);
   if (time && absolute && isLowConfidence(time.detection)) notices.push(`The date format of '${time.column}' is a guess: check the first timestamps.`);
+  if (headerless) notices.push(`Read without a header row: the columns are named ${headers[0]} to ${headers[headers.length - 1]}; rename them in the mapping table.`);
+  const longFormat = suggestLongFormat(headers, dataRows, time ? headers.indexOf(time.column) : -1, decimalComma);
+  if (longFormat) {
+    notices.push(`Times repeat: each row is one series, told apart by ${longFormat.key_columns.join(' x ')} (${longFormat.keys} in the rows read); read as long format.`);
+  }
 
   return {
     ok: true,
@@ -382,6 +408,10 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
       preamble_lines: preambleLines,
       table_end: tableEnd,
       section: section?.name ?? null,
+      header_row: !headerless,
+      looks_headerless: headerless || shape.notices.includes(HEADERLESS_NOTICE),
+      long_format: longFormat,
+      row_filters: suggestRowFilters(headers, dataRows.slice(0, 5_000)),
       vendor: VENDOR_SIGNATURES.find(([, matches]) => matches(text, rawHeaders))?.[0] ?? null,
       orientation: shape.orientation,
       raw_headers: rawHeaders,

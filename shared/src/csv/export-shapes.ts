@@ -7,10 +7,12 @@ import { formatUtcOffset } from './time-zones.ts';
 
 /**
  * The alias of an instrument fed by one key of a long-format file, e.g.
- * 'Presens_data.O2_value (position 7)': the column alone would not tell the 48 reactors apart.
+ * 'Presens_data.O2_value (position 7)': the column alone would not tell the 48 reactors apart. With
+ * several key columns the key names the series by itself: 'Value (A1 · OD600)'.
  */
-export function longFormatAlias(column: string, keyColumn: string, key: string): string {
-  return `${column} (${keyColumn} ${key})`;
+export function longFormatAlias(column: string, keyColumns: string | readonly string[], key: string): string {
+  const columns = typeof keyColumns === 'string' ? [keyColumns] : keyColumns;
+  return columns.length === 1 ? `${column} (${columns[0]} ${key})` : `${column} (${key})`;
 }
 
 /** The distinct keys of a long-format key column, in the order the file first shows them, then sorted naturally. */

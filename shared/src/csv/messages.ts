@@ -141,10 +141,12 @@ export interface SkippedRowCounts {
   empty: number;
   /** Long format: the row's key was not picked for an instrument. */
   unselectedKey?: number;
+  /** A row filter of the upload left the row out (a calibrator, a control, a blank). */
+  filtered?: number;
 }
 
 export function totalSkippedRows(counts: SkippedRowCounts): number {
-  return counts.badTimestamp + counts.outsideWindow + counts.empty + (counts.unselectedKey ?? 0);
+  return counts.badTimestamp + counts.outsideWindow + counts.empty + (counts.unselectedKey ?? 0) + (counts.filtered ?? 0);
 }
 
 /**
@@ -160,6 +162,7 @@ export function skippedRowsMessage(counts: SkippedRowCounts): string | null {
     counts.outsideWindow > 0 ? `${number(counts.outsideWindow)} outside the unit operation's time window` : null,
     counts.badTimestamp > 0 ? `${number(counts.badTimestamp)} with an empty or unreadable timestamp` : null,
     (counts.unselectedKey ?? 0) > 0 ? `${number(counts.unselectedKey!)} of keys not mapped to an instrument` : null,
+    (counts.filtered ?? 0) > 0 ? `${number(counts.filtered!)} left out by the row filters` : null,
   ].filter((reason): reason is string => reason !== null);
   return `${number(total)} row${total === 1 ? '' : 's'} skipped: ${reasons.join(', ')}.`;
 }
