@@ -3,12 +3,19 @@
  * monitored items deliver the server's values with its source timestamps, bad quality is kept as a
  * missing value with its code or dropped per mapping, browse walks the address space with the
  * EngineeringUnits the server declares, a user name is checked by the server, a changed mapping list
- * changes what is monitored, and a server restart is survived.
+ * changes what is monitored, and a server restart is survived. A server that accepts only certificate
+ * users reads values to a connection signing in with a certificate it trusts, and refuses an untrusted
+ * one (or anonymous) with a message saying so.
  */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StatusCodes } from 'node-opcua-client';
+import { StatusCodes, crypto_utils } from 'node-opcua-client';
+import { X509Certificate } from 'node:crypto';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import type { IntegrationMapping, OpcuaConnection } from '@bioprocess/shared/integrations';
+import { describeUserCertificate } from '@bioprocess/shared/server/opcua-user-certificate';
 import { createOpcuaSource } from '../src/connectors/sources/opcua.ts';
 import { startDemoOpcuaServer, type DemoOpcuaServer } from '../src/connectors/demo/opcua-bioreactor-server.ts';
 import type { ConnectorSource, SourceReading, SourceStatusSink } from '../src/connectors/source.ts';
@@ -20,8 +27,30 @@ function connection(endpointUrl: string, username: string | null = null): OpcuaC
   return {
     id: 1, organization_id: 1, kind: 'opcua', name: 'Test server', endpoint_url: endpointUrl, has_secret: username !== null,
     enabled: true, buffer_limit_bytes: 1024 ** 3, created_at: new Date().toISOString(), updated_at: new Date().toISOString(),
-    settings: { security_mode: 'None', security_policy: 'None', username },
+    settings: {
+      security_mode: 'None', security_policy: 'None', user_identity: username === null ? 'anonymous' : 'username', username,
+      user_certificate_pem: null, user_certificate: null,
+    },
   };
+}
+
+function certificateConnection(endpointUrl: string, certificatePem: string): OpcuaConnection {
+  const base = connection(endpointUrl);
+  return {
+    ...base, has_secret: true,
+    settings: { ...base.settings, user_identity: 'certificate', user_certificate_pem: certificatePem, user_certificate: describeUserCertificate(certificatePem) },
+  };
+}
+
+/** A self-signed RSA user certificate and its private key, made now, as an admin would with openssl. */
+async function makeUserCertificate(commonName: string): Promise<{ certificatePem: string; privateKeyPem: string; der: Buffer }> {
+  const privateKey = await crypto_utils.generatePrivateKey(2048);
+  const { privPem } = await crypto_utils.privateKeyToPEM(privateKey);
+  const { cert } = await crypto_utils.createSelfSignedCertificate({
+    privateKey, subject: `/CN=${commonName}/O=Bioprocess test`, notBefore: new Date(Date.now() - 60_000), validity: 30,
+    purpose: crypto_utils.CertificatePurpose.ForUserAuthentication,
+  });
+  return { certificatePem: cert, privateKeyPem: privPem, der: new X509Certificate(cert).raw };
 }
 
 function mapping(id: number, source: string, instrumentId: number, badQuality: 'missing' | 'drop' = 'missing'): IntegrationMapping {
@@ -167,7 +196,8 @@ describe('OPC UA source', () => {
   });
 
   it('signs and encrypts the session when the connection asks for it', async () => {
-    const secured = { ...connection(server.endpointUrl), settings: { security_mode: 'SignAndEncrypt' as const, security_policy: 'Basic256Sha256' as const, username: null } };
+    const plain = connection(server.endpointUrl);
+    const secured = { ...plain, settings: { ...plain.settings, security_mode: 'SignAndEncrypt' as const, security_policy: 'Basic256Sha256' as const } };
     const readings: SourceReading[] = [];
     const source = createOpcuaSource(secured, null, [mapping(5, ids.get('feedRate')!, 105)], new RecordingStatus(), log);
     await source.start(async (batch) => { readings.push(...batch); });
@@ -208,5 +238,66 @@ describe('OPC UA source', () => {
       await source.stop();
       await restarted?.stop();
     }
+  });
+});
+
+describe('OPC UA source signing in with a user certificate', () => {
+  let server: DemoOpcuaServer;
+  let userPkiFolder: string;
+  let trusted: Awaited<ReturnType<typeof makeUserCertificate>>;
+  let untrusted: Awaited<ReturnType<typeof makeUserCertificate>>;
+  let nodeId: string;
+
+  beforeAll(async () => {
+    [trusted, untrusted] = await Promise.all([makeUserCertificate('Connector BR-05'), makeUserCertificate('Someone else')]);
+    userPkiFolder = await mkdtemp(path.join(os.tmpdir(), 'bp-opcua-user-pki-'));
+    // Certificate users only: no anonymous sessions and no user names.
+    server = await startDemoOpcuaServer({
+      port: 0, reactors: [{ name: 'BR-05', read: () => constant }], allowAnonymous: false, userPkiFolder, trustedUserCertificates: [trusted.der],
+    });
+    server.pause();
+    nodeId = server.nodeIds.get('BR-05')!.get('temperature')!;
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (userPkiFolder) await rm(userPkiFolder, { recursive: true, force: true });
+  });
+
+  it('reads values when the server trusts the certificate', async () => {
+    const readings: SourceReading[] = [];
+    const status = new RecordingStatus();
+    const source = createOpcuaSource(certificateConnection(server.endpointUrl, trusted.certificatePem), trusted.privateKeyPem, [mapping(11, nodeId, 111)], status, log);
+    await source.start(async (batch) => { readings.push(...batch); });
+    try {
+      expect(status.events).toContain('connected');
+      const stamp = new Date(Date.UTC(2026, 0, 6));
+      server.set('BR-05', 'temperature', 36.75, StatusCodes.Good, stamp);
+      await until('the reading signed in with the certificate', () => readings.find((reading) => reading.measuredAtMs === stamp.getTime()));
+      expect(readings.find((reading) => reading.measuredAtMs === stamp.getTime())).toMatchObject({ instrumentId: 111, value: 36.75, quality: null });
+    } finally {
+      await source.stop();
+    }
+  });
+
+  it('reports an untrusted certificate as refused, naming it, and keeps it in the rejected folder to be trusted', async () => {
+    const refused = certificateConnection(server.endpointUrl, untrusted.certificatePem);
+    const source = createOpcuaSource(refused, untrusted.privateKeyPem, [mapping(12, nodeId, 112)], new RecordingStatus(), log);
+    const failure = await source.start(async () => undefined).then(() => null, (error: unknown) => error as Error);
+    await source.stop();
+    expect(failure?.message).toMatch(/^The server refused the user certificate .*CN=Someone else.*\(BadIdentityTokenRejected\): add the certificate to the server's trusted user certificates/);
+    expect(failure?.message).toContain(refused.settings.user_certificate!.thumbprint);
+    expect(failure?.message).not.toContain('PRIVATE KEY');
+    // Where an admin of a node-opcua server finds it to move into trusted/.
+    const rejected = await readdir(path.join(userPkiFolder, 'rejected'));
+    expect(rejected.some((file) => file.includes(refused.settings.user_certificate!.thumbprint))).toBe(true);
+  });
+
+  it('reports a key that does not belong to the certificate, and anonymous sign-in refused', async () => {
+    const mismatched = createOpcuaSource(certificateConnection(server.endpointUrl, trusted.certificatePem), untrusted.privateKeyPem, [], new RecordingStatus(), log);
+    await expect(mismatched.start(async () => undefined)).rejects.toThrow(/BadUserSignatureInvalid|BadIdentityTokenRejected/);
+    await mismatched.stop();
+    const anonymous = createOpcuaSource(connection(server.endpointUrl), null, [], new RecordingStatus(), log);
+    await expect(anonymous.start(async () => undefined)).rejects.toThrow(/^The server's endpoint offers no anonymous sign-in: choose another user identity/);
+    await anonymous.stop();
   });
 });

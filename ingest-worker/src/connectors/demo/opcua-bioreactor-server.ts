@@ -28,10 +28,19 @@ export interface DemoOpcuaServerOptions {
   port: number;
   /** The bioreactors the server offers, each with its own values (by default one, BR-01). */
   reactors?: Array<{ name: string; read: (timeMs: number) => LiveReading }>;
-  /** Accepted user names and passwords; anonymous sessions are always allowed. */
+  /** Accepted user names and passwords. */
   users?: Record<string, string>;
+  /** Whether anonymous sessions are allowed (by default they are). */
+  allowAnonymous?: boolean;
   /** Where the server keeps its certificate and the client certificates it trusts. */
   pkiFolder?: string;
+  /**
+   * Where the server keeps the user certificates it trusts for sign-in (trusted/) and those it refused
+   * (rejected/, where an admin finds a new one to trust); by default beside pkiFolder.
+   */
+  userPkiFolder?: string;
+  /** User certificates (DER) trusted at start, as an admin would move them from rejected/ to trusted/. */
+  trustedUserCertificates?: Buffer[];
   updateIntervalMs?: number;
 }
 
@@ -54,13 +63,18 @@ export function demoNodeId(namespaceIndex: number, reactor: string, browseName: 
 export async function startDemoOpcuaServer(options: DemoOpcuaServerOptions): Promise<DemoOpcuaServer> {
   const pkiFolder = options.pkiFolder ?? path.join(os.tmpdir(), 'bioprocess-demo-opcua-pki');
   const serverCertificateManager = new OPCUACertificateManager({ rootFolder: pkiFolder, automaticallyAcceptUnknownCertificate: true });
+  // A store of its own: user certificates are trusted one by one, never automatically.
+  const userCertificateManager = new OPCUACertificateManager({ rootFolder: options.userPkiFolder ?? `${pkiFolder}-users`, automaticallyAcceptUnknownCertificate: false });
+  await userCertificateManager.initialize();
+  for (const certificate of options.trustedUserCertificates ?? []) await userCertificateManager.trustCertificate(certificate);
   const users = options.users ?? {};
   const server = new OPCUAServer({
     port: options.port,
     hostname: '127.0.0.1',
     resourcePath: '/bioprocess-demo',
     serverCertificateManager,
-    allowAnonymous: true,
+    userCertificateManager,
+    allowAnonymous: options.allowAnonymous ?? true,
     userManager: { isValidUser: (userName: string, password: string) => users[userName] !== undefined && users[userName] === password },
     buildInfo: { productName: 'Bioprocess demo bioreactor controller', manufacturerName: 'Bioprocess platform demo' },
   });

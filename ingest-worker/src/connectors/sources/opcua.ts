@@ -4,13 +4,18 @@
  * node-opcua's client repairs a lost connection itself (new secure channel, session reactivated or
  * recreated, subscriptions transferred or rebuilt); this module only reports those transitions and
  * keeps its item table in step with the mappings.
+ *
+ * The session signs in as the connection says: anonymous, a user name with the secret as its password,
+ * or an X.509 user certificate whose private key is the secret (it signs the server's nonce; node-opcua
+ * sends only the certificate). A server refusing the identity is reported with what to do about it.
  */
 import {
   AttributeIds, BrowseDirection, ClientMonitoredItemGroup, DataChangeFilter, DataChangeTrigger, DataType, DeadbandType, MessageSecurityMode, NodeClass, NodeClassMask, OPCUAClient,
-  ReferenceTypeIds, SecurityPolicy, StatusCodes, TimestampsToReturn, UserTokenType, resolveNodeId,
+  ReferenceTypeIds, SecurityPolicy, StatusCodes, TimestampsToReturn, UserTokenType, crypto_utils, resolveNodeId,
   type ClientSession, type ClientSubscription, type DataValue, type ReferenceDescription, type UserIdentityInfo,
 } from 'node-opcua-client';
 import type { IntegrationMapping, OpcuaConnection } from '@bioprocess/shared/integrations';
+import { userCertificateDer } from '@bioprocess/shared/server/opcua-user-certificate';
 import type { BrowseItem, ConnectorSource, SourceFactory, SourceReading } from '../source.ts';
 
 /** The server samples and queues faster than it publishes, so a 1 Hz tag loses nothing between publishes. */
@@ -67,11 +72,60 @@ export function readingsOf(mappings: IntegrationMapping[], dataValue: DataValue,
   return readings;
 }
 
-function identityOf(connection: OpcuaConnection, secret: string | null): UserIdentityInfo {
-  if (connection.settings.username) {
-    return { type: UserTokenType.UserName, userName: connection.settings.username, password: secret ?? '' };
+export function identityOf(connection: OpcuaConnection, secret: string | null): UserIdentityInfo {
+  const { settings } = connection;
+  switch (settings.user_identity) {
+    case 'certificate': {
+      if (!settings.user_certificate_pem) throw new Error('the connection signs in with a user certificate but has none');
+      if (!secret) throw new Error("the connection signs in with a user certificate but has no private key");
+      return {
+        type: UserTokenType.Certificate,
+        certificateData: userCertificateDer(settings.user_certificate_pem),
+        keyOperations: crypto_utils.keyOperationsFromPrivateKey(crypto_utils.makePrivateKeyFromPem(secret)),
+      };
+    }
+    case 'username':
+      return { type: UserTokenType.UserName, userName: settings.username ?? '', password: secret ?? '' };
+    default:
+      return { type: UserTokenType.Anonymous };
   }
-  return { type: UserTokenType.Anonymous };
+}
+
+/** The server's status code in a node-opcua error ("... BadIdentityTokenRejected (0x80210000)"), or null. */
+function statusCodeIn(message: string): string | null {
+  return /\b(Bad[A-Za-z]+)\b/.exec(message)?.[1] ?? null;
+}
+
+/** What a refused sign-in means for the connection's identity, and what the admin can do about it. */
+export function signInRefusal(connection: OpcuaConnection, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = statusCodeIn(message);
+  const { settings } = connection;
+  const because = code ?? message.split('\n')[0]!.slice(0, 200);
+  const identityNames = { anonymous: 'anonymous', username: 'user name', certificate: 'user certificate' } as const;
+  // node-opcua's own words when the endpoint lists no token policy of the identity's kind.
+  if (/Cannot find \w+ user token policy/i.test(message)) {
+    return `The server's endpoint offers no ${identityNames[settings.user_identity]} sign-in: choose another user identity, or ask for it to be enabled on the server.`;
+  }
+  if (settings.user_identity === 'certificate') {
+    const who = settings.user_certificate?.subject ? `the user certificate ${settings.user_certificate.subject} (thumbprint ${settings.user_certificate.thumbprint})` : 'the user certificate';
+    if (code === 'BadUserAccessDenied') return `The server recognised ${who} but denies it access (BadUserAccessDenied): give that user access on the server.`;
+    if (code === 'BadIdentityTokenInvalid' || code === 'BadIdentityTokenRejected' || code?.startsWith('BadCertificate')) {
+      return `The server refused ${who} (${code}): add the certificate to the server's trusted user certificates, or check that it has not expired or been revoked.`;
+    }
+    if (code === 'BadUserSignatureInvalid') return `The server refused the signature made with the private key (BadUserSignatureInvalid): the key may not belong to ${who}.`;
+    return `Sign-in with ${who} failed: ${because}`;
+  }
+  if (settings.user_identity === 'username') {
+    if (code === 'BadUserAccessDenied' || code === 'BadIdentityTokenRejected' || code === 'BadIdentityTokenInvalid') {
+      return `The server refused user ${settings.username ?? ''} (${code}): check the username and password.`;
+    }
+    return `Sign-in as ${settings.username ?? ''} failed: ${because}`;
+  }
+  if (code === 'BadIdentityTokenInvalid' || code === 'BadIdentityTokenRejected' || code === 'BadUserAccessDenied') {
+    return `The server does not allow anonymous sign-in (${code}): sign in with a username or a user certificate.`;
+  }
+  return `Anonymous sign-in failed: ${because}`;
 }
 
 function dataTypeName(value: unknown): string | null {
@@ -200,7 +254,14 @@ export const createOpcuaSource: SourceFactory = (connection, secret, initialMapp
       deliver = onReadings;
       await client.connect(connection.endpoint_url);
       if (stopped) return;
-      session = await client.createSession(identityOf(connection, secret));
+      try {
+        session = await client.createSession(identityOf(connection, secret));
+      } catch (error) {
+        // The secure channel stays open for the next attempt otherwise; the connection is not usable as it is.
+        await client.disconnect().catch(() => undefined);
+        log.warn({ connectionId: connection.id, reason: error instanceof Error ? error.message : String(error) }, 'OPC UA sign-in refused');
+        throw new Error(signInRefusal(connection, error));
+      }
       session.on('session_closed', () => status.disconnected('session closed'));
       subscription = await session.createSubscription2({
         requestedPublishingInterval: PUBLISHING_INTERVAL_MS,
