@@ -1,6 +1,9 @@
-/** Firings in a table: state, rule, what happened, where, when, and who acknowledged it (with an Acknowledge button for editors). */
+/**
+ * Firings in a table: state, rule, what happened, where, when, and who acknowledged it (with an
+ * Acknowledge button for editors), with the acknowledgement's signature where one was required.
+ */
 import { useState } from 'react';
-import { Button, HTMLTable, NonIdealState, Spinner, Tag } from '@blueprintjs/core';
+import { Button, HTMLTable, Intent, NonIdealState, Spinner, Tag } from '@blueprintjs/core';
 import { Link } from 'react-router-dom';
 import { formatDate } from '../dates/date-time-format.ts';
 import { AcknowledgeAlertDialog } from './AcknowledgeAlertDialog.tsx';
@@ -15,6 +18,22 @@ export interface AlertEventsTableProps {
   showRun?: boolean;
   onChanged: () => void;
   emptyText?: string;
+}
+
+type AcknowledgementSignatureView = NonNullable<AlertEventView['acknowledgementSignature']>;
+
+/** Who signed, when (in the organisation's zone) and with what meaning, and whether the firing still hashes to what was signed. */
+function AcknowledgementSignature({ signature }: { signature: AcknowledgementSignatureView }) {
+  return (
+    <div className="alert-acknowledgement-signature" data-testid="alert-acknowledgement-signature">
+      <Tag minimal icon="draw" intent={signature.validity === 'valid' ? Intent.SUCCESS : Intent.WARNING}>
+        {signature.validity === 'valid' ? 'Signed' : signature.validity === 'revoked' ? 'Signature revoked' : 'Signature no longer valid: the alert changed'}
+      </Tag>
+      <div className="bp6-text-muted bp6-text-small">
+        {signature.meaningLabel} by {signature.signerName} ({signature.signerEmail}), {signature.signedAtLocal}
+      </div>
+    </div>
+  );
 }
 
 export function AlertEventsTable({ events, loading, error, canAcknowledge, showRun = true, onChanged, emptyText = 'No alert has fired.' }: AlertEventsTableProps) {
@@ -57,6 +76,7 @@ export function AlertEventsTable({ events, loading, error, canAcknowledge, showR
                     <span data-testid="alert-acknowledgement">
                       {event.acknowledgement}
                       <div className="bp6-text-muted bp6-text-small">{event.acknowledgedByName ?? 'A former user'}, {formatDate(event.acknowledgedAt)}</div>
+                      {event.acknowledgementSignature ? <AcknowledgementSignature signature={event.acknowledgementSignature} /> : null}
                     </span>
                   ) : canAcknowledge ? (
                     <Button size="small" icon="tick" text="Acknowledge" onClick={() => setAcknowledging(event)} />

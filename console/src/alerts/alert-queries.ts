@@ -1,6 +1,8 @@
 /** Alert data of the console: one path per query, so a change knows what to revalidate. */
 import { z } from 'zod';
-import { alertEventSchema, alertRuleSchema, alertSummarySchema, type AlertEvent, type AlertRule } from '@bioprocess/shared/alerts';
+import {
+  alertAcknowledgementSettingsSchema, alertEventSchema, alertRuleSchema, alertSummarySchema, type AlertEvent, type AlertRule,
+} from '@bioprocess/shared/alerts';
 import { useApi } from '../api/hooks.ts';
 import type { Camelize } from '../entities/types.ts';
 
@@ -10,6 +12,8 @@ export type AlertRuleView = Camelize<AlertRule>;
 export const ALERT_EVENTS_PATH = '/api/v1/alert-events';
 export const ALERT_RULES_PATH = '/api/v1/alert-rules';
 export const ALERT_SUMMARY_PATH = '/api/v1/alerts/summary';
+/** Whether acknowledging needs an electronic signature: the acknowledge dialog asks for the password when it does. */
+export const ALERT_ACKNOWLEDGEMENT_SETTINGS_PATH = '/api/v1/organization-settings/alert-acknowledgements';
 /** Firings arrive while a page is open: lists and the shell's count look again this often. */
 const REFRESH_MS = 10_000;
 
@@ -25,6 +29,8 @@ export function alertEventsPath(filter: { runId?: number; unitOperationId?: numb
 
 export const useAlertEvents = (path: string | null) => useApi<AlertEventView[]>(path, eventListSchema, { refreshInterval: REFRESH_MS });
 export const useAlertRules = () => useApi<AlertRuleView[]>(`${ALERT_RULES_PATH}?limit=200`, ruleListSchema);
+export const useAlertAcknowledgementSettings = () =>
+  useApi<{ requiresSignature: boolean }>(ALERT_ACKNOWLEDGEMENT_SETTINGS_PATH, alertAcknowledgementSettingsSchema);
 export const useAlertSummary = () => useApi<{ firing: number; unacknowledged: number }>(ALERT_SUMMARY_PATH, alertSummarySchema, { refreshInterval: REFRESH_MS });
 
 const CONDITION_WORDS: Record<AlertEventView['conditionKind'], string> = {

@@ -12,6 +12,7 @@ import { OrganizationArchiveSection } from './OrganizationArchiveSection.tsx';
 import { AccountSessionsSection } from './AccountSessionsSection.tsx';
 import { SessionPolicySection } from './SessionPolicySection.tsx';
 import { ChangeReasonSection } from './ChangeReasonSection.tsx';
+import { AlertAcknowledgementSection } from './AlertAcknowledgementSection.tsx';
 
 export function AccountTab() {
   const { user, permissions, organizationName, refreshProfile, setOrganizationId } = useAuth();
@@ -62,6 +63,7 @@ export function AccountTab() {
       <AccountSessionsSection />
       <OrganizationTimeZoneSection />
       <SessionPolicySection />
+      <AlertAcknowledgementSection />
       <ChangeReasonSection />
       <OrganizationArchiveSection />
       {permissions.isSuperuser ? (
