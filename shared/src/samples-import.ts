@@ -4,7 +4,8 @@
  * which is matched to the unit operation's samples without regard to case or surrounding spaces.
  *
  * Two layouts: **wide** (a row per sample, a column per analyte, the unit from the header or chosen)
- * and **long** (a row per result: analyte, value and unit columns). Rows of calibrators, controls and
+ * and **long** (a row per result: analyte, value and unit columns). A **key/value** report (one sample
+ * as `key : value` lines, samples-key-value.ts) is read as a wide report of one row. Rows of calibrators, controls and
  * blanks are left out by a column and word patterns, or by a sample-type column and the values to keep.
  *
  * A result cell is a number or a flag with its limit: `< 0.5`, `>50`, `≤ 0.1` read as written;
@@ -34,6 +35,7 @@ export const SAMPLE_IMPORT_MESSAGES = {
   tooManyRows: `The report has more than ${SAMPLE_REPORT_MAX_ROWS} data rows.`,
   columnMissing: (role: string, column: string) => `${role} column '${column}' is not in the report's header.`,
   noAnalytes: 'Choose at least one analyte column.',
+  notKeyValue: "The report is not a key/value report: no lines such as 'Sample ID : CLB001' or 'Viability (%);68.2' were found.",
 } as const;
 
 const columnName = z.string().trim().min(1, 'A column name is required.').max(200);
@@ -80,6 +82,8 @@ export const sampleReportMappingSchema = z.object({
   sheet: z.string().min(1).max(200).optional().describe('The sheet of an Excel workbook; the first when absent'),
   encoding: z.enum(['utf-8', 'latin1', 'utf-16le', 'utf-16be']).optional(),
   delimiter: z.enum([',', ';', '\t', '|']).optional(),
+  key_value: z.boolean().optional()
+    .describe("The report is one sample written as key/value lines ('Sample ID : CLB001', 'Viability (%);68.2'): each key is a column of a one-row table"),
   header_line: z.number().int().min(0).max(5000).optional()
     .describe('1-based line of the header; 0: the report has no header row and its columns are named Column 1, Column 2, ...; detected when absent'),
   sample_id_column: columnName,
@@ -100,7 +104,7 @@ export const sampleImportQuerySchema = z.object({
 });
 
 const rowProblemSchema = z.object({
-  line: z.number().int().describe("1-based line of the report (of the sheet's CSV text for a workbook)"),
+  line: z.number().int().describe("1-based line of the report (of the sheet's CSV text for a workbook; of the value's own line in a key/value report)"),
   sample_id: z.string().nullable(),
   reason: z.string(),
 });

@@ -6,8 +6,10 @@
  * Nothing here writes: the plan is the dry run's answer and the grid save the import then applies.
  */
 import {
-  createTimestampParser, decodeCsvBytes, detectCsvLayout, detectTimestampFormat, parseCsvRows, parseTimeZone, TIME_ZONE_MESSAGE,
+  createTimestampParser, decodeCsvBytes, detectCsvLayout, detectTimestampFormat, parseCsvRows, parseTimeZone, sniffBinary, TIME_ZONE_MESSAGE,
 } from '@bioprocess/shared/csv/index';
+import { keyValueTable, readKeyValueReport } from '@bioprocess/shared/samples-key-value';
+import { spectrumRefusal } from '@bioprocess/shared/samples-import-suggestion';
 import { headerUnit, sameUnitSpelling } from '@bioprocess/shared/instruments/header-unit';
 import { ucumUnitProblem } from '@bioprocess/shared/instruments/ucum';
 import type { SampleFlag, SampleGridSave } from '@bioprocess/shared/samples';
@@ -22,6 +24,8 @@ export interface ReportRow {
   /** 1-based line of the row in the decoded text. */
   line: number;
   cells: string[];
+  /** Each cell's own line, where the cells are on lines of their own (a key/value report). */
+  cellLines?: number[];
 }
 
 export interface ReportTable {
@@ -36,6 +40,7 @@ export function positionalColumnName(index: number): string {
 
 /** The report's table: its header (as the preview names it) and every data row with its line. */
 export function readReportTable(bytes: Uint8Array, mapping: SampleReportMapping, options: { maxColumns?: number } = {}): ReportTable {
+  if (mapping.key_value) return readKeyValueTable(bytes, mapping);
   const headerless = mapping.header_line === 0;
   const outcome = detectCsvLayout(bytes, {
     encoding: mapping.encoding, delimiter: mapping.delimiter, header_line: headerless ? 1 : mapping.header_line,
@@ -67,6 +72,17 @@ export function readReportTable(bytes: Uint8Array, mapping: SampleReportMapping,
   if (!headerless) return { headers: layout.headers, rows };
   const width = rows.reduce((widest, row) => Math.max(widest, row.cells.length), 0);
   return { headers: Array.from({ length: width }, (_, index) => positionalColumnName(index)), rows };
+}
+
+/** A key/value report as a one-row table: its keys are the columns. */
+function readKeyValueTable(bytes: Uint8Array, mapping: SampleReportMapping): ReportTable {
+  const binary = sniffBinary(bytes.subarray(0, 64 * 1024));
+  if (binary) throw badRequest(binary);
+  const { text } = decodeCsvBytes(bytes, { encoding: mapping.encoding });
+  const report = readKeyValueReport(text);
+  if (!report) throw badRequest(SAMPLE_IMPORT_MESSAGES.notKeyValue);
+  const table = keyValueTable(report);
+  return { headers: table.headers, rows: [{ line: table.lines[0]!, cells: table.values, cellLines: table.lines }] };
 }
 
 function columnIndex(headers: readonly string[], name: string, role: string): number {
@@ -132,6 +148,9 @@ function timeParser(table: ReportTable, index: number, mapping: SampleReportMapp
 export function planReportImport(table: ReportTable, mapping: SampleReportMapping, stored: readonly SampleRow[]): ImportPlan {
   const { headers } = table;
   const sampleIdAt = columnIndex(headers, mapping.sample_id_column, 'Sample ID');
+  // A scan's wavelength axis is no sample id: its rows are one spectrum, which the import refuses with why.
+  const spectrum = sampleIdAt === 0 && !mapping.key_value ? spectrumRefusal(headers, table.rows.map((row) => row.cells)) : null;
+  if (spectrum) throw badRequest(spectrum);
   const drawnAt = mapping.drawn_at_column ? columnIndex(headers, mapping.drawn_at_column, 'Drawn time') : -1;
   const measuredAt = mapping.measured_at_column ? columnIndex(headers, mapping.measured_at_column, 'Measured time') : -1;
   const limitAt = mapping.limit_column ? columnIndex(headers, mapping.limit_column, 'Limit') : -1;
@@ -173,8 +192,8 @@ export function planReportImport(table: ReportTable, mapping: SampleReportMappin
   let rowsExcluded = 0;
   const analytes = new Map<string, { source: string; analyte: string; unit: string; results: number }>();
   const samples = new Map<string, ReportSample>();
-  const problem = (row: ReportRow, sampleId: string | null, reason: string) => {
-    unreadable.push({ line: row.line, sample_id: sampleId, reason });
+  const problem = (row: ReportRow, sampleId: string | null, reason: string, column?: number) => {
+    unreadable.push({ line: (column !== undefined ? row.cellLines?.[column] : undefined) ?? row.line, sample_id: sampleId, reason });
   };
   const leaveOut = (row: ReportRow, sampleId: string | null, reason: string) => {
     rowsExcluded += 1;
@@ -212,7 +231,7 @@ export function planReportImport(table: ReportTable, mapping: SampleReportMappin
     if (parseDrawn && cell(drawnAt).trim() !== '') {
       const ms = parseDrawn(cell(drawnAt));
       if (ms === null) {
-        problem(row, sampleId, `Drawn time '${cell(drawnAt).trim().slice(0, 40)}' is not a time.`);
+        problem(row, sampleId, `Drawn time '${cell(drawnAt).trim().slice(0, 40)}' is not a time.`, drawnAt);
         continue;
       }
       drawn = new Date(ms).toISOString();
@@ -221,7 +240,7 @@ export function planReportImport(table: ReportTable, mapping: SampleReportMappin
     if (parseMeasured && cell(measuredAt).trim() !== '') {
       const ms = parseMeasured(cell(measuredAt));
       if (ms === null) {
-        problem(row, sampleId, `Measured time '${cell(measuredAt).trim().slice(0, 40)}' is not a time.`);
+        problem(row, sampleId, `Measured time '${cell(measuredAt).trim().slice(0, 40)}' is not a time.`, measuredAt);
         continue;
       }
       measured = new Date(ms).toISOString();
@@ -258,7 +277,7 @@ export function planReportImport(table: ReportTable, mapping: SampleReportMappin
       for (const column of wide) {
         const read = readReportCell(cell(column.index), limit);
         countAnalyte(column.column, column.analyte, column.unit, read.kind === 'value');
-        if (read.kind === 'error') problem(row, sampleId, `${headers[column.index]}: ${read.message}`);
+        if (read.kind === 'error') problem(row, sampleId, `${headers[column.index]}: ${read.message}`, column.index);
         if (read.kind !== 'value') continue;
         found.push({ analyte: column.analyte, value: read.value, flag: read.flag, unit: column.unit, measured_at: measured, line: row.line });
       }
