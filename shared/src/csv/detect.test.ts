@@ -59,11 +59,21 @@ describe('layout detection on the real exports', () => {
     expect(layout.rows[0]!.slice(0, 3)).toEqual(['0:00:22', '30.0', '-0.066']);
   });
 
-  it('SoftMax Pro .txt: UTF-16LE by its BOM, four blocks said, the first shown', () => {
+  it('SoftMax Pro .txt: UTF-16LE by its BOM, four blocks listed, the first plate read as one reading per well', () => {
     const layout = layoutOf('MD_SMP_absorbance_endpoint_example01.txt');
-    expect(layout).toMatchObject({ encoding: 'utf-16le', delimiter: '\t', vendor: 'Molecular Devices SoftMax Pro', table_end: { text: '~End' } });
-    expect(layout.notices).toContain('This file has 4 read blocks; reading several blocks is not supported yet; the first is shown.');
+    expect(layout).toMatchObject({
+      encoding: 'utf-16le', delimiter: '\t', vendor: 'Molecular Devices SoftMax Pro', header_line: 3, block: 1, table_end: null,
+      grid: { rows: 8, columns: 12, row_labels: 'positions', empty_wells: 0 }, time_column: 'Read time',
+      start: { wallClock: '2023-11-27T10:43:25', line: 265 },
+    });
+    expect(layout.blocks.map(({ title, header_line, shape }) => [title, header_line, shape])).toEqual([
+      ['Plate: Plate01', 3, 'grid'], ['Plate: Plate02', 24, 'grid'], ['Group: Standards', 45, 'table'], ['Group: UnknownsNoDiln', 105, 'table'],
+    ]);
+    expect(layout.notices).toContain("This file has 4 read blocks; block 1 ('Plate: Plate01') is read: choose another under Block.");
     expect(layout.raw_headers.join('')).not.toContain('\u0000');
+    const second = layoutOf('MD_SMP_absorbance_endpoint_example01.txt', { block: 2 });
+    expect(second).toMatchObject({ header_line: 24, block: 2, grid: { rows: 8, columns: 12 } });
+    expect(second.rows[0]!.slice(0, 2)).toEqual(['0:00:00', '3.43082333333333']);
   });
 
   it('Vi-CELL BLU: UTF-16BE by its BOM, the time column is the 27th, month-first minutes', () => {
@@ -86,10 +96,16 @@ describe('layout detection on the real exports', () => {
     expect(layout.columns.find((column) => column.column === 'Vessel Temperature (°C)')?.unit_text).toBe('°C');
   });
 
-  it('BMG MARS .CSV: an 8-line preamble, the date and time it states, the plate grid said', () => {
+  it('BMG MARS .CSV: an 8-line preamble, the date and time it states, the plate grid read as one reading per well', () => {
     const layout = layoutOf('BMG Labtech format.CSV');
-    expect(layout).toMatchObject({ delimiter: ',', header_line: 9, vendor: 'BMG LABTECH MARS', start: { wallClock: '2021-05-14T15:29:50' }, time_column: null });
-    expect(layout.notices).toContain('This file is a plate grid (rows A-H x columns 1-12); reading plates is not supported yet.');
+    expect(layout).toMatchObject({
+      delimiter: ',', header_line: 9, vendor: 'BMG LABTECH MARS', start: { wallClock: '2021-05-14T15:29:50' },
+      time_column: 'Read time', time: { mode: 'elapsed', clock: true }, grid: { rows: 8, columns: 12, row_labels: 'letters' }, rows_parsed: 1,
+    });
+    expect(layout.headers).toHaveLength(97);
+    expect(layout.headers.slice(0, 3)).toEqual(['Read time', 'A1', 'A2']);
+    expect(layout.rows[0]!.slice(0, 3)).toEqual(['0:00:00', '0.073', '0.082']);
+    expect(layout.notices).toContain('This table is a plate grid (rows A-H x columns 1-12): each well is read as one column (96 wells) at one read time.');
   });
 
   it('GENESYS 30 .tsv: a preamble with trailing tabs ends at a blank line; no time column is said', () => {

@@ -13,7 +13,8 @@ import { containsMaliciousContent } from './malicious-content.ts';
 import { CSV_DELIMITERS, parseCsvRows, type CsvDelimiter } from './row-parser.ts';
 import { sanitizeHeaders } from './headers.ts';
 import { checkColumnCount, CsvLimitError } from './limits.ts';
-import { findDataSection, isMultiSectionCsv } from './sections.ts';
+import { declaresBlocks, findDataSection, findReadBlocks, isMultiSectionCsv, type CsvReadBlock } from './sections.ts';
+import { findFooterTime, PLATE_GRID_MAX_ROWS, plateGridTable, plateRowLabel, readPlateGrid, type PlateGrid } from './plate-grid.ts';
 import { chooseHeaderLine, endsTable, excelSeparatorHint, isMarkerLine, lineCells, type HeaderChoice } from './layout-lines.ts';
 import { findPreambleStart, type PreambleStart } from './preamble.ts';
 import { detectTimestampFormat, isLowConfidence, type TimestampDetection } from './timestamps.ts';
@@ -41,6 +42,8 @@ export interface CsvReadingChoices {
   no_header?: boolean;
   /** Names of a header-less table's columns, in order (the user's renames); columns past them keep Column N. */
   column_names?: string[];
+  /** The read block to read (1-based, among `blocks`); else the first with a time axis, else the first. */
+  block?: number;
 }
 
 export type LayoutOrientation = 'rows' | 'columns';
@@ -74,6 +77,11 @@ export interface CsvLayout {
   long_format?: LongFormatSuggestion | null;
   /** Row filters suggested: calibrators, controls or blanks in a column such as `Sample Type`. */
   row_filters?: RowFilter[];
+  /** The read blocks of the part read (one per wavelength, channel or plate), and the one read (its index), else null. */
+  blocks: CsvReadBlock[];
+  block: number | null;
+  /** The table is an endpoint plate grid, read as one reading per well (headers `Read time`, A1..H12), else null. */
+  grid: Omit<PlateGrid, 'wells' | 'values'> | null;
   vendor: string | null;
   orientation: LayoutOrientation;
   raw_headers: string[];
@@ -205,15 +213,22 @@ export const HEADERLESS_NOTICE = 'The first row of this table looks like data, n
 /** What a transposed table is told; the console offers to turn it (turnTable). */
 export const TRANSPOSED_NOTICE = 'Time runs across the columns in this file (a transposed table): turn it so time runs down the rows to read it.';
 
-function shapeNotices(text: string, rawHeaders: readonly string[], rows: readonly string[][], decimalComma: boolean, timeColumn: string | null): { notices: string[]; orientation: LayoutOrientation } {
+/**
+ * Time across the columns: the header's cells after the first are increasing numbers and the header,
+ * or one of the first rows under it, is named as a time.
+ */
+function isTransposed(rawHeaders: readonly string[], rowLabels: readonly string[], decimalComma: boolean): boolean {
+  const acrossColumns = rawHeaders.slice(1).filter((cell) => cell.trim() !== '');
+  const numbers = acrossColumns.map((cell) => parseNumericCell(cell, { decimalComma }));
+  const increasing = numbers.length >= 3 && numbers.every((value, index) => value !== null && !Number.isNaN(value) && (index === 0 || value > numbers[index - 1]!));
+  // The row of times is the header itself, or one of the first rows under a row of cycle numbers
+  // (Tecan i-control: 'Cycle Nr.', then 'Time [s]', then 'Temp. [°C]' and a row per well).
+  return increasing && (TIME_NAME.test(rawHeaders[0] ?? '') || rowLabels.slice(0, 3).some((label) => TIME_NAME.test(label)));
+}
+
+function shapeNotices(rawHeaders: readonly string[], rows: readonly string[][], decimalComma: boolean, timeColumn: string | null): { notices: string[]; orientation: LayoutOrientation } {
   const notices: string[] = [];
   let orientation: LayoutOrientation = 'rows';
-  const blocks = /^##BLOCKS=\s*(\d+)/.exec(text);
-  const endMarkers = (text.match(/^~End\s*$/gm) ?? []).length;
-  const blockCount = blocks ? Number(blocks[1]) : endMarkers;
-  if (blockCount > 1) {
-    notices.push(`This file has ${blockCount} read blocks; reading several blocks is not supported yet; the first is shown.`);
-  }
   const rowLabels = rows.map((row) => (row[0] ?? '').trim());
   const columnNumbers = rawHeaders.slice(1).map((cell) => cell.trim()).filter((cell) => cell !== '');
   if (
@@ -225,13 +240,7 @@ function shapeNotices(text: string, rawHeaders: readonly string[], rows: readonl
   const headerData = rawHeaders.filter((cell) => looksLikeData(cell, decimalComma)).length;
   const written = rawHeaders.filter((cell) => cell.trim() !== '').length;
   if (written >= 3 && (headerData / written >= 0.5 || headerData >= 3)) {
-    const acrossColumns = rawHeaders.slice(1).filter((cell) => cell.trim() !== '');
-    const numbers = acrossColumns.map((cell) => parseNumericCell(cell, { decimalComma }));
-    const increasing = numbers.length >= 3 && numbers.every((value, index) => value !== null && !Number.isNaN(value) && (index === 0 || value > numbers[index - 1]!));
-    // The row of times is the header itself, or one of the first rows under a row of cycle numbers
-    // (Tecan i-control: 'Cycle Nr.', then 'Time [s]', then 'Temp. [°C]' and a row per well).
-    const timeRowLabel = TIME_NAME.test(rawHeaders[0] ?? '') || rowLabels.slice(0, 3).some((label) => TIME_NAME.test(label));
-    if (increasing && timeRowLabel) {
+    if (isTransposed(rawHeaders, rowLabels, decimalComma)) {
       orientation = 'columns';
       notices.push(TRANSPOSED_NOTICE);
     } else if (!notices.some((notice) => notice.startsWith('This file is a plate grid'))) {
@@ -244,6 +253,32 @@ function shapeNotices(text: string, rawHeaders: readonly string[], rows: readonl
   }
   if (timeColumn === null) notices.push('No time column was found: choose one, or this file cannot be read as a time series.');
   return { notices, orientation };
+}
+
+/** How one table of a file reads, for the list of read blocks; null leaves it out (not a read, unless the file declares its blocks). */
+function judgeBlock(
+  lines: readonly string[], cells: readonly (readonly string[])[], index: number, run: number, delimiter: CsvDelimiter, preferDayFirst: boolean, keepAll: boolean,
+): { shape: CsvReadBlock['shape']; time_axis: boolean } | null {
+  if (readPlateGrid(lines.slice(index, index + PLATE_GRID_MAX_ROWS + 1), delimiter, index + 1)) return { shape: 'grid', time_axis: false };
+  const rawHeaders = cells[index]!;
+  const rows = cells.slice(index + 1, index + 1 + Math.min(run, CSV_LIMITS.dateDetectionSampleSize)) as string[][];
+  const decimalComma = delimiter !== ',';
+  if (isTransposed(rawHeaders, rows.map((row) => (row[0] ?? '').trim()), decimalComma)) return { shape: 'columns', time_axis: true };
+  const timeAxis = chooseTimeColumn(sanitizeHeaders([...rawHeaders]), rows, decimalComma, preferDayFirst) !== null;
+  return timeAxis || keepAll ? { shape: 'table', time_axis: timeAxis } : null;
+}
+
+/** What the user is told about the blocks and the plate grid read. */
+function blockNotices(blocks: readonly CsvReadBlock[], block: CsvReadBlock | null, grid: PlateGrid | null, start: PreambleStart | null, fromFooter: boolean): string[] {
+  const notices: string[] = [];
+  if (block && blocks.length > 1) notices.push(`This file has ${blocks.length} read blocks; block ${block.index} ('${block.title}') is read: choose another under Block.`);
+  if (grid) {
+    const empty = grid.empty_wells > 0 ? ` ${grid.empty_wells} empty well(s) are left out.` : '';
+    notices.push(`This table is a plate grid (rows A-${plateRowLabel(grid.rows - 1)} x columns 1-${grid.columns}): each well is read as one column (${grid.wells.length} wells) at one read time.${empty}`);
+    if (!start) notices.push('This plate grid states no read time: give the date and time the plate was read as the start.');
+    else if (fromFooter) notices.push(`The read time is when the file was saved (line ${start.line}: '${start.text}'): check it.`);
+  }
+  return notices;
 }
 
 export interface DetectOptions extends CsvReadingChoices {
@@ -319,6 +354,29 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
     headerIndex = choice.header.index + firstLine;
   }
 
+  // Read blocks (sections.ts): the chosen one, else the one the header found when it has a time axis,
+  // else the first with a time axis, else the first.
+  let blocks: CsvReadBlock[] = [];
+  let block: CsvReadBlock | null = null;
+  if (!section) {
+    const cells = lines.map((line) => lineCells(line, delimiter));
+    const declared = declaresBlocks(lines);
+    blocks = findReadBlocks(lines, cells, (index, run) => judgeBlock(lines, cells, index, run, delimiter, options.preferDayFirst ?? false, declared));
+    const holding = (line: number) => blocks.find((candidate) => candidate.header_line <= line && line <= candidate.last_line) ?? null;
+    if (options.block !== undefined) {
+      block = blocks.find((candidate) => candidate.index === options.block) ?? null;
+      if (!block) return { ok: false, message: `Block ${options.block} is not one of the ${blocks.length} read block(s) found in the part of the file that was read.` };
+      headerIndex = block.header_line - 1;
+    } else if (options.header_line === undefined && (declared ? blocks.length > 0 : blocks.length > 1)) {
+      const found = holding(headerIndex + 1);
+      block = found?.time_axis ? found : blocks.find((candidate) => candidate.time_axis) ?? found ?? blocks[0]!;
+      headerIndex = block.header_line - 1;
+    } else {
+      block = holding(headerIndex + 1);
+    }
+  }
+  const grid = section ? null : readPlateGrid(lines.slice(headerIndex, headerIndex + PLATE_GRID_MAX_ROWS + 1), delimiter, headerIndex + 1);
+
   // The table: from the header to its end (a marker, a one-cell line) or the text's end.
   let offset = 0;
   for (let index = 0; index < headerIndex; index += 1) offset = text.indexOf('\n', offset) + 1;
@@ -326,6 +384,9 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
   let tableText: string;
   if (section) {
     tableText = section.text;
+  } else if (grid) {
+    // A plate grid is read as one reading per well (plate-grid.ts): the table the upload's cut writes.
+    tableText = plateGridTable(grid, delimiter);
   } else {
     let position = text.indexOf('\n', offset);
     let lineNumber = headerIndex + 1;
@@ -348,7 +409,7 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
     }
     tableText = text.slice(offset, endOffset);
   }
-  const tablePartial = partial && tableEnd === null && (!section || section.endOffset === text.length);
+  const tablePartial = partial && tableEnd === null && grid === null && (!section || section.endOffset === text.length);
   const parsed = parseCsvRows(tableText, delimiter, { partial: tablePartial }).filter((row) => !(row.length === 1 && row[0]!.trim() === ''));
   const firstRow = parsed[0];
   if (!firstRow || firstRow.every((cell) => cell.trim() === '')) return { ok: false, message: CSV_MESSAGES.headerRequired };
@@ -374,7 +435,10 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
   const elapsed = time?.detection.elapsed ?? null;
   const absolute = time !== null && time.detection.format !== 'unknown' && !(time.detection.format === 'spreadsheet-serial' && elapsed);
   const preambleLines = section ? 0 : headerIndex;
-  const start = preambleLines > 0 ? findPreambleStart(lines.slice(0, headerIndex), delimiter, { preferDayFirst }) : null;
+  let start = preambleLines > 0 ? findPreambleStart(lines.slice(0, headerIndex), delimiter, { preferDayFirst }) : null;
+  // SoftMax Pro states no time above its plates, only when the file was saved, in its footer.
+  const footerStart = grid && !start ? findFooterTime(lines.slice(grid.last_line), grid.last_line + 1, preferDayFirst) : null;
+  if (footerStart) start = footerStart;
 
   const columns: ColumnSuggestion[] = headers.map((column, index) => {
     const share = numericShare(sampleRows.map((row) => row[index] ?? ''), decimalComma);
@@ -387,10 +451,10 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
       suggestion: !isTime && share > 0 && (suggested.type !== '' || suggested.unit !== '') ? { type: suggested.type, unit: suggested.unit } : null,
     };
   });
-  const shape = shapeNotices(text, rawHeaders, sampleRows, decimalComma, time?.column ?? null);
-  const notices = [...shape.notices];
+  const shape = shapeNotices(rawHeaders, sampleRows, decimalComma, time?.column ?? null);
+  const notices = [...blockNotices(blocks, block, grid, start, footerStart !== null), ...shape.notices];
   if (tableEnd) notices.push(`The table ends at line ${tableEnd.line} ('${tableEnd.text}'); what follows is not read.`);
-  if (time && elapsed && !start) notices.push(`'${time.column}' counts time from the run's start: give the start date and time.`);
+  if (time && elapsed && !start && !grid) notices.push(`'${time.column}' counts time from the run's start: give the start date and time.`);
   if (time && absolute && isLowConfidence(time.detection)) notices.push(`The date format of '${time.column}' is a guess: check the first timestamps.`);
   if (headerless) notices.push(`Read without a header row: the columns are named ${headers[0]} to ${headers[headers.length - 1]}; rename them in the mapping table.`);
   const longFormat = suggestLongFormat(headers, dataRows, time ? headers.indexOf(time.column) : -1, decimalComma);
@@ -412,6 +476,9 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
       looks_headerless: headerless || shape.notices.includes(HEADERLESS_NOTICE),
       long_format: longFormat,
       row_filters: suggestRowFilters(headers, dataRows.slice(0, 5_000)),
+      blocks,
+      block: block?.index ?? null,
+      grid: grid && (({ wells: _wells, values: _values, ...shape }) => shape)(grid),
       vendor: VENDOR_SIGNATURES.find(([, matches]) => matches(text, rawHeaders))?.[0] ?? null,
       orientation: shape.orientation,
       raw_headers: rawHeaders,

@@ -38,3 +38,4 @@ export * from './preamble.ts';
 export * from './table-cutter.ts';
 export * from './detect.ts';
 export * from './turn-table.ts';
+export * from './plate-grid.ts';

@@ -2,7 +2,9 @@
  * Multi-section files such as Eppendorf DASware exports: INI-like `"[Name]"` lines, each followed by
  * its own table. The time series is the table of the `"[TrackData1]"` section (`"[TrackData]"` before
  * it is empty); later sections (`"[Events]"`, `"[End]"`, ...) hold other tables that are not readings.
+ * Also the read blocks of plate-reader exports (findReadBlocks): several tables of readings, one read.
  */
+import { isMarkerLine } from './layout-lines.ts';
 
 /** Sections whose table holds the time series, by default (DASware: TrackData, TrackData1, ...). */
 export const DEFAULT_DATA_SECTION_PATTERN = /^TrackData\d*$/i;
@@ -150,4 +152,125 @@ export function readTimezoneBiasMinutes(text: string): number | null {
     start = end + 1;
   }
   return null;
+}
+
+/**
+ * Read blocks: several tables of readings in one file, one per wavelength, channel or plate. SoftMax
+ * Pro declares them (`##BLOCKS= 4`, each closed by `~End`, its first line its title: `Plate:
+ * Plate01`, `Group: Standards`); Tecan i-control writes a `Label:` line above each read, Gen5 a title
+ * line (`600`) above each read's table. The detection lists them and reads one (the user's choice,
+ * else the first with a time axis, else the first).
+ */
+export interface CsvReadBlock {
+  /** 1-based position among the blocks found. */
+  index: number;
+  /** The block's title as the file writes it (`Plate: Plate01`, `Label: Abs600`, `600`), else `Table at line N`. */
+  title: string;
+  /** 1-based lines: the block's header and its last table line. */
+  header_line: number;
+  last_line: number;
+  /** Data lines under the header (before the first blank line or marker), and the header's width. */
+  rows: number;
+  columns: number;
+  /** `grid`: a plate grid; `columns`: time runs across the columns; `table`: a table of rows. */
+  shape: 'table' | 'grid' | 'columns';
+  /** A time column (or a time row, for `columns`): the block is a time series. */
+  time_axis: boolean;
+}
+
+/** How the detection judges one table: its shape and whether it has a time axis; null leaves it out. */
+export type ReadBlockJudge = (headerIndex: number, run: number) => { shape: CsvReadBlock['shape']; time_axis: boolean } | null;
+
+const SOFTMAX_BLOCKS = /^##BLOCKS=\s*\d+/;
+const SOFTMAX_BLOCK_END = /^~End\s*$/;
+/** Lines above a header looked at for its title. */
+const TITLE_LOOKBACK = 20;
+
+/** True when the file declares its blocks (SoftMax Pro's `##BLOCKS= n` first line). */
+export function declaresBlocks(lines: readonly string[]): boolean {
+  return lines.length > 0 && SOFTMAX_BLOCKS.test(lines[0]!);
+}
+
+function namedCells(cells: readonly string[]): number {
+  let count = 0;
+  for (const cell of cells) if (cell.trim() !== '') count += 1;
+  return count;
+}
+
+/** Table lines after `index` (non-blank, two or more cells, at most one wider than the header, no marker), up to `end`. */
+function runAfter(cells: readonly (readonly string[])[], lines: readonly string[], index: number, end: number): number {
+  const width = cells[index]!.length;
+  let run = 0;
+  for (let next = index + 1; next < end; next += 1) {
+    const line = lines[next]!;
+    if (line.trim() === '' || isMarkerLine(line)) break;
+    const row = cells[next]!;
+    if (row.length < 2 || row.length > width + 1) break;
+    run += 1;
+  }
+  return run;
+}
+
+/** A line that may head a block's table: three or more named cells, naming at least half of its cells. */
+function mayBeHeader(cells: readonly string[], line: string): boolean {
+  const named = namedCells(cells);
+  return named >= 3 && named * 2 >= cells.length - 1 && !isMarkerLine(line);
+}
+
+/** The title above a header: a `Label:` line, else the nearest one-cell line, within `from`..`headerIndex`. */
+function titleAbove(cells: readonly (readonly string[])[], lines: readonly string[], from: number, headerIndex: number): string {
+  let nearest: string | null = null;
+  for (let index = headerIndex - 1; index >= Math.max(from, headerIndex - TITLE_LOOKBACK); index -= 1) {
+    const text = lines[index]!.trim();
+    if (text === '' || text.length > 120) continue;
+    if (/^Label:/i.test(text)) return text;
+    if (nearest === null && namedCells(cells[index]!) === 1 && cells[index]!.length === 1) nearest = text;
+  }
+  return nearest ?? `Table at line ${headerIndex + 1}`;
+}
+
+/**
+ * The read blocks of a file's first lines, each line already split into cells with the file's
+ * delimiter. Declared blocks (SoftMax Pro) are each one block with the longest table in it; otherwise
+ * every table of three or more named columns and two or more rows that `judge` keeps (a plate grid or
+ * a table with a time axis). Linear: each line is looked at a bounded number of times.
+ */
+export function findReadBlocks(lines: readonly string[], cells: readonly (readonly string[])[], judge: ReadBlockJudge): CsvReadBlock[] {
+  const blocks: CsvReadBlock[] = [];
+  const add = (title: string, headerIndex: number, run: number) => {
+    const verdict = judge(headerIndex, run);
+    if (!verdict) return;
+    blocks.push({
+      index: blocks.length + 1, title, header_line: headerIndex + 1, last_line: headerIndex + 1 + run,
+      rows: run, columns: cells[headerIndex]!.length, ...verdict,
+    });
+  };
+  if (declaresBlocks(lines)) {
+    let start = 1;
+    for (let index = 1; index <= lines.length; index += 1) {
+      if (index < lines.length && !SOFTMAX_BLOCK_END.test(lines[index]!)) continue;
+      // The block's first line is its title; its table is the longest run of table lines after it.
+      let best: { index: number; run: number } | null = null;
+      for (let line = start + 1; line < index; line += 1) {
+        if (!mayBeHeader(cells[line]!, lines[line]!)) continue;
+        const run = runAfter(cells, lines, line, index);
+        if (run > 0 && (!best || run > best.run)) best = { index: line, run };
+        line += run;
+      }
+      // The lines after the last `~End` are a footer, not a block.
+      if (best && index < lines.length) add(cells[start]!.filter((cell) => cell.trim() !== '').slice(0, 2).join(' ').slice(0, 80), best.index, best.run);
+      start = index + 1;
+    }
+    return blocks;
+  }
+  let previousEnd = 0;
+  for (let index = 0; index < lines.length; index += 1) {
+    if (!mayBeHeader(cells[index]!, lines[index]!)) continue;
+    const run = runAfter(cells, lines, index, lines.length);
+    if (run < 2) continue;
+    add(titleAbove(cells, lines, previousEnd, index), index, run);
+    index += run;
+    previousEnd = index + 1;
+  }
+  return blocks;
 }
