@@ -187,6 +187,11 @@ export const csvReadingSchema = z.object({
    * api writes them as the header of the table it cuts, so the worker reads a file like any other.
    */
   column_names: csvColumnNamesSchema.optional(),
+  /**
+   * The table at `header_line` is an endpoint plate grid (rows A-H by columns 1-12): the api writes it
+   * as one reading per well, the table `Read time, A1..H12` with the one row `0:00:00, <values>`.
+   */
+  plate_grid: z.boolean().optional(),
 });
 export type CsvReading = z.infer<typeof csvReadingSchema>;
 
