@@ -260,7 +260,7 @@ export const createOpcuaSource: SourceFactory = (connection, secret, initialMapp
         // The secure channel stays open for the next attempt otherwise; the connection is not usable as it is.
         await client.disconnect().catch(() => undefined);
         log.warn({ connectionId: connection.id, reason: error instanceof Error ? error.message : String(error) }, 'OPC UA sign-in refused');
-        throw new Error(signInRefusal(connection, error));
+        throw new Error(signInRefusal(connection, error), { cause: error });
       }
       session.on('session_closed', () => status.disconnected('session closed'));
       subscription = await session.createSubscription2({
