@@ -11,7 +11,8 @@ import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import type { Pool } from '@bioprocess/shared/server/postgres';
 import { GroupCommit, type Sender } from '@bioprocess/shared/group-commit';
-import { insertPoints, type PointRowsFormat } from './points-store.ts';
+import { POINT_ROWS_FORMAT } from '@bioprocess/shared/point-rows';
+import { insertPoints, type PointRowsLayout } from './points-store.ts';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { createOwedRollupsFlush, type OwedRollups } from './rollups/owed.ts';
 
@@ -34,7 +35,7 @@ export interface BulkWrites {
   /** Counts a started bulk job as on its way to an insert and to the rollups (GroupCommit.setOut). */
   setOut(): BulkJobOnItsWay;
   /** Inserts a chunk's point rows (the job's sender arrives with them); resolves once they are stored. */
-  insert(rows: Uint8Array, format: PointRowsFormat, sender?: Sender): Promise<void>;
+  insert(rows: Uint8Array, layout: PointRowsLayout, sender?: Sender): Promise<void>;
   /**
    * Recomputes the rollups of a completed post, then deletes its backlog row. A failure is logged and
    * leaves the row, which a backlog pass takes up.
@@ -45,20 +46,23 @@ export interface BulkWrites {
 }
 
 export function createBulkWrites(clickhouse: ClickHouseClient, pool: Pool, logger: Logger): BulkWrites {
-  // One committer per format: a flush is one INSERT, in one format (TSV only from jobs of older apis).
-  const insertsOf = (format: PointRowsFormat) => new GroupCommit<Uint8Array>({
-    flush: (chunks) => insertPoints(clickhouse, Readable.from(chunks, { objectMode: false }), format),
+  // One committer per layout: a flush is one INSERT, in one format and column list (the older
+  // layouts only from jobs of older apis).
+  const insertsOf = (layout: PointRowsLayout) => new GroupCommit<Uint8Array>({
+    flush: (chunks) => insertPoints(clickhouse, Readable.from(chunks, { objectMode: false }), layout),
     weigh: (rows) => rows.length,
     maxWeight: INSERT_MAX_BYTES,
     awaitSendersMs: INSERT_AWAITS_JOBS_MS,
   });
-  const inserts = { RowBinary: insertsOf('RowBinary'), TabSeparated: insertsOf('TabSeparated') };
+  const inserts: Record<PointRowsLayout, GroupCommit<Uint8Array>> = {
+    RowBinaryWithSource: insertsOf('RowBinaryWithSource'), RowBinary: insertsOf('RowBinary'), TabSeparated: insertsOf('TabSeparated'),
+  };
   const rollups = createOwedRollupsFlush(clickhouse, pool, logger);
   return {
-    // Older apis' TSV jobs are rare: only the RowBinary inserts wait for the jobs on their way.
-    setOut: () => ({ toInsert: inserts.RowBinary.setOut(), toRollups: rollups.headingForRollups() }),
-    insert: (rows, format, sender) => {
-      const inserted = inserts[format].submit(rows);
+    // Older apis' jobs are rare: only the current layout's inserts wait for the jobs on their way.
+    setOut: () => ({ toInsert: inserts[POINT_ROWS_FORMAT].setOut(), toRollups: rollups.headingForRollups() }),
+    insert: (rows, layout, sender) => {
+      const inserted = inserts[layout].submit(rows);
       sender?.arrived();
       return inserted;
     },

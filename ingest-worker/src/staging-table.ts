@@ -5,7 +5,7 @@
  * no data is copied), so a rejected upload changes nothing and an accepted one appears at once.
  *
  * The organisation, the version shared by every row and is_deleted are column defaults, so a staged
- * row is only instrument_id, ts and value (plus version when rows need their own versions), in
+ * row is only instrument_id, ts, value and ts_micros (plus version when rows need their own versions), in
  * RowBinary: ClickHouse 18.16 reads some decimal texts to a neighbouring double, binary is exact.
  */
 import type { Readable } from 'node:stream';
@@ -14,7 +14,8 @@ import { int, version } from '@bioprocess/shared/points-sql';
 import { POINT_ROW_COLUMNS } from '@bioprocess/shared/point-rows';
 import { LOCAL_SUFFIX, POINTS_PARTITION_KEY, POINTS_TABLE, pointsAreDistributed } from '@bioprocess/shared/server/clickhouse-tables';
 
-export const STAGED_COLUMNS = ['instrument_id', 'ts', 'value'] as const;
+/** A staged row's columns (the writer is csv/staging-reader.ts writeStagedPoint). */
+export const STAGED_COLUMNS = ['instrument_id', 'ts', 'value', 'ts_micros'] as const;
 export const STAGED_COLUMNS_WITH_VERSION = [...STAGED_COLUMNS, 'version'] as const;
 
 /** The table name of a job (job ids are UUIDs: hex digits and dashes). */
@@ -37,12 +38,34 @@ export async function createStagingTable(
           ENGINE = ReplacingMergeTree(version) PARTITION BY ${POINTS_PARTITION_KEY} ORDER BY (organization_id, instrument_id, ts)`
       : `CREATE TABLE IF NOT EXISTS ${table} AS ${POINTS_TABLE}`,
   });
+  await addColumnsAddedSince(clickhouse, table);
   await clickhouse.command({
     query: `ALTER TABLE ${table}
       MODIFY COLUMN organization_id UInt64 DEFAULT toUInt64(${int(defaults.organizationId)}),
       MODIFY COLUMN version UInt64 DEFAULT toUInt64(${version(defaults.sharedVersion)}),
       MODIFY COLUMN is_deleted UInt8 DEFAULT toUInt8(0)`,
   });
+}
+
+/**
+ * Gives a staging table made before `points` gained columns (an upload resumed across a migration)
+ * those columns, in the same order and with the same defaults: the staged rows name them, and a
+ * partition attaches only between tables of one structure.
+ */
+async function addColumnsAddedSince(clickhouse: ClickHouseClient, table: string): Promise<void> {
+  const source = await pointsAreDistributed(clickhouse) ? `${POINTS_TABLE}${LOCAL_SUFFIX}` : POINTS_TABLE;
+  const result = await clickhouse.query({
+    query: `SELECT table, name, type, default_kind, default_expression FROM system.columns
+      WHERE database = currentDatabase() AND table IN ('${source}', '${table}')`,
+    format: 'JSONEachRow',
+  });
+  const columns = await result.json<{ table: string; name: string; type: string; default_kind: string; default_expression: string }>();
+  const staged = new Set(columns.filter((column) => column.table === table).map((column) => column.name));
+  for (const column of columns) {
+    if (column.table !== source || staged.has(column.name)) continue;
+    const defaultClause = column.default_kind === 'DEFAULT' ? ` DEFAULT ${column.default_expression}` : '';
+    await clickhouse.command({ query: `ALTER TABLE ${table} ADD COLUMN ${column.name} ${column.type}${defaultClause}` });
+  }
 }
 
 export async function dropStagingTable(clickhouse: ClickHouseClient, table: string): Promise<void> {

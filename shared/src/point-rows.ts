@@ -4,16 +4,53 @@
  * reads about one decimal in 160 to a neighbouring double (a posted 1.2600393 would read back as
  * 1.2600392999999999); a double written here is stored bit for bit.
  *
- * A row, little-endian: organization_id UInt64, instrument_id UInt64, ts Int64, value Nullable(Float64)
- * (a byte 1 for null, else 0 and the double), version UInt64, is_deleted UInt8.
+ * A row, little-endian, in the order of POINT_ROW_COLUMNS (RowBinary follows the INSERT's column list,
+ * not the table's): organization_id UInt64, instrument_id UInt64, ts Int64, value Nullable(Float64)
+ * (a byte 1 for null, else 0 and the double), version UInt64, is_deleted UInt8, then what the source
+ * said about the reading: ts_micros UInt16 (microseconds within the millisecond), quality
+ * Nullable(UInt32) (the source's code) and historical UInt8.
+ *
+ * Rows recorded by apis from before the source's details (bulk jobs still queued across a deploy) end
+ * at is_deleted: their request names the layout (`rows_format`), and they are inserted with the
+ * columns they have (POINT_ROW_LAYOUTS), the others taking their defaults.
  */
 import { VERSION_SEQ_FACTOR } from './ingest/versions.ts';
 
-export const POINT_ROWS_FORMAT = 'RowBinary';
+/** The columns of a legacy row (rows_format 'RowBinary' or 'TabSeparated'), in order. */
+export const LEGACY_POINT_ROW_COLUMNS = ['organization_id', 'instrument_id', 'ts', 'value', 'version', 'is_deleted'] as const;
 /** The columns of a row, in order (the INSERT names them). */
-export const POINT_ROW_COLUMNS = ['organization_id', 'instrument_id', 'ts', 'value', 'version', 'is_deleted'] as const;
-/** The largest row: a non-null value. */
-export const MAX_POINT_ROW_BYTES = 42;
+export const POINT_ROW_COLUMNS = [...LEGACY_POINT_ROW_COLUMNS, 'ts_micros', 'quality', 'historical'] as const;
+
+/**
+ * How a bulk post's stored rows are written (`rows_format` of its record): the current layout, or one
+ * of older apis'. Each names the ClickHouse format and the columns of its rows.
+ */
+export const POINT_ROW_LAYOUTS = {
+  RowBinaryWithSource: { clickhouseFormat: 'RowBinary', columns: POINT_ROW_COLUMNS },
+  RowBinary: { clickhouseFormat: 'RowBinary', columns: LEGACY_POINT_ROW_COLUMNS },
+  TabSeparated: { clickhouseFormat: 'TabSeparated', columns: LEGACY_POINT_ROW_COLUMNS },
+} as const;
+export type PointRowsLayout = keyof typeof POINT_ROW_LAYOUTS;
+export const POINT_ROWS_LAYOUT_NAMES = Object.keys(POINT_ROW_LAYOUTS) as [PointRowsLayout, ...PointRowsLayout[]];
+
+/** The layout this version writes. */
+export const POINT_ROWS_FORMAT = 'RowBinaryWithSource' satisfies PointRowsLayout;
+/** The largest row: a non-null value and a quality code. */
+export const MAX_POINT_ROW_BYTES = 50;
+/** Bytes after is_deleted in the current layout, without and with a quality code. */
+const SOURCE_BYTES_NO_QUALITY = 4;
+const SOURCE_BYTES_WITH_QUALITY = 8;
+
+/** What a source said about a reading beyond its millisecond and value. */
+export interface ReadingSource {
+  /** Microseconds within the millisecond, 0-999. */
+  micros: number;
+  /** The source's quality code (UInt32), null when it gave none. */
+  quality: number | null;
+  historical: boolean;
+}
+
+export const NO_SOURCE_DETAILS: ReadingSource = Object.freeze({ micros: 0, quality: null, historical: false });
 
 const TWO_32 = 4_294_967_296;
 
@@ -54,7 +91,7 @@ export class PointRowWriter {
    * Appends a reading with version `versionSeq * 10^10 + suffix` (suffix below 10^10: the point's
    * 1-based index in its request).
    */
-  point(instrumentId: number, ts: number, value: number | null, suffix: number): void {
+  point(instrumentId: number, ts: number, value: number | null, suffix: number, source: ReadingSource = NO_SOURCE_DETAILS): void {
     if (this.length + MAX_POINT_ROW_BYTES > this.bytes.length) this.grow();
     const view = this.view;
     let offset = this.length;
@@ -75,7 +112,18 @@ export class PointRowWriter {
     view.setUint32(offset, low - carry * TWO_32, true);
     view.setUint32(offset + 4, this.versionBaseHigh + carry, true);
     this.bytes[offset + 8] = 0; // is_deleted
-    this.length = offset + 9;
+    offset += 9;
+    view.setUint16(offset, source.micros, true);
+    if (source.quality === null) {
+      this.bytes[offset + 2] = 1;
+      offset += 3;
+    } else {
+      this.bytes[offset + 2] = 0;
+      view.setUint32(offset + 3, source.quality, true);
+      offset += 7;
+    }
+    this.bytes[offset] = source.historical ? 1 : 0;
+    this.length = offset + 1;
   }
 
   private grow(): void {
@@ -94,10 +142,19 @@ export interface PointRow {
   /** Decimal: versions exceed 2^53. */
   version: string;
   isDeleted: boolean;
+  micros: number;
+  quality: number | null;
+  historical: boolean;
 }
 
-/** Reads rows back (tests and diagnostics; the worker inserts the bytes as they are). */
-export function decodePointRows(bytes: Uint8Array): PointRow[] {
+/** Bytes a row's source details take after is_deleted (the byte at `offset` is its quality's null flag). */
+function sourceBytesAt(bytes: Uint8Array, offset: number, layout: PointRowsLayout): number {
+  if (layout !== 'RowBinaryWithSource') return 0;
+  return bytes[offset + 2] === 1 ? SOURCE_BYTES_NO_QUALITY : SOURCE_BYTES_WITH_QUALITY;
+}
+
+/** Reads RowBinary rows back (tests and diagnostics; the worker inserts the bytes as they are). */
+export function decodePointRows(bytes: Uint8Array, layout: PointRowsLayout = POINT_ROWS_FORMAT): PointRow[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   const rows: PointRow[] = [];
   let offset = 0;
@@ -107,7 +164,10 @@ export function decodePointRows(bytes: Uint8Array): PointRow[] {
     return Number(value);
   };
   while (offset < bytes.length) {
-    const row: PointRow = { organizationId: safe(offset), instrumentId: safe(offset + 8), ts: safe(offset + 16), value: null, version: '', isDeleted: false };
+    const row: PointRow = {
+      organizationId: safe(offset), instrumentId: safe(offset + 8), ts: safe(offset + 16), value: null, version: '', isDeleted: false,
+      micros: 0, quality: null, historical: false,
+    };
     offset += 24;
     if (bytes[offset++] === 0) {
       row.value = view.getFloat64(offset, true);
@@ -116,6 +176,13 @@ export function decodePointRows(bytes: Uint8Array): PointRow[] {
     row.version = view.getBigUint64(offset, true).toString();
     row.isDeleted = bytes[offset + 8] === 1;
     offset += 9;
+    const sourceBytes = sourceBytesAt(bytes, offset, layout);
+    if (sourceBytes > 0) {
+      row.micros = view.getUint16(offset, true);
+      if (sourceBytes === SOURCE_BYTES_WITH_QUALITY) row.quality = view.getUint32(offset + 3, true);
+      row.historical = bytes[offset + sourceBytes - 1] === 1;
+      offset += sourceBytes;
+    }
     rows.push(row);
   }
   return rows;
@@ -128,7 +195,8 @@ export function decodePointRows(bytes: Uint8Array): PointRow[] {
  * their rows were written; whoever inserts such rows (the api, or the ingest-worker from the recorded
  * data) stamps them first.
  */
-export function stampVersions(bytes: Uint8Array, versionSeq: number): void {
+export function stampVersions(bytes: Uint8Array, versionSeq: number, layout: PointRowsLayout = POINT_ROWS_FORMAT): void {
+  if (layout === 'TabSeparated') throw new Error('TSV rows are never written before their version');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   const base = BigInt(versionSeq) * VERSION_SEQ_FACTOR;
   let offset = 0;
@@ -137,6 +205,7 @@ export function stampVersions(bytes: Uint8Array, versionSeq: number): void {
     offset += bytes[offset + 24] === 0 ? 33 : 25;
     view.setBigUint64(offset, view.getBigUint64(offset, true) + base, true);
     offset += 9;
+    offset += sourceBytesAt(bytes, offset, layout);
   }
 }
 
@@ -145,9 +214,9 @@ export function stampVersions(bytes: Uint8Array, versionSeq: number): void {
  * version was drawn) a copy stamped with it. The recorded rows stay as written, so a retried insert
  * stamps them again from the same bytes.
  */
-export function rowsWithVersion(rows: Uint8Array, versionSeq: number, versionsFromJob: boolean): Uint8Array {
+export function rowsWithVersion(rows: Uint8Array, versionSeq: number, versionsFromJob: boolean, layout: PointRowsLayout): Uint8Array {
   if (!versionsFromJob) return rows;
   const stamped = rows.slice();
-  stampVersions(stamped, versionSeq);
+  stampVersions(stamped, versionSeq, layout);
   return stamped;
 }

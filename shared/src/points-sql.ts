@@ -65,6 +65,13 @@ export const minuteExpr = (column: string) => floorExpr(column, MINUTE_MS);
  */
 export const NEWEST_POINT_COLUMNS = 'argMax(tuple(value), version).1 AS v, argMax(is_deleted, version) AS d';
 
+/**
+ * What the source said about the newest version of each key, beside NEWEST_POINT_COLUMNS: `us` its
+ * microseconds within the millisecond, `q` its quality code (NULL: none; through a tuple as values
+ * are) and `h` its historical flag. Only raw reads and exports ask for them; rollups ignore them.
+ */
+export const NEWEST_POINT_SOURCE_COLUMNS = 'argMax(ts_micros, version) AS us, argMax(tuple(quality), version).1 AS q, argMax(historical, version) AS h';
+
 /** The figures of a rollup row (minute or hour): points, values counted, their sum, minimum and maximum. */
 export const ROLLUP_FIGURES = ['p', 'n', 's', 'lo', 'hi'] as const;
 export type RollupFigureColumn = (typeof ROLLUP_FIGURES)[number];

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { BULK_CHUNK_POINTS } from './timeseries.ts';
 import { bulkRequestSchema, csvRequestSchema, deletionRequestSchema } from './ingest/requests.ts';
+import { POINT_ROWS_LAYOUT_NAMES } from './point-rows.ts';
 
 export const QUEUE_NAMES = {
   ingest: 'ingest',
@@ -78,8 +79,8 @@ export const bulkChunkPayloadSchema = z.object({
   chunk_count: z.number().int().positive(),
   /** Points in the chunk. */
   points: z.number().int().positive(),
-  /** How the chunk's rows are written: RowBinary (shared/src/point-rows.ts); absent from jobs queued by older apis, whose rows are TSV lines. */
-  format: z.enum(['RowBinary', 'TabSeparated']).default('TabSeparated'),
+  /** How the chunk's rows are written (POINT_ROW_LAYOUTS in shared/src/point-rows.ts); absent from jobs queued by older apis, whose rows are TSV lines. */
+  format: z.enum(POINT_ROWS_LAYOUT_NAMES).default('TabSeparated'),
 });
 
 /** Most jobs one batch delivery names: bounds its PostgreSQL statements and its ClickHouse insert. */
@@ -202,7 +203,7 @@ export function ingestDeliveries(job: IngestJobRecord, chunks?: number[]): Inges
       const points = bulk.data.points;
       // Written by its batch's delivery (the worker skips a chunk already written and completes the job).
       if (bulk.data.batch !== undefined && job.chunk_count === 1) return [bulkBatchDelivery(bulk.data.batch, [job.id], [organizationId])];
-      const format = bulk.data.rows_format === 'TabSeparated' ? 'TabSeparated' : 'RowBinary';
+      const format = bulk.data.rows_format ?? 'RowBinary';
       const indexes = chunks ?? Array.from({ length: job.chunk_count }, (_, index) => index);
       return indexes.map((chunkIndex) => ({
         jobId: `${job.id}-c${chunkIndex}`,

@@ -8,6 +8,7 @@ import { isValidTimeZone, TIME_ZONE_MESSAGE } from './csv/time-zones.ts';
 import { rowFiltersSchema } from './csv/row-filters.ts';
 import { keyColumnsOf, MAX_KEY_COLUMNS } from './csv/long-format.ts';
 import { unitConversionProblem } from './csv/unit-conversion.ts';
+import { fractionMicros, splitEpochMs } from './sub-millisecond-time.ts';
 
 /** Default and maximum number of readings per instrument a read answers (documented in OpenAPI). */
 export const TIME_SERIES_DEFAULT_LIMIT = 2_000;
@@ -37,10 +38,15 @@ const finiteOrNull = z.number().refine(Number.isFinite, 'must be a finite number
 /** An ISO 8601 string or epoch milliseconds. */
 export const timestampInput = z.union([z.string().min(1), z.number()]);
 
+/** The largest quality code a point may carry (a UInt32: OPC UA StatusCodes use all 32 bits). */
+export const BULK_QUALITY_MAX = 4_294_967_295;
+
 /**
  * One written point: `measured_at` (or `ts`), `instrument_id`, and exactly one of `int_value`,
- * `float_value` or `value` (null allowed). Exactly-one and timestamp parsing are checked per index by
- * the api so the error names the first bad index.
+ * `float_value` or `value` (null allowed); optionally the source's `quality` code and its
+ * `historical` flag. A time's microseconds (ISO fraction digits 4-6) are kept beside its
+ * millisecond. Exactly-one and timestamp parsing are checked per index by the api so the error names
+ * the first bad index.
  */
 export const bulkPointSchema = z.object({
   measured_at: timestampInput.optional(),
@@ -49,6 +55,9 @@ export const bulkPointSchema = z.object({
   int_value: z.number().int().nullable().optional(),
   float_value: finiteOrNull.optional(),
   value: finiteOrNull.optional(),
+  quality: z.number().int().min(0).max(BULK_QUALITY_MAX).nullable().optional()
+    .describe('The source\'s quality code, kept verbatim (an OPC UA StatusCode, a Sparkplug quality); absent or null: none given'),
+  historical: z.boolean().optional().describe('The source marked the reading as historical (Sparkplug is_historical); default false'),
 });
 export type BulkPoint = z.infer<typeof bulkPointSchema>;
 
@@ -57,13 +66,19 @@ export const bulkBodySchema = z.object({
 });
 export type BulkBody = z.infer<typeof bulkBodySchema>;
 
-/** A reading as the api answers it; min and max are present when the readings were bucketed. */
+/**
+ * A reading as the api answers it; min and max are present when the readings were bucketed. A raw
+ * reading's `ts` has six fraction digits when it was stored with microseconds, and `quality` and
+ * `historical` are present when its source gave them.
+ */
 export const readingSchema = z.object({
   ts: z.string(),
   instrument_id: z.number(),
   value: z.number().nullable(),
   min: z.number().nullable().optional(),
   max: z.number().nullable().optional(),
+  quality: z.number().int().optional(),
+  historical: z.boolean().optional(),
 });
 export type Reading = z.infer<typeof readingSchema>;
 export const readingListSchema = z.array(readingSchema);
@@ -302,6 +317,17 @@ export function parseTimestampInput(input: string | number): number {
   const text = input.trim();
   if (/^-?\d+$/.test(text)) return Number(text);
   return Date.parse(text);
+}
+
+/**
+ * parseTimestampInput's millisecond with the microseconds within it that the input states (an ISO
+ * fraction's 4th to 6th digits, or the fraction of epoch milliseconds given as a number): what a bulk
+ * point's time is stored as (shared/src/sub-millisecond-time.ts has the rule).
+ */
+export function parseTimestampInputMicros(input: string | number): { ms: number; micros: number } {
+  if (typeof input === 'number') return Number.isFinite(input) ? splitEpochMs(input) : { ms: Number.NaN, micros: 0 };
+  const ms = parseTimestampInput(input);
+  return { ms, micros: Number.isNaN(ms) ? 0 : fractionMicros(input) };
 }
 
 /** ClickHouse keeps timestamps as Int64 epoch ms; these bounds keep them inside what Date handles. */

@@ -38,7 +38,7 @@ export function prepareBulkPost(body: Uint8Array, organizationId: number, versio
   try {
     const points = validateBulkPoints(parsed.data);
     const writer = new BulkWriter(organizationId, versionSeq, body.length, echo);
-    for (const [instrumentId, ts, value] of points) writer.add(instrumentId, ts, { source: null, start: 0, end: 0, number: value });
+    for (const [instrumentId, ts, value, source] of points) writer.add(instrumentId, ts, { source: null, start: 0, end: 0, number: value }, source);
     return writer.finish();
   } catch (error) {
     if (error instanceof HttpError) return { ok: false, error: error.message };

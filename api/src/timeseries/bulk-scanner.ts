@@ -4,13 +4,15 @@
  * and throws NotCommonShape at anything else (escapes, unknown keys, bad values), for the slow path.
  * Numbers are read here too: a plain decimal with integer arithmetic, anything else with Number().
  */
-import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInput } from '@bioprocess/shared/timeseries';
+import { BULK_QUALITY_MAX, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, parseTimestampInputMicros } from '@bioprocess/shared/timeseries';
+import type { ReadingSource } from '@bioprocess/shared/point-rows';
 import type { BulkWriter, ValueRef } from './bulk-writer.ts';
 
 // Module-local copies: the TypeScript loader turns imported bindings into getter calls, which cost
 // measurably when read once per point.
 const MIN_TS = MIN_TIMESTAMP_MS;
 const MAX_TS = MAX_TIMESTAMP_MS;
+const QUALITY_MAX = BULK_QUALITY_MAX;
 
 const latin1Of = (bytes: Uint8Array, start: number, end: number) => Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
 
@@ -67,8 +69,14 @@ const KEY_INSTRUMENT = 3;
 const KEY_INT_VALUE = 4;
 const KEY_FLOAT_VALUE = 5;
 const KEY_VALUE = 6;
+const KEY_QUALITY = 7;
+const KEY_HISTORICAL = 8;
 /** The key names' bytes, indexed by key. */
-const KEY_NAMES: Uint8Array[] = ['', 'measured_at', 'ts', 'instrument_id', 'int_value', 'float_value', 'value'].map((name) => Buffer.from(name, 'latin1'));
+const KEY_NAMES: Uint8Array[] = ['', 'measured_at', 'ts', 'instrument_id', 'int_value', 'float_value', 'value', 'quality', 'historical']
+  .map((name) => Buffer.from(name, 'latin1'));
+const TRUE = Buffer.from('true', 'latin1');
+const NULL_LITERAL = Buffer.from('null', 'latin1');
+const FALSE = Buffer.from('false', 'latin1');
 const DATA_KEY = Buffer.from('"data"', 'latin1');
 
 /** Reads `{"data":[{…},…]}` with keys among KEYS, numbers, plain strings and null; throws NotCommonShape otherwise. */
@@ -82,6 +90,10 @@ export class BodyScanner {
   /** The last number token has no exponent: an optional minus, digits and at most one decimal point. */
   private tokenPlain = false;
   private readonly value: ValueRef = { source: null, start: 0, end: 0, number: null };
+  /** The point's microseconds, quality and historical flag: one object, refilled per point (the writer copies it). */
+  private readonly source: ReadingSource = { micros: 0, quality: null, historical: false };
+  /** The microseconds of the last timestamp read. */
+  private micros = 0;
 
   constructor(private readonly body: Uint8Array, private readonly writer: BulkWriter) {
     this.length = body.length;
@@ -164,7 +176,9 @@ export class BodyScanner {
     switch (keyLength) {
       case 2: key = KEY_TS; break;
       case 5: key = KEY_VALUE; break;
+      case 7: key = KEY_QUALITY; break;
       case 9: key = KEY_INT_VALUE; break;
+      case 10: key = KEY_HISTORICAL; break;
       case 11: key = body[start] === 0x6d /* m */ ? KEY_MEASURED_AT : KEY_FLOAT_VALUE; break;
       case 13: key = KEY_INSTRUMENT; break;
       default: throw notCommon;
@@ -175,28 +189,30 @@ export class BodyScanner {
   }
 
   /**
-   * The string at the position when it is in toISOString's form, `YYYY-MM-DDTHH:MM:SS[.fff]Z` with a
-   * year from 1900, read from its bytes (feeds send one per point) to what Date.parse answers (a day
-   * past the month's end rolls over in both); the position then moves past it. NaN, with the position
-   * unchanged, for any other text, which Date.parse then reads.
+   * The string at the position when it is in toISOString's form, `YYYY-MM-DDTHH:MM:SS[.fff[fff]]Z` with
+   * a year from 1900, read from its bytes (feeds send one per point) to what Date.parse answers (a day
+   * past the month's end rolls over in both), its microseconds to `micros`; the position then moves
+   * past it. NaN, with the position unchanged, for any other text, which Date.parse then reads.
    */
   private isoUtcTimestamp(): number {
     const body = this.body;
     const start = this.position + 1;
-    const length = body[start + 19] === 0x5a ? 20 : body[start + 23] === 0x5a ? 24 : 0;
+    const length = body[start + 19] === 0x5a ? 20 : body[start + 23] === 0x5a ? 24 : body[start + 26] === 0x5a ? 27 : 0;
     if (length === 0 || body[start + length] !== 0x22) return Number.NaN;
     if (body[start + 4] !== 0x2d || body[start + 7] !== 0x2d || body[start + 10] !== 0x54 || body[start + 13] !== 0x3a || body[start + 16] !== 0x3a) return Number.NaN;
-    if (length === 24 && body[start + 19] !== 0x2e) return Number.NaN;
+    if (length > 20 && body[start + 19] !== 0x2e) return Number.NaN;
     const year = decimalAt(body, start, 4);
     const month = decimalAt(body, start + 5, 2);
     const day = decimalAt(body, start + 8, 2);
     const hour = decimalAt(body, start + 11, 2);
     const minute = decimalAt(body, start + 14, 2);
     const second = decimalAt(body, start + 17, 2);
-    const millis = length === 24 ? decimalAt(body, start + 20, 3) : 0;
+    const millis = length > 20 ? decimalAt(body, start + 20, 3) : 0;
+    const micros = length === 27 ? decimalAt(body, start + 23, 3) : 0;
     if (year < 1900 || month < 1 || month > 12 || day < 1 || day > 31
-      || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || millis < 0) return Number.NaN;
+      || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || millis < 0 || micros < 0) return Number.NaN;
     this.position = start + length + 1;
+    this.micros = micros;
     return Date.UTC(year, month - 1, day, hour, minute, second, millis);
   }
 
@@ -247,6 +263,10 @@ export class BodyScanner {
     const value = this.value;
     value.source = null;
     value.number = null;
+    const source = this.source;
+    source.quality = null;
+    source.historical = false;
+    this.micros = 0;
     for (;;) {
       const key = this.key();
       if (seen & (1 << key)) throw notCommon;
@@ -262,22 +282,38 @@ export class BodyScanner {
         if (seen & (1 << KEY_MEASURED_AT) && seen & (1 << KEY_TS)) throw notCommon;
         if (code === 0x22) {
           ts = this.isoUtcTimestamp();
-          if (Number.isNaN(ts)) ts = parseTimestampInput(this.plainString());
+          if (Number.isNaN(ts)) ts = this.preciseTimestamp(this.plainString());
         } else {
           this.number();
           if (this.tokenInteger) {
             ts = this.tokenAsInteger();
+            this.micros = 0;
           } else {
-            ts = parseTimestampInput(Number(latin1Of(body, this.tokenStart, this.tokenEnd)));
+            ts = this.preciseTimestamp(Number(latin1Of(body, this.tokenStart, this.tokenEnd)));
           }
         }
         if (!(ts >= MIN_TS && ts <= MAX_TS)) throw notCommon;
+      } else if (key === KEY_QUALITY) {
+        if (code === 0x6e /* n */) {
+          this.literal(NULL_LITERAL);
+        } else {
+          this.number();
+          const quality = this.tokenAsInteger();
+          if (quality < 0 || quality > QUALITY_MAX) throw notCommon;
+          source.quality = quality;
+        }
+      } else if (key === KEY_HISTORICAL) {
+        if (code === 0x74 /* t */) {
+          this.literal(TRUE);
+          source.historical = true;
+        } else {
+          this.literal(FALSE);
+        }
       } else {
         if (valueKey !== 0) throw notCommon;
         valueKey = key;
         if (code === 0x6e /* n */) {
-          if (body[this.position + 1] !== 0x75 || body[this.position + 2] !== 0x6c || body[this.position + 3] !== 0x6c) throw notCommon;
-          this.position += 4;
+          this.literal(NULL_LITERAL);
         } else {
           this.number();
           // A plain decimal is echoed in the answer as written; any other form as the number's text.
@@ -297,7 +333,22 @@ export class BodyScanner {
       throw notCommon;
     }
     if (instrumentId < 0 || Number.isNaN(ts) || valueKey === 0) throw notCommon;
-    this.writer.add(instrumentId, ts, value);
+    source.micros = this.micros;
+    this.writer.add(instrumentId, ts, value, source);
+  }
+
+  /** A timestamp in any form parseTimestampInputMicros reads (the one the slow path uses); its microseconds to `micros`. */
+  private preciseTimestamp(input: string | number): number {
+    const { ms, micros } = parseTimestampInputMicros(input);
+    this.micros = micros;
+    return ms;
+  }
+
+  /** Moves past `word` (true, false, null) at the position. */
+  private literal(word: Uint8Array): void {
+    const body = this.body;
+    for (let index = 0; index < word.length; index += 1) if (body[this.position + index] !== word[index]) throw notCommon;
+    this.position += word.length;
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import { BULK_CHUNK_POINTS } from '@bioprocess/shared/timeseries';
 import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
-import { MAX_POINT_ROW_BYTES, PointRowWriter } from '@bioprocess/shared/point-rows';
+import { MAX_POINT_ROW_BYTES, NO_SOURCE_DETAILS, PointRowWriter, type ReadingSource } from '@bioprocess/shared/point-rows';
 
 // Module-local copies: the TypeScript loader turns imported bindings into getter calls, which cost
 // measurably when read once per point.
@@ -16,7 +16,11 @@ const CHUNK_POINTS = BULK_CHUNK_POINTS;
 export interface PreparedBulk {
   ok: true;
   points: number;
-  /** The answer: `[{"ts":"…","instrument_id":…,"value":…},…]` (empty when no echo was asked for). */
+  /**
+   * The answer: `[{"ts":"…","instrument_id":…,"value":…},…]` (empty when no echo was asked for); `ts`
+   * with six fraction digits when the point had microseconds, and `"quality"` and `"historical":true`
+   * on the points that gave them.
+   */
   readings: Uint8Array;
   /** ClickHouse rows (RowBinary) per chunk of BULK_CHUNK_POINTS points. */
   chunks: Uint8Array[];
@@ -30,6 +34,7 @@ export type BulkPreparation = PreparedBulk | { ok: false; error: string };
 
 const ascii = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
 const NULL_JSON = ascii('null');
+const HISTORICAL_JSON = ascii(',"historical":true');
 
 /** A point's value (null for a JSON null) and, when the body wrote it as a plain decimal, that text at [start, end). */
 export interface ValueRef {
@@ -73,7 +78,7 @@ export class BulkWriter {
     if (echo) this.readings.byte(0x5b /* [ */);
   }
 
-  add(instrumentId: number, ts: number, value: ValueRef): void {
+  add(instrumentId: number, ts: number, value: ValueRef, source: ReadingSource = NO_SOURCE_DETAILS): void {
     const index = this.count;
     this.count += 1;
     let state = this.current;
@@ -98,13 +103,15 @@ export class BulkWriter {
       // The reading: `,{"ts":"…","instrument_id":…,"value":…}`.
       const readings = this.readings;
       if (index > 0) readings.byte(0x2c); // ,
-      this.writeIso(offset);
+      this.writeIso(offset, source.micros);
       readings.all(state.reading);
       readings.copy(valueText, valueStart, valueEnd);
+      if (source.quality !== null) readings.all(ascii(`,"quality":${source.quality}`));
+      if (source.historical) readings.all(HISTORICAL_JSON);
       readings.byte(0x7d); // }
     }
 
-    this.rows.point(instrumentId, ts, number, index + 1);
+    this.rows.point(instrumentId, ts, number, index + 1, source);
     if (this.count % CHUNK_POINTS === 0) this.chunkEnds.push(this.rows.length);
   }
 
@@ -130,11 +137,11 @@ export class BulkWriter {
     return offset;
   }
 
-  /** Writes `{"ts":"YYYY-MM-DDTHH:MM:SS.mmmZ` of the time `offset` ms into the current minute. */
-  private writeIso(offset: number): void {
+  /** Writes `{"ts":"YYYY-MM-DDTHH:MM:SS.mmm[uuu]Z` of the time `offset` ms (and `micros`) into the current minute. */
+  private writeIso(offset: number, micros: number): void {
     const readings = this.readings;
     readings.all(this.minuteText);
-    readings.reserve(7);
+    readings.reserve(10);
     const bytes = readings.bytes;
     let position = readings.length;
     const seconds = Math.floor(offset / 1000);
@@ -145,6 +152,11 @@ export class BulkWriter {
     bytes[position++] = 0x30 + Math.floor(millis / 100);
     bytes[position++] = 0x30 + (Math.floor(millis / 10) % 10);
     bytes[position++] = 0x30 + (millis % 10);
+    if (micros !== 0) {
+      bytes[position++] = 0x30 + Math.floor(micros / 100);
+      bytes[position++] = 0x30 + (Math.floor(micros / 10) % 10);
+      bytes[position++] = 0x30 + (micros % 10);
+    }
     bytes[position++] = 0x5a; // Z
     readings.length = position;
   }

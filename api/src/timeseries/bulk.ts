@@ -5,14 +5,16 @@
  * that bulk-prepare.ts's scanner leaves to JSON.parse.
  */
 import {
+  BULK_QUALITY_MAX,
   MAX_TIMESTAMP_MS,
   MIN_TIMESTAMP_MS,
-  parseTimestampInput,
+  parseTimestampInputMicros,
 } from '@bioprocess/shared/timeseries';
+import { NO_SOURCE_DETAILS, type ReadingSource } from '@bioprocess/shared/point-rows';
 import { badRequest } from '../platform/http-error.ts';
 
-/** [instrument_id, ts_ms, value] in request order. */
-export type PointTriple = [number, number, number | null];
+/** [instrument_id, ts_ms, value, what the source said (microseconds, quality, historical)] in request order. */
+export type ValidatedPoint = [number, number, number | null, ReadingSource];
 
 const VALUE_FIELDS = ['int_value', 'float_value', 'value'] as const;
 
@@ -39,14 +41,25 @@ function instrumentIdOf(raw: unknown, index: number): number {
   return id;
 }
 
+function sourceOf(point: Record<string, unknown>, micros: number, index: number): ReadingSource {
+  const quality = point.quality ?? null;
+  const historical = point.historical === undefined ? false : point.historical;
+  if (quality !== null && (typeof quality !== 'number' || !Number.isInteger(quality) || quality < 0 || quality > BULK_QUALITY_MAX)) {
+    throw badRequest(`data.${index}.quality: must be an integer from 0 to ${BULK_QUALITY_MAX}, or null`);
+  }
+  if (typeof historical !== 'boolean') throw badRequest(`data.${index}.historical: must be true or false`);
+  if (micros === 0 && quality === null && !historical) return NO_SOURCE_DETAILS;
+  return { micros, quality, historical };
+}
+
 /**
  * Checks shapes, values and timestamps (instrument ownership is checked afterwards in one query);
  * answers the points, from which the writer derives instruments, range and key order.
  */
-export function validateBulkPoints(data: unknown): PointTriple[] {
+export function validateBulkPoints(data: unknown): ValidatedPoint[] {
   if (!Array.isArray(data)) throw badRequest('data: must be a list of points');
   if (data.length === 0) throw badRequest('data: data must hold at least one point');
-  const points: PointTriple[] = new Array(data.length);
+  const points: ValidatedPoint[] = new Array(data.length);
   for (let index = 0; index < data.length; index += 1) {
     const point = data[index] as Record<string, unknown> | null;
     if (typeof point !== 'object' || point === null || Array.isArray(point)) throw badRequest(`data.${index}: must be an object`);
@@ -54,9 +67,9 @@ export function validateBulkPoints(data: unknown): PointTriple[] {
     const rawTimestamp = point.measured_at ?? point.ts;
     if (rawTimestamp === undefined) throw badRequest(`data.${index}.measured_at: a timestamp (measured_at or ts) is required`);
     if (typeof rawTimestamp !== 'string' && typeof rawTimestamp !== 'number') throw badRequest(`data.${index}.measured_at: Invalid date format.`);
-    const ts = parseTimestampInput(rawTimestamp);
+    const { ms: ts, micros } = parseTimestampInputMicros(rawTimestamp);
     if (Number.isNaN(ts) || ts < MIN_TIMESTAMP_MS || ts > MAX_TIMESTAMP_MS) throw badRequest(`data.${index}.measured_at: Invalid date format.`);
-    points[index] = [instrumentId, ts, pointValue(point, index)];
+    points[index] = [instrumentId, ts, pointValue(point, index), sourceOf(point, micros, index)];
   }
   return points;
 }

@@ -18,7 +18,7 @@
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { POINTS_TABLE, ROLLUP_HOUR_TABLE, ROLLUP_MINUTE_TABLE } from '@bioprocess/shared/server/clickhouse-tables';
 import {
-  floorTo, HOUR_MS, int, MINUTE_MS, NEWEST_POINT_COLUMNS, newestRollupColumns, oneOf, ROLLUP_FIGURES, type RollupFigureColumn,
+  floorTo, HOUR_MS, int, MINUTE_MS, NEWEST_POINT_COLUMNS, NEWEST_POINT_SOURCE_COLUMNS, newestRollupColumns, oneOf, ROLLUP_FIGURES, type RollupFigureColumn,
 } from '@bioprocess/shared/points-sql';
 
 /** An inclusive span of time [from, to] in epoch milliseconds. */
@@ -114,9 +114,12 @@ export function splitRange(startMs: number, endMs: number, coarsest: RollupLevel
   return split;
 }
 
-/** SQL: the deduplicated points of the windows, columns (instrument_id, ts, v, d); `d = 1` is a deleted key. */
-export function dedupedPoints(organizationId: number, windows: readonly PointWindow[]): string {
-  return `SELECT instrument_id, ts, ${NEWEST_POINT_COLUMNS}
+/**
+ * SQL: the deduplicated points of the windows, columns (instrument_id, ts, v, d); `d = 1` is a deleted
+ * key. `withSource` adds what the source said about each (us, q, h: NEWEST_POINT_SOURCE_COLUMNS).
+ */
+export function dedupedPoints(organizationId: number, windows: readonly PointWindow[], withSource = false): string {
+  return `SELECT instrument_id, ts, ${NEWEST_POINT_COLUMNS}${withSource ? `, ${NEWEST_POINT_SOURCE_COLUMNS}` : ''}
       FROM ${POINTS_TABLE} WHERE ${windowsCondition(organizationId, 'ts', windows)}
      GROUP BY instrument_id, ts`;
 }

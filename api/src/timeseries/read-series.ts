@@ -60,16 +60,22 @@ export function seriesBucketWidth(startMs: number, endMs: number, limit: number,
 }
 
 /**
- * SQL of a read, columns (instrument_id, ts, value) or, when `bucketed`, (instrument_id, ts, value,
- * min, max) with `ts` the bucket's start and `value` its average; ordered by instrument and time.
+ * SQL of a read, columns (instrument_id, ts, value), with `withSource` (instrument_id, ts, value,
+ * micros, quality, historical), or, when `bucketed`, (instrument_id, ts, value, min, max) with `ts`
+ * the bucket's start and `value` its average; ordered by instrument and time.
  */
 export interface SeriesStatement {
   sql: string;
   bucketed: boolean;
+  withSource: boolean;
 }
 
-/** The statement answering the request (null: nothing to read), after the count that chooses raw or bucketed. */
-export async function seriesStatement(clickhouse: ClickHouseClient, request: SeriesRequest): Promise<SeriesStatement | null> {
+/**
+ * The statement answering the request (null: nothing to read), after the count that chooses raw or
+ * bucketed. `withSource`: raw readings come with what their source said (microseconds, quality,
+ * historical); buckets have none.
+ */
+export async function seriesStatement(clickhouse: ClickHouseClient, request: SeriesRequest, withSource = false): Promise<SeriesStatement | null> {
   if (request.instrumentIds.length === 0) return null;
   let startMs = request.startMs;
   let endMs = request.endMs;
@@ -84,7 +90,8 @@ export async function seriesStatement(clickhouse: ClickHouseClient, request: Ser
   if (request.bucketMs === null && (await maxPointsPerInstrument(clickhouse, request, startMs, endMs)) <= request.limit) {
     return {
       bucketed: false,
-      sql: `SELECT instrument_id, ts, v FROM (${dedupedPoints(request.organizationId, windowOf(request, startMs, endMs))})
+      withSource,
+      sql: `SELECT instrument_id, ts, v${withSource ? ', us, q, h' : ''} FROM (${dedupedPoints(request.organizationId, windowOf(request, startMs, endMs), withSource)})
              WHERE d = 0 ORDER BY instrument_id, ts LIMIT ${int(request.limit)} BY instrument_id`,
     };
   }
@@ -93,6 +100,7 @@ export async function seriesStatement(clickhouse: ClickHouseClient, request: Ser
   if (width % MINUTE_MS !== 0) {
     return {
       bucketed: true,
+      withSource: false,
       sql: `SELECT instrument_id, ${floorExpr('ts', width)} AS bucket, avg(v), min(v), max(v)
               FROM (${dedupedPoints(request.organizationId, windowOf(request, startMs, endMs))})
              WHERE d = 0
@@ -104,6 +112,7 @@ export async function seriesStatement(clickhouse: ClickHouseClient, request: Ser
   const parts = coverParts(request.organizationId, windowOf(request, startMs, endMs), { coarsest: width % HOUR_MS === 0 ? 'hour' : 'minute' });
   return {
     bucketed: true,
+    withSource: false,
     sql: `SELECT instrument_id, bucket, if(counted > 0, summed / counted, NULL), low, high FROM (
             SELECT instrument_id, ${floorExpr('t', width)} AS bucket, sum(p) AS total, sum(n) AS counted, sum(s) AS summed, min(lo) AS low, max(hi) AS high
               FROM (${parts.join(' UNION ALL ')})
@@ -134,10 +143,11 @@ export async function readSeries(clickhouse: ClickHouseClient, request: SeriesRe
 
 /**
  * The readings as a JSON array streamed from ClickHouse's answer (readings-json.ts): the api holds a
- * chunk at a time, whatever the answer's size. `onRow` counts the readings sent.
+ * chunk at a time, whatever the answer's size. Raw readings carry what their source said (readings-json.ts
+ * names the fields). `onRow` counts the readings sent.
  */
 export async function* streamSeries(clickhouse: ClickHouseClient, request: SeriesRequest, onRow?: () => void): AsyncGenerator<Buffer> {
-  const statement = await seriesStatement(clickhouse, request);
+  const statement = await seriesStatement(clickhouse, request, true);
   if (!statement) {
     yield Buffer.from('[]');
     return;
@@ -145,7 +155,7 @@ export async function* streamSeries(clickhouse: ClickHouseClient, request: Serie
   const { stream } = await clickhouse.exec({ query: `${statement.sql} FORMAT TabSeparated` });
   const text = stream as Readable;
   try {
-    yield* readingsAsJson(text, statement.bucketed, onRow);
+    yield* readingsAsJson(text, statement.bucketed ? 'bucketed' : statement.withSource ? 'raw-with-source' : 'raw', onRow);
   } finally {
     text.destroy();
   }

@@ -7,6 +7,7 @@
  * writes them.
  */
 import type { Readable } from 'node:stream';
+import { isoWithMicros } from '@bioprocess/shared/sub-millisecond-time';
 
 const NEWLINE = 10;
 
@@ -18,10 +19,26 @@ function jsonNumber(text: string): string {
 }
 
 /**
- * Lines `instrument_id<TAB>ts<TAB>value` (or with `<TAB>min<TAB>max` when `bucketed`) into a JSON
- * array of readings; `onRow` counts them.
+ * The columns of the lines: `instrument_id<TAB>ts<TAB>value`, with `<TAB>min<TAB>max` when bucketed,
+ * or with `<TAB>micros<TAB>quality<TAB>historical` (raw readings with what their source said).
  */
-export async function* readingsAsJson(text: Readable, bucketed: boolean, onRow: () => void = () => undefined): AsyncGenerator<Buffer> {
+export type ReadingLines = 'raw' | 'raw-with-source' | 'bucketed';
+
+/**
+ * A raw reading's source fields: its time gets six fraction digits when it has microseconds, and
+ * `"quality"` and `"historical":true` appear only on readings whose source gave them, so readings of
+ * sources that say nothing look as they always did.
+ */
+function readingWithSource(cells: string[]): string {
+  const micros = Number(cells[3]);
+  const quality = cells[4] === '\\N' ? '' : `,"quality":${cells[4]}`;
+  const historical = cells[5] === '1' ? ',"historical":true' : '';
+  return `{"ts":"${isoWithMicros(Number(cells[1]), micros)}","instrument_id":${cells[0]},"value":${jsonNumber(cells[2]!)}${quality}${historical}}`;
+}
+
+/** Lines of `shape` into a JSON array of readings; `onRow` counts them. */
+export async function* readingsAsJson(text: Readable, shape: ReadingLines, onRow: () => void = () => undefined): AsyncGenerator<Buffer> {
+  const bucketed = shape === 'bucketed';
   let rest: Buffer | null = null;
   let first = true;
   yield Buffer.from('[');
@@ -37,7 +54,7 @@ export async function* readingsAsJson(text: Readable, bucketed: boolean, onRow: 
     const parts: string[] = [];
     for (const line of lines) {
       const cells = line.split('\t');
-      const reading = `{"ts":"${new Date(Number(cells[1])).toISOString()}","instrument_id":${cells[0]},"value":${jsonNumber(cells[2]!)}`
+      const reading = shape === 'raw-with-source' ? readingWithSource(cells) : `{"ts":"${new Date(Number(cells[1])).toISOString()}","instrument_id":${cells[0]},"value":${jsonNumber(cells[2]!)}`
         + (bucketed ? `,"min":${jsonNumber(cells[3]!)},"max":${jsonNumber(cells[4]!)}}` : '}');
       parts.push(first ? reading : `,${reading}`);
       first = false;

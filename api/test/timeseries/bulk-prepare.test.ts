@@ -67,6 +67,7 @@ describe('prepareBulkPost', () => {
     const result = ok(prepareBulkPost(encode({ data: stamps.map((ts) => ({ ts, instrument_id: instrument, value: -0.5 })) }), organization, versionSeq));
     expect(decodePointRows(result.chunks[0]!)).toEqual(stamps.map((ts, index) => ({
       organizationId: organization, instrumentId: instrument, ts, value: -0.5, version: pointVersion(versionSeq, index), isDeleted: false,
+      micros: 0, quality: null, historical: false,
     })));
   });
 
@@ -152,9 +153,55 @@ describe('prepareBulkPost', () => {
       const result = prepareBulkPost(encode(`{"data":[{"ts":${T0},"instrument_id":1,"${key}":2}]}`), 1, VERSION);
       return result.ok ? null : result.error;
     };
-    for (const key of ['flaot_value', 'measured_on', 'vaiue', 'int_valve', 'instrument_ix']) {
+    for (const key of ['flaot_value', 'measured_on', 'vaiue', 'int_valve', 'instrument_ix', 'qualitx', 'historicai']) {
       expect(misspelt(key)).toBe('data.0: exactly one of int_value, float_value or value is required');
     }
+  });
+
+  it('keeps a point\'s microseconds, quality code and historical flag, the same through the scanner and JSON.parse', () => {
+    const sourced = [
+      { ts: '2021-05-02T07:12:51.123456Z', instrument_id: 7, value: 1.5, quality: 2_150_891_520, historical: true },
+      { ts: '2021-05-02T07:12:51.124Z', instrument_id: 7, value: null, quality: 0 },
+      { ts: '2021-05-02T09:12:52.0000019+02:00', instrument_id: 7, value: 2, historical: false },
+      { ts: 1_619_939_573_000.25, instrument_id: 8, value: 3, quality: null },
+      { measured_at: T0, instrument_id: 8, value: 4 },
+    ];
+    const expected = [
+      { ts: Date.UTC(2021, 4, 2, 7, 12, 51, 123), micros: 456, quality: 2_150_891_520, historical: true },
+      { ts: Date.UTC(2021, 4, 2, 7, 12, 51, 124), micros: 0, quality: 0, historical: false },
+      { ts: Date.UTC(2021, 4, 2, 7, 12, 52, 0), micros: 1, quality: null, historical: false },
+      { ts: 1_619_939_573_000, micros: 250, quality: null, historical: false },
+      { ts: T0, micros: 0, quality: null, historical: false },
+    ];
+    const fast = ok(prepareBulkPost(encode({ data: sourced }), 42, VERSION));
+    const slow = ok(prepareBulkPost(encode(JSON.stringify({ data: sourced }, null, 2)), 42, VERSION));
+    const stored = (result: PreparedBulk) => decodePointRows(result.chunks[0]!).map(({ ts, micros, quality, historical }) => ({ ts, micros, quality, historical }));
+    expect(stored(fast)).toEqual(expected);
+    expect(stored(slow)).toEqual(expected);
+    expect(Buffer.from(fast.readings).toString()).toBe(Buffer.from(slow.readings).toString());
+    expect(readings(fast)).toEqual([
+      { ts: '2021-05-02T07:12:51.123456Z', instrument_id: 7, value: 1.5, quality: 2_150_891_520, historical: true },
+      { ts: '2021-05-02T07:12:51.124Z', instrument_id: 7, value: null, quality: 0 },
+      { ts: '2021-05-02T07:12:52.000001Z', instrument_id: 7, value: 2 },
+      { ts: '2021-05-02T07:12:53.000250Z', instrument_id: 8, value: 3 },
+      { ts: '2024-01-01T00:00:00.000Z', instrument_id: 8, value: 4 },
+    ]);
+  });
+
+  it('refuses a quality that is no 32-bit code and a historical flag that is no boolean, naming the index', () => {
+    const error = (extra: string) => {
+      const result = prepareBulkPost(encode(`{"data":[{"ts":${T0},"instrument_id":1,"value":2},{"ts":${T0},"instrument_id":1,"value":2,${extra}}]}`), 1, VERSION);
+      return result.ok ? null : result.error;
+    };
+    const qualityMessage = 'data.1.quality: must be an integer from 0 to 4294967295, or null';
+    expect(error('"quality":-1')).toBe(qualityMessage);
+    expect(error('"quality":4294967296')).toBe(qualityMessage);
+    expect(error('"quality":1.5')).toBe(qualityMessage);
+    expect(error('"quality":"192"')).toBe(qualityMessage);
+    expect(error('"historical":1')).toBe('data.1.historical: must be true or false');
+    expect(error('"historical":"true"')).toBe('data.1.historical: must be true or false');
+    expect(error('"historical":null')).toBe('data.1.historical: must be true or false');
+    expect(error('"quality":4294967295,"historical":false')).toBeNull();
   });
 
   it('splits the rows into chunks', () => {

@@ -52,7 +52,11 @@ describe('CSV uploads', () => {
     expect(job.progress.bytes_read).toBe(job.progress.bytes_total);
     const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: od!, limit: 100_000 });
     expect(readings).toHaveLength(10_944);
-    expect(readings[0]).toEqual({ ts: '2025-02-26T10:27:40.854Z', instrument_id: od, value: 0.2606244208585877 });
+    expect(readings[0]).toEqual({ ts: '2025-02-26T10:27:40.854742Z', instrument_id: od, value: 0.2606244208585877 });
+    // Every reading gives back the microseconds of its line (six fraction digits; none when they are 000).
+    const fileTimes = dataset('od_readings_with_too_frequently_outlier_detections.csv').content.toString('utf8').split('\n').slice(1)
+      .filter((line) => line.trim() !== '').map((line) => line.split(',')[0]!.replace(/(\.\d{3})000Z$/, '$1Z'));
+    expect(readings.map((reading) => reading.ts).sort()).toEqual(fileTimes.sort());
     const { rows } = await ctx.deps.pg.query('SELECT alias FROM instruments WHERE id = $1', [od]);
     expect(rows[0].alias).toBe('od_reading');
   });

@@ -19,12 +19,12 @@ const ROWS = 80_000;
 const folder = mkdtempSync(path.join(tmpdir(), 'staging-reader-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-interface StagedPoint { instrumentId: number; ts: number; value: number; version: bigint | null }
+interface StagedPoint { instrumentId: number; ts: number; micros: number; value: number; version: bigint | null }
 
-/** Decodes the staged RowBinary rows: instrument UInt64, ts Int64, Nullable(Float64)[, version UInt64]. */
+/** Decodes the staged RowBinary rows: instrument UInt64, ts Int64, Nullable(Float64), ts_micros UInt16[, version UInt64]. */
 function decode(chunk: Uint8Array, versioned: boolean): StagedPoint[] {
   const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  const size = versioned ? 33 : 25;
+  const size = versioned ? 35 : 27;
   const points: StagedPoint[] = [];
   for (let offset = 0; offset < chunk.byteLength; offset += size) {
     if (view.getUint8(offset + 16) !== 0) throw new Error(`a null value staged at byte ${offset}`);
@@ -32,7 +32,8 @@ function decode(chunk: Uint8Array, versioned: boolean): StagedPoint[] {
       instrumentId: Number(view.getBigUint64(offset, true)),
       ts: Number(view.getBigInt64(offset + 8, true)),
       value: view.getFloat64(offset + 17, true),
-      version: versioned ? view.getBigUint64(offset + 25, true) : null,
+      micros: view.getUint16(offset + 25, true),
+      version: versioned ? view.getBigUint64(offset + 27, true) : null,
     });
   }
   return points;
@@ -115,7 +116,7 @@ function expectedOf(lines: string[], startMs: number, endMs: number) {
         }
       }
       if (blank(raw)) return;
-      points.push({ instrumentId: 100 + index, ts, value: Number(raw), version: null });
+      points.push({ instrumentId: 100 + index, ts, micros: 0, value: Number(raw), version: null });
       rowPoints += 1;
     });
     if (rowPoints === 0) counts.skippedEmpty += 1;
@@ -149,7 +150,20 @@ describe('the CSV read pass over several read chunks', () => {
   it('stages instants before 1970 as negative Int64 timestamps', async () => {
     const times = ['1950-06-01T12:00:00.125Z', '1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00.001Z'];
     const { points } = await stage([`${HEADER.join(',')}\n`, ...times.map((time, row) => `${time},${row + 0.5},,,\n`)]);
-    expect(points).toEqual(times.map((time, row) => ({ instrumentId: 100, ts: Date.parse(time), value: row + 0.5, version: null })));
+    expect(points).toEqual(times.map((time, row) => ({ instrumentId: 100, ts: Date.parse(time), micros: 0, value: row + 0.5, version: null })));
+  });
+
+  it('stages the microseconds a timestamp states beside its millisecond, cutting digits past the sixth', async () => {
+    const rows: Array<[time: string, ms: number, micros: number]> = [
+      ['1969-12-31T23:59:59.999001Z', -1, 1],
+      ['2021-05-02T07:12:51.123456Z', Date.UTC(2021, 4, 2, 7, 12, 51, 123), 456],
+      ['2021-05-02T07:12:51.1245Z', Date.UTC(2021, 4, 2, 7, 12, 51, 124), 500],
+      ['2021-05-02T07:12:52.0000019Z', Date.UTC(2021, 4, 2, 7, 12, 52, 0), 1],
+      ['2021-05-02T07:12:53.5Z', Date.UTC(2021, 4, 2, 7, 12, 53, 500), 0],
+      ['2021-05-02T09:12:54.000999+02:00', Date.UTC(2021, 4, 2, 7, 12, 54, 0), 999],
+    ];
+    const { points } = await stage([`${HEADER.join(',')}\n`, ...rows.map(([time], row) => `${time},${row},,,\n`)]);
+    expect(points.map(({ ts, micros }) => [ts, micros])).toEqual(rows.map(([, ms, micros]) => [ms, micros]));
   });
 
   it('rejects a non-numeric value far into the file, naming it', async () => {

@@ -47,19 +47,20 @@ import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type CsvMapping } from '@bioprocess
 import { readHead, readRecords, type RecordReadStats } from './record-reader.ts';
 import { firstWinsPointVersion, MAX_ROWS_PER_VERSION, pointVersion } from '@bioprocess/shared/ingest/versions';
 import type { DuplicatePolicy } from '@bioprocess/shared/ingest/requests';
+import { fractionMicros } from '@bioprocess/shared/sub-millisecond-time';
 
 /**
- * Bytes reserved per staged point: a row is 25 (33 with its own version), and a batch runs past its
+ * Bytes reserved per staged point: a row is 27 (35 with its own version), and a batch runs past its
  * size by up to one read chunk, so the buffers are sized once and never grow (a doubled buffer would
  * hold twice the memory until the end of the upload).
  */
 const BYTES_PER_STAGED_POINT = 48;
-/** The largest staged row: instrument UInt64, ts Int64, a non-null Nullable(Float64), version UInt64. */
-const MAX_STAGED_ROW_BYTES = 33;
+/** The largest staged row: instrument UInt64, ts Int64, a non-null Nullable(Float64), ts_micros UInt16, version UInt64. */
+const MAX_STAGED_ROW_BYTES = 35;
 const TWO_32 = 4_294_967_296;
 
-/** Appends one staged row in RowBinary: little-endian, a null flag byte before the double. */
-function writeStagedPoint(out: AsciiBuffer, instrumentId: number, ts: number, value: number, version: bigint | null): void {
+/** Appends one staged row in RowBinary (STAGED_COLUMNS): little-endian, a null flag byte before the double. */
+function writeStagedPoint(out: AsciiBuffer, instrumentId: number, ts: number, micros: number, value: number, version: bigint | null): void {
   out.reserve(MAX_STAGED_ROW_BYTES);
   const view = out.dataView();
   const offset = out.length;
@@ -71,12 +72,13 @@ function writeStagedPoint(out: AsciiBuffer, instrumentId: number, ts: number, va
   view.setInt32(offset + 12, tsHigh, true);
   view.setUint8(offset + 16, 0);
   view.setFloat64(offset + 17, value, true);
+  view.setUint16(offset + 25, micros, true);
   if (version === null) {
-    out.length = offset + 25;
+    out.length = offset + 27;
     return;
   }
-  view.setBigUint64(offset + 25, version, true);
-  out.length = offset + 33;
+  view.setBigUint64(offset + 27, version, true);
+  out.length = offset + 35;
 }
 
 /** How the file is read (settled from its head and header) and what reading it found so far. */
@@ -307,10 +309,10 @@ function resolveCell(raw: string, c: number, plan: CsvPlan, cells: CellReader): 
 }
 
 /** Writes the point of column entry `c` unless the batch is null (the upload already failed); answers 1, or 0 without a value. */
-function stagePoint(c: number, value: number | null, plan: CsvPlan, batch: ColumnBatch | null, instrumentIds: number[], slots: Int32Array, ts: number, version: bigint | null): number {
+function stagePoint(c: number, value: number | null, plan: CsvPlan, batch: ColumnBatch | null, instrumentIds: number[], slots: Int32Array, ts: number, micros: number, version: bigint | null): number {
   if (value === null || value !== value /* NaN */) return 0;
   const out = batch?.columns[c];
-  if (out) writeStagedPoint(out, instrumentIds[c]!, ts, value, version);
+  if (out) writeStagedPoint(out, instrumentIds[c]!, ts, micros, value, version);
   const slot = slots[c]!;
   if (ts <= plan.entryLastTs[slot]!) plan.increasing = false;
   plan.entryLastTs[slot] = ts;
@@ -324,13 +326,13 @@ function stagePoint(c: number, value: number | null, plan: CsvPlan, batch: Colum
  */
 function stageCells(
   row: string[], entries: readonly number[], plan: CsvPlan, cells: CellReader,
-  batch: ColumnBatch | null, instrumentIds: number[], slots: Int32Array, ts: number, version: bigint | null,
+  batch: ColumnBatch | null, instrumentIds: number[], slots: Int32Array, ts: number, micros: number, version: bigint | null,
 ): number {
   let points = 0;
   for (let e = 0; e < entries.length; e += 1) {
     const c = entries[e]!;
     const value = resolveCell(row[plan.columns[c]!.index] ?? '', c, plan, cells);
-    points += stagePoint(c, value, plan, batch, instrumentIds, slots, ts, version);
+    points += stagePoint(c, value, plan, batch, instrumentIds, slots, ts, micros, version);
   }
   if (batch) batch.points += points;
   return points;
@@ -343,7 +345,7 @@ function stageCells(
  */
 function stageCellsInPlace(
   text: string, starts: Int32Array, ends: Int32Array, plan: CsvPlan, cells: CellReader,
-  batch: ColumnBatch | null, instrumentIds: number[], slots: Int32Array, ts: number, version: bigint | null,
+  batch: ColumnBatch | null, instrumentIds: number[], slots: Int32Array, ts: number, micros: number, version: bigint | null,
 ): number {
   const columns = plan.columns;
   const plainStored = cells.plainDecimalsStored;
@@ -354,7 +356,7 @@ function stageCellsInPlace(
     const end = ends[column.index]!;
     const plain = column.fillForward || !plainStored ? undefined : parsePlainDecimal(text, start, end);
     const value = plain !== undefined ? plain : resolveCell(text.slice(start, end), c, plan, cells);
-    points += stagePoint(c, value, plan, batch, instrumentIds, slots, ts, version);
+    points += stagePoint(c, value, plan, batch, instrumentIds, slots, ts, micros, version);
   }
   if (batch) batch.points += points;
   return points;
@@ -556,7 +558,7 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     current.lastTs = ts;
     // Once the upload fails, nothing more is staged.
     const rowPoints = stageCells(row, entries, current, cells!, collector.hasErrors ? null : batch, instrumentIds, slots,
-      ts, rowVersion(line));
+      ts, fractionMicros(rawTs), rowVersion(line));
     countStagedRow(ts, rowPoints);
   };
 
@@ -652,7 +654,7 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     }
     current.lastTs = ts;
     const rowPoints = stageCellsInPlace(text, starts, ends, current, cells!, collector.hasErrors ? null : batch,
-      instrumentIds, slots, ts, rowVersion(line));
+      instrumentIds, slots, ts, fractionMicros(rawTs), rowVersion(line));
     countStagedRow(ts, rowPoints);
   };
 

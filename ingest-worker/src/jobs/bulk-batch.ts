@@ -8,7 +8,7 @@
 import type { Job } from 'bullmq';
 import type { BulkBatchPayload } from '@bioprocess/shared/queues';
 import { bulkRequestSchema, type BulkRequest } from '@bioprocess/shared/ingest/requests';
-import { rowsWithVersion } from '@bioprocess/shared/point-rows';
+import { POINT_ROWS_FORMAT, rowsWithVersion, type PointRowsLayout } from '@bioprocess/shared/point-rows';
 import { batchJobsWithRows } from '@bioprocess/shared/server/ingest-jobs';
 import type { WorkerContext } from '../context.ts';
 import type { BulkJobOnItsWay } from '../bulk-writes.ts';
@@ -46,13 +46,17 @@ export async function processBulkBatch(context: WorkerContext, payload: BulkBatc
     }
     posts.push({ jobId, request: parsed.data, organizationId: record.organization_id, versionSeq: record.version_seq, rows: written ? null : record.rows });
   }
-  const toWrite = posts.filter((post) => post.rows !== null);
-  if (toWrite.length > 0) {
-    // Batches are made only by apis that write RowBinary rows. Rows written twice (a delivery run
-    // again) are identical, and reads and rollups see each key once.
-    await context.bulkWrites.insert(Buffer.concat(toWrite.map((post) =>
-      rowsWithVersion(post.rows!, Number(post.versionSeq), post.request.versions_from_job === true))), 'RowBinary', ahead?.toInsert);
+  // Batches are made only by apis that write RowBinary rows, with the source's details or (apis from
+  // before them, jobs queued across a deploy) without: one insert per layout. Rows written twice (a
+  // delivery run again) are identical, and reads and rollups see each key once.
+  const byLayout = new Map<PointRowsLayout, Uint8Array[]>();
+  for (const post of posts) {
+    if (post.rows === null) continue;
+    const layout = post.request.rows_format ?? 'RowBinary';
+    const rows = rowsWithVersion(post.rows, Number(post.versionSeq), post.request.versions_from_job === true, layout);
+    byLayout.set(layout, [...byLayout.get(layout) ?? [], rows]);
   }
+  await Promise.all([...byLayout].map(([layout, rows]) => context.bulkWrites.insert(Buffer.concat(rows), layout, layout === POINT_ROWS_FORMAT ? ahead?.toInsert : undefined)));
   ahead?.toInsert.arrived();
   if (posts.length === 0) return;
   // Completed in one statement, with no record of their one chunk first: a batch cut short between

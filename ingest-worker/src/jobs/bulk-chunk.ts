@@ -39,7 +39,7 @@ export async function processBulkChunk(context: WorkerContext, payload: BulkChun
     if (!rows) throw new PermanentJobError(MISSING_DATA_MESSAGE);
     // Rows written twice (a shared insert that failed part-way and went again) are identical, and
     // reads and rollups see each key once.
-    await context.bulkWrites.insert(rowsWithVersion(rows, Number(payload.version_seq), request.versions_from_job === true), payload.format, ahead?.toInsert);
+    await context.bulkWrites.insert(rowsWithVersion(rows, Number(payload.version_seq), request.versions_from_job === true, payload.format), payload.format, ahead?.toInsert);
   }
   ahead?.toInsert.arrived();
   const { allDone } = await recordChunkDone(context.pg, payload.job_id, payload.chunk_index, payload.points);

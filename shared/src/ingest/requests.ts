@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { csvMappingSchema } from '../timeseries.ts';
 import { MAX_MISSING_VALUES } from '../csv/flagged-cells.ts';
+import { POINT_ROWS_LAYOUT_NAMES } from '../point-rows.ts';
 
 /** What a time-series request covers: instruments of one organisation over [startMs, endMs]. */
 export interface RangeOnInstruments {
@@ -22,8 +23,11 @@ export const bulkRequestSchema = z.object({
   start_ms: z.number().int(),
   end_ms: z.number().int(),
   points: z.number().int().positive(),
-  /** Absent from posts of older apis, whose rows are TSV lines. */
-  rows_format: z.enum(['RowBinary', 'TabSeparated']).optional(),
+  /**
+   * How its rows are written (POINT_ROW_LAYOUTS in shared/src/point-rows.ts): RowBinaryWithSource now,
+   * RowBinary from apis before the readings' source details, absent from older apis still (TSV lines).
+   */
+  rows_format: z.enum(POINT_ROWS_LAYOUT_NAMES).optional(),
   /**
    * Set on a one-chunk post accepted together with others: the id of the batch's first job, which names
    * the one delivery that writes them all (bulkBatchDelivery in shared/src/queues.ts).
