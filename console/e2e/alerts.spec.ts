@@ -2,11 +2,13 @@
  * Alerts end to end: a rule created in the Alerts page, a feed posted to the bulk endpoint crossing
  * it; the alert worker of the stack fires, the firing is shaded on the unit operation's chart, listed
  * on the Alerts page and the run's page, counted in the shell, and acknowledged there with a comment.
+ * In an organisation that requires acknowledgements to be signed (turned on in Settings), the
+ * acknowledgement asks for the password and the firing shows the signature.
  */
 import type { APIRequestContext, Page } from '@playwright/test';
-import { expect, test } from './support/quiet-console.ts';
+import { expect, refusedRequests, test } from './support/quiet-console.ts';
 import { adminSession, call, callJson, screenshot } from './pages-helpers.ts';
-import { DEMO_EMAIL, outboxMessages, signInWithSession, type ApiSession } from './support/auth.ts';
+import { DEMO_EMAIL, outboxMessages, signInWithSession, signUp, type ApiSession } from './support/auth.ts';
 import { createRun, uniqueStamp } from './data-fixtures.ts';
 
 test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 } });
@@ -102,6 +104,72 @@ test('a rule is created, a posted feed crosses it, the firing is drawn and liste
   await screenshot(page, 'alerts-4-acknowledged', testInfo);
   const [event] = await callJson<Array<{ acknowledgement: string | null; state: string }>>(request, session.token, 'GET', `/api/v1/alert-events?run_id=${run.id}`);
   expect(event).toMatchObject({ acknowledgement: 'Jacket valve stuck open; closed by hand', state: 'firing' });
+});
+
+test.describe('signed acknowledgements', () => {
+  // The wrong password is refused on purpose: the browser notes the 403.
+  test.use({ expectedConsoleMessages: refusedRequests() });
+
+  test('where the organisation requires it, an acknowledgement asks for the password and the firing shows its signature', async ({ page, request }, testInfo) => {
+    test.setTimeout(180_000);
+    // An organisation of its own: the setting applies to every member, and the other walks acknowledge unsigned.
+    const owner = await signUp(request, { name: 'Signing Admin', organizationName: `Signed alerts ${uniqueStamp()}` });
+    const stamp = uniqueStamp();
+    const now = Math.floor(Date.now() / MINUTE) * MINUTE;
+    const start = now - 30 * MINUTE;
+    const facility = await callJson<{ id: number }>(request, owner.token, 'POST', '/api/v1/facilities', { name: `Signing Lab ${stamp}`, type: 'lab' });
+    const equipment = await callJson<{ id: number }>(request, owner.token, 'POST', '/api/v1/equipment', {
+      name: `Signing reactor ${stamp}`, type: 'Stirred-tank bioreactor', facility_id: facility.id,
+    });
+    const run = await createRun(request, owner, facility.id, `Signed batch ${stamp}`, new Date(start).toISOString(), null);
+    await callJson(request, owner.token, 'POST', '/api/v1/unit-operations', {
+      run_id: run.id, type: 'fermentation', equipment_id: equipment.id, start_time: new Date(start).toISOString(), end_time: null,
+    });
+    const probe = await callJson<{ id: number }>(request, owner.token, 'POST', '/api/v1/instruments', {
+      name: `Temperature probe ${stamp}`, type: 'temperature', unit: 'celsius', equipment_id: equipment.id,
+    });
+    await callJson(request, owner.token, 'POST', '/api/v1/alert-rules', {
+      name: `Overheating ${stamp}`, instrument_type: 'temperature', run_id: run.id, condition: { kind: 'threshold', direction: 'above', value: 39 },
+    });
+
+    // The admin turns the rule on in Settings.
+    await signInWithSession(page, owner, '/settings');
+    const setting = page.getByTestId('alert-acknowledgement-settings');
+    const toggle = setting.getByRole('checkbox', { name: 'Acknowledging an alert requires an electronic signature' });
+    await expect(toggle).not.toBeChecked();
+    await toggle.check({ force: true });
+    await expect(page.getByText('Alert acknowledgements now require a signature')).toBeVisible();
+    await expect(toggle).toBeChecked();
+    await screenshot(page, 'alerts-6-signature-setting', testInfo);
+    expect(await callJson(request, owner.token, 'GET', '/api/v1/organization-settings/alert-acknowledgements')).toEqual({ requires_signature: true });
+
+    await post(request, owner, probe.id, [[start + MINUTE, 37], [start + 2 * MINUTE, 41], [start + 3 * MINUTE, 41.5]]);
+    await expect.poll(async () => (await callJson<unknown[]>(request, owner.token, 'GET', `/api/v1/alert-events?run_id=${run.id}`)).length,
+      { timeout: 60_000 }).toBe(1);
+
+    await page.goto('/alerts');
+    const row = page.getByTestId('alert-event-row').filter({ hasText: `Overheating ${stamp}` });
+    await row.getByRole('button', { name: 'Acknowledge' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Acknowledge and sign alert' });
+    await dialog.getByLabel('Comment').fill('Cooling restored; batch continues');
+    const sign = dialog.getByRole('button', { name: 'Acknowledge and sign' });
+    await expect(sign).toBeDisabled();
+    await dialog.getByLabel('Password').fill('not-my-password');
+    await sign.click();
+    await expect(dialog).toContainText('The password is not correct: the alert was not acknowledged and nothing was signed.');
+    await dialog.getByLabel('Password').fill(owner.password);
+    await screenshot(page, 'alerts-7-acknowledge-and-sign', testInfo);
+    await sign.click();
+    await expect(dialog).toBeHidden();
+    const signature = row.getByTestId('alert-acknowledgement-signature');
+    await expect(signature).toContainText('Signed');
+    await expect(signature).toContainText('Reviewed by Signing Admin');
+    await expect(row.getByTestId('alert-acknowledgement')).toContainText('Cooling restored; batch continues');
+    await screenshot(page, 'alerts-8-signed', testInfo);
+    const [event] = await callJson<Array<{ acknowledgement_signature: { meaning: string; validity: string; signer_name: string } | null }>>(
+      request, owner.token, 'GET', `/api/v1/alert-events?run_id=${run.id}`);
+    expect(event!.acknowledgement_signature).toMatchObject({ meaning: 'reviewed', validity: 'valid', signer_name: 'Signing Admin' });
+  });
 });
 
 test('the demo\'s alert fires on the running fed-batch\'s readings, is drawn on its chart and its email is in the outbox', async ({ page, request }, testInfo) => {

@@ -3,10 +3,11 @@
  * feed posts without a reload (and without reading its window again), and after its connection is
  * cut, the reconnect (with Last-Event-ID) draws the readings posted meanwhile.
  */
-import type { APIRequestContext, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect, test } from './support/quiet-console.ts';
 import { adminSession, call, callJson, screenshot } from './pages-helpers.ts';
-import { signInWithSession, type ApiSession } from './support/auth.ts';
+import { signInWithSession } from './support/auth.ts';
+import { drawnPoints as drawnOn, postReadings as post } from './support/live-feed.ts';
 import { createRun, uniqueStamp } from './data-fixtures.ts';
 
 // The walk takes the browser offline: the shell's polls made meanwhile (the alerts count) fail with the
@@ -15,17 +16,8 @@ test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1000 }, expectedC
 
 const MINUTE = 60_000;
 
-/** The readings drawn on the chart: its point markers (drawn while a series has few points). */
-async function drawnPoints(page: Page): Promise<number> {
-  return page.getByTestId('process-parameters-chart').locator('.highcharts-markers .highcharts-point').count();
-}
-
-async function post(request: APIRequestContext, session: ApiSession, instrumentId: number, times: number[], value: (ms: number) => number): Promise<void> {
-  const response = await call(request, session.token, 'POST', '/api/v1/time-series-data/bulk?wait=true', {
-    data: times.map((ms) => ({ measured_at: new Date(ms).toISOString(), instrument_id: instrumentId, float_value: value(ms) })),
-  });
-  expect(response.status(), await response.text()).toBeLessThan(300);
-}
+/** The readings drawn on the unit operation's chart. */
+const drawnPoints = (page: Page) => drawnOn(page, 'process-parameters-chart');
 
 test('a running unit operation\'s chart draws new readings as they are stored and fills the gap after a cut connection', async ({ page, request }, testInfo) => {
   test.setTimeout(120_000);
