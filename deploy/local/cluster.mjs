@@ -13,7 +13,7 @@
  * `npm run cluster -- --faults` runs the fault matrix (deploy/cluster/faults-cli.ts) on a cluster of its
  * own under .data/cluster-faults/ and stops. Ports: ZooKeeper 12181-12183 (peers 12888-12890, elections 13888-13890), ClickHouse HTTP
  * 18123-18126, native 19001-19004, interserver 19009-19012, ClickHouse forwarders 18131-18136, apis
- * 18201-18202, proxy 18200.
+ * 18201-18202, proxy 18200; each plus CLUSTER_PORT_OFFSET when set.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -25,14 +25,27 @@ import { DATA_DIR, ROOT, ensureClickHouseInstalled, ensureServices, ensureZooKee
 import { buildConsoleIfStale, nodeArguments, startProcesses } from './stack.mjs';
 
 export const CLUSTER_NAME = 'bioprocess';
-export const ZOOKEEPER_NODES = [1, 2, 3].map((id) => ({ id, clientPort: 12180 + id, peerPort: 12887 + id, electionPort: 13887 + id }));
+/**
+ * CLUSTER_PORT_OFFSET (default 0) is added to every port below: a second cluster (another checkout, a
+ * fault run beside a demo) runs beside the first with an offset of, say, 100.
+ */
+function portOffset() {
+  const text = process.env.CLUSTER_PORT_OFFSET ?? '0';
+  const offset = Number(text);
+  if (!/^\d+$/.test(text) || offset > 40_000) throw new Error(`CLUSTER_PORT_OFFSET must be a whole number from 0 to 40000, not "${text}"`);
+  return offset;
+}
+const OFFSET = portOffset();
+export const ZOOKEEPER_NODES = [1, 2, 3].map((id) => ({
+  id, clientPort: OFFSET + 12180 + id, peerPort: OFFSET + 12887 + id, electionPort: OFFSET + 13887 + id,
+}));
 export const CLICKHOUSE_NODES = [1, 2, 3, 4].map((n) => ({
   n, shard: Math.ceil(n / 2), replica: `r${n}`,
-  httpPort: 18122 + n, tcpPort: 19000 + n, interserverPort: 19008 + n,
+  httpPort: OFFSET + 18122 + n, tcpPort: OFFSET + 19000 + n, interserverPort: OFFSET + 19008 + n,
 }));
-export const API_PORTS = [18201, 18202];
-export const PROXY_PORT = 18200;
-const FORWARDER_BASE_PORT = 18131;
+export const API_PORTS = [OFFSET + 18201, OFFSET + 18202];
+export const PROXY_PORT = OFFSET + 18200;
+const FORWARDER_BASE_PORT = OFFSET + 18131;
 
 const log = (message) => process.stdout.write(`[cluster] ${message}\n`);
 

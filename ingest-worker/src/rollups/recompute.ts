@@ -26,7 +26,7 @@ import type { Pool } from '@bioprocess/shared/server/postgres';
 import { floorTo, floorToMinute, HOUR_MS, MINUTE_MS } from '@bioprocess/shared/points-sql';
 import type { RangeOnInstruments } from '../points-store.ts';
 import { recordRecheck } from './recheck-ranges.ts';
-import { replicasAnswering, rollupLayout, TABLE_SOURCES, type RollupSources } from './sources.ts';
+import { rollupLayout, serverDidNotAnswer, TABLE_SOURCES, type RollupSources } from './sources.ts';
 import { nextRollupVersion, rollupScope, writeHourlyRollups, writeMinuteRollups } from './statements.ts';
 
 /** Points one recomputation reads at most, about: bounds ClickHouse's deduplicating aggregation memory. */
@@ -93,9 +93,9 @@ async function recomputeScope(clickhouse: ClickHouseClient, pool: Pool, ranges: 
   try {
     await writeScope(clickhouse, pool, ranges, layout.everyReplica);
   } catch (error) {
-    // Only a replica that does not answer makes the recomputation settle for fewer: any other failure
-    // (or a replica back by now) is the caller's to retry.
-    if (options.everyReplicaOnly || await replicasAnswering(clickhouse, layout.replicasCluster) >= layout.servers) throw error;
+    // Only a server that does not answer makes the recomputation settle for fewer replicas; any other
+    // failure is the caller's to retry.
+    if (options.everyReplicaOnly || !serverDidNotAnswer(error)) throw error;
     // Recorded first: a process dying after the figures below are written leaves the recheck owed.
     await recordRecheck(pool, ranges);
     // From the first replica of each shard that answers (the Distributed tables), with versions drawn

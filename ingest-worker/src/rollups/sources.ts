@@ -33,7 +33,7 @@ export const TABLE_SOURCES: RollupSources = {
 
 export type RollupLayout =
   | { cluster: null }
-  | { cluster: string; replicasCluster: string; servers: number; everyReplica: RollupSources };
+  | { cluster: string; replicasCluster: string; everyReplica: RollupSources };
 
 interface LayoutQuery {
   query(params: { query: string; format: 'JSONEachRow' }): Promise<{ json<T>(): Promise<T[]> }>;
@@ -69,7 +69,6 @@ async function readLayout(clickhouse: LayoutQuery): Promise<RollupLayout | null>
   return {
     cluster,
     replicasCluster,
-    servers: Number(all.servers),
     everyReplica: {
       points: everyReplica(POINTS_TABLE), minuteRollups: everyReplica(ROLLUP_MINUTE_TABLE), hourRollups: everyReplica(ROLLUP_HOUR_TABLE), rowsRepeat: true,
     },
@@ -89,12 +88,14 @@ export async function rollupLayout(clickhouse: ClickHouseClient | LayoutQuery): 
   return (await layout) ?? { cluster: null };
 }
 
-/** How many servers of the replicas cluster answer now (a probe of system.one on each, skipping those that do not). */
-export async function replicasAnswering(clickhouse: ClickHouseClient, replicasCluster: string): Promise<number> {
-  const result = await clickhouse.query({
-    query: `SELECT count() AS n FROM cluster(${quoted(replicasCluster)}, system, one)`,
-    format: 'JSONEachRow',
-    clickhouse_settings: { skip_unavailable_shards: 1 },
-  });
-  return Number((await result.json<{ n: string }>())[0]?.n ?? 0);
+/**
+ * Whether a statement over every replica failed because a server did not answer (refused, reset, timed
+ * out, or cut while it ran: ClickHouse's NETWORK_ERROR, SOCKET_TIMEOUT, ALL_CONNECTION_TRIES_FAILED,
+ * ATTEMPT_TO_READ_AFTER_EOF, as a server reports them about another). 18.16 has no per-server error
+ * counts to ask instead, and the cluster() table function cannot even probe a cluster whose first
+ * server is down (it reads the table's structure from that one).
+ */
+export function serverDidNotAnswer(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return /\bCode: (?:32|209|210|279)\b|NetException|Connection refused|Connection reset/.test(message);
 }
