@@ -2,13 +2,14 @@
  * The upload's reading choices applied to its spooled file before a job exists: a file that is not
  * text is refused with what it looks like, and a file read with a preamble, a table end or a UTF-16
  * encoding is rewritten once as its table in UTF-8 (TableCutter), so the worker reads exactly the
- * table the preview showed. Streaming, one pass: memory stays flat whatever the file's size.
+ * table the preview showed (a table without a header row gets the upload's column names as its
+ * header). Streaming, one pass: memory stays flat whatever the file's size.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { byteOrderMark, CsvTextDecoder, TableCutter, detectCsvLayout, sniffBinary } from '@bioprocess/shared/csv/index';
+import { byteOrderMark, CsvTextDecoder, TableCutter, detectCsvLayout, headerLineOf, sniffBinary } from '@bioprocess/shared/csv/index';
 import type { CsvReading } from '@bioprocess/shared/timeseries';
 import path from 'node:path';
 import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
@@ -35,7 +36,7 @@ async function readHead(filePath: string): Promise<{ bytes: Buffer; partial: boo
 function needsCut(reading: CsvReading | undefined, head: Uint8Array): boolean {
   if (isUtf16(reading, head)) return true;
   if (!reading) return false;
-  return (reading.header_line ?? 1) > 1 || reading.table_end;
+  return (reading.header_line ?? 1) > 1 || reading.table_end || reading.column_names !== undefined;
 }
 
 function isUtf16(reading: CsvReading | undefined, head: Uint8Array): boolean {
@@ -62,8 +63,11 @@ export async function cutSpoolToTable(filePath: string, reading: CsvReading | un
   const sectioned = detected.layout.section !== null;
   if (sectioned && !isUtf16(reading, head.bytes)) return size;
   const decoder = new CsvTextDecoder({ encoding: reading?.encoding ?? detected.layout.encoding });
+  const delimiter = reading?.delimiter ?? detected.layout.delimiter;
+  // A table without a header row gets the names the upload gives as its header line.
+  const headerText = reading?.column_names ? headerLineOf(reading.column_names, delimiter) : undefined;
   const cutter = new TableCutter({
-    headerLine: reading?.header_line ?? 1, tableEnd: (reading?.table_end ?? false) || sectioned, delimiter: reading?.delimiter ?? detected.layout.delimiter,
+    headerLine: reading?.header_line ?? 1, tableEnd: (reading?.table_end ?? false) || sectioned, delimiter, headerText,
   });
   let written = 0;
   const toTable = new Transform({

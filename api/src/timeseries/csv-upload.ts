@@ -36,7 +36,7 @@ import { createIngestJob, insertIngestJob, toJobStatus, WAIT_TIMEOUT_MS, waitFor
 import { insertUnitOperation } from '../unit-operations/windows.ts';
 import type { UnitOperationRow } from '@bioprocess/shared/server/unit-operations-repository';
 import { toUnitOperation } from '../unit-operations/repository.ts';
-import { listInstrumentIdsOnEquipment } from '@bioprocess/shared/server/instruments-repository';
+import { listInstrumentIdsOnEquipment, listInstrumentsById } from '@bioprocess/shared/server/instruments-repository';
 import { enqueueIngest } from './enqueue.ts';
 import { admitUpload, type UploadAdmission } from './upload-limits.ts';
 import { checkSpooledHeader, lineLengthGuard } from './csv-line-guard.ts';
@@ -77,6 +77,24 @@ async function checkMappingInstruments(deps: AppDeps, organizationId: number, eq
     const onEquipment = new Set(await listInstrumentIdsOnEquipment(deps.pg, organizationId, equipmentId, ids));
     const foreign = mapping.columns.find((column) => !onEquipment.has(column.instrument_id));
     if (foreign) throw badRequest(`Instrument ${foreign.instrument_id} (column '${foreign.column}') is not on this unit operation's equipment`);
+  }
+  await checkConvertedUnits(deps, organizationId, mapping);
+}
+
+/**
+ * A column converted to another unit feeds an instrument of that unit: values converted to L/h in an
+ * instrument kept in mL/h would be read a thousand times too small.
+ */
+async function checkConvertedUnits(deps: AppDeps, organizationId: number, mapping: CsvMapping): Promise<void> {
+  const converted = mapping.columns.filter((column) => column.convert_unit !== undefined);
+  if (converted.length === 0) return;
+  const units = new Map((await listInstrumentsById(deps.pg, organizationId, converted.map((column) => column.instrument_id))).map((row) => [row.id, row.unit]));
+  for (const column of converted) {
+    const unit = units.get(column.instrument_id) ?? null;
+    const target = column.convert_unit!.to;
+    if (unit !== target) {
+      throw badRequest(`Column '${column.column}' is converted to '${target}', but instrument ${column.instrument_id} is kept in ${unit === null ? 'no unit' : `'${unit}'`}: convert to the instrument's unit or map an instrument in '${target}'.`);
+    }
   }
 }
 

@@ -251,4 +251,147 @@ describe('CSV reading', () => {
     const read = await ctx.request({ method: 'GET', url: `/api/v1/unit-operations/${created.json().id}`, token: plant.viewer.token });
     expect(read.json().start_time).toBe('2021-05-02T07:12:51.000Z');
   });
+
+  describe('composite keys, row filters, header-less files and unit conversion', () => {
+    /** Instruments in a unit of the test's choosing (the fixture's are in celsius). */
+    async function instrumentsIn(unit: string, count: number): Promise<number[]> {
+      const ids = await addInstruments(ctx, plant.organizationId, plant.equipmentId, count);
+      await ctx.deps.pg.query('UPDATE instruments SET unit = $1 WHERE id = ANY($2::bigint[])', [unit, ids]);
+      return ids;
+    }
+
+    it('splits a long file by well x channel, one instrument per combination, and counts the combinations not picked', async () => {
+      const wells = ['A1', 'A2', 'B1'];
+      const channels = ['OD600', 'GFP'];
+      const lines = ['Time,Well,Channel,Value'];
+      const expected = new Map<string, Array<[string, number]>>();
+      for (let minute = 0; minute < 5; minute += 1) {
+        for (const well of wells) {
+          for (const channel of channels) {
+            const value = minute * 100 + wells.indexOf(well) * 10 + channels.indexOf(channel) + 0.5;
+            const time = `2024-03-01 10:0${minute}:00`;
+            lines.push(`${time},${well},${channel},${value}`);
+            const key = `${well} · ${channel}`;
+            expected.set(key, [...(expected.get(key) ?? []), [`2024-03-01T10:0${minute}:00.000Z`, value]]);
+          }
+        }
+      }
+      const picked = ['A1 · OD600', 'A1 · GFP', 'B1 · GFP'];
+      const ids = await addInstruments(ctx, plant.organizationId, plant.equipmentId, picked.length);
+      const unitOperation = await createUnitOperation(ctx, plant);
+      const { statusCode, job } = await upload(ctx, plant.editor.token, unitOperation, {
+        timestamp_column: 'Time', time_zone: 'UTC', key_columns: ['Well', 'Channel'],
+        columns: picked.map((key, index) => ({ column: 'Value', key, instrument_id: ids[index] })),
+      }, { name: 'wells.csv', content: lines.join('\n') });
+      expect(statusCode).toBe(200);
+      // Every time repeats six times in the file; per combination it is unique, so nothing is a duplicate.
+      expect(job.result).toMatchObject({ instruments: 3, rows_read: 30, points_written: 15, rows_skipped_unselected_key: 15, duplicates: { keys: 0 } });
+      for (const [index, key] of picked.entries()) {
+        const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: ids[index]! });
+        expect(readings.map((reading) => [reading.ts, reading.value]), key).toEqual(expected.get(key));
+      }
+      const { rows } = await ctx.deps.pg.query('SELECT alias FROM instruments WHERE id = $1', [ids[2]]);
+      expect(rows[0].alias).toBe('Value (B1 · GFP)');
+
+      const mixed = await upload(ctx, plant.editor.token, unitOperation, {
+        timestamp_column: 'Time', key_column: 'Well', key_columns: ['Well', 'Channel'], columns: [{ column: 'Value', key: 'A1', instrument_id: ids[0] }],
+      }, { name: 'wells.csv', content: lines.join('\n') });
+      expect(mixed.statusCode).toBe(400);
+      expect(mixed.job.error).toBe('mapping.key_columns: give key_column or key_columns, not both');
+    });
+
+    it('leaves out the rows the filters name, counted by filter and value, never silently', async () => {
+      const lines = ['Time,Sample Type,Sample,Glucose [g/L]'];
+      const kinds = ['Calibrator', 'Sample', 'Control', 'Sample', 'Blank 1', 'Sample', 'Calibrator', 'Blank 2', 'Sample'];
+      kinds.forEach((kind, index) => lines.push(`2024-02-01 08:${String(index).padStart(2, '0')}:00,${kind},S${index},${index + 0.25}`));
+      const [glucose] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
+      const unitOperation = await createUnitOperation(ctx, plant);
+      const { statusCode, job } = await upload(ctx, plant.editor.token, unitOperation, {
+        timestamp_column: 'Time', time_zone: 'UTC', columns: [{ column: 'Glucose [g/L]', instrument_id: glucose }],
+        row_filters: [
+          { column: 'Sample Type', operator: 'equals', values: ['Calibrator', 'control'] },
+          { column: 'sample type', operator: 'matches', values: ['Blank*'] },
+        ],
+      }, { name: 'samples.csv', content: lines.join('\n') });
+      expect(statusCode).toBe(200);
+      expect(job.result).toMatchObject({
+        rows_read: 9, rows_valid: 4, points_written: 4, rows_skipped: 5, rows_skipped_filtered: 5,
+        rows_filtered: [
+          { column: 'Sample Type', operator: 'equals', values: ['Calibrator', 'control'], rows: 3, by_value: [{ value: 'Calibrator', rows: 2 }, { value: 'Control', rows: 1 }], other_rows: 0 },
+          { column: 'sample type', operator: 'matches', values: ['Blank*'], rows: 2, by_value: [{ value: 'Blank 1', rows: 1 }, { value: 'Blank 2', rows: 1 }], other_rows: 0 },
+        ],
+        skipped_message: '5 rows skipped: 5 left out by the row filters.',
+        filtered_message: 'Left out by row filters: 3 rows where Sample Type is Calibrator or control (2 Calibrator, 1 Control); 2 rows where sample type matches Blank* (1 Blank 1, 1 Blank 2).',
+      });
+      const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: glucose! });
+      expect(readings.map((reading) => reading.value)).toEqual([1.25, 3.25, 5.25, 8.25]);
+
+      const unknown = await upload(ctx, plant.editor.token, unitOperation, {
+        timestamp_column: 'Time', columns: [{ column: 'Glucose [g/L]', instrument_id: glucose }], row_filters: [{ column: 'Kind', operator: 'equals', values: ['x'] }],
+      }, { name: 'samples.csv', content: lines.join('\n') });
+      expect(unknown.statusCode).toBe(422);
+      expect(unknown.job.error).toBe("Row filter column 'Kind' is not in the CSV header.");
+    });
+
+    it('reads the header-less Cedex Bio HT archive with the column names the upload gives, keyed by test', async () => {
+      const names = Array.from({ length: 26 }, (_, index) => `Column ${index + 1}`);
+      Object.assign(names, { 0: 'Record', 1: 'Measured', 2: 'Sample', 4: 'Sample Type', 6: 'Test', 8: 'Unit', 10: 'Result' });
+      const records = readFileSync(realExportPath('roche_cedex_bioht_example03.txt'), 'latin1').split('\n').filter((line) => line.trim() !== '').map((line) => line.split('\t'));
+      const expectedOf = (test: string) => records.filter((cells) => cells[0] === '40' && cells[6] === test && !cells[10]!.trim().startsWith('<'))
+        .map((cells) => [`${cells[1]!.replace(' ', 'T')}.000Z`, Number(cells[10])]);
+      const ids = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 2);
+      const unitOperation = await createUnitOperation(ctx, plant);
+      const { statusCode, job } = await upload(ctx, plant.editor.token, unitOperation, {
+        timestamp_column: 'Measured', time_zone: 'UTC', key_column: 'Test', reading: { delimiter: '\t', header_line: 1, column_names: names },
+        row_filters: [{ column: 'Record', operator: 'not_equals', values: ['40'] }],
+        columns: [{ column: 'Result', key: 'GLC3B', instrument_id: ids[0] }, { column: 'Result', key: 'ODB', instrument_id: ids[1] }],
+      }, { name: 'roche_cedex_bioht_example03.txt', content: readFileSync(realExportPath('roche_cedex_bioht_example03.txt')) });
+      expect(statusCode).toBe(200);
+      // The archive's first line (its file record) is data now, and the row filter leaves it out.
+      expect(job.result).toMatchObject({
+        rows_read: 931, rows_skipped_filtered: 1, rows_filtered: [{ column: 'Record', rows: 1, by_value: [{ value: '0', rows: 1 }] }],
+        rows_skipped_unselected_key: 930 - 96 - 192,
+      });
+      for (const [index, test] of ['GLC3B', 'ODB'].entries()) {
+        const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: ids[index]! });
+        expect(readings.map((reading) => [reading.ts, reading.value]), test).toEqual(expectedOf(test).sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+      }
+      const { rows } = await ctx.deps.pg.query('SELECT alias FROM instruments WHERE id = $1', [ids[0]]);
+      expect(rows[0].alias).toBe('Result (Test GLC3B)');
+
+      const twice = await upload(ctx, plant.editor.token, unitOperation, {
+        timestamp_column: 'Measured', reading: { header_line: 1, column_names: ['Measured', 'measured'] }, columns: [{ column: 'Measured', instrument_id: ids[0] }],
+      }, { name: 'x.txt', content: 'a\tb\n' });
+      expect(twice.statusCode).toBe(400);
+      expect(twice.job.error).toBe("mapping.reading.column_names.1: column name 'measured' is given twice");
+    });
+
+    it('converts a column to the unit asked for, exactly, and refuses units that do not convert', async () => {
+      const csv = ['time,Feed (mL/h),Temp [°F]', '2024-04-01 00:00:00,150,212', '2024-04-01 00:01:00,0.7,98.6', '2024-04-01 00:02:00,1234.5,-40'].join('\n');
+      const [feed] = await instrumentsIn('L/h', 1);
+      const [temperature] = await instrumentsIn('Cel', 1);
+      const unitOperation = await createUnitOperation(ctx, plant);
+      const { statusCode, job } = await upload(ctx, plant.editor.token, unitOperation, {
+        timestamp_column: 'time', time_zone: 'UTC', columns: [
+          { column: 'Feed (mL/h)', instrument_id: feed, convert_unit: { from: 'mL/h', to: 'L/h' } },
+          { column: 'Temp [°F]', instrument_id: temperature, convert_unit: { from: '[degF]', to: 'Cel' } },
+        ],
+      }, { name: 'units.csv', content: csv });
+      expect(statusCode).toBe(200);
+      expect(job.result).toMatchObject({ points_written: 6 });
+      expect((await readSeries(ctx, plant.viewer.token, { instrument_id: feed! })).map((reading) => reading.value)).toEqual([0.15, 0.0007, 1.2345]);
+      expect((await readSeries(ctx, plant.viewer.token, { instrument_id: temperature! })).map((reading) => reading.value)).toEqual([100, 37, -40]);
+
+      const incompatible = await upload(ctx, plant.editor.token, unitOperation, {
+        timestamp_column: 'time', columns: [{ column: 'Feed (mL/h)', instrument_id: feed, convert_unit: { from: 'mL/h', to: 'g/L' } }],
+      }, { name: 'units.csv', content: csv });
+      expect(incompatible.statusCode).toBe(400);
+      expect(incompatible.job.error).toBe("mapping.columns.0.convert_unit: 'mL/h' cannot be converted to 'g/L': the two units do not measure the same quantity.");
+      const wrongInstrument = await upload(ctx, plant.editor.token, unitOperation, {
+        timestamp_column: 'time', columns: [{ column: 'Feed (mL/h)', instrument_id: temperature, convert_unit: { from: 'mL/h', to: 'L/min' } }],
+      }, { name: 'units.csv', content: csv });
+      expect(wrongInstrument.statusCode).toBe(400);
+      expect(wrongInstrument.job.error).toBe(`Column 'Feed (mL/h)' is converted to 'L/min', but instrument ${temperature} is kept in 'Cel': convert to the instrument's unit or map an instrument in 'L/min'.`);
+    });
+  });
 });

@@ -37,12 +37,19 @@ import {
   countFlaggedCell,
   isPercentColumn,
   readFlaggedCell,
+  rowKey,
+  keyColumnsOf,
+  leavesOut,
+  emptyRowFilterCounts,
+  countLeftOutRow,
+  type RowFilterCount,
   type CsvDelimiter,
   type CsvEncoding,
   type NumericCellOptions,
   type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
 import { AsciiBuffer } from '@bioprocess/shared/ascii-buffer';
+import { createUnitConverter } from '@bioprocess/shared/csv/unit-conversion';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, type CsvMapping } from '@bioprocess/shared/timeseries';
 import { readHead, readRecords, type RecordReadStats } from './record-reader.ts';
 import { firstWinsPointVersion, MAX_ROWS_PER_VERSION, pointVersion } from '@bioprocess/shared/ingest/versions';
@@ -90,6 +97,13 @@ export interface CsvPlan {
   timestampIndex: number;
   /** Long format: the key column's index, else -1. */
   keyIndex: number;
+  /** Long format: every key column's index (several for a composite key); absent in plans saved before composite keys. */
+  keyIndexes?: number[];
+  /** The columns of the upload's row filters, by filter. */
+  filterIndexes?: number[];
+  /** Rows a row filter left out, and per filter what it left out by value. */
+  skippedFiltered?: number;
+  filtered?: RowFilterCount[];
   columns: Array<{ index: number; column: string; instrumentId: number; key: string | null; fillForward: boolean }>;
   detection: Pick<TimestampDetection, 'format' | 'order' | 'dayFirst' | 'confidence'> | null;
   /** The zone applied to timestamps without their own offset (an IANA name or an offset such as +02:00). */
@@ -251,28 +265,39 @@ class ColumnBatch {
 
 /**
  * Reads cells to values: a number, null (missing: empty, a flag, or one of the user's missing
- * values) or NaN (text that is no flag: the upload fails with the non-numeric listing). Flags are
+ * values) or NaN (text that is no flag: the upload fails with the non-numeric listing). A column
+ * converted to another unit gives the converted number. Flags are
  * counted only for cells of staged rows (`count`), never for skipped rows or cells filled forward.
  */
 class CellReader {
   private readonly missing: MissingValues;
-  /** Plain decimals may skip this reader unless the user named numbers as missing. */
+  /** Plain decimals may skip this reader unless the user named numbers as missing or a column converts its unit. */
   readonly plainDecimalsStored: boolean;
+  private readonly noMissingNumbers: boolean;
   private readonly percentUnit: boolean[];
 
   constructor(
     readonly collector: NonNumericCollector, private readonly options: NumericCellOptions, columns: PlanColumns, missingValues: readonly string[],
+    /** Per column entry: the unit conversion of its values, or null to store them as written. */
+    private readonly converters: ReadonlyArray<((value: number) => number) | null> = [],
   ) {
     this.missing = new MissingValues(missingValues);
-    this.plainDecimalsStored = this.missing.numbers.length === 0;
+    this.noMissingNumbers = this.missing.numbers.length === 0;
+    this.plainDecimalsStored = this.noMissingNumbers && converters.every((converter) => converter === null);
     this.percentUnit = columns.map((column) => isPercentColumn(column.column));
   }
 
   read(raw: string, c: number, plan: CsvPlan, count: boolean): number | null {
+    const value = this.readAsWritten(raw, c, plan, count);
+    const convert = this.converters[c];
+    return convert && value !== null && value === value /* not NaN */ ? convert(value) : value;
+  }
+
+  private readAsWritten(raw: string, c: number, plan: CsvPlan, count: boolean): number | null {
     const value = parseNumericCell(raw, this.options);
     if (value === null) return null;
     if (value === value /* not NaN */) {
-      if (this.plainDecimalsStored || !this.missing.isMissingNumber(value)) return value;
+      if (this.noMissingNumbers || !this.missing.isMissingNumber(value)) return value;
       if (count) countFlaggedCell(plan.flagged[c]!, raw);
       return null;
     }
@@ -416,6 +441,7 @@ function instrumentSlots(instrumentIds: readonly number[]): Int32Array {
 function copyPlan(plan: CsvPlan): CsvPlan {
   return {
     ...plan, entryLastTs: [...plan.entryLastTs], carried: [...plan.carried],
+    filtered: plan.filtered?.map((count) => ({ ...count, values: [...count.values], by_value: count.by_value.map((entry) => ({ ...entry })) })),
     flagged: (plan.flagged ?? plan.columns.map(() => ({ count: 0, examples: [] }))).map((entry) => ({ count: entry.count, examples: [...entry.examples] })),
   };
 }
@@ -452,7 +478,14 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
   const collector = new NonNumericCollector();
   const numericOptions: NumericCellOptions = { decimalComma };
   let cells: CellReader | null = null;
-  const readerOf = (current: CsvPlan) => new CellReader(collector, numericOptions, current.columns, options.missingValues ?? []);
+  const converters = mapping.columns.map((entry) => {
+    if (!entry.convert_unit) return null;
+    const converter = createUnitConverter(entry.convert_unit.from, entry.convert_unit.to);
+    if (typeof converter !== 'function') throw new CsvRejected(`Column '${entry.column}': ${converter.problem}`);
+    return converter;
+  });
+  const readerOf = (current: CsvPlan) => new CellReader(collector, numericOptions, current.columns, options.missingValues ?? [], converters);
+  const rowFilters = mapping.row_filters ?? [];
   const sections = !from && multiSection ? new DataSectionFilter() : null;
   const instrumentIds = mapping.columns.map((column) => column.instrument_id);
   const slots = instrumentSlots(instrumentIds);
@@ -480,6 +513,7 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     for (const c of plainEntriesByColumn) plainEntriesBefore[current.columns[c]!.index + 1]! += 1;
     for (let cells = 1; cells <= current.width; cells += 1) plainEntriesBefore[cells]! += plainEntriesBefore[cells - 1]!;
     if (current.keyIndex === -1) return;
+    current.keyIndexes ??= [current.keyIndex];
     entriesByKey = new Map();
     current.columns.forEach((column, index) => {
       const list = entriesByKey!.get(column.key!) ?? [];
@@ -505,12 +539,22 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     const find = (column: string) => indexByName.get(column.trim().toLowerCase()) ?? -1;
     const timestampIndex = find(mapping.timestamp_column);
     if (timestampIndex === -1) throw new CsvRejected(`Timestamp column '${mapping.timestamp_column}' is not in the CSV header.`);
-    const keyIndex = mapping.key_column === undefined ? -1 : find(mapping.key_column);
-    if (keyIndex === -1 && mapping.key_column !== undefined) throw new CsvRejected(`Key column '${mapping.key_column}' is not in the CSV header.`);
+    const keyIndexes = keyColumnsOf(mapping).map((column) => {
+      const index = find(column);
+      if (index === -1) throw new CsvRejected(`Key column '${column}' is not in the CSV header.`);
+      return index;
+    });
+    const keyIndex = keyIndexes[0] ?? -1;
+    const filterIndexes = rowFilters.map((filter) => {
+      const index = find(filter.column);
+      if (index === -1) throw new CsvRejected(`Row filter column '${filter.column}' is not in the CSV header.`);
+      return index;
+    });
     const missing = [...new Set(mapping.columns.filter((entry) => find(entry.column) === -1).map((entry) => entry.column))];
     if (missing.length > 0) throw new CsvRejected(`Columns not found in the CSV header: ${missing.join(', ')}`);
     plan = {
-      delimiter, encoding: head.encoding, multiSection, width: names.length, timestampIndex, keyIndex,
+      delimiter, encoding: head.encoding, multiSection, width: names.length, timestampIndex, keyIndex, keyIndexes, filterIndexes,
+      skippedFiltered: 0, filtered: emptyRowFilterCounts(rowFilters),
       columns: mapping.columns.map((entry) => ({
         index: find(entry.column), column: names[find(entry.column)]!, instrumentId: entry.instrument_id, key: entry.key ?? null, fillForward: entry.fill_forward,
       })),
@@ -539,9 +583,10 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     // A short row stays short (a cell past its end is a missing value): padding it to a wide header
     // would cost the header's width for every row, however little the row holds.
     truncateRowToWidth(row, current.width);
+    if (leftOutByFilter(row, current)) return;
     let entries: readonly number[] = row.length < current.width && entriesByKey === null ? entriesOfShortRow(row.length) : allEntries;
     if (entriesByKey !== null) {
-      const keyed = (entriesByKey as Map<string, number[]>).get((row[current.keyIndex] ?? '').trim());
+      const keyed = (entriesByKey as Map<string, number[]>).get(rowKey(row, current.keyIndexes ?? [current.keyIndex]));
       if (keyed === undefined) {
         current.skippedUnselectedKey += 1;
         return;
@@ -560,6 +605,20 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
     const rowPoints = stageCells(row, entries, current, cells!, collector.hasErrors ? null : batch, instrumentIds, slots,
       ts, fractionMicros(rawTs), rowVersion(line));
     countStagedRow(ts, rowPoints);
+  };
+
+  /** Whether a row filter leaves the row out (counted under the first filter that does, with the row's value). */
+  const leftOutByFilter = (row: string[], current: CsvPlan): boolean => {
+    const indexes = current.filterIndexes;
+    if (!indexes || indexes.length === 0) return false;
+    for (let f = 0; f < indexes.length; f += 1) {
+      const cell = row[indexes[f]!] ?? '';
+      if (!leavesOut(rowFilters[f]!, cell)) continue;
+      current.skippedFiltered = (current.skippedFiltered ?? 0) + 1;
+      countLeftOutRow(current.filtered![f]!, cell);
+      return true;
+    }
+    return false;
   };
 
   /** A row's version comes from its line, so a duplicate found in the staging table names the lines of its rows. */
@@ -716,7 +775,7 @@ async function stageCsv(options: StagingOptions, sink: StagingSink): Promise<Csv
       const linesBefore = linesRead;
       linesRead += countLineFeeds(records.text);
       for (let offset = 0; offset < records.rows.length; offset += 1) if (!acceptRow(records.rows[offset]!, linesBefore + offset + 1)) break reading;
-    } else if (!multiSection && headerSeen && detected && entriesByKey === null) {
+    } else if (!multiSection && headerSeen && detected && entriesByKey === null && rowFilters.length === 0) {
       const text = records.text;
       linesRead += forEachNumberedLine(text, linesRead, (start, end, line) => considerInPlace(text, start, end, line));
     } else {

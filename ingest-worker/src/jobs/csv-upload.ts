@@ -19,7 +19,8 @@ import { Readable } from 'node:stream';
 import type { Job } from 'bullmq';
 import type { CsvUploadPayload } from '@bioprocess/shared/queues';
 import {
-  isLowConfidence, longFormatAlias, lowDateConfidenceMessage, skippedRowsMessage, totalSkippedRows, uploadSuccessMessage, type SkippedRowCounts,
+  isLowConfidence, keyColumnsOf, longFormatAlias, lowDateConfidenceMessage, rowFiltersMessage, skippedRowsMessage, totalSkippedRows, uploadSuccessMessage,
+  type SkippedRowCounts,
 } from '@bioprocess/shared/csv/index';
 import type { IngestProgress } from '@bioprocess/shared/timeseries';
 import type { WorkerContext } from '../context.ts';
@@ -123,19 +124,20 @@ async function summariseDuplicates(context: WorkerContext, plan: CsvPlan, table:
 function skippedCounts(plan: CsvPlan): SkippedRowCounts {
   return {
     badTimestamp: plan.skippedBadTimestamp, outsideWindow: plan.skippedOutOfRange, empty: plan.skippedEmpty, unselectedKey: plan.skippedUnselectedKey,
+    filtered: plan.skippedFiltered ?? 0,
   };
 }
 
 /** The alias an upload gives an instrument: its column, and in long format the key as well. */
-function aliasOf(column: CsvPlan['columns'][number], keyColumn: string | undefined): string {
-  return column.key !== null && keyColumn !== undefined ? longFormatAlias(column.column, keyColumn, column.key) : column.column;
+function aliasOf(column: CsvPlan['columns'][number], keyColumns: readonly string[]): string {
+  return column.key !== null && keyColumns.length > 0 ? longFormatAlias(column.column, keyColumns, column.key) : column.column;
 }
 
-async function setAliases(context: WorkerContext, organizationId: number, plan: CsvPlan, keyColumn: string | undefined): Promise<string[]> {
+async function setAliases(context: WorkerContext, organizationId: number, plan: CsvPlan, keyColumns: readonly string[]): Promise<string[]> {
   const warnings: string[] = [];
   for (const column of plan.columns) {
     try {
-      await setInstrumentAlias(context.pg, organizationId, column.instrumentId, aliasOf(column, keyColumn));
+      await setInstrumentAlias(context.pg, organizationId, column.instrumentId, aliasOf(column, keyColumns));
     } catch (error) {
       context.logger.warn({ err: error, instrumentId: column.instrumentId }, 'instrument alias update failed');
       warnings.push(`The alias of instrument ${column.instrumentId} could not be saved.`);
@@ -297,7 +299,7 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
       ? { ...range, startMs: Math.min(range.startMs, replaced.startMs), endMs: Math.max(range.endMs, replaced.endMs) }
       : range;
     await recomputeRollups(context.clickhouse, context.pg, [{ range: rollupRange, points }]);
-    const warnings = await setAliases(context, payload.organization_id, plan, plan.keyIndex === -1 ? undefined : request.mapping.key_column);
+    const warnings = await setAliases(context, payload.organization_id, plan, plan.keyIndex === -1 ? [] : keyColumnsOf(request.mapping));
     context.logger.info({
       jobId: payload.job_id, points, stageMs: staged - started, publishMs: published - staged, rollupMs: Date.now() - published,
     }, 'csv upload written');
@@ -320,6 +322,9 @@ async function processCsvUploadAlone(context: WorkerContext, payload: CsvUploadP
       rows_skipped_out_of_range: plan.skippedOutOfRange,
       rows_skipped_empty: plan.skippedEmpty,
       rows_skipped_unselected_key: plan.skippedUnselectedKey,
+      rows_skipped_filtered: plan.skippedFiltered ?? 0,
+      rows_filtered: plan.filtered ?? [],
+      filtered_message: rowFiltersMessage(plan.filtered ?? []),
       skipped_message: skippedRowsMessage(skippedByReason),
       points_filled: plan.filledPoints,
       instruments: range.instrumentIds.length,

@@ -14,6 +14,11 @@ export interface TableCutOptions {
   /** Stop at the first line after the header that ends the table. */
   tableEnd: boolean;
   delimiter: CsvDelimiter;
+  /**
+   * A table without a header row: this header line (ending in a line feed) is written before the
+   * line at `headerLine`, which is then the first data row.
+   */
+  headerText?: string;
 }
 
 export class TableCutter {
@@ -61,6 +66,7 @@ export class TableCutter {
       this.done = true;
       return null;
     }
+    if (number === this.options.headerLine && this.options.headerText !== undefined) return this.options.headerText + line;
     return line;
   }
 }
