@@ -14,14 +14,14 @@ import { isSpreadsheetName } from '@bioprocess/shared/csv/index';
 import { DEFAULT_EXCLUDED_WORDS, type SampleImportPreview } from '@bioprocess/shared/samples-import';
 import { convertWorkbook } from '../csv-upload/spreadsheet-conversion.ts';
 import { timeZoneName } from '../dates/date-time-format.ts';
-import { importReport, previewReport, type ReportLayout } from './report-import-client.ts';
+import { importReport, previewReport } from './report-import-client.ts';
 import {
-  buildMapping, initialState, mappingProblem, reportColumns, reportRows, type ReportImportState,
+  buildMapping, initialState, mappingProblem, readKeyValueView, reportColumns, reportRows, tableView, type ReportImportState, type ReportView,
 } from './report-import-model.ts';
 
 export const REPORT_IMPORT_MESSAGES = {
   title: 'Import report',
-  fileHint: 'A metabolite analyzer, cell counter or HPLC report: CSV, TXT or an Excel workbook (.xlsx), one row per sample (wide) or per result (long).',
+  fileHint: 'A metabolite analyzer, cell counter or HPLC report: CSV, TXT or an Excel workbook (.xlsx), one row per sample (wide) or per result (long), or one sample as key : value lines.',
   exclusionWords: `Leave out rows whose sample ID or sample type says ${DEFAULT_EXCLUDED_WORDS.join(', ')}`,
   drawnHint: 'When a drawn time is given, samples not yet in the grid are created; otherwise they are listed as not matched.',
   nothingToImport: 'Nothing to import: every result is already stored as the report writes it.',
@@ -60,7 +60,7 @@ function countText(count: number, one: string, many: string): string {
 
 export function ReportImportDialog({ isOpen, unitOperationId, onClose, onImported }: ReportImportDialogProps) {
   const [chosen, setChosen] = useState<ChosenFile | null>(null);
-  const [layout, setLayout] = useState<ReportLayout | null>(null);
+  const [layout, setLayout] = useState<ReportView | null>(null);
   const [state, setState] = useState<ReportImportState | null>(null);
   const [preview, setPreview] = useState<SampleImportPreview | null>(null);
   const [busy, setBusy] = useState<'reading' | 'previewing' | 'importing' | null>(null);
@@ -79,7 +79,9 @@ export function ReportImportDialog({ isOpen, unitOperationId, onClose, onImporte
     setError(null);
     setPreview(null);
     try {
-      const detected = await previewReport(file, headerless);
+      // One sample as key/value lines (Vi-CELL XR, NucleoView) is read here; a table by the api's preview.
+      const keyValue = headerless || sheets ? null : readKeyValueView(new Uint8Array(await file.arrayBuffer()));
+      const detected = keyValue ?? tableView(await previewReport(file, headerless));
       setChosen({ file, name, sheets, sheet });
       setLayout(detected);
       setState(initialState(detected, headerless));
@@ -164,12 +166,21 @@ export function ReportImportDialog({ isOpen, unitOperationId, onClose, onImporte
 
         {layout && state ? (
           <>
-            <p className="bp6-text-muted report-import-detected" data-testid="report-import-detected">
-              Detected: {layout.vendor ? `${layout.vendor}, ` : ''}{layout.delimiter === '\t' ? 'tab' : `'${layout.delimiter}'`}-separated, {layout.encoding}
-              {state.headerless ? ', no header row' : `, header on line ${layout.header_line}`}, {countText(layout.rows_parsed + (state.headerless ? 1 : 0), 'row', 'rows')}{layout.partial ? ' in the part read' : ''}.
-            </p>
-            <Checkbox checked={state.headerless} label="The report has no header row (columns are named Column 1, Column 2, ...)"
-              onChange={(event) => { void read(chosen!.file, chosen!.name, chosen!.sheets, chosen!.sheet, event.currentTarget.checked); }} />
+            {layout.key_value ? (
+              <p className="bp6-text-muted report-import-detected" data-testid="report-import-detected">
+                Detected: a key/value report of one sample, '{layout.key_value.separator.trim() || layout.key_value.separator}' between key and value, {layout.encoding}, {countText(layout.headers.length, 'key', 'keys')}.
+              </p>
+            ) : (
+              <>
+                <p className="bp6-text-muted report-import-detected" data-testid="report-import-detected">
+                  Detected: {layout.vendor ? `${layout.vendor}, ` : ''}{layout.delimiter === '\t' ? 'tab' : `'${layout.delimiter}'`}-separated, {layout.encoding}
+                  {state.headerless ? ', no header row' : `, header on line ${layout.header_line}`}, {countText(layout.rows_parsed + (state.headerless ? 1 : 0), 'row', 'rows')}{layout.partial ? ' in the part read' : ''}.
+                </p>
+                <Checkbox checked={state.headerless} label="The report has no header row (columns are named Column 1, Column 2, ...)"
+                  onChange={(event) => { void read(chosen!.file, chosen!.name, chosen!.sheets, chosen!.sheet, event.currentTarget.checked); }} />
+              </>
+            )}
+            {state.refusal ? <Callout intent="danger" compact data-testid="report-import-refusal">{state.refusal}</Callout> : null}
             <div className="report-import-table">
               <HTMLTable compact striped>
                 <thead><tr>{columns.map((column) => <th key={column}>{column}</th>)}</tr></thead>
@@ -253,7 +264,7 @@ export function ReportImportDialog({ isOpen, unitOperationId, onClose, onImporte
                 <InputGroup value={state.keepValues} placeholder="e.g. SAM, Sample" aria-label="Values to keep" onChange={(event) => update({ keepValues: event.target.value })} />
               </div>
             ) : null}
-            {problem ? <Callout compact intent="warning">{problem}</Callout> : null}
+            {problem && problem !== state.refusal ? <Callout compact intent="warning">{problem}</Callout> : null}
           </>
         ) : null}
 

@@ -1,12 +1,22 @@
 /**
- * What the report import dialog proposes for a detected report and what it sends: the sample id and
- * time columns guessed from their names, every numeric column as a wide analyte with the unit its
- * header states (`CDW (g/L)`, `Glucose [g/L]`), and the mapping the api reads.
+ * What the report import dialog proposes for a detected report and what it sends. The proposal is the
+ * shared one (samples-import-suggestion.ts: the sample ID and measured columns, each numeric column as
+ * an analyte with the unit its header states, results of known units chosen), so what the dialog shows
+ * first is what the corpus tests import. A key/value report (one sample as `key : value` lines) is read
+ * here in the browser and sent with `key_value`, a table by the api's preview.
  */
-import { headerUnit } from '@bioprocess/shared/instruments/header-unit';
+import { decodeCsvBytes, type CsvEncoding } from '@bioprocess/shared/csv/index';
 import type { SampleReportMappingInput } from '@bioprocess/shared/samples-import';
+import { suggestReportImport } from '@bioprocess/shared/samples-import-suggestion';
+import { keyValueTable, readKeyValueReport, type KeyValueReport } from '@bioprocess/shared/samples-key-value';
+import { headerUnit } from '@bioprocess/shared/instruments/header-unit';
 import type { ReportLayout } from './report-import-client.ts';
-import { parseHeaderCell } from './paste-parser.ts';
+
+/** What the dialog reads of a report: the api's preview of a table, or the pairs of a key/value report. */
+export type ReportView = Pick<ReportLayout, 'encoding' | 'delimiter' | 'header_line' | 'raw_headers' | 'headers' | 'rows' | 'rows_parsed' | 'partial' | 'vendor' | 'time_column' | 'time'> & {
+  /** The key/value report's separator (' : ', ';'), or null for a table. */
+  key_value: { separator: string; settingColumns: string[] } | null;
+};
 
 export interface WideColumnChoice {
   column: string;
@@ -23,6 +33,9 @@ export interface LongUnitChoice {
 
 export interface ReportImportState {
   headerless: boolean;
+  keyValue: boolean;
+  /** Why this report cannot be imported (a scan over wavelength), or null. */
+  refusal: string | null;
   sampleIdColumn: string;
   drawnAtColumn: string;
   measuredAtColumn: string;
@@ -40,49 +53,61 @@ export interface ReportImportState {
   method: string;
 }
 
+/** A table as the api's preview read it. */
+export function tableView(layout: ReportLayout): ReportView {
+  return { ...layout, key_value: null };
+}
+
+/** A key/value report as a one-row table: its keys are the columns. */
+export function keyValueView(report: KeyValueReport, encoding: CsvEncoding): ReportView {
+  const table = keyValueTable(report);
+  return {
+    encoding, delimiter: ',', header_line: table.lines[0] ?? 1, raw_headers: table.headers, headers: table.headers, rows: [table.values],
+    rows_parsed: 1, partial: false, vendor: null, time_column: null, time: null,
+    key_value: { separator: report.separator, settingColumns: table.settingKeys },
+  };
+}
+
+/** The report's bytes as a key/value report, or null when they are a table (or anything else) for the api's preview. */
+export function readKeyValueView(bytes: Uint8Array): ReportView | null {
+  const { text, encoding } = decodeCsvBytes(bytes);
+  const report = readKeyValueReport(text);
+  return report ? keyValueView(report, encoding) : null;
+}
+
 /** The column names the dialog offers: the header's, or Column 1, Column 2, ... for a report without one. */
-export function reportColumns(layout: ReportLayout, headerless: boolean): string[] {
+export function reportColumns(layout: ReportView, headerless: boolean): string[] {
   if (!headerless) return layout.headers;
   const width = Math.max(layout.raw_headers.length, ...layout.rows.map((row) => row.length));
   return Array.from({ length: width }, (_, index) => `Column ${index + 1}`);
 }
 
 /** The first rows as the dialog shows them (a headerless report's first line is data). */
-export function reportRows(layout: ReportLayout, headerless: boolean): string[][] {
+export function reportRows(layout: ReportView, headerless: boolean): string[][] {
   return headerless ? [layout.raw_headers, ...layout.rows] : layout.rows;
 }
-
-const SAMPLE_ID_NAMES = /^(sample\s*(id|name|identifier|identifer)?|tube|tx|id|name)$/i;
-
 
 /** The analyte a wide column names: its header without the unit. */
 export function analyteOfColumn(column: string): string {
   return headerUnit(column).literal === null ? column.trim() : column.trim().replace(/\s*[[(][^\][()]*[\])]\s*$/, '').trim() || column.trim();
 }
 
-/** A wide column's analyte, unit and method as its header states them; the grid's own `Glucose [g/L] (Cedex Bio)` first. */
-function wideColumnOf(column: string): { analyte: string; unit: string; method: string | null } {
-  const spec = parseHeaderCell(column);
-  if (spec?.kind === 'result') return { analyte: spec.analyte, unit: spec.unit, method: spec.method };
-  return { analyte: analyteOfColumn(column), unit: headerUnit(column).unit, method: null };
-}
-
-export function initialState(layout: ReportLayout, headerless: boolean): ReportImportState {
+export function initialState(layout: ReportView, headerless: boolean): ReportImportState {
   const columns = reportColumns(layout, headerless);
-  const sampleIdColumn = columns.find((column) => SAMPLE_ID_NAMES.test(column.trim())) ?? columns.find((column) => /sample|id/i.test(column)) ?? columns[0] ?? '';
+  const suggestion = suggestReportImport({
+    headers: columns, rows: reportRows(layout, headerless),
+    // A detected time column is proposed as when results were measured, unless it says it holds drawn times.
+    timeColumn: !headerless && layout.time_column && layout.time?.mode === 'absolute' ? layout.time_column : null,
+    keyValue: layout.key_value !== null, settingColumns: layout.key_value?.settingColumns,
+  });
   // Never proposed: a drawn-time column creates every sample the grid lacks, which the person chooses.
   const drawnAtColumn = '';
-  // The detected time column is proposed as when results were measured, unless it says it holds drawn times.
-  const measuredAtColumn = !headerless && layout.time_column && layout.time?.mode === 'absolute' && !/draw/i.test(layout.time_column) ? layout.time_column : '';
-  const taken = new Set([sampleIdColumn, drawnAtColumn, measuredAtColumn]);
-  // Numeric columns, and those whose header names a unit (a column of flagged results may hold few numbers).
-  const wideColumns = headerless ? [] : layout.columns
-    .filter((entry) => !taken.has(entry.column) && (entry.numeric_share > 0 || parseHeaderCell(entry.column)?.kind === 'result'))
-    .map((entry) => ({ column: entry.column, ...wideColumnOf(entry.column) }));
-  const wide = wideColumns.map(({ column, analyte, unit }) => ({ column, include: false, analyte, unit }));
+  const wideColumns = headerless ? [] : suggestion.wide;
+  const wide = wideColumns.map(({ column, include, analyte, unit }) => ({ column, include, analyte, unit }));
   const methods = [...new Set(wideColumns.map((entry) => entry.method).filter((method): method is string => method !== null))];
   return {
-    headerless, sampleIdColumn, drawnAtColumn, measuredAtColumn, limitColumn: '',
+    headerless, keyValue: layout.key_value !== null, refusal: suggestion.refusal,
+    sampleIdColumn: suggestion.sampleIdColumn, drawnAtColumn, measuredAtColumn: headerless ? '' : suggestion.measuredAtColumn, limitColumn: '',
     kind: headerless ? 'long' : 'wide', wide,
     analyteColumn: '', valueColumn: '', unitColumn: '', longAnalytes: [],
     exclusion: 'words', exclusionColumn: '', keepValues: '', method: methods.length === 1 ? methods[0]! : '',
@@ -91,6 +116,7 @@ export function initialState(layout: ReportLayout, headerless: boolean): ReportI
 
 /** Why the mapping cannot be sent yet, or null. */
 export function mappingProblem(state: ReportImportState): string | null {
+  if (state.refusal) return state.refusal;
   if (!state.sampleIdColumn) return 'Choose the sample ID column.';
   if (state.kind === 'wide') {
     const chosen = state.wide.filter((entry) => entry.include);
@@ -105,7 +131,7 @@ export function mappingProblem(state: ReportImportState): string | null {
 }
 
 /** The mapping the api reads, with the encoding, delimiter and header line the preview detected, so both read the same table. */
-export function buildMapping(state: ReportImportState, layout: ReportLayout, timeZone: string): SampleReportMappingInput {
+export function buildMapping(state: ReportImportState, layout: ReportView, timeZone: string): SampleReportMappingInput {
   const optional = (value: string) => (value ? value : null);
   const tableLayout: SampleReportMappingInput['layout'] = state.kind === 'wide'
     ? {
@@ -119,8 +145,8 @@ export function buildMapping(state: ReportImportState, layout: ReportLayout, tim
         : {}),
     };
   return {
-    encoding: layout.encoding, delimiter: layout.delimiter,
-    header_line: state.headerless ? 0 : layout.header_line,
+    encoding: layout.encoding,
+    ...(state.keyValue ? { key_value: true } : { delimiter: layout.delimiter, header_line: state.headerless ? 0 : layout.header_line }),
     sample_id_column: state.sampleIdColumn,
     drawn_at_column: optional(state.drawnAtColumn),
     measured_at_column: optional(state.measuredAtColumn),
