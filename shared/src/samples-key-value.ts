@@ -84,7 +84,7 @@ function readWith(lines: readonly string[], separator: string): KeyValueReport |
   const distinct = new Set(pairs.map((pair) => pair.key.toLowerCase())).size;
   const values = pairs.map((pair) => pair.value).filter((value) => value !== '');
   const numbers = values.filter(isNumber).length;
-  if (worded < 0.5 * pairs.length || distinct < 0.9 * pairs.length || numbers < 2 || values.length - numbers < 2) return null;
+  if (worded < 0.5 * pairs.length || distinct < 0.8 * pairs.length || numbers < 2 || values.length - numbers < 2) return null;
   return { separator, pairs };
 }
 
