@@ -90,7 +90,9 @@ export async function sampleReportImportRoutes(app: App, deps: AppDeps): Promise
         + "Each row's sample id is matched to the unit operation's samples (case and surrounding spaces aside); a sample that is not "
         + 'there is created when `drawn_at_column` is mapped, else reported as unmatched. Calibrator, control and blank rows are left '
         + 'out (`exclude`); flagged results (< 0.5, > 50, LOQ with `limit_column`) keep their flag and limit. Layouts: wide (a column '
-        + 'per analyte) or long (analyte, value and unit columns). `?dry_run=true` answers the plan and writes nothing; otherwise the '
+        + 'per analyte) or long (analyte, value and unit columns); `key_value: true` reads one sample written as key/value lines '
+        + '(`Sample ID : CLB001`, `Viability (%);68.2`) as a one-row wide table. A scan over wavelength is refused as one spectrum. '
+        + '`?dry_run=true` answers the plan and writes nothing; otherwise the '
         + 'plan is saved in one transaction, each changed sample audited, and the answer counts what was written. '
         + `At most ${SAMPLE_REPORT_MAX_BYTES / (1024 * 1024)} MiB (413 above).`,
       params: idParamsSchema, querystring: sampleImportQuerySchema,
