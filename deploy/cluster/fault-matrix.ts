@@ -73,7 +73,7 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
       INGEST_LOCK_MS: '5000', INGEST_RECONCILE_MS: '2000', INGEST_BACKOFF_MAX_MS: '2000', INGEST_SWEEP_MS: '10000',
     },
   });
-  const counts = { posts: 0, points: 0, retried: 0, reads: 0, reads_failed_then_answered: 0 };
+  const counts = { posts: 0, points: 0, retried: 0, reads: 0, reads_failed_then_answered: 0, rollup_ranges_rechecked: 0 };
   let services: ClusterServices | null = null;
   let product: ClusterProduct | null = null;
   let pool: Pool | null = null;
@@ -171,6 +171,9 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
     report('no_rollups_owed', owed!.n === 0, 0, owed!.n);
     // Ranges recomputed while a replica did not answer, rechecked from every replica once all answer.
     report('no_rollups_to_recheck', owed!.recheck === 0, 0, owed!.recheck);
+    const { rows: [recorded] } = await pool.query<{ n: string }>(
+      'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM rollup_recheck_id_seq');
+    counts.rollup_ranges_rechecked = Number(recorded!.n);
 
     const stored = await queryRows<[string, string, string, number, string]>(clickhouse, `
       SELECT instrument_id, count(), sum(ts), sum(v), max(c) FROM (
