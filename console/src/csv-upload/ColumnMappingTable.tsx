@@ -1,14 +1,18 @@
 /**
  * The preview table of the CSV section, where the columns are mapped: each header selects its column,
  * assigns it (timestamp, a new instrument or an existing one) and, for value columns, turns on filling
- * gaps; the body shows the first rows with long cells cut. Above it, a rule ('wells', 'TAG-*') selects
- * every matching column as a new instrument at once, for a plate or a row of parallel reactors.
+ * gaps and converts the unit on request; the body shows the first rows with long cells cut. A file
+ * without a header row names its columns here. Above it, a rule ('wells', 'TAG-*') selects every
+ * matching column as a new instrument at once, for a plate or a row of parallel reactors.
  */
 import { useState } from 'react';
 import { Button, Checkbox, HTMLSelect, HTMLTable, InputGroup, Tag } from '@blueprintjs/core';
 import { truncatePreviewCell } from '@bioprocess/shared/csv/index';
 import type { Instrument } from '../entities/types.ts';
-import { assignColumn, assignMatchingAsNew, columnRule, setSelected, WELL_PATTERN, type ColumnAssignment, type ColumnState } from './column-mapping.ts';
+import {
+  assignColumn, assignMatchingAsNew, columnRule, conversionProblem, conversionStart, setSelected, WELL_PATTERN,
+  type ColumnAssignment, type ColumnConversion, type ColumnState,
+} from './column-mapping.ts';
 
 export const PREVIEW_TABLE_ROWS = 10;
 
@@ -17,15 +21,20 @@ export interface ColumnMappingTableProps {
   rows: readonly (readonly string[])[];
   /** The equipment's instruments a column may be assigned to. */
   instruments: readonly Instrument[];
-  /** The long-format key column, which never fills gaps. */
-  keyColumn: string;
+  /** The long-format key columns, which never fill gaps nor convert. */
+  keyColumns: readonly string[];
   fillForward: ReadonlySet<string>;
   onColumnsChange: (update: (columns: ColumnState[]) => ColumnState[]) => void;
   onFillForwardChange: (column: string, fill: boolean) => void;
+  /** Unit conversions asked for, by column. */
+  conversions: ReadonlyMap<string, ColumnConversion>;
+  onConversionChange: (column: string, conversion: ColumnConversion | null) => void;
+  /** The file has no header row: each column's name can be changed (Column 1, Column 2, ... to start with). */
+  onRename?: (index: number, name: string) => void;
 }
 
 export function ColumnMappingTable({
-  columns, rows, instruments, keyColumn, fillForward, onColumnsChange, onFillForwardChange,
+  columns, rows, instruments, keyColumns, fillForward, onColumnsChange, onFillForwardChange, conversions, onConversionChange, onRename,
 }: ColumnMappingTableProps) {
   return (
     <>
@@ -34,8 +43,9 @@ export function ColumnMappingTable({
       <HTMLTable compact bordered striped className="csv-preview-table" data-testid="csv-preview">
         <thead>
           <tr>
-            {columns.map((column) => (
+            {columns.map((column, index) => (
               <th key={column.name} className={column.selected ? 'csv-col-selected' : undefined}>
+                {onRename && <ColumnName index={index} name={column.name} onRename={onRename} />}
                 <Checkbox className="csv-col-check" checked={column.selected} label={column.name} title={column.name}
                   onChange={(event) => {
                     const checked = event.currentTarget.checked;
@@ -57,10 +67,13 @@ export function ColumnMappingTable({
                   )}
                 </HTMLSelect>
                 <AssignmentTag column={column} />
-                {column.selected && column.assignment.kind !== 'timestamp' && column.name !== keyColumn && (
-                  <Checkbox className="csv-col-fill" checked={fillForward.has(column.name)} label="Fill gaps"
-                    title="Deadband exports: an empty cell repeats the column's last value"
-                    onChange={(event) => onFillForwardChange(column.name, event.currentTarget.checked)} />
+                {column.selected && column.assignment.kind !== 'timestamp' && !keyColumns.includes(column.name) && (
+                  <>
+                    <Checkbox className="csv-col-fill" checked={fillForward.has(column.name)} label="Fill gaps"
+                      title="Deadband exports: an empty cell repeats the column's last value"
+                      onChange={(event) => onFillForwardChange(column.name, event.currentTarget.checked)} />
+                    <UnitConversion column={column.name} conversion={conversions.get(column.name)} onChange={onConversionChange} />
+                  </>
                 )}
               </th>
             ))}
@@ -76,6 +89,44 @@ export function ColumnMappingTable({
       </HTMLTable>
       </div>
     </>
+  );
+}
+
+/** A header-less file's column name, changed when the field is left or Enter is pressed. */
+function ColumnName({ index, name, onRename }: { index: number; name: string; onRename: (index: number, name: string) => void }) {
+  const [text, setText] = useState(name);
+  const commit = () => {
+    if (text.trim() !== '' && text.trim() !== name) onRename(index, text.trim());
+    else setText(name);
+  };
+  return (
+    <InputGroup size="small" className="csv-col-name" aria-label={`Name of column ${index + 1}`} value={text}
+      onChange={(event) => setText(event.target.value)} onBlur={commit}
+      onKeyDown={(event) => { if (event.key === 'Enter') { event.preventDefault(); commit(); } }} />
+  );
+}
+
+/**
+ * Units stay as written unless converted here: from the header's unit (or typed) to another unit of
+ * the same quantity (mL/h to L/h, [degF] to Cel). A pair that does not convert says so, naming both.
+ */
+function UnitConversion({ column, conversion, onChange }: {
+  column: string; conversion: ColumnConversion | undefined; onChange: (column: string, conversion: ColumnConversion | null) => void;
+}) {
+  if (!conversion) {
+    return <Button size="small" variant="minimal" icon="exchange" text="Convert unit" className="csv-col-convert" onClick={() => onChange(column, conversionStart(column))} />;
+  }
+  const problem = conversionProblem(conversion);
+  return (
+    <div className="csv-col-conversion" data-testid={`csv-convert-${column}`}>
+      <InputGroup size="small" aria-label={`Convert ${column} from unit`} placeholder="from" value={conversion.from}
+        onChange={(event) => onChange(column, { ...conversion, from: event.target.value })} />
+      <span aria-hidden>→</span>
+      <InputGroup size="small" aria-label={`Convert ${column} to unit`} placeholder="to, e.g. L/h" value={conversion.to}
+        onChange={(event) => onChange(column, { ...conversion, to: event.target.value })} />
+      <Button size="small" variant="minimal" icon="cross" aria-label={`Keep ${column} as written`} title="Keep the values as written" onClick={() => onChange(column, null)} />
+      {problem && <Tag minimal multiline intent="danger" className="csv-col-problem" role="alert">{problem}</Tag>}
+    </div>
   );
 }
 

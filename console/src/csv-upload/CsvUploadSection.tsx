@@ -12,9 +12,9 @@ import {
   Button, Callout, Checkbox, FileInput, FormGroup, HTMLSelect, Intent, ProgressBar, Radio, RadioGroup, Tag,
 } from '@blueprintjs/core';
 import {
-  CSV_MESSAGES, CSV_TOAST_TITLES, SPREADSHEET_MIME_TYPE, TURN_TABLE_MAX_BYTES, decodeCsvBytes, turnTable, decimalCommaAllowed, detectTimestampFormat, distinctKeys, findNonNumericValues, isLowConfidence, isSpreadsheetName,
-  localePrefersDayFirst, longFormatAlias as longFormatAliasOf, lowDateConfidenceMessage, nonNumericMessage, type CsvPreview,
-  type CsvLayout, type CsvReadingChoices, type FileTimeBase, type TimestampDetection,
+  CSV_MESSAGES, CSV_TOAST_TITLES, SPREADSHEET_MIME_TYPE, TURN_TABLE_MAX_BYTES, decodeCsvBytes, turnTable, decimalCommaAllowed, detectTimestampFormat, distinctRowKeys, findNonNumericValues, isLowConfidence, isSpreadsheetName,
+  keyColumnsOf, leavesOut, localePrefersDayFirst, longFormatAlias as longFormatAliasOf, lowDateConfidenceMessage, nonNumericMessage, type CsvPreview,
+  type CsvLayout, type CsvReadingChoices, type FileTimeBase, type RowFilter, type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
 import { ELAPSED_UNITS, type CsvMapping, type CsvReading, type ElapsedUnit } from '@bioprocess/shared/timeseries';
 import { DEFAULT_ORGANIZATION_TIME_ZONE } from '@bioprocess/shared/organization-settings';
@@ -25,8 +25,8 @@ import { formatDate } from '../entities/format.ts';
 import { instrumentListSchema, type Instrument } from '../entities/types.ts';
 import type { UnitOperationDialogContext, UnitOperationFormState } from '../runs/UnitOperationDialog.tsx';
 import {
-  assignColumn, blockedSubmitLabel, buildMapping, guessTimestampColumn, initialColumns, newInstrumentColumns, reconcileWithInstruments,
-  type ColumnState, type TimestampMode,
+  assignColumn, blockedSubmitLabel, buildMapping, carryByPosition, firstConversionProblem, guessTimestampColumn, initialColumns, newInstrumentColumns,
+  reconcileWithInstruments, type ColumnConversion, type ColumnState, type TimestampMode,
 } from './column-mapping.ts';
 import { readCsvPreview } from './read-preview.ts';
 import { convertWorkbook } from './spreadsheet-conversion.ts';
@@ -42,9 +42,10 @@ import type { UnitOperationCreateBody } from '../runs/UnitOperationDialog.tsx';
 import { unitOperationSchema, type UnitOperation } from '../entities/types.ts';
 import { toCamelCase } from '../api/case.ts';
 import {
-  buildLongFormatMapping, chooseZone, longFormatSeries, parseMissingValues, previewDuplicates, previewTimestamps, recallFillForward, rememberFillForward,
+  buildLongFormatMapping, chooseZone, draftOf, longFormatSeries, parseMissingValues, previewDuplicates, previewLeftOut, previewTimestamps, recallFillForward,
+  rememberFillForward, rowFiltersOf, type RowFilterDraft,
 } from './reading-options.ts';
-import { LongFormatPanel, RowChoices, TimeZonePanel } from './ReadingOptions.tsx';
+import { LongFormatPanel, RowChoices, RowFiltersPanel, TimeZonePanel } from './ReadingOptions.tsx';
 import { isOpenEnded, OpenEndChoice } from '../unit-operations/OpenEndChoice.tsx';
 import { useWindowCheck, WindowCheckNotice, WINDOW_CHECK_MESSAGES } from './WindowCheckStep.tsx';
 import { ElapsedStartField, FileLayoutPanel } from './FileLayoutPanel.tsx';
@@ -74,7 +75,9 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
   const [pickedZone, setPickedZone] = useState<string | null>(null);
   const [fillForward, setFillForward] = useState<Set<string>>(new Set());
   const [longFormat, setLongFormat] = useState(false);
-  const [keyColumn, setKeyColumn] = useState('');
+  const [keyColumns, setKeyColumns] = useState<string[]>([]);
+  const [rowFilterDrafts, setRowFilterDrafts] = useState<RowFilterDraft[]>([]);
+  const [conversions, setConversions] = useState<Map<string, ColumnConversion>>(new Map());
   const [pickedKeys, setPickedKeys] = useState<Set<string>>(new Set());
   const [duplicates, setDuplicates] = useState<DuplicatePolicy>('refuse');
   const [missingValues, setMissingValues] = useState('');
@@ -118,22 +121,21 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
     },
   });
 
-  // Long format: the value columns are the selected ones other than the timestamp and the key.
-  const keys = useMemo(() => {
-    if (!longFormat || !preview || !keyColumn) return [];
-    const index = preview.headers.indexOf(keyColumn);
-    return index === -1 ? [] : distinctKeys(sampleRows.map((row) => row[index] ?? ''));
-  }, [longFormat, preview, keyColumn, sampleRows]);
+  // Long format: the value columns are the selected ones other than the timestamp and the keys.
+  const rowFilters = useMemo(() => rowFiltersOf(rowFilterDrafts), [rowFilterDrafts]);
+  const keptRows = useMemo(() => (preview ? keptByFilters(preview.headers, sampleRows, rowFilters) : sampleRows), [preview, sampleRows, rowFilters]);
+  const keyIndexes = useMemo(() => (longFormat && preview ? keyColumns.map((column) => preview.headers.indexOf(column)).filter((index) => index !== -1) : []),
+    [longFormat, preview, keyColumns]);
+  const keys = useMemo(() => (keyIndexes.length === 0 ? [] : distinctRowKeys(keptRows, keyIndexes)), [keptRows, keyIndexes]);
   const valueColumns = useMemo(() => (columns ?? [])
-    .filter((c) => c.selected && c.assignment.kind !== 'timestamp' && c.name !== keyColumn)
-    .map((c) => c.name), [columns, keyColumn]);
+    .filter((c) => c.selected && c.assignment.kind !== 'timestamp' && !keyColumns.includes(c.name))
+    .map((c) => c.name), [columns, keyColumns]);
   const shownDuplicates = useMemo(() => previewDuplicates(
-    sampleRows, preview && timestampColumn ? preview.headers.indexOf(timestampColumn.name) : -1,
-    preview && longFormat && keyColumn ? preview.headers.indexOf(keyColumn) : -1,
-  ), [sampleRows, preview, timestampColumn, longFormat, keyColumn]);
-  const series = useMemo(() => (longFormat && keyColumn
-    ? longFormatSeries(valueColumns, keyColumn, keys.filter((key) => pickedKeys.has(key)), instrumentList)
-    : []), [longFormat, keyColumn, valueColumns, keys, pickedKeys, instrumentList]);
+    keptRows, preview && timestampColumn ? preview.headers.indexOf(timestampColumn.name) : -1, keyIndexes,
+  ), [keptRows, preview, timestampColumn, keyIndexes]);
+  const series = useMemo(() => (longFormat && keyColumns.length > 0
+    ? longFormatSeries(valueColumns, keyColumns, keys.filter((key) => pickedKeys.has(key)), instrumentList)
+    : []), [longFormat, keyColumns, valueColumns, keys, pickedKeys, instrumentList]);
   // A new key column starts with every key picked.
   useEffect(() => setPickedKeys(new Set(keys)), [keys]);
 
@@ -159,19 +161,31 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
     setSampleRows([]);
     setTimeBase(null);
     setLongFormat(false);
-    setKeyColumn('');
+    setKeyColumns([]);
+    setRowFilterDrafts([]);
+    setConversions(new Map());
     if (inputRef.current) inputRef.current.value = '';
   }, [clearUpload]);
 
-  /** Reads the preview of a file; `choices` are the user's changes to the detected layout (encoding, delimiter, header line). */
-  const chooseFile = async (chosen: File | null, choices: CsvReadingChoices = {}): Promise<boolean> => {
+  /**
+   * Reads the preview of a file; `choices` are the user's changes to the detected layout (encoding,
+   * delimiter, header line, no header row and its column names). A first row that reads as data is
+   * read again without a header row unless the user said otherwise. `renamed`: the same table read
+   * again under new column names, whose choices follow the names.
+   */
+  const chooseFile = async (chosen: File | null, choices: CsvReadingChoices = {}, renamed?: { columns: ColumnState[]; names: Map<string, string> }): Promise<boolean> => {
     if (!chosen) {
       clearFile();
       return false;
     }
     setReading(true);
     try {
-      const outcome = await readCsvPreview(chosen, undefined, { ...choices, preferDayFirst });
+      let outcome = await readCsvPreview(chosen, undefined, { ...choices, preferDayFirst });
+      if (outcome.ok && choices.no_header === undefined && outcome.layout.looks_headerless && outcome.layout.header_row !== false) {
+        const headerLine = choices.header_line ?? (outcome.layout.separator_hint ? 2 : 1);
+        const headerless = await readCsvPreview(chosen, undefined, { ...choices, preferDayFirst, no_header: true, header_line: headerLine });
+        if (headerless.ok) outcome = headerless;
+      }
       if (!outcome.ok) {
         showToast({ title: outcome.title, message: outcome.message, intent: 'danger' });
         clearFile();
@@ -185,13 +199,29 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       setEncoding(outcome.encoding);
       setSampleRows(outcome.sampleRows);
       setTimeBase(outcome.timeBase);
-      setLongFormat(false);
-      setKeyColumn('');
+      clearUpload();
+      if (renamed) {
+        const rename = (name: string) => renamed.names.get(name) ?? name;
+        setColumns(carryByPosition(renamed.columns, outcome.preview.headers));
+        setKeyColumns((current) => current.map(rename));
+        setFillForward((current) => new Set([...current].map(rename)));
+        setConversions((current) => new Map([...current].map(([column, conversion]) => [rename(column), conversion])));
+        setRowFilterDrafts((current) => current.map((draft) => ({ ...draft, column: rename(draft.column) })));
+        return true;
+      }
       setFillForward(new Set(outcome.preview.headers.filter((header) => recallFillForward([header]))));
+      setConversions(new Map());
+      // What the detection suggests: rows left out (calibrators, blanks) and long format by its key columns.
+      setRowFilterDrafts((outcome.layout.row_filters ?? []).map(draftOf));
+      const suggestedLong = outcome.layout.long_format ?? null;
+      setLongFormat(suggestedLong !== null);
+      setKeyColumns(suggestedLong?.key_columns ?? []);
       const detectedTime = outcome.layout.time_column === null ? -1 : outcome.preview.headers.indexOf(outcome.layout.time_column);
       const timestampIndex = detectedTime !== -1 ? detectedTime : guessTimestampColumn(outcome.preview.headers, outcome.preview.rows, preferDayFirst);
-      setColumns(initialColumns(outcome.preview.headers, timestampIndex, instrumentList));
-      clearUpload();
+      const initial = initialColumns(outcome.preview.headers, timestampIndex, instrumentList);
+      setColumns(suggestedLong
+        ? initial.map((column) => (suggestedLong.value_columns.includes(column.name) && !column.selected ? { ...column, selected: true, assignment: { kind: 'new' } } : column))
+        : initial);
       return true;
     } finally {
       setReading(false);
@@ -240,12 +270,40 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
     }
   }
 
+  /** A header-less file's columns renamed: the preview is read again under the new names, each column keeping its choices. */
+  const renameColumn = (index: number, name: string) => {
+    if (!file || !layout || !preview || !columns) return;
+    const names = [...preview.headers];
+    const taken = names.some((existing, at) => at !== index && existing.trim().toLowerCase() === name.trim().toLowerCase());
+    if (taken) {
+      showToast({ title: CSV_TOAST_TITLES.validationError, message: `Another column is already named '${name}'.`, intent: 'danger' });
+      return;
+    }
+    const before = names[index]!;
+    names[index] = name;
+    void chooseFile(file, {
+      encoding: layout.encoding, delimiter: layout.delimiter, header_line: layout.header_line, no_header: true, column_names: names,
+    }, { columns, names: new Map([[before, name]]) });
+  };
+  /** The user says whether the file has a header row: read again with or without one. */
+  const chooseHeaderRow = (hasHeader: boolean) => {
+    if (!file || !layout) return;
+    void chooseFile(file, hasHeader
+      ? { encoding: layout.encoding, delimiter: layout.delimiter, no_header: false }
+      : { encoding: layout.encoding, delimiter: layout.delimiter, header_line: layout.separator_hint ? 2 : 1, no_header: true });
+  };
+  const headerless = layout?.header_row === false;
+
   // The submit hook reads the latest state through a ref, so it is registered again only when the label changes.
   const timeZone = zoneChoice.zone;
   const choices: ReadingChoices = { duplicates, missingValues: parseMissingValues(missingValues) };
-  const fileReading = layout ? readingOf(layout) : null;
-  const latest = useRef({ choices, file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd, fileReading, elapsedStart: elapsedStartIso });
-  latest.current = { choices, file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumn, series, closeOpenEnd: openEnded && closeOpenEnd, fileReading, elapsedStart: elapsedStartIso };
+  const fileReading = layout ? { ...readingOf(layout), ...(headerless && preview ? { column_names: [...preview.headers] } : {}) } : null;
+  const mappingState = {
+    file, preview, columns, timestampMode, elapsedUnit, replaceExisting, timeZone, fillForward, longFormat, keyColumns, series, rowFilters, conversions,
+    closeOpenEnd: openEnded && closeOpenEnd, fileReading, elapsedStart: elapsedStartIso,
+  };
+  const latest = useRef({ choices, ...mappingState });
+  latest.current = { choices, ...mappingState };
   const blockedLabel = !file ? null
     : windowCheck.refused ? WINDOW_CHECK_MESSAGES.blockedLabel
     : longFormat ? (series.length === 0 || series.some((entry) => entry.instrument === null) ? CSV_MESSAGES.completeInstrumentSetupFirst : null)
@@ -263,11 +321,12 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
       showToast({ title: CSV_TOAST_TITLES.validationError, message: ELAPSED_NEEDS_START, intent: 'danger' });
       return false;
     }
-    // The preview rows are checked here as a courtesy; the server checks every row of the file.
+    // The preview rows are checked here as a courtesy (those the row filters keep); the server checks every row of the file.
     const headers = current.preview.headers;
+    const checkedRows = keptByFilters(headers, current.preview.rows, current.rowFilters);
     const nonNumeric = findNonNumericValues(result.mapping.columns.map(({ column }) => {
       const index = headers.indexOf(column);
-      return { name: column, values: current.preview!.rows.map((row) => row[index] ?? '') };
+      return { name: column, values: checkedRows.map((row) => row[index] ?? '') };
     }), { decimalComma: decimalCommaAllowed(current.preview.delimiter) });
     const message = nonNumericMessage(nonNumeric);
     if (message) {
@@ -351,8 +410,17 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
             </span>
           </div>
           {layout && <FileLayoutPanel layout={layout} busy={context.busy || reading} onChoose={(choices) => void chooseFile(file, choices)} onTurn={() => void turnChosenTable()} />}
-          <ColumnMappingTable columns={columns} rows={preview.rows} instruments={instrumentList} keyColumn={keyColumn}
-            fillForward={fillForward}
+          <Checkbox checked={headerless} disabled={context.busy || reading} onChange={(event) => chooseHeaderRow(!event.currentTarget.checked)}
+            data-testid="csv-no-header" label="The file has no header row (columns are named Column 1, Column 2, ...; rename them in their headers)" />
+          <ColumnMappingTable columns={columns} rows={preview.rows} instruments={instrumentList} keyColumns={longFormat ? keyColumns : []}
+            fillForward={fillForward} conversions={conversions}
+            onConversionChange={(column, conversion) => setConversions((current) => {
+              const next = new Map(current);
+              if (conversion) next.set(column, conversion);
+              else next.delete(column);
+              return next;
+            })}
+            onRename={headerless ? renameColumn : undefined}
             onColumnsChange={(update) => setColumns((cols) => cols && update(cols))}
             onFillForwardChange={(column, fill) => setFillForward((current) => {
               const next = new Set(current);
@@ -412,12 +480,16 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
           )}
 
           <Checkbox checked={longFormat} onChange={(event) => setLongFormat(event.currentTarget.checked)} data-testid="csv-long-format-toggle"
-            label="Long format: one row per series and time; a key column says which series (one instrument per key)" />
+            label="Long format: one row per series and time; key columns say which series (one instrument per key)" />
           {longFormat && (
-            <LongFormatPanel headers={preview.headers.filter((header) => header !== timestampColumn?.name)} keyColumn={keyColumn} onKeyColumn={setKeyColumn}
+            <LongFormatPanel headers={preview.headers.filter((header) => header !== timestampColumn?.name)} keyColumns={keyColumns} onKeyColumns={setKeyColumns}
               keys={keys} picked={pickedKeys} onPicked={setPickedKeys} series={series} equipmentId={state.equipmentId} busy={context.busy}
+              convertedUnit={valueColumns.map((column) => conversions.get(column)?.to.trim()).find((unit) => unit) ?? null}
               partial={partial} onCreated={(created) => void instruments.mutate((list) => [...(list ?? []), ...created], { revalidate: true })} />
           )}
+
+          <RowFiltersPanel headers={preview.headers} drafts={rowFilterDrafts} onDrafts={setRowFilterDrafts}
+            leftOut={previewLeftOut(preview.headers, sampleRows, rowFilters)} shown={sampleRows.length} />
 
           <RowChoices duplicates={duplicates} onDuplicates={setDuplicates} missingValues={missingValues} onMissingValues={setMissingValues}
             preview={shownDuplicates} />
@@ -434,6 +506,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
 
       {state.equipmentId && (
         <InstrumentWizard isOpen={wizardOpen} equipmentId={state.equipmentId} columns={wizardColumns}
+          convertedUnits={new Map([...conversions].flatMap(([column, conversion]) => (conversion.to.trim() ? [[column, conversion.to.trim()] as const] : [])))}
           existingNames={instrumentList.map((i) => i.name)}
           onCreated={(column, instrument) => {
             setColumns((cols) => cols && assignColumn(cols, column, { kind: 'existing', instrumentId: instrument.id }));
@@ -456,8 +529,12 @@ interface MappingInput {
   timeZone: string;
   fillForward: ReadonlySet<string>;
   longFormat: boolean;
-  keyColumn: string;
+  keyColumns: string[];
   series: ReturnType<typeof longFormatSeries>;
+  /** Rows left out before reading. */
+  rowFilters: RowFilter[];
+  /** Columns converted to another unit on upload. */
+  conversions: ReadonlyMap<string, ColumnConversion>;
   closeOpenEnd: boolean;
   /** How the server reads the file: the preview's layout, as detected or changed. */
   fileReading: CsvReading | null;
@@ -471,7 +548,11 @@ type MappingOutcome = { ok: true; mapping: CsvMapping } | { ok: false; title: st
 function mappingOf(current: MappingInput): MappingOutcome {
   const outcome = columnsMappingOf(current);
   if (!outcome.ok) return outcome;
-  const mapping: CsvMapping = { ...outcome.mapping, ...(current.closeOpenEnd ? { close_open_end: true } : {}) };
+  const conversionProblem = firstConversionProblem(current.conversions, [...new Set(outcome.mapping.columns.map((entry) => entry.column))]);
+  if (conversionProblem) return { ok: false, title: CSV_TOAST_TITLES.validationError, message: conversionProblem };
+  const mapping: CsvMapping = {
+    ...outcome.mapping, ...(current.closeOpenEnd ? { close_open_end: true } : {}), ...(current.rowFilters.length > 0 ? { row_filters: current.rowFilters } : {}),
+  };
   if (current.fileReading) mapping.reading = current.fileReading;
   if (mapping.timestamp_mode === 'elapsed' && current.elapsedStart) mapping.elapsed_start = current.elapsedStart;
   return { ok: true, mapping };
@@ -482,17 +563,24 @@ function columnsMappingOf(current: MappingInput): MappingOutcome {
   if (!current.longFormat) return buildMapping(current.columns, current);
   const timestamp = current.columns.find((c) => c.selected && c.assignment.kind === 'timestamp');
   if (!timestamp) return { ok: false, title: CSV_TOAST_TITLES.validationError, message: CSV_MESSAGES.timestampColumnRequired };
-  if (!current.keyColumn) return { ok: false, title: CSV_TOAST_TITLES.validationError, message: 'Choose the key column of the long-format file.' };
-  const mapping = buildLongFormatMapping({ ...current, timestampColumn: timestamp.name, keyColumn: current.keyColumn, series: current.series });
+  if (current.keyColumns.length === 0) return { ok: false, title: CSV_TOAST_TITLES.validationError, message: 'Choose the key column of the long-format file.' };
+  const mapping = buildLongFormatMapping({ ...current, timestampColumn: timestamp.name, keyColumns: current.keyColumns, series: current.series });
   return mapping ? { ok: true, mapping } : { ok: false, title: CSV_TOAST_TITLES.csvValidationError, message: CSV_MESSAGES.completeInstrumentSetupFirst };
 }
 
 /** Fill forward is remembered per instrument alias (the column, or column and key), for the next upload of such a file. */
 function rememberFillForwardOf(mapping: CsvMapping): void {
   for (const entry of mapping.columns) {
-    const alias = entry.key !== undefined && mapping.key_column ? longFormatAliasOf(entry.column, mapping.key_column, entry.key) : entry.column;
+    const keyColumns = keyColumnsOf(mapping);
+    const alias = entry.key !== undefined && keyColumns.length > 0 ? longFormatAliasOf(entry.column, keyColumns, entry.key) : entry.column;
     rememberFillForward([alias, entry.column], entry.fill_forward);
   }
+}
+
+/** The rows no row filter leaves out. */
+function keptByFilters<Row extends readonly string[]>(headers: readonly string[], rows: readonly Row[], filters: readonly RowFilter[]): Row[] {
+  const indexed = filters.map((filter) => ({ filter, index: headers.indexOf(filter.column) })).filter((entry) => entry.index !== -1);
+  return indexed.length === 0 ? [...rows] : rows.filter((row) => !indexed.some(({ filter, index }) => leavesOut(filter, row[index] ?? '')));
 }
 
 /** Brings a next step into view when it appears below a wide preview (a ref callback runs once per mount). */

@@ -28,9 +28,11 @@ export interface InstrumentWizardProps {
   onCreated: (column: string, instrument: Instrument) => void;
   onFinished: () => void;
   onCancelled: () => void;
+  /** Columns converted to another unit on upload, with that unit: their instruments are kept in it. */
+  convertedUnits?: ReadonlyMap<string, string>;
 }
 
-export function InstrumentWizard({ isOpen, equipmentId, columns, existingNames, onCreated, onFinished, onCancelled }: InstrumentWizardProps) {
+export function InstrumentWizard({ isOpen, equipmentId, columns, existingNames, onCreated, onFinished, onCancelled, convertedUnits }: InstrumentWizardProps) {
   const [step, setStep] = useState(0);
   const [createdNames, setCreatedNames] = useState<string[]>([]);
   const [name, setName] = useState('');
@@ -61,9 +63,10 @@ export function InstrumentWizard({ isOpen, equipmentId, columns, existingNames, 
     const suggestion = suggestInstrument(column, ownTypes ?? []);
     setName(column);
     setType(suggestion.type);
-    setUnit(suggestion.unit);
+    const converted = convertedUnits?.get(column);
+    setUnit(converted ?? suggestion.unit);
     setHeaderUnit(suggestion.headerUnit);
-    setUnitNote(suggestion.unitNote);
+    setUnitNote(converted ? `The column's values are converted to ${converted} on upload.` : suggestion.unitNote);
     setError(null);
     // Again once the organisation's own types have loaded, not on every revalidation (that would undo the user's choices).
   }, [column, ownTypes === undefined]);

@@ -1,7 +1,8 @@
 /**
  * Parts of the CSV section about how the file is read: the time zone panel (the zone the upload will
- * use, why, and the first timestamps as full UTC instants) and the long-format panel (a key column
- * split into one instrument per key, with the instruments it still needs created in one go).
+ * use, why, and the first timestamps as full UTC instants), the long-format panel (one key column, or
+ * several together, split into one instrument per key, with the instruments it still needs created
+ * in one go) and the row filters (rows left out: calibrators, controls, blanks).
  */
 import { useMemo, useState } from 'react';
 import { Button, Callout, Checkbox, FormGroup, HTMLSelect, HTMLTable, InputGroup, Intent, Radio, RadioGroup, Tag } from '@blueprintjs/core';
@@ -13,7 +14,10 @@ import { showToast } from '../components/toaster.ts';
 import { instrumentSchema, type Instrument } from '../entities/types.ts';
 import { suggestInstrument } from './instrument-suggestion.ts';
 import { unitOptionLabel, useInstrumentCatalogue } from '../settings/use-instrument-catalogue.ts';
-import { timeZoneOptions, type LongFormatSeries, type PreviewDuplicates, type TimestampPreview, type ZoneChoice } from './reading-options.ts';
+import { MAX_KEY_COLUMNS, ROW_FILTER_LIMITS, type RowFilter } from '@bioprocess/shared/csv/index';
+import {
+  timeZoneOptions, type LongFormatSeries, type PreviewDuplicates, type RowFilterDraft, type TimestampPreview, type ZoneChoice,
+} from './reading-options.ts';
 
 const DUPLICATE_LABELS: Record<DuplicatePolicy, string> = {
   refuse: 'Refuse the file (nothing is written; the job names the rows)',
@@ -88,8 +92,9 @@ export function TimeZonePanel({ choice, chosen, onChoose, timestamps }: {
 
 export interface LongFormatPanelProps {
   headers: readonly string[];
-  keyColumn: string;
-  onKeyColumn: (column: string) => void;
+  /** The key columns, in order: one, or several whose values together name a series (well x channel). */
+  keyColumns: readonly string[];
+  onKeyColumns: (columns: string[]) => void;
   keys: readonly string[];
   picked: ReadonlySet<string>;
   onPicked: (keys: Set<string>) => void;
@@ -98,6 +103,8 @@ export interface LongFormatPanelProps {
   busy: boolean;
   onCreated: (instruments: Instrument[]) => void;
   partial: boolean;
+  /** The unit the value column is converted to, which the new instruments are kept in. */
+  convertedUnit?: string | null;
 }
 
 /** The picker's choices with the chosen value kept, when it came from a header no list has (mL/h). */
@@ -105,14 +112,91 @@ function withCurrent(options: string[], current: string): string[] {
   return current && !options.includes(current) ? [current, ...options] : options;
 }
 
+/**
+ * The key columns: the first picker chooses the column that says which series a row is; a further
+ * picker adds a column whose values, together with the first's, name the series (well x channel).
+ */
+function KeyColumnsPicker({ headers, keyColumns, onKeyColumns }: Pick<LongFormatPanelProps, 'headers' | 'keyColumns' | 'onKeyColumns'>) {
+  const change = (position: number, column: string) => {
+    const next = [...keyColumns];
+    if (column === '') next.splice(position, 1);
+    else next[position] = column;
+    onKeyColumns([...new Set(next)]);
+  };
+  const pickers = keyColumns.length < MAX_KEY_COLUMNS && keyColumns.length > 0 ? [...keyColumns, ''] : keyColumns.length === 0 ? [''] : [...keyColumns];
+  return (
+    <div className="csv-long-key-columns" data-testid="csv-key-columns">
+      {pickers.map((chosen, position) => (
+        <FormGroup key={position} inline label={position === 0 ? 'Key column' : 'and'} labelFor={position === 0 ? 'csv-key-column' : `csv-key-column-${position + 1}`}>
+          <HTMLSelect id={position === 0 ? 'csv-key-column' : `csv-key-column-${position + 1}`} value={chosen}
+            aria-label={position === 0 ? 'Key column' : `Key column ${position + 1}`} onChange={(event) => change(position, event.target.value)}>
+            <option value="" disabled={position === 0}>{position === 0 ? 'Choose...' : keyColumns.length > position ? 'None' : 'Add a key column...'}</option>
+            {headers.filter((header) => header === chosen || !keyColumns.includes(header)).map((header) => <option key={header} value={header}>{header}</option>)}
+          </HTMLSelect>
+        </FormGroup>
+      ))}
+    </div>
+  );
+}
+
+const FILTER_OPERATOR_LABELS: Record<RowFilter['operator'], string> = {
+  equals: 'is one of', not_equals: 'is none of', matches: 'matches (* any, ? one)',
+};
+
+/**
+ * Rows to leave out before reading: rows whose column is one of some values, none of them, or
+ * matches a pattern. Suggested when a column like Sample Type names calibrators, controls or blanks;
+ * the server counts what each filter left out, by value, in the upload's result.
+ */
+export function RowFiltersPanel({ headers, drafts, onDrafts, leftOut, shown }: {
+  headers: readonly string[]; drafts: readonly RowFilterDraft[]; onDrafts: (drafts: RowFilterDraft[]) => void;
+  /** Rows of the preview the filters leave out, of `shown`. */
+  leftOut: number; shown: number;
+}) {
+  const update = (index: number, change: Partial<RowFilterDraft>) => onDrafts(drafts.map((draft, at) => (at === index ? { ...draft, ...change } : draft)));
+  return (
+    <div className="csv-row-filters" data-testid="csv-row-filters" data-left-out={leftOut}>
+      <strong>Rows left out</strong>
+      {drafts.map((draft, index) => (
+        <div className="csv-row-filter" key={index} data-testid="csv-row-filter">
+          <span>Leave out rows where</span>
+          <HTMLSelect aria-label={`Row filter ${index + 1} column`} value={draft.column} onChange={(event) => update(index, { column: event.target.value })}>
+            <option value="" disabled>Column...</option>
+            {headers.map((header) => <option key={header} value={header}>{header}</option>)}
+          </HTMLSelect>
+          <HTMLSelect aria-label={`Row filter ${index + 1} operator`} value={draft.operator}
+            onChange={(event) => update(index, { operator: event.target.value as RowFilter['operator'] })}>
+            {(Object.keys(FILTER_OPERATOR_LABELS) as RowFilter['operator'][]).map((operator) => <option key={operator} value={operator}>{FILTER_OPERATOR_LABELS[operator]}</option>)}
+          </HTMLSelect>
+          <InputGroup aria-label={`Row filter ${index + 1} values`} placeholder="Calibrator, Control, Blank*" value={draft.values}
+            onChange={(event) => update(index, { values: event.target.value })} />
+          <Button variant="minimal" icon="cross" aria-label={`Remove row filter ${index + 1}`} onClick={() => onDrafts(drafts.filter((_, at) => at !== index))} />
+        </div>
+      ))}
+      <div className="csv-row-filter">
+        <Button size="small" icon="filter" text="Add row filter" disabled={drafts.length >= ROW_FILTER_LIMITS.filters || headers.length === 0}
+          onClick={() => onDrafts([...drafts, { column: '', operator: 'equals', values: '' }])} />
+        {drafts.length > 0 && (
+          <span className="bp6-text-muted" data-testid="csv-row-filters-preview">
+            {`${leftOut} of the first ${shown} rows are left out; the upload's result counts every row left out, by value.`}
+          </span>
+        )}
+      </div>
+    </div>
+  );
+}
+
 /** Creates the missing instruments of the long-format series, one after the other (names are checked by the server). */
-export function LongFormatPanel({ headers, keyColumn, onKeyColumn, keys, picked, onPicked, series, equipmentId, busy, onCreated, partial }: LongFormatPanelProps) {
+export function LongFormatPanel({
+  headers, keyColumns, onKeyColumns, keys, picked, onPicked, series, equipmentId, busy, onCreated, partial, convertedUnit,
+}: LongFormatPanelProps) {
   const missing = series.filter((entry) => entry.instrument === null);
   const firstColumn = missing[0]?.column ?? series[0]?.column ?? '';
   const catalogue = useInstrumentCatalogue();
   const suggestion = suggestInstrument(firstColumn, catalogue.data?.types ?? []);
   const [type, setType] = useState<string>(suggestion.type);
-  const [unit, setUnit] = useState<string>(suggestion.unit);
+  const [unit, setUnit] = useState<string>(convertedUnit || suggestion.unit);
+  const keyColumn = keyColumns.join(' x ');
   const [creating, setCreating] = useState(false);
 
   const createMissing = async () => {
@@ -144,13 +228,8 @@ export function LongFormatPanel({ headers, keyColumn, onKeyColumn, keys, picked,
 
   return (
     <div className="csv-long" data-testid="csv-long-format">
-      <FormGroup inline label="Key column" labelFor="csv-key-column">
-        <HTMLSelect id="csv-key-column" value={keyColumn} onChange={(event) => onKeyColumn(event.target.value)}>
-          <option value="" disabled>Choose...</option>
-          {headers.map((header) => <option key={header} value={header}>{header}</option>)}
-        </HTMLSelect>
-      </FormGroup>
-      {keyColumn && (
+      <KeyColumnsPicker headers={headers} keyColumns={keyColumns} onKeyColumns={onKeyColumns} />
+      {keyColumns.length > 0 && (
         <>
           <div className="csv-long-keys">
             <span>{keys.length} key(s) in the first rows{partial ? ' (keys that appear only later in the file are skipped)' : ''}:</span>

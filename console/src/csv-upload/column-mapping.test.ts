@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCsvPreview } from '@bioprocess/shared/csv/preview';
 import {
   assignColumn, assignMatchingAsNew, blockedSubmitLabel, columnRule, buildMapping, guessTimestampColumn, initialColumns, instrumentNameError, newInstrumentColumns,
-  reconcileWithInstruments, setSelected,
+  reconcileWithInstruments, setSelected, carryByPosition, conversionProblem, conversionStart, firstConversionProblem,
 } from './column-mapping.ts';
 import { suggestInstrument } from './instrument-suggestion.ts';
 import { editPreviewTable } from './edit-preview.ts';
@@ -191,5 +191,41 @@ describe('columns matching a rule', () => {
     expect(next.find((c) => c.name === 'B12')!.assignment).toEqual({ kind: 'existing', instrumentId: 7 });
     expect(next.find((c) => c.name === 'Time')!.assignment).toEqual({ kind: 'timestamp' });
     expect(next.every((c) => c.assignment.kind === 'empty' || c.selected)).toBe(true);
+  });
+});
+
+describe('unit conversion and renamed columns in the mapping', () => {
+  it('starts a conversion at the header unit and sends it only when complete and different', () => {
+    expect(conversionStart('Feed (mL/h)')).toEqual({ from: 'mL/h', to: '' });
+    expect(conversionStart('Temp [°C]')).toEqual({ from: 'celsius', to: '' });
+    const columns = [
+      { name: 'time', selected: true, assignment: { kind: 'timestamp' as const } },
+      { name: 'Feed (mL/h)', selected: true, assignment: { kind: 'existing' as const, instrumentId: 4 } },
+      { name: 'pH', selected: true, assignment: { kind: 'existing' as const, instrumentId: 5 } },
+    ];
+    const conversions = new Map([['Feed (mL/h)', { from: 'mL/h', to: ' L/h ' }], ['pH', { from: 'pH', to: '' }]]);
+    const result = buildMapping(columns, { timestampMode: 'absolute', elapsedUnit: 'seconds', replaceExisting: false, conversions });
+    expect(result.ok && result.mapping.columns).toEqual([
+      { column: 'Feed (mL/h)', instrument_id: 4, fill_forward: false, convert_unit: { from: 'mL/h', to: 'L/h' } },
+      { column: 'pH', instrument_id: 5, fill_forward: false },
+    ]);
+  });
+
+  it('names both units when they do not convert', () => {
+    expect(conversionProblem({ from: 'mL/h', to: 'g/L' })).toBe("'mL/h' cannot be converted to 'g/L': the two units do not measure the same quantity.");
+    expect(conversionProblem({ from: 'mL/h', to: '' })).toBeNull();
+    expect(firstConversionProblem(new Map([['Feed', { from: 'mL/h', to: 'g/L' }]]), ['time', 'Feed'])).toBe("Column 'Feed': 'mL/h' cannot be converted to 'g/L': the two units do not measure the same quantity.");
+  });
+
+  it('keeps each column\'s choices by position when a header-less file\'s columns are renamed', () => {
+    const before = [
+      { name: 'Column 1', selected: false, assignment: { kind: 'empty' as const } },
+      { name: 'Column 2', selected: true, assignment: { kind: 'timestamp' as const } },
+    ];
+    expect(carryByPosition(before, ['Record', 'Measured', 'Column 3'])).toEqual([
+      { name: 'Record', selected: false, assignment: { kind: 'empty' } },
+      { name: 'Measured', selected: true, assignment: { kind: 'timestamp' } },
+      { name: 'Column 3', selected: false, assignment: { kind: 'empty' } },
+    ]);
   });
 });

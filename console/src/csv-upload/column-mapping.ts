@@ -7,6 +7,8 @@
 import { CSV_MESSAGES, missingInstrumentsMessage } from '@bioprocess/shared/csv/messages';
 import { detectTimestampFormat, isLowConfidence, type TimestampDetection } from '@bioprocess/shared/csv/timestamps';
 import { INSTRUMENT_MESSAGES } from '@bioprocess/shared/errors';
+import { headerUnit } from '@bioprocess/shared/instruments/header-unit';
+import { unitConversionProblem } from '@bioprocess/shared/csv/unit-conversion';
 import type { CsvMapping, ElapsedUnit } from '@bioprocess/shared/timeseries';
 
 export type ColumnAssignment =
@@ -133,6 +135,54 @@ export interface MappingOptions {
   timeZone?: string;
   /** Columns whose empty cells repeat their last value. */
   fillForward?: ReadonlySet<string>;
+  /** Columns whose values are converted to another unit while the server reads them. */
+  conversions?: ReadonlyMap<string, ColumnConversion>;
+}
+
+// --- Unit conversion on request ----------------------------------------------------------------
+
+/** A column's unit conversion as the mapping table holds it (instrument units: UCUM codes or the spec's names). */
+export interface ColumnConversion {
+  from: string;
+  to: string;
+}
+
+/** The mapping's `convert_unit` of a column: only a complete pair of two different units. */
+export function conversionOf(conversions: ReadonlyMap<string, ColumnConversion> | undefined, column: string): { convert_unit: ColumnConversion } | Record<string, never> {
+  const conversion = conversions?.get(column);
+  if (!conversion || conversion.from.trim() === '' || conversion.to.trim() === '' || conversion.from.trim() === conversion.to.trim()) return {};
+  return { convert_unit: { from: conversion.from.trim(), to: conversion.to.trim() } };
+}
+
+/** The unit a conversion starts from: the header's unit as an instrument unit (`°C` is celsius), else empty for the user to type. */
+export function conversionStart(column: string): ColumnConversion {
+  return { from: headerUnit(column).unit, to: '' };
+}
+
+/** Why a column's conversion cannot run (naming both units), or null when it can or is not complete yet. */
+export function conversionProblem(conversion: ColumnConversion | undefined): string | null {
+  if (!conversion || conversion.from.trim() === '' || conversion.to.trim() === '') return null;
+  return unitConversionProblem(conversion.from.trim(), conversion.to.trim());
+}
+
+/** The first conversion that cannot run, as the submit-time message. */
+export function firstConversionProblem(conversions: ReadonlyMap<string, ColumnConversion>, columns: readonly string[]): string | null {
+  for (const column of columns) {
+    const problem = conversionProblem(conversions.get(column));
+    if (problem) return `Column '${column}': ${problem}`;
+  }
+  return null;
+}
+
+/**
+ * The assignments of a table read again under new column names (a header-less file's columns
+ * renamed): each column keeps its selection and assignment by position.
+ */
+export function carryByPosition(previous: readonly ColumnState[], names: readonly string[]): ColumnState[] {
+  return names.map((name, index) => {
+    const before = previous[index];
+    return before ? { ...before, name } : { name, selected: false, assignment: { kind: 'empty' } };
+  });
 }
 
 export type MappingResult = { ok: true; mapping: CsvMapping } | { ok: false; title: string; message: string };
@@ -147,7 +197,7 @@ export function buildMapping(columns: readonly ColumnState[], options: MappingOp
   const pending = pendingColumns(columns);
   if (pending.length > 0) return { ok: false, title: 'CSV Validation Error', message: missingInstrumentsMessage(pending.map((c) => c.name)) };
   const mapped = columns.flatMap((c) => (c.selected && c.assignment.kind === 'existing'
-    ? [{ column: c.name, instrument_id: c.assignment.instrumentId, fill_forward: options.fillForward?.has(c.name) ?? false }]
+    ? [{ column: c.name, instrument_id: c.assignment.instrumentId, fill_forward: options.fillForward?.has(c.name) ?? false, ...conversionOf(options.conversions, c.name) }]
     : []));
   if (mapped.length === 0) return { ok: false, title: 'Validation Error', message: CSV_MESSAGES.noInstrumentColumns };
   const mapping: CsvMapping = {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { dasWareTimeBase, detectTimestampFormat } from '@bioprocess/shared/csv/index';
-import { buildLongFormatMapping, chooseZone, longFormatSeries, previewTimestamps, recallFillForward, rememberFillForward } from './reading-options.ts';
+import {
+  buildLongFormatMapping, chooseZone, longFormatSeries, previewDuplicates, previewLeftOut, previewTimestamps, recallFillForward, rememberFillForward, rowFiltersOf,
+} from './reading-options.ts';
 
 class MemoryStore {
   private readonly values = new Map<string, string>();
@@ -41,13 +43,44 @@ describe('reading options', () => {
 
   it('maps one instrument per key of a long-format file once each exists', () => {
     const instruments = [{ id: 5, name: 'Reactor 0 DO', alias: 'O2 (position 0)' }];
-    const series = longFormatSeries(['O2'], 'position', ['0', '1'], instruments);
+    const series = longFormatSeries(['O2'], ['position'], ['0', '1'], instruments);
     expect(series.map((entry) => [entry.alias, entry.instrument?.id ?? null])).toEqual([['O2 (position 0)', 5], ['O2 (position 1)', null]]);
-    const options = { timestampColumn: 'time', keyColumn: 'position', fillForward: new Set<string>(), timestampMode: 'absolute' as const, elapsedUnit: undefined, replaceExisting: false, timeZone: 'UTC' };
+    const options = { timestampColumn: 'time', keyColumns: ['position'], fillForward: new Set<string>(), timestampMode: 'absolute' as const, elapsedUnit: undefined, replaceExisting: false, timeZone: 'UTC' };
     expect(buildLongFormatMapping({ ...options, series })).toBeNull();
     expect(buildLongFormatMapping({ ...options, series: series.slice(0, 1) })).toEqual({
       timestamp_column: 'time', timestamp_mode: 'absolute', time_zone: 'UTC', key_column: 'position', replace_existing: false,
       columns: [{ column: 'O2', key: '0', instrument_id: 5, fill_forward: false }],
     });
+  });
+
+  it('maps each combination of a composite key, with the unit conversion asked for', () => {
+    const instruments = [{ id: 7, name: 'A1 OD', alias: 'Value (A1 · OD600)' }, { id: 8, name: 'A1 GFP', alias: 'Value (A1 · GFP)' }];
+    const series = longFormatSeries(['Value'], ['Well', 'Channel'], ['A1 · OD600', 'A1 · GFP'], instruments);
+    expect(series.map((entry) => entry.instrument?.id)).toEqual([7, 8]);
+    const mapping = buildLongFormatMapping({
+      timestampColumn: 'Time', keyColumns: ['Well', 'Channel'], series, fillForward: new Set(), timestampMode: 'absolute', elapsedUnit: undefined,
+      replaceExisting: false, timeZone: 'UTC', conversions: new Map([['Value', { from: 'mL/h', to: 'L/h' }]]),
+    });
+    expect(mapping).toMatchObject({
+      key_columns: ['Well', 'Channel'],
+      columns: [{ column: 'Value', key: 'A1 · OD600', instrument_id: 7, convert_unit: { from: 'mL/h', to: 'L/h' } }, { column: 'Value', key: 'A1 · GFP', instrument_id: 8 }],
+    });
+    expect(mapping).not.toHaveProperty('key_column');
+    // A time repeats within the preview only when the same combination repeats it.
+    const rows = [['t1', 'A1', 'OD600'], ['t1', 'A1', 'GFP'], ['t2', 'A1', 'OD600'], ['t2', 'A1', 'OD600']];
+    expect(previewDuplicates(rows, 0, [1, 2])).toEqual({ count: 1, firstTime: 't2' });
+    expect(previewDuplicates(rows, 0, [1])).toEqual({ count: 2, firstTime: 't1' });
+  });
+
+  it('turns the filter editor into the upload\'s row filters and counts what they leave out of the preview', () => {
+    const filters = rowFiltersOf([
+      { column: 'Sample Type', operator: 'equals', values: 'Calibrator, Control, ,Calibrator' },
+      { column: 'Sample', operator: 'matches', values: '' },
+      { column: '', operator: 'equals', values: 'x' },
+    ]);
+    expect(filters).toEqual([{ column: 'Sample Type', operator: 'equals', values: ['Calibrator', 'Control'] }]);
+    const rows = [['Calibrator', 'C1'], ['Sample', 'R1'], ['control', 'Q'], ['Sample', 'R2']];
+    expect(previewLeftOut(['Sample Type', 'Sample'], rows, filters)).toBe(2);
+    expect(previewLeftOut(['Other'], rows, filters)).toBe(0);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * How the wizard reads a file beyond its columns: the time zone it will use (and why), the first
- * timestamps as that zone makes them, fill forward remembered per instrument alias, and the
- * long-format split of a key column into one instrument per key.
+ * timestamps as that zone makes them, fill forward remembered per instrument alias, the long-format
+ * split by one key column or several together into one instrument per key, and the row filters
+ * that leave calibrators, controls and blanks out.
  */
 import {
-  createTimestampParser, hasOwnUtcOffset, longFormatAlias, parseTimeZone, type FileTimeBase, type TimestampDetection,
+  createTimestampParser, hasOwnUtcOffset, leavesOut, longFormatAlias, parseTimeZone, rowKey, type FileTimeBase, type RowFilter, type TimestampDetection,
 } from '@bioprocess/shared/csv/index';
 import type { CsvMapping } from '@bioprocess/shared/timeseries';
-import { matchInstrument, type KnownInstrument } from './column-mapping.ts';
+import { conversionOf, matchInstrument, type ColumnConversion, type KnownInstrument } from './column-mapping.ts';
 
 export interface ZoneChoice {
   /** The zone zone-less timestamps are read in. */
@@ -92,31 +93,61 @@ export interface LongFormatSeries {
   instrument: KnownInstrument | null;
 }
 
-/** The series a long-format upload makes: each value column for each picked key. */
-export function longFormatSeries(valueColumns: readonly string[], keyColumn: string, keys: readonly string[], instruments: readonly KnownInstrument[]): LongFormatSeries[] {
+/** The series a long-format upload makes: each value column for each picked key (a composite key joined, `A1 · OD600`). */
+export function longFormatSeries(valueColumns: readonly string[], keyColumns: readonly string[], keys: readonly string[], instruments: readonly KnownInstrument[]): LongFormatSeries[] {
   return valueColumns.flatMap((column) => keys.map((key) => {
-    const alias = longFormatAlias(column, keyColumn, key);
+    const alias = longFormatAlias(column, keyColumns, key);
     return { column, key, alias, instrument: matchInstrument(alias, instruments) };
   }));
 }
 
 /** The mapping of a long-format upload, or null while a series still lacks its instrument. */
 export function buildLongFormatMapping(options: {
-  timestampColumn: string; keyColumn: string; series: readonly LongFormatSeries[]; fillForward: ReadonlySet<string>;
+  timestampColumn: string; keyColumns: readonly string[]; series: readonly LongFormatSeries[]; fillForward: ReadonlySet<string>;
   timestampMode: CsvMapping['timestamp_mode']; elapsedUnit: CsvMapping['elapsed_unit']; replaceExisting: boolean; timeZone: string;
+  conversions?: ReadonlyMap<string, ColumnConversion>;
 }): CsvMapping | null {
-  if (options.series.length === 0 || options.series.some((entry) => entry.instrument === null)) return null;
+  if (options.keyColumns.length === 0 || options.series.length === 0 || options.series.some((entry) => entry.instrument === null)) return null;
   return {
     timestamp_column: options.timestampColumn,
     timestamp_mode: options.timestampMode,
     ...(options.timestampMode === 'elapsed' ? { elapsed_unit: options.elapsedUnit } : {}),
     time_zone: options.timeZone,
-    key_column: options.keyColumn,
+    ...(options.keyColumns.length === 1 ? { key_column: options.keyColumns[0] } : { key_columns: [...options.keyColumns] }),
     columns: options.series.map((entry) => ({
       column: entry.column, key: entry.key, instrument_id: entry.instrument!.id, fill_forward: options.fillForward.has(entry.column),
+      ...conversionOf(options.conversions, entry.column),
     })),
     replace_existing: options.replaceExisting,
   };
+}
+
+// --- Row filters -------------------------------------------------------------------------------
+
+/** A filter as the editor holds it: the values as typed (`Calibrator, Control`). */
+export interface RowFilterDraft {
+  column: string;
+  operator: RowFilter['operator'];
+  values: string;
+}
+
+export function draftOf(filter: RowFilter): RowFilterDraft {
+  return { column: filter.column, operator: filter.operator, values: filter.values.join(', ') };
+}
+
+/** The upload's row filters: the drafts with a column and at least one value. */
+export function rowFiltersOf(drafts: readonly RowFilterDraft[]): RowFilter[] {
+  return drafts.flatMap((draft) => {
+    const values = [...new Set(draft.values.split(',').map((value) => value.trim()).filter((value) => value !== ''))];
+    return draft.column && values.length > 0 ? [{ column: draft.column, operator: draft.operator, values }] : [];
+  });
+}
+
+/** How many of the preview's rows the filters leave out (the server counts the whole file). */
+export function previewLeftOut(headers: readonly string[], rows: readonly (readonly string[])[], filters: readonly RowFilter[]): number {
+  const indexed = filters.map((filter) => ({ filter, index: headers.indexOf(filter.column) })).filter((entry) => entry.index !== -1);
+  if (indexed.length === 0) return 0;
+  return rows.filter((row) => indexed.some(({ filter, index }) => leavesOut(filter, row[index] ?? ''))).length;
 }
 
 /** Times the preview rows already repeat for one series (a wide row's time, or a long row's key and time). */
@@ -131,7 +162,7 @@ export interface PreviewDuplicates {
  * The duplicates the preview shows: the wizard then offers the choice the server applies to the whole
  * file (which also finds times that only repeat after reading, such as two rows in one minute).
  */
-export function previewDuplicates(rows: readonly (readonly string[])[], timestampIndex: number, keyIndex: number): PreviewDuplicates {
+export function previewDuplicates(rows: readonly (readonly string[])[], timestampIndex: number, keyIndexes: readonly number[]): PreviewDuplicates {
   if (timestampIndex < 0) return { count: 0, firstTime: null };
   const seen = new Map<string, number>();
   let firstTime: string | null = null;
@@ -139,7 +170,7 @@ export function previewDuplicates(rows: readonly (readonly string[])[], timestam
   for (const row of rows) {
     const time = (row[timestampIndex] ?? '').trim();
     if (time === '') continue;
-    const key = keyIndex >= 0 ? `${(row[keyIndex] ?? '').trim()}\u0000${time}` : time;
+    const key = keyIndexes.length > 0 ? `${rowKey(row, keyIndexes)}\u0000${time}` : time;
     const times = (seen.get(key) ?? 0) + 1;
     seen.set(key, times);
     if (times === 2) {
