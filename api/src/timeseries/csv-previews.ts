@@ -1,7 +1,7 @@
 /**
  * POST /api/v1/csv-previews: the detected layout of a file (multipart, the file in a part named
  * `file`, optionally a `choices` JSON field with what the user changed: encoding, delimiter,
- * header_line, time_column, sheet). Only the file's first LAYOUT_PREVIEW_BYTES are read, the rest of the
+ * header_line, time_column, sheet, block). Only the file's first LAYOUT_PREVIEW_BYTES are read, the rest of the
  * part is drained unread; the answer says so (`bytes_read`, `partial`). An Excel workbook (.xlsx) is
  * read as the CSV text of one sheet (`sheet`, else the first), and the answer lists its `sheets`. The detection is the shared
  * one the console's wizard runs (shared/src/csv/detect.ts), so both show the same layout.
@@ -20,6 +20,8 @@ const choicesSchema = csvReadingSchema.pick({ encoding: true, delimiter: true, h
   /** The sheet of an Excel workbook; the first when absent. */
   sheet: z.string().min(1).max(200).optional(),
   prefer_day_first: z.boolean().optional(),
+  /** The read block to read (1-based, among the answer's `blocks`); else the first with a time axis, else the first. */
+  block: z.number().int().min(1).max(10_000).optional(),
 }).strict();
 type PreviewChoices = z.infer<typeof choicesSchema>;
 
@@ -62,7 +64,9 @@ export async function csvPreviewRoutes(app: App, deps: AppDeps): Promise<void> {
         + '(after a preamble), where the table ends, the time column and its format, the start time the preamble states, units in '
         + 'the headers, suggested instruments and notices about layouts read only in part. `choices` (encoding, delimiter, '
         + 'header_line, time_column, prefer_day_first) replaces what would be detected. An Excel workbook (.xlsx) is read as the CSV '
-        + 'text of one sheet (`sheet` in `choices`, else the first) and the answer lists its `sheets`. Nothing is stored.',
+        + 'text of one sheet (`sheet` in `choices`, else the first) and the answer lists its `sheets`. A file of several read blocks '
+        + 'lists them in `blocks` and reads one (`block` in `choices`, else the first with a time axis); an endpoint plate grid is '
+        + 'answered as one reading per well (`grid`; headers `Read time`, A1..H12), uploaded with `plate_grid` in the reading. Nothing is stored.',
     },
   }, async (request, reply) => {
     if (!request.isMultipart()) throw badRequest('Expected multipart/form-data with a file');
@@ -96,7 +100,7 @@ export async function csvPreviewRoutes(app: App, deps: AppDeps): Promise<void> {
     const outcome = detectCsvLayout(file.bytes, {
       partial: file.total > file.bytes.length, maxColumns: deps.env.CSV_MAX_COLUMNS,
       encoding: choices.encoding, delimiter: choices.delimiter, header_line: choices.header_line,
-      time_column: choices.time_column, preferDayFirst: choices.prefer_day_first,
+      time_column: choices.time_column, preferDayFirst: choices.prefer_day_first, block: choices.block,
     });
     if (!outcome.ok) throw badRequest(outcome.message);
     const sheets = file.sheets ? { sheets: file.sheets.names, sheet: file.sheets.chosen } : {};

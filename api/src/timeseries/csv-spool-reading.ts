@@ -3,7 +3,8 @@
  * text is refused with what it looks like, and a file read with a preamble, a table end or a UTF-16
  * encoding is rewritten once as its table in UTF-8 (TableCutter), so the worker reads exactly the
  * table the preview showed (a table without a header row gets the upload's column names as its
- * header). Streaming, one pass: memory stays flat whatever the file's size.
+ * header), and a plate grid named by `plate_grid` as its one row per read (PlateGridCutter). Streaming,
+ * one pass: memory stays flat whatever the file's size.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import { byteOrderMark, CsvTextDecoder, TableCutter, detectCsvLayout, headerLine
 import type { CsvReading } from '@bioprocess/shared/timeseries';
 import path from 'node:path';
 import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
+import { notAPlateGridMessage, PlateGridCutter } from '@bioprocess/shared/csv/plate-grid';
 import { badRequest } from '../platform/http-error.ts';
 
 const HEAD_BYTES = 256 * 1024;
@@ -35,6 +37,7 @@ async function readHead(filePath: string): Promise<{ bytes: Buffer; partial: boo
  */
 function needsCut(reading: CsvReading | undefined, head: Uint8Array): boolean {
   if (isUtf16(reading, head)) return true;
+  if (reading?.plate_grid === true) return true;
   if (!reading) return false;
   return (reading.header_line ?? 1) > 1 || reading.table_end || reading.column_names !== undefined;
 }
@@ -62,6 +65,12 @@ export async function cutSpoolToTable(filePath: string, reading: CsvReading | un
   // where a cut from the section's header would run on into the sections after it.
   const sectioned = detected.layout.section !== null;
   if (sectioned && !isUtf16(reading, head.bytes)) return size;
+  if (reading?.plate_grid === true) {
+    // The grid's wells become one row (plate-grid.ts); the preview showed the same table.
+    if (!detected.layout.grid) throw badRequest(notAPlateGridMessage(reading.header_line ?? 1));
+    const grid = new PlateGridCutter({ headerLine: reading.header_line ?? 1, delimiter: reading.delimiter ?? detected.layout.delimiter });
+    return rewriteSpool(filePath, new CsvTextDecoder({ encoding: reading.encoding ?? detected.layout.encoding }), grid);
+  }
   const decoder = new CsvTextDecoder({ encoding: reading?.encoding ?? detected.layout.encoding });
   const delimiter = reading?.delimiter ?? detected.layout.delimiter;
   // A table without a header row gets the names the upload gives as its header line.
@@ -69,18 +78,34 @@ export async function cutSpoolToTable(filePath: string, reading: CsvReading | un
   const cutter = new TableCutter({
     headerLine: reading?.header_line ?? 1, tableEnd: (reading?.table_end ?? false) || sectioned, delimiter, headerText,
   });
+  return rewriteSpool(filePath, decoder, cutter);
+}
+
+/**
+ * Writes the spooled file again as what `cutter` makes of its decoded text, in UTF-8, streaming;
+ * answers the new size. Once the cutter is finished the rest of the file is not decoded. A cutter's
+ * error (lines that are not the plate grid the upload names) is the client's: a 400.
+ */
+async function rewriteSpool(filePath: string, decoder: CsvTextDecoder, cutter: { push(text: string): string; end(): string; readonly finished: boolean }): Promise<number> {
   let written = 0;
   const toTable = new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
-      const text = cutter.push(decoder.decode(chunk));
-      const bytes = Buffer.from(text, 'utf8');
-      written += bytes.length;
-      callback(null, bytes);
+      try {
+        const bytes = cutter.finished ? Buffer.alloc(0) : Buffer.from(cutter.push(decoder.decode(chunk)), 'utf8');
+        written += bytes.length;
+        callback(null, bytes);
+      } catch (error) {
+        callback(badRequest((error as Error).message));
+      }
     },
     flush(callback: TransformCallback) {
-      const bytes = Buffer.from(cutter.push(decoder.end()) + cutter.end(), 'utf8');
-      written += bytes.length;
-      callback(null, bytes);
+      try {
+        const bytes = Buffer.from(cutter.finished ? '' : cutter.push(decoder.end()) + cutter.end(), 'utf8');
+        written += bytes.length;
+        callback(null, bytes);
+      } catch (error) {
+        callback(badRequest((error as Error).message));
+      }
     },
   });
   const target = `${filePath}.table`;

@@ -208,4 +208,129 @@ describe('CSV previews', () => {
     const anonymous = await ctx.request({ method: 'POST', url: '/api/v1/csv-previews', payload: {} });
     expect(anonymous.statusCode).toBe(401);
   });
+
+  /** An endpoint grid read independently of the reader: wells by row order (A, B, ...) and the column numbers of the header. */
+  function gridOf(content: Buffer, headerLine: number, delimiter: string): Map<string, string> {
+    const lines = decodeCsvBytes(new Uint8Array(content)).text.replace(/^\uFEFF/, '').split(/\r?\n/);
+    const header = lines[headerLine - 1]!.split(delimiter);
+    const first = header.indexOf('1');
+    const wells = new Map<string, string>();
+    for (let row = 0; lines[headerLine + row]!.trim() !== ''; row += 1) {
+      const cells = lines[headerLine + row]!.split(delimiter);
+      for (let column = 1; header[first + column - 1] === String(column); column += 1) {
+        const cell = cells[first + column - 1]!.trim();
+        if (cell !== '') wells.set(`${String.fromCharCode(65 + row)}${column}`, cell);
+      }
+    }
+    return wells;
+  }
+
+  /** Every well's one stored point is the grid's cell, at the read time. */
+  async function expectWellsStored(instruments: Map<string, number>, wells: Map<string, string>, readAt: string) {
+    let compared = 0;
+    for (const [well, text] of wells) {
+      const stored = await readSeries(ctx, plant.viewer.token, { instrument_id: instruments.get(well)!, limit: 10 });
+      expect(stored.map(({ ts, value }) => ({ ts, value })), well).toEqual([{ ts: new Date(readAt).toISOString(), value: Number(text) }]);
+      compared += 1;
+    }
+    return compared;
+  }
+
+  const plateReading = (layout: CsvLayout) => ({
+    reading: { encoding: layout.encoding, delimiter: layout.delimiter, header_line: layout.header_line, table_end: false, plate_grid: layout.grid !== null },
+  });
+
+  it('accepting every suggestion imports the BMG MARS plate grid exactly: one reading per well at the date and time of its preamble', async () => {
+    const name = 'BMG Labtech format.CSV';
+    const layout = await layoutOf(name);
+    expect(layout).toMatchObject({
+      header_line: 9, grid: { rows: 8, columns: 12, empty_wells: 0 }, time_column: 'Read time', time: { mode: 'elapsed', clock: true },
+      start: { wallClock: '2021-05-14T15:29:50' }, vendor: 'BMG LABTECH MARS', blocks: [{ title: 'Raw Data (450 1)', shape: 'grid' }],
+    });
+    const readAt = `${layout.start!.wallClock}Z`;
+    const { job, instruments } = await uploadAccepting(name, layout, { elapsed_start: readAt, ...plateReading(layout) });
+    expect(instruments.size).toBe(96);
+    expect(job.result).toMatchObject({ rows_read: 1, points_written: 96 });
+    const wells = gridOf(dataset(name).content, layout.header_line, ',');
+    expect(wells.size).toBe(96);
+    expect(wells.get('H12')).toBe('0.207');
+    expect(await expectWellsStored(instruments, wells, readAt)).toBe(96);
+  });
+
+  it('accepting every suggestion imports each SoftMax Pro plate exactly: the block picked, its 96 wells at the time the footer states', async () => {
+    const name = 'MD_SMP_absorbance_endpoint_example01.txt';
+    const first = await layoutOf(name);
+    expect(first).toMatchObject({ encoding: 'utf-16le', block: 1, header_line: 3, grid: { rows: 8, columns: 12, row_labels: 'positions' }, start: { wallClock: '2023-11-27T10:43:25' } });
+    expect(first.blocks.map((block) => block.title)).toEqual(['Plate: Plate01', 'Plate: Plate02', 'Group: Standards', 'Group: UnknownsNoDiln']);
+    const chosen = await preview(plant.editor.token, dataset(name), { choices: JSON.stringify({ block: 2 }) });
+    expect(chosen.statusCode, chosen.body).toBe(200);
+    const second = chosen.json() as PreviewAnswer;
+    expect(second).toMatchObject({ block: 2, header_line: 24, grid: { rows: 8, columns: 12 } });
+    for (const layout of [first, second]) {
+      // One piece of equipment runs one unit operation at a time: each plate goes to equipment of its own.
+      if (layout === second) plant = await createPlant(ctx, 0);
+      const readAt = `${layout.start!.wallClock}Z`;
+      const { job, instruments } = await uploadAccepting(name, layout, { elapsed_start: readAt, ...plateReading(layout) });
+      expect(job.result).toMatchObject({ rows_read: 1, points_written: 96 });
+      const wells = gridOf(dataset(name).content, layout.header_line, '\t');
+      expect(wells.size).toBe(96);
+      expect(await expectWellsStored(instruments, wells, readAt)).toBe(96);
+    }
+    // The other plate's values are not the first's: each upload read its own block.
+    expect(gridOf(dataset(name).content, 24, '\t').get('A1')).toBe('3.43082333333333');
+  });
+
+  it('a plate grid that states no read time asks for it; empty wells are left out and a flagged well is counted, not stored', async () => {
+    const original = dataset('BMG Labtech format.CSV').content.toString('latin1');
+    const text = original.replace(/^Test name:.*\r\n/m, 'Test name: xxxxxxxxxxxxx\r\n')
+      .replace('A,0.073,0.082,', 'A,OVRFLW,,');
+    const file = { name: 'plate.CSV', content: Buffer.from(text, 'latin1') };
+    const answer = await preview(plant.editor.token, file);
+    expect(answer.statusCode, answer.body).toBe(200);
+    const layout = answer.json() as PreviewAnswer;
+    expect(layout).toMatchObject({ start: null, grid: { empty_wells: 1 }, time_column: 'Read time' });
+    expect(layout.notices).toContain('This plate grid states no read time: give the date and time the plate was read as the start.');
+    expect(layout.headers).toHaveLength(96);
+    const wells = layout.headers.slice(1);
+    const ids = await addInstruments(ctx, plant.organizationId, plant.equipmentId, wells.length);
+    const instruments = new Map(wells.map((well, index) => [well, ids[index]!]));
+    // The one choice the user makes: when the plate was read.
+    const readAt = '2021-05-14T13:29:50Z';
+    const mapping = {
+      timestamp_column: 'Read time', timestamp_mode: 'elapsed', elapsed_unit: 'seconds', elapsed_start: readAt, ...plateReading(layout),
+      columns: wells.map((well) => ({ column: well, instrument_id: instruments.get(well) })),
+    };
+    const unitOperation = await createUnitOperation(ctx, plant);
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, file);
+    const response = await ctx.request({
+      method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads?wait=true`, token: plant.editor.token,
+      headers: { 'content-type': contentType }, payload: body,
+    });
+    const job = response.json() as JobStatus;
+    expect(response.statusCode, JSON.stringify(job)).toBe(200);
+    expect(job.result).toMatchObject({ rows_read: 1, points_written: 94, flagged_cells: [{ column: 'A1', count: 1, examples: ['OVRFLW'] }] });
+    const expected = gridOf(file.content, layout.header_line, ',');
+    expect(expected.has('A2')).toBe(false);
+    expected.delete('A1');
+    expect(await expectWellsStored(instruments, expected, readAt)).toBe(94);
+    expect(await readSeries(ctx, plant.viewer.token, { instrument_id: instruments.get('A1')!, limit: 10 })).toEqual([]);
+  });
+
+  it('refuses a block that is not there and a plate grid where the file has none, with a 400 that says so', async () => {
+    const missing = await preview(plant.editor.token, dataset('MD_SMP_absorbance_endpoint_example01.txt'), { choices: JSON.stringify({ block: 9 }) });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toEqual({ error: 'Block 9 is not one of the 4 read block(s) found in the part of the file that was read.' });
+    const [instrument] = await addInstruments(ctx, plant.organizationId, plant.equipmentId, 1);
+    const unitOperation = await createUnitOperation(ctx, plant);
+    const mapping = {
+      timestamp_column: 'time', time_zone: 'UTC', reading: { header_line: 1, plate_grid: true }, columns: [{ column: 'temp', instrument_id: instrument }],
+    };
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, { name: 'a.csv', content: 'time,temp\n2024-01-01 00:00:00,2\n2024-01-01 00:01:00,3\n' });
+    const response = await ctx.request({
+      method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads?wait=true`, token: plant.editor.token,
+      headers: { 'content-type': contentType }, payload: body,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: 'Line 1 does not start a plate grid (a row of column numbers 1, 2, 3... over rows A, B, C...): read it as a table instead.' });
+  });
 });
