@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsvRows } from './row-parser.ts';
+import { detectCsvLayout } from './detect.ts';
 import {
   DataSectionFilter,
+  findReadBlocks,
   findDataSection,
   isMultiSectionCsv,
   readTimezoneBiasMinutes,
@@ -71,5 +73,59 @@ describe('multi-section files', () => {
     expect(readTimezoneBiasMinutes(DASWARE_LIKE)).toBe(120);
     expect(readTimezoneBiasMinutes('"TimezoneBias";-60')).toBe(-60);
     expect(readTimezoneBiasMinutes('time,value')).toBeNull();
+  });
+});
+
+describe('read blocks', () => {
+  const cellsOf = (lines: string[], delimiter: string) => lines.map((line) => line.split(delimiter));
+  const keepAll = () => ({ shape: 'table' as const, time_axis: false });
+
+  it('takes declared blocks (SoftMax Pro) one each, titled by their first line, and leaves the footer out', () => {
+    const lines = [
+      '##BLOCKS= 2', 'Plate:\tPlate01\t1.3\tPlateFormat', '\tTemperature(¡C)\t1\t2\t3', '\t25\t1\t2\t3', '\t\t4\t5\t6', '~End',
+      'Group: Standards', 'Sample\tWells\tOD', '01\tA1\t3.4', '02\tB1\t1.1', '', 'Group Column\tFormula Name\tFormula', '1\tSample\t!SampleNames', '~End',
+      'Original Filename: x; Date Last Saved: 11/27/2023 10:43:25 AM',
+    ];
+    const blocks = findReadBlocks(lines, cellsOf(lines, '\t'), keepAll);
+    expect(blocks.map(({ index, title, header_line, last_line, rows }) => ({ index, title, header_line, last_line, rows }))).toEqual([
+      { index: 1, title: 'Plate: Plate01', header_line: 3, last_line: 5, rows: 2 },
+      { index: 2, title: 'Group: Standards', header_line: 8, last_line: 10, rows: 2 },
+    ]);
+  });
+
+  it('finds the tables of an undeclared file the judge keeps, titled by the Label: or one-cell line above them', () => {
+    const lines = [
+      'Date:,20.02.2024', '', 'Label: Abs600_Copy1', 'Mode,,,,Absorbance', '', '<>,1,2,3', 'A,0.1,0.2,0.3', 'B,0.4,0.5,0.6', '',
+      'Label: Abs600', '', 'Cycle Nr.,1,2,3', 'Time [s],0,95.3,190.6', 'A1,0.25,0.26,0.27', '',
+      'Results', 'Well,Max V,Lag', 'A1,0.7,1:00:00', 'A2,0.8,2:00:00', '',
+    ];
+    const judged: number[] = [];
+    const blocks = findReadBlocks(lines, cellsOf(lines, ','), (index) => {
+      judged.push(index + 1);
+      return index + 1 === 17 ? null : { shape: 'table', time_axis: index + 1 === 12 };
+    });
+    expect(judged).toEqual([6, 12, 17]);
+    expect(blocks.map(({ title, header_line, rows, time_axis }) => ({ title, header_line, rows, time_axis }))).toEqual([
+      { title: 'Label: Abs600_Copy1', header_line: 6, rows: 2, time_axis: false },
+      { title: 'Label: Abs600', header_line: 12, rows: 2, time_axis: true },
+    ]);
+  });
+
+  it('the detection reads the first block with a time axis, or the one chosen, and lists them all', () => {
+    const read = (wavelength: string, value: string) => [wavelength, '', `Time\tT 600\tA1\tA2`, `0:00:22\t30.0\t${value}\t0.2`, `0:04:22\t30.0\t${value}\t0.3`, '0:00:00', ''];
+    const text = ['Software Version\t3.0.1', 'Date\t09/15/2023', 'Time\t12:30:01 PM', '', ...read('600', '0.1'), ...read('450', '0.9')].join('\n');
+    const detected = detectCsvLayout(new TextEncoder().encode(text));
+    expect(detected.ok).toBe(true);
+    if (!detected.ok) return;
+    expect(detected.layout).toMatchObject({ block: 1, header_line: 7, time_column: 'Time', start: { wallClock: '2023-09-15T12:30:01' } });
+    expect(detected.layout.blocks.map(({ title, header_line, shape, time_axis }) => ({ title, header_line, shape, time_axis }))).toEqual([
+      { title: '600', header_line: 7, shape: 'table', time_axis: true },
+      { title: '450', header_line: 14, shape: 'table', time_axis: true },
+    ]);
+    expect(detected.layout.notices).toContain("This file has 2 read blocks; block 1 ('600') is read: choose another under Block.");
+    const second = detectCsvLayout(new TextEncoder().encode(text), { block: 2 });
+    expect(second.ok && second.layout).toMatchObject({ block: 2, header_line: 14, table_end: { line: 17 }, rows: [['0:00:22', '30.0', '0.9', '0.2'], ['0:04:22', '30.0', '0.9', '0.3']] });
+    const missing = detectCsvLayout(new TextEncoder().encode(text), { block: 3 });
+    expect(missing).toEqual({ ok: false, message: 'Block 3 is not one of the 2 read block(s) found in the part of the file that was read.' });
   });
 });
