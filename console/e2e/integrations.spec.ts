@@ -3,8 +3,13 @@
  * demo's simulated OPC UA bioreactor controller (run by the e2e stack), browses its address space, maps
  * a reactor's tags to new instruments in one step and sees them arrive on the running unit operation's
  * chart; then the same for the lab MQTT broker's JSON off-gas topic and the Sparkplug B gateway the demo
- * publishes. An editor sees the page read-only.
+ * publishes. An editor sees the page read-only. A connection signing in with a user certificate made
+ * as docs/integrations.md says (openssl) shows the stored certificate and the server's refusal of it.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { APIRequestContext, Page } from '@playwright/test';
 import { expect, test } from './support/quiet-console.ts';
 import { signInWithSession, signUp, type ApiSession } from './support/auth.ts';
@@ -173,4 +178,55 @@ test('a new admin maps the demo broker\'s JSON off-gas topic and its Sparkplug B
 
   await expectOnChart(page, live, ['Off-gas CO2', 'OD600']);
   await screenshot(page, 'integrations-mqtt-chart', testInfo);
+});
+
+test('an admin signs a connection in with a user certificate and sees the server refuse one it does not trust', async ({ page, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const stamp = uniqueStamp();
+  // The certificate and key an admin makes with the commands in docs/integrations.md.
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'e2e-user-certificate-'));
+  const certificateFile = path.join(folder, 'connector-user.crt');
+  const keyFile = path.join(folder, 'connector-user.key');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '30', '-subj', `/CN=Connector ${stamp}/O=Plant users`,
+    '-keyout', keyFile, '-out', certificateFile], { stdio: 'ignore' });
+  const session = await signUp(request, { name: 'Certificate Admin', organizationName: `Certificates ${stamp}` });
+  await signInWithSession(page, session, '/integrations');
+
+  await page.getByRole('button', { name: 'Add Connection' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Name (required)').fill('Certificate controller');
+  await dialog.getByLabel('Endpoint URL (required)').fill(`opc.tcp://127.0.0.1:${DEMO_OPCUA_PORT}/bioprocess-demo`);
+  await dialog.getByLabel('Sign in as').selectOption({ label: 'User certificate' });
+  await expect(dialog.getByLabel('Username (required)')).toHaveCount(0);
+  // The certificate loaded from its file, the key pasted.
+  await dialog.getByLabel('User certificate file').setInputFiles(certificateFile);
+  await expect(dialog.getByLabel('User certificate (required, PEM)')).toHaveValue(/-----BEGIN CERTIFICATE-----/);
+  await dialog.getByRole('button', { name: 'Add Connection' }).click();
+  await expect(dialog.getByTestId('connection-error')).toHaveText("Paste or load the certificate's private key (PEM).");
+  await dialog.getByLabel('Private key (required, PEM)').fill(readFileSync(keyFile, 'utf8'));
+  await screenshot(page, 'integrations-user-certificate-form', testInfo);
+  await dialog.getByRole('button', { name: 'Add Connection' }).click();
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+
+  const card = page.getByTestId('connection-Certificate controller');
+  await expect(card).toContainText(`with the user certificate CN=Connector ${stamp}, O=Plant users`);
+  // The demo server trusts no user certificate until an admin moves it from rejected/ to trusted/.
+  await expect(card.getByTestId('connection-state').first()).toHaveText('Error', { timeout: 45_000 });
+  await expect(card.getByTestId('connection-errors')).toContainText(`The server refused the user certificate CN=Connector ${stamp}, O=Plant users`);
+  await expect(card.getByTestId('connection-errors')).toContainText("add the certificate to the server's trusted user certificates");
+  await screenshot(page, 'integrations-user-certificate-refused', testInfo);
+
+  // Editing shows which certificate is stored, never its key, and offers to replace it.
+  await card.getByRole('button', { name: 'Edit Certificate controller' }).click();
+  const edit = page.getByRole('dialog');
+  const stored = edit.getByTestId('stored-user-certificate');
+  await expect(stored).toContainText(`CN=Connector ${stamp}`);
+  await expect(stored).toContainText(/Valid until/);
+  await expect(edit.getByLabel(/Private key/)).toHaveCount(0);
+  await edit.getByRole('button', { name: 'Replace' }).click();
+  await expect(edit.getByLabel('Private key (stored; paste to replace)')).toHaveValue('');
+  await edit.getByRole('button', { name: 'Keep the stored certificate' }).click();
+  await expect(stored).toBeVisible();
+  await edit.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByRole('dialog')).toHaveCount(0);
 });

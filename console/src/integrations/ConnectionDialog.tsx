@@ -1,15 +1,17 @@
 /**
  * Add or edit a connection: an MQTT broker (TLS, client id, credentials) or an OPC UA server (security
- * mode and policy, user or anonymous). The password is written only: an edit leaves it as stored unless
- * a new one is typed or "Remove the stored password" is ticked.
+ * mode and policy; anonymous, user name or user certificate). The password and the certificate's
+ * private key are written only: an edit leaves them as stored unless a new one is given, "Remove the
+ * stored password" is ticked or the certificate is replaced.
  */
 import { Callout, Checkbox, FormGroup, HTMLSelect, InputGroup, Intent, NumericInput, Switch, TextArea } from '@blueprintjs/core';
-import { OPCUA_SECURITY_MODES, OPCUA_SECURITY_POLICIES, type IntegrationKind } from '@bioprocess/shared/integrations';
+import { OPCUA_SECURITY_MODES, OPCUA_SECURITY_POLICIES, type IntegrationKind, type OpcuaUserIdentity } from '@bioprocess/shared/integrations';
 import { useEffect, useState } from 'react';
 import { apiRequest } from '../api/client.ts';
 import { FormDialog } from '../components/dialogs/FormDialog.tsx';
 import { useSettingsAction } from '../settings/use-settings-action.ts';
 import { CONNECTIONS_PATH, connectionPath, type Connection } from './integration-queries.ts';
+import { UserCertificateFields, type StoredUserCertificate } from './UserCertificateFields.tsx';
 
 const MIB = 1024 * 1024;
 
@@ -25,6 +27,13 @@ interface Draft {
   caPem: string;
   securityMode: string;
   securityPolicy: string;
+  userIdentity: OpcuaUserIdentity;
+  /** The certificate stored now, shown until Replace; null when the connection signs in otherwise. */
+  storedCertificate: StoredUserCertificate | null;
+  storedCertificatePem: string | null;
+  replacingCertificate: boolean;
+  certificatePem: string;
+  privateKeyPem: string;
   enabled: boolean;
   bufferLimitMib: number;
 }
@@ -32,7 +41,8 @@ interface Draft {
 function draftOf(connection: Connection | null): Draft {
   const base: Draft = {
     kind: 'opcua', name: '', endpointUrl: '', username: '', password: '', removePassword: false, clientId: '', rejectUnauthorized: true,
-    caPem: '', securityMode: 'None', securityPolicy: 'None', enabled: true, bufferLimitMib: 1024,
+    caPem: '', securityMode: 'None', securityPolicy: 'None', userIdentity: 'anonymous', storedCertificate: null, storedCertificatePem: null,
+    replacingCertificate: false, certificatePem: '', privateKeyPem: '', enabled: true, bufferLimitMib: 1024,
   };
   if (!connection) return base;
   const common = { ...base, kind: connection.kind, name: connection.name, endpointUrl: connection.endpointUrl, enabled: connection.enabled,
@@ -40,8 +50,19 @@ function draftOf(connection: Connection | null): Draft {
   if (connection.kind === 'mqtt') {
     return { ...common, clientId: connection.settings.clientId ?? '', rejectUnauthorized: connection.settings.tls.rejectUnauthorized, caPem: connection.settings.tls.caPem ?? '' };
   }
-  return { ...common, securityMode: connection.settings.securityMode, securityPolicy: connection.settings.securityPolicy };
+  const { settings } = connection;
+  return {
+    ...common, securityMode: settings.securityMode, securityPolicy: settings.securityPolicy, userIdentity: settings.userIdentity,
+    storedCertificate: settings.userIdentity === 'certificate' ? settings.userCertificate : null,
+    storedCertificatePem: settings.userIdentity === 'certificate' ? settings.userCertificatePem : null,
+  };
 }
+
+const USER_IDENTITY_LABELS: Record<OpcuaUserIdentity, string> = {
+  anonymous: 'Anonymous',
+  username: 'Username and password',
+  certificate: 'User certificate',
+};
 
 const ENDPOINT_HINTS: Record<IntegrationKind, string> = {
   mqtt: 'mqtt://broker.example:1883, or mqtts:// for TLS (port 8883).',
@@ -66,15 +87,31 @@ export function ConnectionDialog({ connection, isOpen, onClose, onSaved }: {
   }, [isOpen, connection]);
   const set = (change: Partial<Draft>) => setDraft((current) => ({ ...current, ...change }));
 
+  const opcuaIdentity = draft.kind === 'opcua' ? draft.userIdentity : null;
+  const keepsStoredCertificate = opcuaIdentity === 'certificate' && draft.storedCertificate !== null && !draft.replacingCertificate;
+  // The stored key stays for a renewed certificate only while the connection already signs in with one.
+  const keyStored = draft.storedCertificate !== null && Boolean(connection?.hasSecret);
+  const usesPassword = draft.kind === 'mqtt' || opcuaIdentity === 'username';
+
   const submit = async () => {
     if (!draft.name.trim()) return setError('Name is required.');
     if (!draft.endpointUrl.trim()) return setError('Endpoint URL is required.');
+    if (opcuaIdentity === 'username' && !draft.username.trim()) return setError('Username is required to sign in with a username.');
+    if (opcuaIdentity === 'certificate' && !keepsStoredCertificate) {
+      if (!draft.certificatePem.trim()) return setError('Paste or load the user certificate (PEM).');
+      if (!draft.privateKeyPem.trim() && !keyStored) return setError("Paste or load the certificate's private key (PEM).");
+    }
     setError(null);
+    const opcuaUser = opcuaIdentity === 'certificate'
+      ? { username: null, user_certificate_pem: keepsStoredCertificate ? draft.storedCertificatePem : draft.certificatePem.trim() }
+      : { username: opcuaIdentity === 'username' ? draft.username.trim() : null, user_certificate_pem: null };
     const settings = draft.kind === 'mqtt'
       ? { client_id: draft.clientId.trim() || null, username: draft.username.trim() || null, tls: { reject_unauthorized: draft.rejectUnauthorized, ca_pem: draft.caPem.trim() || null } }
-      : { security_mode: draft.securityMode, security_policy: draft.securityPolicy, username: draft.username.trim() || null };
-    // A secret left empty on an edit keeps the stored one; null removes it.
-    const secret = draft.password ? draft.password : draft.removePassword ? null : undefined;
+      : { security_mode: draft.securityMode, security_policy: draft.securityPolicy, user_identity: draft.userIdentity, ...opcuaUser };
+    // A secret left empty on an edit keeps the stored one; null removes it. For a certificate, the secret is its private key.
+    const secret = opcuaIdentity === 'certificate'
+      ? (!keepsStoredCertificate && draft.privateKeyPem.trim() ? draft.privateKeyPem : undefined)
+      : usesPassword && draft.password ? draft.password : usesPassword && draft.removePassword ? null : undefined;
     const body = {
       name: draft.name.trim(), endpoint_url: draft.endpointUrl.trim(), settings, enabled: draft.enabled,
       buffer_limit_bytes: Math.round(draft.bufferLimitMib * MIB), ...(secret === undefined ? {} : { secret }),
@@ -91,7 +128,7 @@ export function ConnectionDialog({ connection, isOpen, onClose, onSaved }: {
   return (
     <FormDialog title={connection ? 'Edit Connection' : 'Add Connection'} icon="data-connection" isOpen={isOpen} onClose={onClose} onSubmit={submit} busy={busy}
       submitLabel={connection ? 'Save' : 'Add Connection'}
-      description="The connector subscribes to the source and posts its readings to the mapped instruments. Passwords are stored encrypted and never shown again.">
+      description="The connector subscribes to the source and posts its readings to the mapped instruments. Passwords and private keys are stored encrypted and never shown again.">
       {connection ? null : (
         <FormGroup label="Source" labelFor="connection-kind">
           <HTMLSelect id="connection-kind" fill value={draft.kind} onChange={(event) => set({ kind: event.target.value as IntegrationKind })}>
@@ -126,17 +163,34 @@ export function ConnectionDialog({ connection, isOpen, onClose, onSaved }: {
           <InputGroup id="connection-client-id" value={draft.clientId} onChange={(event) => set({ clientId: event.target.value })} />
         </FormGroup>
       )}
-      <div className="app-integrations-form-row">
-        <FormGroup label="Username" labelFor="connection-username" labelInfo="(optional)" helperText={draft.kind === 'opcua' ? 'Leave empty to sign in anonymously.' : undefined} className="app-settings-grow">
-          <InputGroup id="connection-username" value={draft.username} autoComplete="off" onChange={(event) => set({ username: event.target.value })} />
+      {draft.kind === 'opcua' ? (
+        <FormGroup label="Sign in as" labelFor="connection-user-identity"
+          helperText={draft.userIdentity === 'certificate' ? "The server must trust the certificate: register it in the server's trusted user certificates." : undefined}>
+          <HTMLSelect id="connection-user-identity" fill value={draft.userIdentity} onChange={(event) => set({ userIdentity: event.target.value as OpcuaUserIdentity })}>
+            {Object.entries(USER_IDENTITY_LABELS).map(([identity, label]) => <option key={identity} value={identity}>{label}</option>)}
+          </HTMLSelect>
         </FormGroup>
-        <FormGroup label="Password" labelFor="connection-password" labelInfo={connection?.hasSecret ? '(stored; type to replace)' : '(optional)'} className="app-settings-grow">
-          <InputGroup id="connection-password" type="password" autoComplete="new-password" value={draft.password} onChange={(event) => set({ password: event.target.value, removePassword: false })} />
-        </FormGroup>
-      </div>
-      {connection?.hasSecret ? (
+      ) : null}
+      {usesPassword ? (
+        <div className="app-integrations-form-row">
+          <FormGroup label="Username" labelFor="connection-username" labelInfo={draft.kind === 'opcua' ? '(required)' : '(optional)'} className="app-settings-grow">
+            <InputGroup id="connection-username" value={draft.username} autoComplete="off" onChange={(event) => set({ username: event.target.value })} />
+          </FormGroup>
+          <FormGroup label="Password" labelFor="connection-password" labelInfo={connection?.hasSecret && !draft.storedCertificate ? '(stored; type to replace)' : '(optional)'} className="app-settings-grow">
+            <InputGroup id="connection-password" type="password" autoComplete="new-password" value={draft.password} onChange={(event) => set({ password: event.target.value, removePassword: false })} />
+          </FormGroup>
+        </div>
+      ) : null}
+      {usesPassword && connection?.hasSecret && !draft.storedCertificate ? (
         <Checkbox label="Remove the stored password" checked={draft.removePassword} disabled={draft.password !== ''}
           onChange={(event) => set({ removePassword: event.currentTarget.checked })} />
+      ) : null}
+      {opcuaIdentity === 'certificate' ? (
+        <UserCertificateFields stored={draft.storedCertificate} replacing={draft.replacingCertificate} keyStored={keyStored}
+          certificatePem={draft.certificatePem} privateKeyPem={draft.privateKeyPem}
+          onReplace={() => set({ replacingCertificate: true })}
+          onKeepStored={() => set({ replacingCertificate: false, certificatePem: '', privateKeyPem: '' })}
+          onChange={(change) => set(change)} />
       ) : null}
       {draft.kind === 'mqtt' ? (
         <>

@@ -39,6 +39,14 @@ const STATE_LABELS: Record<ConnectionState, { label: string; intent: Intent }> =
 
 const KIND_LABELS = { mqtt: 'MQTT', opcua: 'OPC UA' } as const;
 
+/** Who the connector signs in as, after the endpoint. */
+function signInText(connection: Connection): string {
+  if (connection.kind === 'mqtt') return connection.settings.username ? ` as ${connection.settings.username}` : '';
+  const { settings } = connection;
+  if (settings.userIdentity === 'certificate') return ` with the user certificate ${settings.userCertificate?.subject ?? ''}`.trimEnd();
+  return settings.userIdentity === 'username' ? ` as ${settings.username ?? ''}` : ' (anonymous)';
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${formatCount(bytes)} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
@@ -161,7 +169,7 @@ function ConnectionCard({ connection, instruments, canManage, onEdit, onDelete, 
           <h3 className="app-settings-panel-title">
             {connection.name} <Tag minimal>{KIND_LABELS[connection.kind]}</Tag> <StateTag status={status.data} />
           </h3>
-          <p className="bp6-text-muted"><code>{connection.endpointUrl}</code>{connection.settings.username ? ` as ${connection.settings.username}` : connection.kind === 'opcua' ? ' (anonymous)' : ''}</p>
+          <p className="bp6-text-muted"><code>{connection.endpointUrl}</code>{signInText(connection)}</p>
         </div>
         {canManage ? (
           <div className="app-settings-panel-actions">
