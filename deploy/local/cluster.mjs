@@ -352,13 +352,25 @@ function startClickHouseForwarders(count) {
   };
 }
 
-/** The migrations (as `npm run migrate` applies them), in a child process awaited without blocking the forwarders it connects through. */
-function migrate(env, compiled) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, nodeArguments('api/src/migrate-cli.ts', compiled), { cwd: ROOT, stdio: 'inherit', env });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error('migrations failed'))));
-  });
+/** Runs of the migrations before giving up: an ON CLUSTER statement can outlast a client's request timeout on a busy machine. */
+const MIGRATION_RUNS = 3;
+
+/**
+ * The migrations (as `npm run migrate` applies them), in a child process awaited without blocking the
+ * forwarders it connects through; run again when a run fails, which repeats nothing (docs/scale.md:
+ * every statement is idempotent and a file is recorded once all of it ran).
+ */
+async function migrate(env, compiled) {
+  for (let run = 1; ; run += 1) {
+    const code = await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, nodeArguments('api/src/migrate-cli.ts', compiled), { cwd: ROOT, stdio: 'inherit', env });
+      child.once('error', reject);
+      child.once('exit', resolve);
+    });
+    if (code === 0) return;
+    if (run === MIGRATION_RUNS) throw new Error(`migrations failed ${MIGRATION_RUNS} times; see the messages above`);
+    log(`migrations failed (run ${run} of ${MIGRATION_RUNS}); running them again`);
+  }
 }
 
 /** Resolves once the api on `port` answers its health route (any status: it is listening). */
