@@ -454,7 +454,7 @@ export function CsvUploadSection({ context }: { context: UnitOperationDialogCont
                       {ELAPSED_UNITS.map((unit) => <option key={unit} value={unit}>{unit}</option>)}
                     </HTMLSelect>
                   </FormGroup>
-                  <ElapsedStartField value={elapsedStart} onChange={setElapsedStart} zone={zoneChoice.zone}
+                  <ElapsedStartField value={elapsedStart} onChange={setElapsedStart} zone={zoneChoice.zone} plateGrid={layout?.grid != null}
                     fromFile={layout?.start && layout.start.wallClock === elapsedStart ? layout.start : null} />
                   {elapsedStartIso
                     ? <span className="bp6-text-muted" data-testid="csv-elapsed-zero">0 {elapsedUnit} = {formatDate(elapsedStartIso)}</span>

@@ -2,12 +2,13 @@
  * What the detection found about the file, each part changeable: encoding, delimiter, header line
  * (the preview is read again with the choice), the vendor recognised, where the table ends, the
  * start the preamble states (used for elapsed time, editable), and the notices about layouts read only
- * in part. A transposed table (time across the columns) can be turned from here.
+ * in part. A transposed table (time across the columns) can be turned from here, and a file of several
+ * read blocks (plates, wavelengths) has a Block picker, like the Sheet picker of a workbook.
  */
 import { useEffect, useState } from 'react';
 import { Button, Callout, FormGroup, HTMLSelect, InputGroup, Intent, NumericInput, Tag } from '@blueprintjs/core';
 import { CSV_DELIMITERS, CSV_ENCODINGS, TRANSPOSED_NOTICE, type CsvLayout, type CsvReadingChoices } from '@bioprocess/shared/csv/index';
-import { DELIMITER_LABELS, ENCODING_LABELS, describeTable } from './file-layout.ts';
+import { blockLabel, DELIMITER_LABELS, ENCODING_LABELS, describeTable } from './file-layout.ts';
 
 export function FileLayoutPanel({ layout, onChoose, onTurn, busy }: {
   layout: CsvLayout; onChoose: (choices: CsvReadingChoices) => void; onTurn: () => void; busy: boolean;
@@ -35,6 +36,15 @@ export function FileLayoutPanel({ layout, onChoose, onTurn, busy }: {
             style={{ width: 70 }} onValueChange={(value) => setHeaderLine(value)}
             onBlur={() => { if (Number.isInteger(headerLine) && headerLine >= 1 && headerLine !== layout.header_line) onChoose({ ...current, header_line: headerLine }); }} />
         </FormGroup>
+        {layout.blocks.length > 1 && (
+          <FormGroup inline label="Block" labelFor="csv-block">
+            <HTMLSelect id="csv-block" value={layout.block ?? ''} disabled={busy} data-testid="csv-block"
+              onChange={(event) => onChoose({ encoding: layout.encoding, delimiter: layout.delimiter, block: Number(event.target.value) })}>
+              {layout.block === null && <option value="">Lines chosen by hand</option>}
+              {layout.blocks.map((block) => <option key={block.index} value={block.index}>{blockLabel(block)}</option>)}
+            </HTMLSelect>
+          </FormGroup>
+        )}
         {layout.vendor && <Tag minimal intent="success" icon="tick" data-testid="csv-vendor">{layout.vendor}</Tag>}
       </div>
       <span className="bp6-text-muted" data-testid="csv-table-description">
@@ -54,13 +64,19 @@ export function FileLayoutPanel({ layout, onChoose, onTurn, busy }: {
   );
 }
 
-/** The start elapsed time counts from: the preamble's, or typed; shown in the chosen zone. */
-export function ElapsedStartField({ value, fromFile, zone, onChange }: {
-  value: string; fromFile: { line: number; text: string } | null; zone: string; onChange: (value: string) => void;
+/**
+ * The start elapsed time counts from: the preamble's, or typed; shown in the chosen zone. For a plate
+ * grid it is the time the plate was read, which the user gives when the file states none.
+ */
+export function ElapsedStartField({ value, fromFile, zone, onChange, plateGrid = false }: {
+  value: string; fromFile: { line: number; text: string } | null; zone: string; onChange: (value: string) => void; plateGrid?: boolean;
 }) {
+  const typed = plateGrid
+    ? `When the plate was read, in ${zone}, e.g. 2023-09-15T12:30:01; empty: the unit operation's start`
+    : `Date and time in ${zone}, e.g. 2023-09-15T12:30:01; empty: the unit operation's start`;
   return (
-    <FormGroup inline label="Start" labelFor="csv-elapsed-start"
-      helperText={fromFile ? `From the file, line ${fromFile.line}: “${fromFile.text}” (read in ${zone})` : `Date and time in ${zone}, e.g. 2023-09-15T12:30:01; empty: the unit operation's start`}>
+    <FormGroup inline label={plateGrid ? 'Read time' : 'Start'} labelFor="csv-elapsed-start"
+      helperText={fromFile ? `From the file, line ${fromFile.line}: “${fromFile.text}” (read in ${zone})` : typed}>
       <InputGroup id="csv-elapsed-start" value={value} placeholder="YYYY-MM-DDTHH:MM:SS" onChange={(event) => onChange(event.target.value)} data-testid="csv-elapsed-start" />
     </FormGroup>
   );

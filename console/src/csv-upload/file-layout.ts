@@ -3,12 +3,21 @@
  * cuts the file to the table the preview shows), the start a preamble states placed in the chosen
  * time zone, and the words the layout panel shows.
  */
-import { parseTimeZone, WallClockConverter, type CsvLayout } from '@bioprocess/shared/csv/index';
+import { parseTimeZone, WallClockConverter, type CsvLayout, type CsvReadBlock } from '@bioprocess/shared/csv/index';
 import type { CsvReading } from '@bioprocess/shared/timeseries';
 
-/** The upload's `reading`: what the preview detected or the user chose. */
+/** The upload's `reading`: what the preview detected or the user chose (a block is its header line; a plate grid says so). */
 export function readingOf(layout: CsvLayout): CsvReading {
-  return { encoding: layout.encoding, delimiter: layout.delimiter, header_line: layout.header_line, table_end: layout.table_end !== null };
+  const reading: CsvReading = { encoding: layout.encoding, delimiter: layout.delimiter, header_line: layout.header_line, table_end: layout.table_end !== null };
+  return layout.grid ? { ...reading, plate_grid: true } : reading;
+}
+
+const BLOCK_SHAPES: Record<CsvReadBlock['shape'], string> = { grid: 'plate grid', columns: 'time across the columns', table: 'table' };
+
+/** One read block as the Block picker names it: its title, where it starts and what it holds. */
+export function blockLabel(block: CsvReadBlock): string {
+  const size = block.shape === 'grid' ? '' : `, ${block.rows} row(s)`;
+  return `${block.index}. ${block.title} (line ${block.header_line}: ${BLOCK_SHAPES[block.shape]}${size}${block.time_axis ? ', with a time axis' : ''})`;
 }
 
 const WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -36,5 +45,6 @@ export function describeTable(layout: CsvLayout): string {
     ? `Header on line ${layout.header_line}: the ${layout.preamble_lines} line(s) before it are the file's preamble and are not read.`
     : `Header on line ${layout.header_line}.`];
   if (layout.separator_hint) parts.push("Excel's sep= line names the delimiter.");
+  if (layout.grid) parts.push(`The plate grid ends at line ${layout.grid.last_line}; what follows is not read.`);
   return parts.join(' ');
 }
