@@ -17,6 +17,7 @@ import {
 import type { IntegrationMapping, OpcuaConnection } from '@bioprocess/shared/integrations';
 import { userCertificateDer } from '@bioprocess/shared/server/opcua-user-certificate';
 import type { BrowseItem, ConnectorSource, SourceFactory, SourceReading } from '../source.ts';
+import { unsignedQualityCode } from '../quality-codes.ts';
 
 /** The server samples and queues faster than it publishes, so a 1 Hz tag loses nothing between publishes. */
 const PUBLISHING_INTERVAL_MS = 1000;
@@ -66,13 +67,13 @@ export function readingsOf(mappings: IntegrationMapping[], dataValue: DataValue,
     if (!bad && value === null) continue;
     readings.push({
       mappingId: mapping.id, instrumentId: mapping.instrument_id, measuredAtMs, value,
-      quality: good ? null : status.name, historical: false,
+      quality: good ? null : unsignedQualityCode(status.value), historical: false,
     });
   }
   return readings;
 }
 
-export function identityOf(connection: OpcuaConnection, secret: string | null): UserIdentityInfo {
+function identityOf(connection: OpcuaConnection, secret: string | null): UserIdentityInfo {
   const { settings } = connection;
   switch (settings.user_identity) {
     case 'certificate': {
@@ -97,7 +98,7 @@ function statusCodeIn(message: string): string | null {
 }
 
 /** What a refused sign-in means for the connection's identity, and what the admin can do about it. */
-export function signInRefusal(connection: OpcuaConnection, error: unknown): string {
+function signInRefusal(connection: OpcuaConnection, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const code = statusCodeIn(message);
   const { settings } = connection;
