@@ -8,7 +8,7 @@
  * wells made instruments by one rule, and the real Tecan i-control workbook turned (time across its
  * columns) with its 96 wells.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import type { Page } from '@playwright/test';
 import { expect, test } from './support/quiet-console.ts';
@@ -228,3 +228,36 @@ test('the real Tecan kinetic workbook: converted, turned, its 96 wells made and 
   await expectToast(page, 'Wrote 60,672 points to 96 instruments');
 });
 
+
+test('a column converted to another unit on request: an incompatible unit is refused naming both, the values are stored converted', async ({ page, request }, testInfo) => {
+  test.setTimeout(180_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const { facility, equipment } = await createFacilityAndEquipment(request, session, stamp);
+  const feed = await callJson<{ id: number }>(request, session.token, 'POST', '/api/v1/instruments', {
+    name: `Feed ${stamp}`, type: 'flow_rate', unit: 'L/h', equipment_id: equipment.id, alias: 'Feed (mL/h)',
+  });
+  const run = await createRun(request, session, facility.id, `Feed ${stamp}`, '2024-04-01T00:00:00.000Z', '2024-04-01T02:00:00.000Z');
+  const values = [150, 0.7, 1234.5, 12];
+  const csv = ['Time,Feed (mL/h)', ...values.map((value, index) => `2024-04-01 00:0${index}:00,${value}`)].join('\n');
+  const file = testInfo.outputPath('feed.csv');
+  writeFileSync(file, csv);
+
+  await signInWithSession(page, session, `/runs/${run.id}`);
+  const dialog = await addFermentation(page, equipment.id, '2024-04-01T00:00', '2024-04-01T02:00');
+  await dialog.locator('#csv-file').setInputFiles(file);
+  await expect(dialog.getByLabel('Assignment of Feed (mL/h)')).toHaveValue(`existing:${feed.id}`);
+  await dialog.getByRole('button', { name: 'Convert unit' }).click();
+  // The header's unit is where the conversion starts; a unit of another quantity is refused, naming both.
+  await expect(dialog.getByLabel('Convert Feed (mL/h) from unit')).toHaveValue('mL/h');
+  await dialog.getByLabel('Convert Feed (mL/h) to unit').fill('g/L');
+  await expect(dialog.getByRole('alert')).toHaveText("'mL/h' cannot be converted to 'g/L': the two units do not measure the same quantity.");
+  await dialog.getByLabel('Convert Feed (mL/h) to unit').fill('L/h');
+  await expect(dialog.getByRole('alert')).toHaveCount(0);
+  await screenshot(page, 'csv-layout-6-unit-conversion', testInfo);
+
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  await expectToast(page, 'Wrote 4 points to 1 instrument');
+  const stored = await callJson<Reading[]>(request, session.token, 'GET', `/api/v1/time-series-data?instrument_id=${feed.id}`);
+  expect(stored.map(({ value }) => value)).toEqual([0.15, 0.0007, 1.2345, 0.012]);
+});

@@ -125,7 +125,7 @@ function UnitConversion({ column, conversion, onChange }: {
       <InputGroup size="small" aria-label={`Convert ${column} to unit`} placeholder="to, e.g. L/h" value={conversion.to}
         onChange={(event) => onChange(column, { ...conversion, to: event.target.value })} />
       <Button size="small" variant="minimal" icon="cross" aria-label={`Keep ${column} as written`} title="Keep the values as written" onClick={() => onChange(column, null)} />
-      {problem && <Tag minimal multiline intent="danger" className="csv-col-problem" role="alert">{problem}</Tag>}
+      {problem && <span role="alert"><Tag minimal multiline intent="danger" className="csv-col-problem">{problem}</Tag></span>}
     </div>
   );
 }
