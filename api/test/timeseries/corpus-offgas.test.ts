@@ -124,7 +124,7 @@ describe('off-gas analyzer export (DASGIP Control 4 with GA4)', () => {
     }
     expect(compared).toBe(job.result!.points_written);
     // The analyzer's readings as the file writes them: O2 falling from air's 20.7 %, CO2 rising to 3.14 % as the culture grows.
-    const exhaust = async (column: string) => (await readSeries(ctx, plant.viewer.token, { instrument_id: instruments.get(column)!, limit: 100_000 })).map((point) => point.value);
+    const exhaust = async (column: string) => (await readSeries(ctx, plant.viewer.token, { instrument_id: instruments.get(column)!, limit: 100_000 })).flatMap((point) => (point.value === null ? [] : [point.value]));
     const o2 = await exhaust(EXHAUST_O2);
     const co2 = await exhaust(EXHAUST_CO2);
     expect([o2.length, Math.max(...o2)]).toEqual([41, 20.71]);
