@@ -264,7 +264,11 @@ function judgeBlock(
   const rows = cells.slice(index + 1, index + 1 + Math.min(run, CSV_LIMITS.dateDetectionSampleSize)) as string[][];
   const decimalComma = delimiter !== ',';
   if (isTransposed(rawHeaders, rows.map((row) => (row[0] ?? '').trim()), decimalComma)) return { shape: 'columns', time_axis: true };
-  const timeAxis = chooseTimeColumn(sanitizeHeaders([...rawHeaders]), rows, decimalComma, preferDayFirst) !== null;
+  const headers = sanitizeHeaders([...rawHeaders]);
+  const time = chooseTimeColumn(headers, rows, decimalComma, preferDayFirst);
+  // An axis is two or more times: a settings table stating one start time (Tecan's `Start Time:` row) is none.
+  const column = time ? headers.indexOf(time.column) : -1;
+  const timeAxis = column !== -1 && rows.filter((row) => (row[column] ?? '').trim() !== '').length >= 2;
   return timeAxis || keepAll ? { shape: 'table', time_axis: timeAxis } : null;
 }
 
@@ -313,10 +317,11 @@ export function detectCsvLayout(bytes: Uint8Array, options: DetectOptions = {}):
   }
 }
 
-/** The lines of the table the layout found: from its header to its end (or the end of the text). */
+/** The lines of the table the layout found: from its header to its end (a plate grid's last row, or the end of the text). */
 function tableText(text: string, layout: CsvLayout): string {
   const lines = text.split('\n');
-  return lines.slice(layout.header_line - 1, layout.table_end ? layout.table_end.line - 1 : undefined).join('\n');
+  const end = layout.grid ? layout.grid.last_line : layout.table_end ? layout.table_end.line - 1 : undefined;
+  return lines.slice(layout.header_line - 1, end).join('\n');
 }
 
 /** The fixed message, naming the column when the script-like text is in the header. */

@@ -128,4 +128,21 @@ describe('read blocks', () => {
     const missing = detectCsvLayout(new TextEncoder().encode(text), { block: 3 });
     expect(missing).toEqual({ ok: false, message: 'Block 3 is not one of the 2 read block(s) found in the part of the file that was read.' });
   });
+
+  it('a Tecan i-control sheet: its settings tables are no blocks, its single read is a grid at its own start, its kinetic read the default', () => {
+    const settings = (label: string, start: string) => [
+      `Label: ${label}`, 'Measurement Wavelength,,,,600,nm', 'Bandwidth,,,,9,nm', 'Number of Flashes,,,,10', `Start Time:,${start}`, '',
+    ];
+    const grid = ['<>,1,2,3,4,5,6,7,8,9,10,11,12', ...'ABCDEFGH'.split('').map((row) => `${row},${Array.from({ length: 12 }, (_, index) => `0.${index + 1}`).join(',')}`), ''];
+    const kinetic = ['Cycle Nr.,1,2,3', 'Time [s],0,95.3,190.6', 'Temp. [°C],37.3,37.2,37.2', 'A1,0.25,0.26,0.27', 'A2,0.1,0.11,0.12', ''];
+    const text = ['Date:,20.02.2024', 'Time:,18:19:42', '', ...settings('Abs600_Copy1', '20.02.2024 18:19:42'), ...grid, 'List of actions in this measurement script:', '',
+      ...settings('Abs600', '20.02.2024 18:20:28'), ...kinetic].join('\n');
+    const detected = detectCsvLayout(new TextEncoder().encode(text));
+    expect(detected.ok && detected.layout.blocks.map(({ title, shape, time_axis }) => ({ title, shape, time_axis }))).toEqual([
+      { title: 'Label: Abs600_Copy1', shape: 'grid', time_axis: false }, { title: 'Label: Abs600', shape: 'columns', time_axis: true },
+    ]);
+    expect(detected.ok && detected.layout).toMatchObject({ block: 2, orientation: 'columns', start: { wallClock: '2024-02-20T18:20:28' } });
+    const single = detectCsvLayout(new TextEncoder().encode(text), { block: 1 });
+    expect(single.ok && single.layout).toMatchObject({ block: 1, grid: { rows: 8, columns: 12 }, time_column: 'Read time', start: { wallClock: '2024-02-20T18:19:42' } });
+  });
 });

@@ -268,9 +268,11 @@ export function findReadBlocks(lines: readonly string[], cells: readonly (readon
     if (!mayBeHeader(cells[index]!, lines[index]!)) continue;
     const run = runAfter(cells, lines, index, lines.length);
     if (run < 2) continue;
+    const count = blocks.length;
     add(titleAbove(cells, lines, previousEnd, index), index, run);
     index += run;
-    previousEnd = index + 1;
+    // A title is looked for above a block up to the block before it (a table left out is no block).
+    if (blocks.length > count) previousEnd = index + 1;
   }
   return blocks;
 }
