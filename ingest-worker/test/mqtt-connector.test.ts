@@ -2,8 +2,9 @@
  * The connector end to end against the real Mosquitto (127.0.0.1:1883), the api listening on a port of
  * its own and an ingest-worker: a connection and its mappings made through the HTTP api, JSON,
  * Sparkplug B and plain-number payloads published at QoS 1, and the readings found in ClickHouse with
- * the source's timestamps; bad quality stored as missing or dropped per mapping; browsing lists the
- * topics seen; the status says connected with the points counted.
+ * the source's timestamps; bad quality stored as missing with its code or dropped per mapping, and
+ * Sparkplug's historical flag stored with the reading; browsing lists the topics seen; the status says
+ * connected with the points counted. And an OPC UA server's bad reading, stored with its StatusCode.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -18,10 +19,13 @@ import { createPlant, createTestContext, createUnitOperation, startWorker, type 
 import { Connector } from '../src/connectors/connector.ts';
 import { SOURCE_FACTORIES } from '../src/connectors/sources/index.ts';
 import { sparkplug } from '../src/connectors/sources/mqtt-payloads.ts';
+import { StatusCodes } from 'node-opcua-client';
+import { startDemoOpcuaServer, type DemoOpcuaServer } from '../src/connectors/demo/opcua-bioreactor-server.ts';
 
 const BROKER = 'mqtt://127.0.0.1:1883';
 const KEY = generateSecretKey();
 const T0 = Date.UTC(2025, 2, 1, 8);
+const OPCUA_CONSTANT = { temperature: 37, ph: 7, dissolvedO2: 40, stirRate: 600, feedRate: 0.2, opticalDensity: 20, exhaustCo2: 3, exhaustO2: 18, airFlow: 2 };
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -41,6 +45,7 @@ describe('MQTT connector', () => {
   let connector: Connector;
   let publisher: mqtt.MqttClient;
   let dataDir: string;
+  let opcuaServer: DemoOpcuaServer | undefined;
   const prefix = `bp-test-${randomBytes(4).toString('hex')}`;
 
   beforeAll(async () => {
@@ -60,9 +65,20 @@ describe('MQTT connector', () => {
     await connector.start();
     publisher = await mqtt.connectAsync(BROKER, { clientId: `${prefix}-publisher`, clean: true });
   });
+  /** Each stored reading's time, quality code and historical flag (newest version per time). */
+  const sourceDetails = async (organizationId: number, instrumentId: number) => {
+    const result = await ctx.deps.clickhouse.query({
+      query: `SELECT ts, argMax(tuple(quality), version).1 AS q, argMax(historical, version) AS h FROM points
+        WHERE organization_id = ${organizationId} AND instrument_id = ${instrumentId} GROUP BY ts ORDER BY ts`,
+      format: 'JSONEachRow',
+    });
+    return (await result.json<{ ts: string; q: number | null; h: number }>()).map((row) => [Number(row.ts), row.q, row.h] as const);
+  };
+
   afterAll(async () => {
     await publisher?.endAsync();
     await connector?.stop();
+    await opcuaServer?.stop();
     await worker?.close();
     await ctx?.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -98,7 +114,8 @@ describe('MQTT connector', () => {
     for (let second = 0; second < 5; second += 1) {
       await publisher.publishAsync(`${prefix}/pioreactor/unit1/od`, JSON.stringify({ timestamp: new Date(T0 + second * 1000).toISOString(), od_reading: { value: 0.1 * (second + 1) } }), { qos: 1 });
       const metrics = [
-        { name: 'Temperature', type: 'Double', value: 30 + second, timestamp: T0 + second * 1000 },
+        // Second 3 is a historical value (an edge node's store-and-forward replay).
+        { name: 'Temperature', type: 'Double', value: 30 + second, timestamp: T0 + second * 1000, ...(second === 3 ? { isHistorical: true } : {}) },
         // Second 2 is bad quality (OPC DA 0 = bad): stored as missing for pH, dropped for DO.
         { name: 'pH', type: 'Double', value: 7 + second / 10, timestamp: T0 + second * 1000, ...(second === 2 ? { properties: { Quality: { type: 'Int32', value: 0 } } } : {}) },
         { name: 'DO', type: 'Double', value: 40 - second, timestamp: T0 + second * 1000, ...(second === 2 ? { properties: { Quality: { type: 'Int32', value: 0 } } } : {}) },
@@ -120,6 +137,14 @@ describe('MQTT connector', () => {
     expect(await read(ph!)).toEqual([0, 1, 2, 3, 4].map((second) => [T0 + second * 1000, second === 2 ? null : 7 + second / 10]));
     expect(await read(dissolvedO2!)).toEqual([0, 1, 3, 4].map((second) => [T0 + second * 1000, 40 - second]));
     expect((await read(stirrer!))[0]![1]).toBe(250);
+    // What the source said is kept: pH's bad second with its Sparkplug code, Temperature's historical second.
+    expect(await sourceDetails(plant.organizationId, ph!)).toEqual([0, 1, 2, 3, 4].map((second) => [T0 + second * 1000, second === 2 ? 0 : null, 0]));
+    expect(await sourceDetails(plant.organizationId, temperature!)).toEqual([0, 1, 2, 3, 4].map((second) => [T0 + second * 1000, null, second === 3 ? 1 : 0]));
+    const raw = await ctx.request({
+      method: 'GET', url: `/api/v1/time-series-data?instrument_id=${temperature}&start_time=${T0}&end_time=${T0 + 4000}`, token: admin.token,
+    });
+    expect(raw.statusCode, raw.body).toBe(200);
+    expect((raw.json() as Array<{ historical?: boolean }>).map((reading) => reading.historical ?? false)).toEqual([false, false, false, true, false]);
 
     const browse = await ctx.request({ method: 'POST', url: `/api/v1/integrations/connections/${connectionId}/browse`, token: admin.token, payload: { node_id: prefix } });
     expect(browse.statusCode, browse.body).toBe(200);
@@ -139,5 +164,54 @@ describe('MQTT connector', () => {
     // Other feeds on the shared broker reach the browsing subscription too: at least ours were counted.
     expect(status.messages_per_minute).toBeGreaterThanOrEqual(11);
     expect(status.last_message_at).not.toBeNull();
+  });
+
+  it('stores an OPC UA reading of bad quality as missing with its StatusCode, and an uncertain one with its value and code', async () => {
+    // Stopped after the connector (afterAll): a connector whose server went away keeps reconnecting.
+    const server = await startDemoOpcuaServer({ port: 0, reactors: [{ name: 'BR-09', read: () => OPCUA_CONSTANT }] });
+    opcuaServer = server;
+    server.pause();
+    const created = await ctx.request({
+      method: 'POST', url: '/api/v1/integrations/connections', token: admin.token,
+      payload: { kind: 'opcua', name: 'BR-09 controller', endpoint_url: server.endpointUrl },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const connectionId = created.json().id as number;
+    const unitOperationId = await createUnitOperation(ctx, plant);
+    const mapped = await ctx.request({
+      method: 'POST', url: `/api/v1/integrations/connections/${connectionId}/mappings`, token: admin.token,
+      payload: { source: server.nodeIds.get('BR-09')!.get('ph')!, bad_quality: 'missing', instrument: { unit_operation_id: unitOperationId, name: 'BR-09 pH', unit: '[pH]' } },
+    });
+    expect(mapped.statusCode, mapped.body).toBe(201);
+    const instrumentId = mapped.json().instrument_id as number;
+    await until('the OPC UA connection to be connected', async () => {
+      const status = await ctx.request({ method: 'GET', url: `/api/v1/integrations/connections/${connectionId}/status`, token: admin.token });
+      return status.json().state === 'connected';
+    });
+    const stamps = [0, 1, 2].map((second) => new Date(T0 + 60_000 + second * 1000));
+    // The subscription also delivers the node's value when it starts (stamped now): only the test's times count.
+    const readings = async () => (await sourceDetails(plant.organizationId, instrumentId)).filter(([ts]) => ts >= stamps[0]!.getTime() && ts <= stamps[2]!.getTime());
+    const values: Array<[number, typeof StatusCodes.Good]> = [[7.1, StatusCodes.Good], [6.9, StatusCodes.BadSensorFailure], [7.05, StatusCodes.UncertainLastUsableValue]];
+    // One value at a time (a subscription may merge changes within its sampling interval), each set
+    // again until stored (the subscription may start after a first set).
+    for (const [index, [value, code]] of values.entries()) {
+      await until(`OPC UA reading ${index} stored`, async () => {
+        server.set('BR-09', 'ph', value, code, stamps[index]);
+        return (await readings()).length === index + 1;
+      });
+    }
+    expect(await readings()).toEqual([
+      [stamps[0]!.getTime(), null, 0],
+      [stamps[1]!.getTime(), StatusCodes.BadSensorFailure.value, 0],
+      [stamps[2]!.getTime(), StatusCodes.UncertainLastUsableValue.value, 0],
+    ]);
+    const raw = await ctx.request({
+      method: 'GET', url: `/api/v1/time-series-data?instrument_id=${instrumentId}&start_time=${stamps[0]!.getTime()}&end_time=${stamps[2]!.getTime()}`, token: admin.token,
+    });
+    expect(raw.json()).toEqual([
+      { ts: stamps[0]!.toISOString(), instrument_id: instrumentId, value: 7.1 },
+      { ts: stamps[1]!.toISOString(), instrument_id: instrumentId, value: null, quality: StatusCodes.BadSensorFailure.value },
+      { ts: stamps[2]!.toISOString(), instrument_id: instrumentId, value: 7.05, quality: StatusCodes.UncertainLastUsableValue.value },
+    ]);
   });
 });

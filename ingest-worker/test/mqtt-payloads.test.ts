@@ -66,6 +66,6 @@ describe('MQTT payloads', () => {
     // pH is bad quality and its mapping drops it; Temp keeps its own timestamp and the historical flag.
     expect(converted.readings).toEqual([{ mappingId: temp.id, instrumentId: temp.instrument_id, measuredAtMs: 4_000, value: 37.5, quality: null, historical: true }]);
     const kept = convertMessage(topic, Buffer.from(data), [{ ...ph, bad_quality: 'missing' }], 9_000, aliases);
-    expect(kept.readings).toEqual([{ mappingId: ph.id, instrumentId: ph.instrument_id, measuredAtMs: 5_000, value: null, quality: '0', historical: false }]);
+    expect(kept.readings).toEqual([{ mappingId: ph.id, instrumentId: ph.instrument_id, measuredAtMs: 5_000, value: null, quality: 0, historical: false }]);
   });
 });

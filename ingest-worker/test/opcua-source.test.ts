@@ -121,14 +121,14 @@ describe('OPC UA source', () => {
       const badStamp = new Date(Date.UTC(2026, 0, 2, 3, 4, 6));
       server.set('BR-01', 'ph', 6.9, StatusCodes.BadSensorFailure, badStamp);
       const bad = await until('the bad pH reading', () => readings.find((reading) => reading.measuredAtMs === badStamp.getTime()));
-      expect(bad).toEqual({ mappingId: 3, instrumentId: 103, measuredAtMs: badStamp.getTime(), value: null, quality: 'BadSensorFailure', historical: false });
+      expect(bad).toEqual({ mappingId: 3, instrumentId: 103, measuredAtMs: badStamp.getTime(), value: null, quality: StatusCodes.BadSensorFailure.value, historical: false });
       expect(readings.filter((reading) => reading.measuredAtMs === badStamp.getTime())).toHaveLength(1);
 
       const uncertainStamp = new Date(Date.UTC(2026, 0, 2, 3, 4, 7));
       server.set('BR-01', 'ph', 7.05, StatusCodes.UncertainLastUsableValue, uncertainStamp);
       await until('both uncertain pH readings', () => readings.filter((reading) => reading.measuredAtMs === uncertainStamp.getTime()).length === 2);
       expect(readings.filter((reading) => reading.measuredAtMs === uncertainStamp.getTime()).map((reading) => [reading.instrumentId, reading.value, reading.quality]).sort())
-        .toEqual([[102, 7.05, 'UncertainLastUsableValue'], [103, 7.05, 'UncertainLastUsableValue']]);
+        .toEqual([[102, 7.05, StatusCodes.UncertainLastUsableValue.value], [103, 7.05, StatusCodes.UncertainLastUsableValue.value]]);
       expect(status.messages).toBeGreaterThanOrEqual(4);
     } finally {
       await source.stop();

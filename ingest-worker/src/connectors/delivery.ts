@@ -9,11 +9,15 @@
  * the connection deleted) is retried too, since only an admin can resolve it. Any other 4xx means
  * the readings can never be accepted as they are (an instrument deleted meanwhile): the batch is
  * dropped and the error kept in the connection's status, so one bad batch cannot stop the feed.
+ *
+ * Each point carries the source's quality code and historical flag when it has them: the api stores
+ * them with the reading (docs/integrations.md).
  */
 import type { Logger } from '@bioprocess/shared/server/logger';
 import { cappedExponentialDelay } from '@bioprocess/shared/capped-backoff';
 import type { StoredReading, StoreForward } from './store-forward.ts';
 import type { ConnectionStatusTracker } from './status.ts';
+import { deliveredQualityCode } from './quality-codes.ts';
 
 export interface DeliveryOptions {
   apiUrl: string;
@@ -24,6 +28,15 @@ export interface DeliveryOptions {
 }
 
 const RETRIED_CLIENT_ERRORS = new Set([401, 403, 408, 409, 425, 429]);
+
+/** A bulk point: the source's quality code and historical flag only when it gave them, so good live readings stay small. */
+function deliveredPoint([instrumentId, ts, value, quality, historical]: StoredReading): Record<string, unknown> {
+  const point: Record<string, unknown> = { instrument_id: instrumentId, ts, value };
+  const code = deliveredQualityCode(quality);
+  if (code !== null) point.quality = code;
+  if (historical === 1) point.historical = true;
+  return point;
+}
 
 export class Delivery {
   private running = false;
@@ -86,7 +99,7 @@ export class Delivery {
       this.status.error('The connection has no API key the connector can read (check INTEGRATIONS_SECRET_KEY).');
       return 'retry';
     }
-    const body = JSON.stringify({ data: readings.map(([instrumentId, ts, value]) => ({ instrument_id: instrumentId, ts, value })) });
+    const body = JSON.stringify({ data: readings.map(deliveredPoint) });
     let response: Response;
     let text: string;
     try {

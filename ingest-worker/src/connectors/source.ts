@@ -6,7 +6,11 @@
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { IntegrationConnection, IntegrationMapping } from '@bioprocess/shared/integrations';
 
-export interface SourceReading { mappingId: number; instrumentId: number; measuredAtMs: number; value: number | null; quality: string | null; historical: boolean }
+/**
+ * A reading of a mapped instrument. `quality`: the source's code when it did not call the reading good
+ * (an OPC UA StatusCode's value, a Sparkplug Quality), as an unsigned 32-bit integer (quality-codes.ts).
+ */
+export interface SourceReading { mappingId: number; instrumentId: number; measuredAtMs: number; value: number | null; quality: number | null; historical: boolean }
 export interface BrowseItem { id: string; name: string; kind: 'folder' | 'variable' | 'topic'; unit: string | null; dataType: string | null; hasChildren: boolean; sample: string | null }
 export interface SourceStatusSink { connected(): void; disconnected(reason: string): void; error(message: string): void; message(): void }
 export interface ConnectorSource {

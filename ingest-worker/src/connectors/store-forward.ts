@@ -20,8 +20,11 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
 
-/** A reading as stored: instrument, source time (ms), value (null: missing), quality code, historical. */
-export type StoredReading = [instrumentId: number, measuredAtMs: number, value: number | null, quality: string | null, historical: 0 | 1];
+/**
+ * A reading as stored: instrument, source time (ms), value (null: missing), quality code, historical.
+ * The code is text in buffers written before codes were numbers (delivered through quality-codes.ts).
+ */
+export type StoredReading = [instrumentId: number, measuredAtMs: number, value: number | null, quality: number | string | null, historical: 0 | 1];
 
 interface Position { segment: string; offset: number }
 interface Cursor { position: Position | null; pending: { key: string; from: Position; to: Position } | null }

@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import type { IntegrationMapping } from '@bioprocess/shared/integrations';
 import type { SourceReading } from '../source.ts';
+import { unsignedQualityCode } from '../quality-codes.ts';
 
 const require = createRequire(import.meta.url);
 interface SparkplugMetric {
@@ -178,7 +179,7 @@ export function convertMessage(
   };
   // Births teach the aliases later DATA messages use, whether or not a mapping reads the birth itself.
   if (/^spBv1\.0\/[^/]+\/[ND]BIRTH\//.test(topic)) sparkplugPayloadOf();
-  const push = (mapping: IntegrationMapping, measuredAtMs: number, value: number | null, quality: string | null, historical: boolean) => {
+  const push = (mapping: IntegrationMapping, measuredAtMs: number, value: number | null, quality: number | null, historical: boolean) => {
     if (quality !== null && mapping.bad_quality === 'drop') return;
     readings.push({ mappingId: mapping.id, instrumentId: mapping.instrument_id, measuredAtMs, value: quality !== null ? null : value, quality, historical });
   };
@@ -212,7 +213,7 @@ export function convertMessage(
         const parsed = metric.isNull ? { value: null } : numericOf(metric.value ?? null);
         if ('problem' in parsed) { problems.push(`${topic}: metric ${mapping.value_path}: ${parsed.problem}`); continue; }
         const qualityCode = longToNumber(metric.properties?.Quality?.value ?? metric.properties?.quality?.value);
-        const quality = qualityCode !== null && qualityCode !== GOOD_QUALITY ? String(qualityCode) : null;
+        const quality = qualityCode !== null && qualityCode !== GOOD_QUALITY ? unsignedQualityCode(qualityCode) : null;
         push(mapping, sparkplugTime(metric.timestamp) ?? payloadTime ?? receivedAtMs, parsed.value, quality, Boolean(metric.isHistorical));
       }
     }
