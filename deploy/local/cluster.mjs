@@ -72,9 +72,13 @@ function clickHouseConfig(dir, node) {
         ${CLICKHOUSE_NODES.filter((other) => other.shard === shard).map((other) =>
     `<replica><host>127.0.0.1</host><port>${other.tcpPort}</port></replica>`).join('\n        ')}
       </shard>`).join('');
-  // The same servers, each a shard of its own: rollups are recomputed from every replica (docs/scale.md).
+  // The same servers, each a shard of its own: rollups are recomputed from every replica, and the
+  // Distributed tables are altered on every server (docs/scale.md).
   const everyServer = CLICKHOUSE_NODES.map((other) => `
       <shard><replica><host>127.0.0.1</host><port>${other.tcpPort}</port></replica></shard>`).join('');
+  // The first replica of each shard: replicated tables are altered there alone (docs/scale.md).
+  const firstReplicas = [1, 2].map((shard) => CLICKHOUSE_NODES.find((other) => other.shard === shard)).map((other) => `
+      <shard><internal_replication>true</internal_replication><replica><host>127.0.0.1</host><port>${other.tcpPort}</port></replica></shard>`).join('');
   return `<?xml version="1.0"?>
 <yandex>
   <logger>
@@ -107,6 +111,8 @@ function clickHouseConfig(dir, node) {
     </${CLUSTER_NAME}>
     <${CLUSTER_NAME}_replicas>${everyServer}
     </${CLUSTER_NAME}_replicas>
+    <${CLUSTER_NAME}_shards>${firstReplicas}
+    </${CLUSTER_NAME}_shards>
   </remote_servers>
   <zookeeper>
     ${ZOOKEEPER_NODES.map((zk) => `<node><host>127.0.0.1</host><port>${zk.clientPort}</port></node>`).join('\n    ')}

@@ -27,20 +27,20 @@ describe('clustered ClickHouse migrations', () => {
 
   it('runs every statement ON CLUSTER and idempotently (IF NOT EXISTS, or one ADD COLUMN), on tables named with their database', () => {
     for (const statement of statements) {
-      expect(statement).toMatch(/^(?:CREATE TABLE IF NOT EXISTS \$\{database\}\.\w+ ON CLUSTER \$\{cluster\}|ALTER TABLE \$\{database\}\.\w+ ON CLUSTER \$\{cluster\}(?:_replicas)? ADD COLUMN \w+ [^,]+$)/);
+      expect(statement).toMatch(/^(?:CREATE TABLE IF NOT EXISTS \$\{database\}\.\w+ ON CLUSTER \$\{cluster\}|ALTER TABLE \$\{database\}\.\w+ ON CLUSTER \$\{cluster\}_(?:shards|replicas) ADD COLUMN \w+ [^,]+$)/);
     }
   });
 
-  it('alters a replicated table on the cluster and a Distributed one on <cluster>_replicas (18.16 refuses an unreplicated table on shards that replicate)', () => {
+  it('alters a replicated table on <cluster>_shards and a Distributed one on <cluster>_replicas (ClickHouse 18.16, docs/scale.md)', () => {
     for (const statement of statements.filter((text) => text.startsWith('ALTER TABLE'))) {
       const local = new RegExp(`^ALTER TABLE \\$\\{database\\}\\.\\w+${LOCAL_SUFFIX} `).test(statement);
-      expect(statement, statement).toContain(local ? 'ON CLUSTER ${cluster} ADD' : 'ON CLUSTER ${cluster}_replicas ADD');
+      expect(statement, statement).toContain(local ? 'ON CLUSTER ${cluster}_shards ADD' : 'ON CLUSTER ${cluster}_replicas ADD');
     }
   });
 
   it('adds each column of points to the replicated tables and the Distributed table over them alike', () => {
     const added = (table: string) => statements.flatMap((statement) => {
-      const match = new RegExp(`^ALTER TABLE \\$\\{database\\}\\.${table} ON CLUSTER \\$\\{cluster\\}(?:_replicas)? ADD COLUMN (.+)$`).exec(statement);
+      const match = new RegExp(`^ALTER TABLE \\$\\{database\\}\\.${table} ON CLUSTER \\$\\{cluster\\}_(?:shards|replicas) ADD COLUMN (.+)$`).exec(statement);
       return match ? [match[1]] : [];
     });
     expect(added(`${POINTS_TABLE}${LOCAL_SUFFIX}`).length).toBeGreaterThan(0);
@@ -104,8 +104,10 @@ describe('deploy/docker-compose.cluster.yml', () => {
     expect(replicas.size).toBe(4);
   });
 
-  it('lists every server of the cluster as a shard of its own in <cluster>_replicas, which rollups are recomputed from', () => {
+  it('lists every server of the cluster as a shard of its own in <cluster>_replicas, and the first replica of each shard in <cluster>_shards', () => {
     expect(shardsOf('bioprocess_replicas')).toEqual(shardsOf('bioprocess').flat().map((host) => [host]));
+    expect(shardsOf('bioprocess_shards')).toEqual(shardsOf('bioprocess').map((hosts) => [hosts[0]]));
+    expect(/<bioprocess_shards>(?:\s*<shard><internal_replication>true<\/internal_replication>[\s\S]*?<\/shard>)+\s*<\/bioprocess_shards>/.test(clusterXml)).toBe(true);
   });
 
   it('lists the same ZooKeeper nodes in ClickHouse and in the ensemble', () => {
