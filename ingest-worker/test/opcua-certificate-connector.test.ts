@@ -2,8 +2,10 @@
  * The connector signing in to an OPC UA server with a user certificate made through the api: the key
  * travels encrypted from the api's row to the connector, which reads the server's values (counted in
  * the status the api answers); with a certificate the server does not trust, the status the api
- * answers says the server refused it, naming the certificate and what to do.
+ * answers says the server refused it, naming the certificate and what to do. The connector's log lines
+ * never hold a private key.
  */
+import { Writable } from 'node:stream';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +52,7 @@ describe('OPC UA connector with a user certificate', () => {
   let workDir: string;
   let trusted: Awaited<ReturnType<typeof makeUserCertificate>>;
   let untrusted: Awaited<ReturnType<typeof makeUserCertificate>>;
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     [trusted, untrusted] = await Promise.all([makeUserCertificate('Connector BR-06'), makeUserCertificate('Not registered')]);
@@ -66,9 +69,10 @@ describe('OPC UA connector with a user certificate', () => {
     const env = parseEnv(connectorEnvSchema, {
       DATABASE_URL: ctx.env.DATABASE_URL, REDIS_URL: ctx.env.REDIS_URL, QUEUE_PREFIX: ctx.env.QUEUE_PREFIX, INTEGRATIONS_SECRET_KEY: KEY,
       CONNECTOR_API_URL: `http://127.0.0.1:${address.port}`, CONNECTOR_DATA_DIR: path.join(workDir, 'connector'), CONNECTOR_POLL_MS: '200', CONNECTOR_LEASE_MS: '5000',
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      LOG_LEVEL: 'debug',
     });
-    connector = new Connector({ env, pg: ctx.deps.pg, log: createLogger('connector-test', env.LOG_LEVEL), factories: SOURCE_FACTORIES });
+    const destination = new Writable({ write(chunk, _encoding, done) { logLines.push(String(chunk)); done(); } });
+    connector = new Connector({ env, pg: ctx.deps.pg, log: createLogger('connector-test', env.LOG_LEVEL, destination), factories: SOURCE_FACTORIES });
     await connector.start();
   }, 120_000);
   afterAll(async () => {
@@ -114,5 +118,11 @@ describe('OPC UA connector with a user certificate', () => {
     expect(messages.some((message) => /refused the user certificate .*CN=Not registered.*\(BadIdentityTokenRejected\): add the certificate to the server's trusted user certificates/.test(message)
       && message.includes(thumbprint))).toBe(true);
     for (const message of messages) expect(message).not.toContain('PRIVATE KEY');
+    expect(logLines.some((line) => line.includes('OPC UA sign-in refused'))).toBe(true);
+    const keyLines = [trusted, untrusted].flatMap(({ privateKeyPem }) => privateKeyPem.split('\n').filter((line) => line.length > 40 && !line.startsWith('-----')));
+    for (const line of logLines) {
+      expect(line).not.toContain('PRIVATE KEY');
+      for (const fragment of keyLines) expect(line).not.toContain(fragment);
+    }
   });
 });
