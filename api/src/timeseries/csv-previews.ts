@@ -15,7 +15,9 @@ import type { AppDeps } from '../platform/deps.ts';
 import { badRequest } from '../platform/http-error.ts';
 import { spreadsheetHead, type SpreadsheetSheets } from './spreadsheet-csv.ts';
 
-const choicesSchema = csvReadingSchema.pick({ encoding: true, delimiter: true, header_line: true }).extend({
+const choicesSchema = csvReadingSchema.pick({ encoding: true, delimiter: true, header_line: true, column_names: true }).extend({
+  /** The table has no header row: its first row is data, its columns Column 1, Column 2, ... or `column_names`. */
+  no_header: z.boolean().optional(),
   time_column: z.string().min(1).max(200).optional(),
   /** The sheet of an Excel workbook; the first when absent. */
   sheet: z.string().min(1).max(200).optional(),
@@ -63,7 +65,7 @@ export async function csvPreviewRoutes(app: App, deps: AppDeps): Promise<void> {
       description: `Reads at most the first ${LAYOUT_PREVIEW_BYTES / (1024 * 1024)} MiB of the file and answers its encoding, delimiter, header line `
         + '(after a preamble), where the table ends, the time column and its format, the start time the preamble states, units in '
         + 'the headers, suggested instruments and notices about layouts read only in part. `choices` (encoding, delimiter, '
-        + 'header_line, time_column, prefer_day_first) replaces what would be detected. An Excel workbook (.xlsx) is read as the CSV '
+        + 'header_line, time_column, prefer_day_first, and no_header with column_names for a table without a header row) replaces what would be detected. An Excel workbook (.xlsx) is read as the CSV '
         + 'text of one sheet (`sheet` in `choices`, else the first) and the answer lists its `sheets`. A file of several read blocks '
         + 'lists them in `blocks` and reads one (`block` in `choices`, else the first with a time axis); an endpoint plate grid is '
         + 'answered as one reading per well (`grid`; headers `Read time`, A1..H12), uploaded with `plate_grid` in the reading. Nothing is stored.',
@@ -101,6 +103,7 @@ export async function csvPreviewRoutes(app: App, deps: AppDeps): Promise<void> {
       partial: file.total > file.bytes.length, maxColumns: deps.env.CSV_MAX_COLUMNS,
       encoding: choices.encoding, delimiter: choices.delimiter, header_line: choices.header_line,
       time_column: choices.time_column, preferDayFirst: choices.prefer_day_first, block: choices.block,
+      no_header: choices.no_header ?? (choices.column_names !== undefined ? true : undefined), column_names: choices.column_names,
     });
     if (!outcome.ok) throw badRequest(outcome.message);
     const sheets = file.sheets ? { sheets: file.sheets.names, sheet: file.sheets.chosen } : {};

@@ -359,6 +359,15 @@ describe('CSV reading', () => {
       const { rows } = await ctx.deps.pg.query('SELECT alias FROM instruments WHERE id = $1', [ids[0]]);
       expect(rows[0].alias).toBe('Result (Test GLC3B)');
 
+      // The preview answers the same table for the same choices.
+      const preview = multipartBody({ choices: JSON.stringify({ header_line: 1, no_header: true, column_names: names.slice(0, 11) }) },
+        { name: 'roche_cedex_bioht_example03.txt', content: readFileSync(realExportPath('roche_cedex_bioht_example03.txt')) });
+      const previewed = await ctx.request({ method: 'POST', url: '/api/v1/csv-previews', token: plant.editor.token, headers: { 'content-type': preview.contentType }, payload: preview.body });
+      expect(previewed.statusCode).toBe(200);
+      expect(previewed.json()).toMatchObject({ header_row: false, time_column: 'Measured', rows_parsed: 931 });
+      expect(previewed.json().headers.slice(9, 12)).toEqual(['Column 10', 'Result', 'Column 12']);
+      expect(previewed.json().rows[0].slice(0, 3)).toEqual(['0', '2022-10-20 16:34:37', '#ARC-FILE#']);
+
       const twice = await upload(ctx, plant.editor.token, unitOperation, {
         timestamp_column: 'Measured', reading: { header_line: 1, column_names: ['Measured', 'measured'] }, columns: [{ column: 'Measured', instrument_id: ids[0] }],
       }, { name: 'x.txt', content: 'a\tb\n' });
