@@ -2,8 +2,9 @@
  * Import report end to end: a scientist imports the real Nova BioProfile FLEX2 report into a unit
  * operation whose grid holds three of its sample IDs, sees the preview (matched samples, results to
  * add, the IDs it cannot match, the value it cannot read) and then the results in the grid and as
- * markers on the chart; and a flagged result exported (wide) from one unit operation and imported into
- * another keeps its flag.
+ * markers on the chart; a flagged result exported (wide) from one unit operation and imported into
+ * another keeps its flag; and the real Vi-CELL XR single-sample report (key : value lines) is read in
+ * the browser and imported by accepting what the dialog proposes.
  */
 import { readFile } from 'node:fs/promises';
 import { expect, refusedRequests, test } from './support/quiet-console.ts';
@@ -15,6 +16,7 @@ import { realExportPath } from '../../shared/test-data/real-exports.ts';
 test.use({ timezoneId: 'UTC', viewport: { width: 1440, height: 1400 }, expectedConsoleMessages: refusedRequests() });
 
 const NOVA = 'SampleResultsDEVICE1232021-02-18_104838.csv';
+const VI_CELL_XR = 'Beckman_Vi-Cell-XR_example07_instrumentOutput.txt';
 
 test('imports an analyzer report into the grid\'s samples, with a preview first, and shows the results on the chart', async ({ page, request }, testInfo) => {
   test.setTimeout(120_000);
@@ -120,4 +122,38 @@ test('a flagged result exported wide from one unit operation and imported into a
   await expect(grid.locator('[data-row="2"][data-column="Glucose [g/L]"]')).toHaveText('< 0.5');
   await expect(grid.locator('[data-row="1"][data-column="Glucose [g/L]"]')).toHaveText('5.2');
   await expect(grid.locator('[data-row="2"][data-column="Drawn"]')).toHaveText('2025-04-10 18:00');
+});
+
+test('a Vi-CELL XR key : value report is read as one sample and imported by accepting the proposal', async ({ page, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const session = await adminSession(request);
+  const fixture = await createRunWithSeries(request, session, uniqueStamp(), 'A', '2025-03-03T08:00:00.000Z');
+  await callJson(request, session.token, 'PUT', `/api/v1/unit-operations/${fixture.unitOperationId}/samples`, { samples: [
+    { sample_id: 'CLB001', drawn_at: '2025-03-03T10:00:00.000Z', results: [] },
+  ] });
+  await signInWithSession(page, session, `/runs/${fixture.run.id}/unit-operations/${fixture.unitOperationId}`);
+  const card = page.getByTestId('samples-card');
+  await expect(card.getByRole('heading', { name: 'Samples 1' })).toBeVisible();
+  await card.getByTestId('samples-import-report').click();
+  const dialog = page.getByRole('dialog', { name: 'Import report' });
+  await dialog.locator('#report-file').setInputFiles(realExportPath(VI_CELL_XR));
+  await expect(dialog.getByTestId('report-import-detected')).toHaveText("Detected: a key/value report of one sample, ':' between key and value, utf-8, 59 keys.", { timeout: 30_000 });
+  await expect(dialog.getByTestId('report-sample-id')).toHaveValue('Sample ID');
+  const analytes = dialog.getByTestId('report-import-analytes');
+  for (const [column, unit] of [['Viability (%)', '%'], ['Total cells / ml (x 10^6)', '10*6/mL'], ['Total viable cells / ml (x 10^6)', '10*6/mL'], ['Average diameter (microns)', 'um']]) {
+    await expect(analytes.getByRole('checkbox', { name: `Import ${column}` })).toBeChecked();
+    await expect(analytes.getByRole('textbox', { name: `Unit of ${column}` })).toHaveValue(unit!);
+  }
+  // A setting of the count is offered, not chosen.
+  await expect(analytes.getByRole('checkbox', { name: 'Import Minimum diameter (microns)' })).not.toBeChecked();
+  await dialog.getByTestId('report-import-preview').click();
+  await expect(dialog.getByTestId('report-import-matched')).toHaveText('1');
+  await expect(dialog.getByTestId('report-import-added')).toHaveText('4');
+  await screenshot(page, 'samples-import-4-key-value', testInfo);
+  await dialog.getByTestId('report-import-submit').click();
+  await expectToast(page, 'Report imported');
+  const grid = page.getByTestId('samples-grid');
+  await expect(grid.locator('[data-row="1"][data-column="Viability [%]"]')).toHaveText('97');
+  await expect(grid.locator('[data-row="1"][data-column="Total cells [10*6/mL]"]')).toHaveText('90.2');
+  await expect(grid.locator('[data-row="1"][data-column="Average diameter [um]"]')).toHaveText('17.3');
 });
