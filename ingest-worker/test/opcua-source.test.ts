@@ -5,7 +5,7 @@
  * EngineeringUnits the server declares, a user name is checked by the server, a changed mapping list
  * changes what is monitored, and a server restart is survived. A server that accepts only certificate
  * users reads values to a connection signing in with a certificate it trusts, and refuses an untrusted
- * one (or anonymous) with a message saying so.
+ * one (or anonymous) with a message saying so, and signs in by itself once the server trusts it.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -16,7 +16,7 @@ import { X509Certificate } from 'node:crypto';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import type { IntegrationMapping, OpcuaConnection } from '@bioprocess/shared/integrations';
 import { describeUserCertificate } from '@bioprocess/shared/server/opcua-user-certificate';
-import { createOpcuaSource } from '../src/connectors/sources/opcua.ts';
+import { createOpcuaSource, opcuaSourceFactory } from '../src/connectors/sources/opcua.ts';
 import { startDemoOpcuaServer, type DemoOpcuaServer } from '../src/connectors/demo/opcua-bioreactor-server.ts';
 import type { ConnectorSource, SourceReading, SourceStatusSink } from '../src/connectors/source.ts';
 
@@ -299,5 +299,25 @@ describe('OPC UA source signing in with a user certificate', () => {
     const anonymous = createOpcuaSource(connection(server.endpointUrl), null, [], new RecordingStatus(), log);
     await expect(anonymous.start(async () => undefined)).rejects.toThrow(/^The server's endpoint offers no anonymous sign-in: choose another user identity/);
     await anonymous.stop();
+  });
+
+  it('signs in by itself once the server trusts a certificate it refused', async () => {
+    const later = await makeUserCertificate('Registered later');
+    const status = new RecordingStatus();
+    const readings: SourceReading[] = [];
+    const createWithShortRetry = opcuaSourceFactory({ signInRetryMs: 300 });
+    const source = createWithShortRetry(certificateConnection(server.endpointUrl, later.certificatePem), later.privateKeyPem, [mapping(13, nodeId, 113)], status, log);
+    try {
+      await expect(source.start(async (batch) => { readings.push(...batch); })).rejects.toThrow(/BadIdentityTokenRejected/);
+      await until('a retried refusal', () => status.events.find((event) => /BadIdentityTokenRejected.*Trying again every 0 s\.$/.test(event)));
+      expect(status.events).not.toContain('connected');
+      await server.trustUserCertificate(later.der);
+      await until('the sign-in after the certificate is trusted', () => status.events.includes('connected'));
+      const stamp = new Date(Date.UTC(2026, 0, 7));
+      server.set('BR-05', 'temperature', 35.5, StatusCodes.Good, stamp);
+      await until('a reading after the late sign-in', () => readings.find((reading) => reading.measuredAtMs === stamp.getTime()));
+    } finally {
+      await source.stop();
+    }
   });
 });

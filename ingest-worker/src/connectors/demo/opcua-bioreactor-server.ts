@@ -52,6 +52,8 @@ export interface DemoOpcuaServer {
   set(reactor: string, tag: LiveTag, value: number, status?: StatusCode, sourceTimestamp?: Date): void;
   /** Stops the periodic updates; tests then drive the values with set(). */
   pause(): void;
+  /** Trusts a user certificate (DER) from now on, as an admin moving it from rejected/ to trusted/ does. */
+  trustUserCertificate(certificate: Buffer): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -126,6 +128,7 @@ export async function startDemoOpcuaServer(options: DemoOpcuaServerOptions): Pro
       if (timer) clearInterval(timer);
       timer = null;
     },
+    trustUserCertificate: (certificate) => userCertificateManager.trustCertificate(certificate),
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;

@@ -7,7 +7,9 @@
  *
  * The session signs in as the connection says: anonymous, a user name with the secret as its password,
  * or an X.509 user certificate whose private key is the secret (it signs the server's nonce; node-opcua
- * sends only the certificate). A server refusing the identity is reported with what to do about it.
+ * sends only the certificate). A server refusing the identity is reported with what to do about it,
+ * and the sign-in is tried again every half minute: trusting a certificate on the server is how an
+ * admin answers the refusal, and the connection then comes up without being saved again.
  */
 import {
   AttributeIds, BrowseDirection, ClientMonitoredItemGroup, DataChangeFilter, DataChangeTrigger, DataType, DeadbandType, MessageSecurityMode, NodeClass, NodeClassMask, OPCUAClient,
@@ -27,6 +29,8 @@ const QUEUE_SIZE = 100;
 const LIFETIME_COUNT = 600;
 const MAX_KEEP_ALIVE_COUNT = 20;
 const OBJECTS_FOLDER = 'ns=0;i=85';
+/** How long after a refused sign-in the source signs in again. */
+const SIGN_IN_RETRY_MS = 30_000;
 
 const SECURITY_MODES: Record<OpcuaConnection['settings']['security_mode'], MessageSecurityMode> = {
   None: MessageSecurityMode.None,
@@ -155,7 +159,14 @@ function mappingsByNode(mappings: IntegrationMapping[]): Map<string, Integration
 
 const isProperty = (reference: ReferenceDescription) => reference.referenceTypeId.value === ReferenceTypeIds.HasProperty && reference.referenceTypeId.namespace === 0;
 
-export const createOpcuaSource: SourceFactory = (connection, secret, initialMappings, status, log) => {
+/** The OPC UA source factory; tests shorten the wait before a refused sign-in is tried again. */
+export function opcuaSourceFactory(options: { signInRetryMs: number } = { signInRetryMs: SIGN_IN_RETRY_MS }): SourceFactory {
+  return (connection, secret, initialMappings, status, log) => createSource(connection, secret, initialMappings, status, log, options.signInRetryMs);
+}
+
+export const createOpcuaSource: SourceFactory = opcuaSourceFactory();
+
+function createSource(...[connection, secret, initialMappings, status, log, signInRetryMs]: [...Parameters<SourceFactory>, number]): ConnectorSource {
   if (connection.kind !== 'opcua') throw new Error(`not an OPC UA connection: ${connection.kind}`);
   const settings = connection.settings;
   const client = OPCUAClient.create({
@@ -175,6 +186,7 @@ export const createOpcuaSource: SourceFactory = (connection, secret, initialMapp
   let monitoredNodeIds: string[] = [];
   let deliver: ((readings: SourceReading[]) => Promise<void>) | null = null;
   let stopped = false;
+  let signInRetry: NodeJS.Timeout | null = null;
   let pending: SourceReading[] = [];
   let flushScheduled = false;
   // Deliveries are chained so readings reach the buffer in the order the server sent them.
@@ -250,30 +262,45 @@ export const createOpcuaSource: SourceFactory = (connection, secret, initialMapp
     group = created;
   };
 
+  const retrySignIn = () => {
+    if (stopped) return;
+    signInRetry = setTimeout(() => {
+      signInRetry = null;
+      open().catch((error: unknown) => status.error(`${(error as Error).message} Trying again every ${Math.round(signInRetryMs / 1000)} s.`));
+    }, signInRetryMs);
+  };
+
+  /** Connects, signs in, subscribes; a refused sign-in is reported (thrown) and tried again later. */
+  const open = async () => {
+    await client.connect(connection.endpoint_url);
+    if (stopped) return;
+    try {
+      session = await client.createSession(identityOf(connection, secret));
+    } catch (error) {
+      // The secure channel would stay open otherwise; the next attempt opens its own.
+      await client.disconnect().catch(() => undefined);
+      log.warn({ connectionId: connection.id, reason: error instanceof Error ? error.message : String(error) }, 'OPC UA sign-in refused');
+      retrySignIn();
+      throw new Error(signInRefusal(connection, error), { cause: error });
+    }
+    if (stopped) return;
+    session.on('session_closed', () => status.disconnected('session closed'));
+    subscription = await session.createSubscription2({
+      requestedPublishingInterval: PUBLISHING_INTERVAL_MS,
+      requestedLifetimeCount: LIFETIME_COUNT,
+      requestedMaxKeepAliveCount: MAX_KEEP_ALIVE_COUNT,
+      maxNotificationsPerPublish: 10_000,
+      publishingEnabled: true,
+      priority: 10,
+    });
+    await monitor();
+    status.connected();
+  };
+
   const source: ConnectorSource = {
     async start(onReadings) {
       deliver = onReadings;
-      await client.connect(connection.endpoint_url);
-      if (stopped) return;
-      try {
-        session = await client.createSession(identityOf(connection, secret));
-      } catch (error) {
-        // The secure channel stays open for the next attempt otherwise; the connection is not usable as it is.
-        await client.disconnect().catch(() => undefined);
-        log.warn({ connectionId: connection.id, reason: error instanceof Error ? error.message : String(error) }, 'OPC UA sign-in refused');
-        throw new Error(signInRefusal(connection, error), { cause: error });
-      }
-      session.on('session_closed', () => status.disconnected('session closed'));
-      subscription = await session.createSubscription2({
-        requestedPublishingInterval: PUBLISHING_INTERVAL_MS,
-        requestedLifetimeCount: LIFETIME_COUNT,
-        requestedMaxKeepAliveCount: MAX_KEEP_ALIVE_COUNT,
-        maxNotificationsPerPublish: 10_000,
-        publishingEnabled: true,
-        priority: 10,
-      });
-      await monitor();
-      status.connected();
+      await open();
     },
 
     async browse(nodeId) {
@@ -337,6 +364,7 @@ export const createOpcuaSource: SourceFactory = (connection, secret, initialMapp
 
     async stop() {
       stopped = true;
+      if (signInRetry) clearTimeout(signInRetry);
       flush();
       await delivering;
       try {
