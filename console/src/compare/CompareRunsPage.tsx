@@ -148,7 +148,9 @@ function CompareTypePanel({ type, runs, operations, selection, onSelectionChange
     const entries = await Promise.all(operationIds.map(async (id) => [id, await apiRequest<Reading[]>('GET',
       `/api/v1/unit-operations/${id}/time-series-data?limit=${COMPARE_SERIES_LIMIT}`, undefined, { schema: readingListSchema })] as const));
     return new Map(entries);
-  }, { revalidateOnFocus: false });
+    // SWR's default comparison (dequal/lite) sees no difference between two Maps, so a live patch (a new
+    // Map of the same operations) would be dropped as unchanged: a new Map is new data.
+  }, { revalidateOnFocus: false, compare: (before, after) => before === after });
   if (series.error) console.error('Failed to fetch time series data', series.error);
   // Runs still running draw their new readings as they are stored.
   const liveState = useLiveCompareSeries(useMemo(() => selectedOperations.map(({ operation }) => operation), [selectedOperations]), instruments.data, series.mutate);
