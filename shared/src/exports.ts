@@ -54,8 +54,11 @@ export const timeSeriesExportQuerySchema = z
   });
 export type TimeSeriesExportQuery = z.infer<typeof timeSeriesExportQuerySchema>;
 
-/** Columns of the CSV long format, raw and downsampled. */
-export const CSV_LONG_COLUMNS = ['timestamp', 'elapsed_s', 'instrument', 'instrument_id', 'unit', 'value'] as const;
+/**
+ * Columns of the CSV long format, raw and downsampled. Raw readings end with what their source said:
+ * `quality` (its code; empty when it gave none) and `historical` (`true`, else empty).
+ */
+export const CSV_LONG_COLUMNS = ['timestamp', 'elapsed_s', 'instrument', 'instrument_id', 'unit', 'value', 'quality', 'historical'] as const;
 export const CSV_LONG_BUCKET_COLUMNS = ['timestamp', 'elapsed_s', 'instrument', 'instrument_id', 'unit', 'avg', 'min', 'max'] as const;
 
 /** The title of an instrument's column in the wide format and the XLSX sheets. */

@@ -35,6 +35,7 @@ function recordColumnType(name: string): ColumnType {
 
 const TIME_SERIES_COLUMN_TYPES: Record<(typeof CSV_LONG_COLUMNS)[number], ColumnType> = {
   timestamp: 'timestamp', elapsed_s: 'number', instrument: 'text', instrument_id: 'integer', unit: 'text', value: 'number',
+  quality: 'integer', historical: 'text',
 };
 
 const SAMPLE_COLUMN_TYPES: Record<(typeof SAMPLE_LONG_COLUMNS)[number], ColumnType> = {

@@ -4,10 +4,10 @@
  * neutralising CSV writer; numbers stay numbers. Raw CSV long, the largest, is written as bytes from
  * ClickHouse's text answer (point-source.ts csvLongText), with the same cells.
  *
- * - long: one row per reading: timestamp, elapsed_s, instrument, instrument_id, unit, value (or avg,
- *   min, max when downsampled);
- * - wide: one row per timestamp, one column per instrument titled `name [unit]` (three when
- *   downsampled), empty where an instrument has no reading at that time; elapsed_s optional.
+ * - long: one row per reading: timestamp, elapsed_s, instrument, instrument_id, unit, value, quality,
+ *   historical (or avg, min, max when downsampled);
+ * - wide: one row per timestamp (to the microsecond), one column per instrument titled `name [unit]`
+ *   (three when downsampled), empty where an instrument has no reading at that time; elapsed_s optional.
  */
 import type { ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { CSV_LONG_BUCKET_COLUMNS, CSV_LONG_COLUMNS } from '@bioprocess/shared/exports';
@@ -93,18 +93,21 @@ export async function* csvWide(input: SeriesExportInput, withElapsed: boolean): 
   for (const section of input.scope.sections) {
     let out = '';
     let current = Number.NaN;
+    let currentMicros = 0;
     let cells: string[] = [];
     const flush = () => {
       if (current !== current) return;
-      out += `${stamps.format(current)}${withElapsed ? `,${elapsedText(current, section.originMs)}` : ''},${cells.join(',')}\r\n`;
+      out += `${stamps.format(current, currentMicros)}${withElapsed ? `,${elapsedText(current, section.originMs, currentMicros)}` : ''},${cells.join(',')}\r\n`;
       input.tally.rows += 1;
     };
     for await (const batch of sectionBatches(input.clickhouse, input.organizationId, section, input.bucketMs)) {
-      const { ts, instrument, value, min, max } = batch;
+      const { ts, micros, instrument, value, min, max } = batch;
       for (let index = 0; index < batch.count; index += 1) {
-        if (ts[index] !== current) {
+        // Readings of one millisecond with different microseconds are rows of their own.
+        if (ts[index] !== current || micros[index] !== currentMicros) {
           flush();
           current = ts[index]!;
+          currentMicros = micros[index]!;
           cells = new Array<string>(width).fill('');
         }
         const column = columnOf.get(instrument[index]!)!;

@@ -21,12 +21,17 @@ const TWO_32 = 4_294_967_296;
 
 /**
  * Rows in time order (then instrument). `ts` is the reading's time, or the bucket's start when
- * downsampled; `value` the reading or the bucket's average; `min`/`max` only when downsampled. NaN is
- * a missing value (stored values are always finite).
+ * downsampled; `micros` the microseconds within the reading's millisecond (0 for buckets); `value` the
+ * reading or the bucket's average; `min`/`max` only when downsampled. NaN is a missing value (stored
+ * values are always finite). A raw reading's `quality` code (NaN: none) and `historical` flag (1) are
+ * its source's; buckets have none.
  */
 export interface PointBatch {
   count: number;
   ts: Float64Array;
+  micros: Uint16Array;
+  quality: Float64Array;
+  historical: Uint8Array;
   instrument: Float64Array;
   value: Float64Array;
   min: Float64Array | null;
@@ -84,6 +89,9 @@ function newBatch(bucketed: boolean): PointBatch {
   return {
     count: 0,
     ts: new Float64Array(BATCH_ROWS),
+    micros: new Uint16Array(BATCH_ROWS),
+    quality: new Float64Array(BATCH_ROWS).fill(Number.NaN),
+    historical: new Uint8Array(BATCH_ROWS),
     instrument: new Float64Array(BATCH_ROWS),
     value: new Float64Array(BATCH_ROWS),
     min: bucketed ? new Float64Array(BATCH_ROWS) : null,
@@ -106,8 +114,9 @@ function readInt64(buffer: Buffer, offset: number): number {
 }
 
 /**
- * Raw rows `ts Int64, instrument_id UInt64, value Nullable(Float64), is_deleted UInt8`, sorted by
- * time, instrument and version: keeps the last row of each key, drops it when it is a tombstone.
+ * Raw rows `ts Int64, instrument_id UInt64, value Nullable(Float64), is_deleted UInt8, ts_micros
+ * UInt16, quality Nullable(UInt32), historical UInt8`, sorted by time, instrument and version: keeps
+ * the last row of each key, drops it when it is a tombstone.
  */
 async function* rawBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<PointBatch> {
   let batch = newBatch(false);
@@ -117,10 +126,16 @@ async function* rawBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<PointB
   let keyInstrument = 0;
   let keyValue = 0;
   let keyDeleted = false;
+  let keyMicros = 0;
+  let keyQuality = Number.NaN;
+  let keyHistorical = 0;
   const emit = () => {
     if (!haveKey || keyDeleted) return;
     const index = batch.count;
     batch.ts[index] = keyTs;
+    batch.micros[index] = keyMicros;
+    batch.quality[index] = keyQuality;
+    batch.historical[index] = keyHistorical;
     batch.instrument[index] = keyInstrument;
     batch.value[index] = keyValue;
     batch.count = index + 1;
@@ -131,12 +146,19 @@ async function* rawBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<PointB
     for (;;) {
       if (offset + 17 > buffer.length) break;
       const valueLength = nullableFloatLength(buffer, offset + 16);
-      if (valueLength < 0 || offset + 16 + valueLength + 1 > buffer.length) break;
+      // After the value: is_deleted (1 byte), ts_micros (2), quality's null flag (1, then 4 unless null), historical (1).
+      const qualityAt = offset + 16 + valueLength + 3;
+      if (valueLength < 0 || qualityAt >= buffer.length) break;
+      const qualityLength = buffer[qualityAt] === 1 ? 1 : 5;
+      if (qualityAt + qualityLength + 1 > buffer.length) break;
       const ts = readInt64(buffer, offset);
       const instrument = readInt64(buffer, offset + 8);
       const value = readNullableFloat(buffer, offset + 16);
       const deleted = buffer[offset + 16 + valueLength] === 1;
-      offset += 16 + valueLength + 1;
+      const micros = buffer.readUInt16LE(offset + 16 + valueLength + 1);
+      const quality = qualityLength === 1 ? Number.NaN : buffer.readUInt32LE(qualityAt + 1);
+      const historical = buffer[qualityAt + qualityLength]!;
+      offset = qualityAt + qualityLength + 1;
       if (haveKey && (ts !== keyTs || instrument !== keyInstrument)) {
         emit();
         if (batch.count === BATCH_ROWS) {
@@ -149,6 +171,9 @@ async function* rawBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<PointB
       keyInstrument = instrument;
       keyValue = value;
       keyDeleted = deleted;
+      keyMicros = micros;
+      keyQuality = quality;
+      keyHistorical = historical;
     }
     rest = offset < buffer.length ? buffer.subarray(offset) : null;
   }
@@ -250,6 +275,7 @@ const MINUS = 45;
 const ZERO = 48;
 const BACKSLASH = 92;
 const LOWER_E = 101;
+const TRUE_TEXT = Buffer.from('true', 'latin1');
 
 /**
  * `YYYY-MM-DDTHH:MM:` of a time, made once per minute: readings of many instruments at 1 Hz cross a
@@ -270,9 +296,10 @@ class IsoMinutePrefix {
 }
 
 /**
- * One window of raw readings as ClickHouse's text, `ts<TAB>position<TAB>value` lines, held whole so its
- * rows can be put in time order here: per row its time, the instrument's position (1-based) and where
- * its value's text lies; `runStart` cuts the rows into runs, stretches of one instrument in rising
+ * One window of raw readings as ClickHouse's text, `ts<TAB>position<TAB>micros<TAB>quality<TAB>historical<TAB>value`
+ * lines, held whole so its rows can be put in time order here: per row its time, the instrument's
+ * position (1-based), what the source said (microseconds, quality code or NaN, historical flag) and
+ * where its value's text lies; `runStart` cuts the rows into runs, stretches of one instrument in rising
  * time. The text and the arrays are reused from window to window (fresh ones each time would leave the
  * allocator tens of megabytes of holes).
  */
@@ -280,6 +307,9 @@ interface WindowRows {
   count: number;
   ts: Float64Array;
   position: Int32Array;
+  micros: Uint16Array;
+  quality: Float64Array;
+  historical: Uint8Array;
   valueStart: Uint32Array;
   valueEnd: Uint32Array;
   /** Run r holds rows runStart[r] .. runStart[r + 1] - 1. */
@@ -289,7 +319,7 @@ interface WindowRows {
   order: Uint32Array;
 }
 
-function grown<T extends Float64Array | Int32Array | Uint32Array>(array: T, length: number): T {
+function grown<T extends Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array>(array: T, length: number): T {
   const bigger = new (array.constructor as new (size: number) => T)(length);
   bigger.set(array);
   return bigger;
@@ -299,6 +329,7 @@ function emptyWindow(): WindowRows {
   const capacity = 64 * 1024;
   return {
     count: 0, ts: new Float64Array(capacity), position: new Int32Array(capacity),
+    micros: new Uint16Array(capacity), quality: new Float64Array(capacity), historical: new Uint8Array(capacity),
     valueStart: new Uint32Array(capacity), valueEnd: new Uint32Array(capacity), runStart: new Uint32Array(64), runs: 0,
     order: new Uint32Array(capacity),
   };
@@ -362,6 +393,9 @@ function parseWindow(window: WindowText, rows: WindowRows): void {
       const capacity = 2 * count;
       rows.ts = grown(rows.ts, capacity);
       rows.position = grown(rows.position, capacity);
+      rows.micros = grown(rows.micros, capacity);
+      rows.quality = grown(rows.quality, capacity);
+      rows.historical = grown(rows.historical, capacity);
       rows.valueStart = grown(rows.valueStart, capacity);
       rows.valueEnd = grown(rows.valueEnd, capacity);
     }
@@ -380,6 +414,25 @@ function parseWindow(window: WindowText, rows: WindowRows): void {
       index = index * 10 + byte - ZERO;
       byte = text[++at]!;
     }
+    let micros = 0;
+    byte = text[++at]!;
+    while (byte !== TAB) {
+      micros = micros * 10 + byte - ZERO;
+      byte = text[++at]!;
+    }
+    let quality = 0;
+    byte = text[++at]!;
+    if (byte === BACKSLASH) {
+      quality = Number.NaN; // \N
+      at += 2;
+    } else {
+      while (byte !== TAB) {
+        quality = quality * 10 + byte - ZERO;
+        byte = text[++at]!;
+      }
+    }
+    const historical = text[++at] === ZERO + 1 ? 1 : 0;
+    at += 1;
     const start = at + 1;
     at = text.indexOf(NEWLINE, start);
     if (index !== lastPosition || ms <= lastTs) {
@@ -390,6 +443,9 @@ function parseWindow(window: WindowText, rows: WindowRows): void {
     lastTs = ms;
     rows.ts[count] = ms;
     rows.position[count] = index;
+    rows.micros[count] = micros;
+    rows.quality[count] = quality;
+    rows.historical[count] = historical;
     rows.valueStart[count] = start;
     rows.valueEnd[count] = at;
     count += 1;
@@ -469,16 +525,17 @@ function timeOrder(rows: WindowRows, rankOf: Int32Array): Uint32Array | null {
  * The raw rows of CSV long as bytes. ClickHouse reads each window with FINAL (standingReadingsFinal):
  * it merges the table's parts in their own key order (instrument, time) and keeps each key's newest
  * version, NULL values included; tombstones are dropped after that merge. It writes each reading as
- * `ts<TAB>position<TAB>value`, the value in its shortest round-trip text (ClickHouse's, the same digits
- * as JavaScript's String(number)). ClickHouse never sorts (18.16 cannot read in key order under an
+ * `ts<TAB>position<TAB>micros<TAB>quality<TAB>historical<TAB>value`, the value in its shortest round-trip
+ * text (ClickHouse's, the same digits as JavaScript's String(number)). ClickHouse never sorts (18.16 cannot read in key order under an
  * ORDER BY, and re-sorting ten million rows by time cost it twice the api's whole work): the window's
  * text is held here and its per-instrument runs are merged into time order, then instrument id, the
  * order the other formats use. Whatever order an engine's FINAL streams its parts in, the merge takes
- * rising runs as they come. Each line is written as bytes: the ISO time (its minute made once), elapsed
- * seconds from the integer milliseconds (exact: the shortest text of a whole number of milliseconds
- * over 1000 is that number with the point moved), the instrument's cells (formatted and neutralised once
- * per instrument) and the value, with JavaScript's spelling where ClickHouse's differs (`1e+21`, `0` for
- * -0, nothing for NULL). No string or number object per reading: the formatting is what bounded the
+ * rising runs as they come. Each line is written as bytes: the ISO time (its minute made once; six
+ * fraction digits when the reading has microseconds), elapsed seconds from the integer microseconds
+ * (exact: the shortest text of a whole number of microseconds over 10^6 is that number with the point
+ * moved), the instrument's cells (formatted and neutralised once per instrument), the value, with
+ * JavaScript's spelling where ClickHouse's differs (`1e+21`, `0` for -0, nothing for NULL), then the
+ * quality code (empty: none) and the historical flag (`true`, else empty). No string or number object per reading: the formatting is what bounded the
  * export's speed. Memory: one window's text and row index (about 50 bytes a reading) and the next
  * window's text, read meanwhile.
  */
@@ -488,7 +545,7 @@ export async function* csvLongText(
   if (section.instruments.length === 0 || section.endMs < section.startMs || plan.firstHour === null) return;
   const ids = section.instruments.map((instrument) => int(instrument.id)).join(',');
   const instrumentIds = instrumentIdsOf(section);
-  const queries = plan.windows.map((window) => `SELECT ts, indexOf([${ids}], instrument_id), value
+  const queries = plan.windows.map((window) => `SELECT ts, indexOf([${ids}], instrument_id), ts_micros, quality, historical, value
     FROM (${standingReadingsFinal(organizationId, instrumentIds, window)})
    FORMAT TabSeparated`);
   // Ties in time go by instrument id, whatever order the section lists its instruments in.
@@ -526,7 +583,7 @@ export async function* csvLongText(
       next = window + 1 < queries.length ? readWhole(startQuery(clickhouse, queries[window + 1]!), texts[(window + 1) % 2]!) : null;
       parseWindow(current, rows);
       const text = current.bytes;
-      const { ts, position, valueStart, valueEnd } = rows;
+      const { ts, position, micros, quality, historical, valueStart, valueEnd } = rows;
       const order = timeOrder(rows, rankOf);
       let written = 0;
       for (let step = 0; step < rows.count; step += 1) {
@@ -551,20 +608,26 @@ export async function* csvLongText(
         out[at++] = ZERO + Math.floor(milli / 100);
         out[at++] = ZERO + (Math.floor(milli / 10) % 10);
         out[at++] = ZERO + (milli % 10);
+        const micro = micros[row]!;
+        if (micro !== 0) {
+          out[at++] = ZERO + Math.floor(micro / 100);
+          out[at++] = ZERO + (Math.floor(micro / 10) % 10);
+          out[at++] = ZERO + (micro % 10);
+        }
         out[at++] = 90; // Z
         out[at++] = 44; // ,
-        // elapsed_s: the whole seconds, then the milliseconds without trailing zeros.
-        let elapsed = ms - origin;
+        // elapsed_s: the whole seconds, then the microseconds without trailing zeros (integers below 2^53).
+        let elapsed = (ms - origin) * 1000 + micro;
         if (elapsed < 0) {
           out[at++] = MINUS;
           elapsed = -elapsed;
         }
-        const whole = Math.floor(elapsed / 1000);
+        const whole = Math.floor(elapsed / 1_000_000);
         writeDigits(whole);
-        let fraction = elapsed - whole * 1000;
+        let fraction = elapsed - whole * 1_000_000;
         if (fraction !== 0) {
           out[at++] = 46; // .
-          let scale = 100;
+          let scale = 100_000;
           while (fraction !== 0) {
             const digit = Math.floor(fraction / scale);
             out[at++] = ZERO + digit;
@@ -590,6 +653,12 @@ export async function* csvLongText(
             if (byte === LOWER_E && text[cursor + 1] !== MINUS) out[at++] = 43; // +
           }
         }
+        // quality (empty: none given), historical (`true`, else empty).
+        out[at++] = 44;
+        const code = quality[row]!;
+        if (code === code /* not NaN */) writeDigits(code);
+        out[at++] = 44;
+        if (historical[row] === 1) for (let copied = 0; copied < TRUE_TEXT.length; copied += 1) out[at++] = TRUE_TEXT[copied]!;
         out[at++] = 13;
         out[at++] = NEWLINE;
         written += 1;

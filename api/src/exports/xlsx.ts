@@ -9,7 +9,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import ExcelJS from 'exceljs';
 import { wideTitles, type SeriesExportInput } from './csv-formats.ts';
-import { valueOrNull } from './cells.ts';
+import { elapsedSeconds, valueOrNull } from './cells.ts';
 import { sectionBatches } from './point-source.ts';
 import type { ExportSection } from './scope.ts';
 import { addSampleSheets, type ExportSamples } from './samples.ts';
@@ -80,6 +80,7 @@ async function writeWorkbook(output: PassThrough, input: SeriesExportInput, desc
     };
     openSheet();
     let current = Number.NaN;
+    let currentMicros = 0;
     let cells: Array<number | Date | null> = [];
     const flush = () => {
       if (current !== current) return;
@@ -94,14 +95,16 @@ async function writeWorkbook(output: PassThrough, input: SeriesExportInput, desc
     };
     for await (const batch of sectionBatches(input.clickhouse, input.organizationId, section, input.bucketMs)) {
       if (output.destroyed) return;
-      const { ts, instrument, value, min, max } = batch;
+      const { ts, micros, instrument, value, min, max } = batch;
       for (let index = 0; index < batch.count; index += 1) {
-        if (ts[index] !== current) {
+        if (ts[index] !== current || micros[index] !== currentMicros) {
           flush();
           current = ts[index]!;
+          currentMicros = micros[index]!;
           cells = new Array<number | Date | null>(header.length).fill(null);
+          // A spreadsheet's date holds milliseconds: the microseconds are in elapsed_s.
           cells[0] = new Date(current);
-          cells[1] = (current - section.originMs) / 1000;
+          cells[1] = elapsedSeconds(current, section.originMs, currentMicros);
         }
         const column = columnOf.get(instrument[index]!)!;
         cells[column] = valueOrNull(value[index]!);

@@ -249,27 +249,27 @@ export async function hourlyRollupsVersion(clickhouse: ClickHouseClient, organiz
 
 /**
  * SQL: every stored row (all versions, tombstones too) of the instruments over the span, columns
- * (ts, instrument_id, value, is_deleted), ordered by time, instrument and version: the newest version
+ * (ts, instrument_id, value, is_deleted, ts_micros, quality, historical), ordered by time, instrument and version: the newest version
  * of a key is the last of its adjacent rows. The reader deduplicates as it streams: keep each key's
  * last row, drop it when it is a tombstone (exports/point-source.ts). ClickHouse only sorts; a GROUP BY
  * with argMax over millions of keys costs it several times more, and would hold the whole window.
  */
 export function pointVersionsInKeyOrder(organizationId: number, instrumentIds: readonly number[], span: Span): string {
-  return `SELECT ts, instrument_id, value, is_deleted FROM ${POINTS_TABLE}
+  return `SELECT ts, instrument_id, value, is_deleted, ts_micros, quality, historical FROM ${POINTS_TABLE}
      WHERE ${windowsCondition(organizationId, 'ts', windowsOn(instrumentIds, [span]))}
      ORDER BY ts, instrument_id, version`;
 }
 
 /**
- * SQL: the standing readings of the instruments over the span, columns (ts, instrument_id, value), read
- * FINAL, in no promised order (each part's key order: per instrument rising in time). FINAL merges the
+ * SQL: the standing readings of the instruments over the span, columns (ts, instrument_id, value,
+ * ts_micros, quality, historical: the newest version's, as the value), read FINAL, in no promised order (each part's key order: per instrument rising in time). FINAL merges the
  * table's parts in their key order and keeps each key's newest version, NULL values included, without
  * sorting: the raw CSV export reads millions of rows this way, and sorts runs itself. Tombstones are
  * dropped after that merge, never before it (a filter inside would let an older version stand).
  */
 export function standingReadingsFinal(organizationId: number, instrumentIds: readonly number[], span: Span): string {
-  return `SELECT ts, instrument_id, value
-      FROM (SELECT ts, instrument_id, value, is_deleted FROM ${POINTS_TABLE} FINAL
+  return `SELECT ts, instrument_id, value, ts_micros, quality, historical
+      FROM (SELECT ts, instrument_id, value, is_deleted, ts_micros, quality, historical FROM ${POINTS_TABLE} FINAL
              WHERE ${windowsCondition(organizationId, 'ts', windowsOn(instrumentIds, [span]))})
      WHERE is_deleted = 0`;
 }

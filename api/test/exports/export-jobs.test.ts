@@ -88,7 +88,7 @@ describe('export jobs', () => {
     expect(file.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(file.headers['content-disposition']).toBe(`attachment; filename="${last.file_name}"`);
     const [header, ...rows] = parse(file.body) as string[][];
-    expect(header).toEqual(['timestamp', 'elapsed_s', 'instrument', 'instrument_id', 'unit', 'value']);
+    expect(header).toEqual(['timestamp', 'elapsed_s', 'instrument', 'instrument_id', 'unit', 'value', 'quality', 'historical']);
     expect(rows).toHaveLength(total);
     // The file holds exactly what the streamed export holds (its first part, streamed, compared line by line).
     expect(file.body.startsWith(small.body)).toBe(true);

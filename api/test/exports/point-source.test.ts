@@ -3,7 +3,9 @@
  * network chunks and batches, rewritten and deleted keys. What it yields must equal what the read
  * endpoint answers, row for row and bit for bit; the CSV long written as bytes from ClickHouse's text (read
  * in the table's key order and merged into time order here) must equal, byte for byte, what the row path
- * writes from those readings, whatever order the section lists its instruments in.
+ * writes from those readings, whatever order the section lists its instruments in. Readings carry
+ * microseconds, quality codes and historical flags (some rewritten without them): each key gives its
+ * newest version's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/test-context.ts';
@@ -12,6 +14,7 @@ import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { csvLongText, planSection, sectionBatches } from '../../src/exports/point-source.ts';
 import { elapsedText, IsoTimestamps, valueText } from '../../src/exports/cells.ts';
 import type { ExportSection } from '../../src/exports/scope.ts';
+import { fractionMicros } from '@bioprocess/shared/sub-millisecond-time';
 import { createPlant, type Plant } from '../support/fixtures.ts';
 
 const T0 = Date.UTC(2024, 5, 1);
@@ -32,7 +35,10 @@ describe('export point reader', () => {
       expect(response.statusCode, response.body).toBe(200);
     };
     const data = plant.instrumentIds.flatMap((instrument, column) => Array.from({ length: POINTS_PER_INSTRUMENT }, (_, index) => ({
-      ts: T0 + index * STEP_MS, instrument_id: instrument, value: index % 97 === 0 ? null : Math.sin(index + column) * 10 ** ((index % 40) - 20),
+      // Every third reading has microseconds (an epoch-milliseconds fraction), some a quality code or the historical flag.
+      ts: T0 + index * STEP_MS + (index % 3 === 0 ? ((index * 7) % 1000) / 1000 : 0), instrument_id: instrument,
+      value: index % 97 === 0 ? null : Math.sin(index + column) * 10 ** ((index % 40) - 20),
+      ...(index % 11 === 0 ? { quality: (index * 104_729) % 2 ** 32 } : {}), ...(index % 13 === 0 ? { historical: true } : {}),
     })));
     await post(data);
     // Rewrites (the newest version wins) and a deletion (its keys disappear).
@@ -52,27 +58,34 @@ describe('export point reader', () => {
       unitOperation: null, startMs: T0, endMs, originMs: T0,
       instruments: plant.instrumentIds.map((id) => ({ id, name: `i${id}`, unit: null, title: `i${id}` })),
     };
-    const rows: Array<[number, number, number | null]> = [];
+    type Row = [ts: number, micros: number, instrument: number, value: number | null, quality: number | null, historical: boolean];
+    const rows: Row[] = [];
     let batches = 0;
     for await (const batch of sectionBatches(ctx.deps.clickhouse, plant.organizationId, section, null, 5_000)) {
       batches += 1;
       for (let index = 0; index < batch.count; index += 1) {
         const value = batch.value[index]!;
-        rows.push([batch.ts[index]!, batch.instrument[index]!, value === value ? value : null]);
+        const quality = batch.quality[index]!;
+        rows.push([batch.ts[index]!, batch.micros[index]!, batch.instrument[index]!, value === value ? value : null, quality === quality ? quality : null, batch.historical[index] === 1]);
       }
     }
     expect(batches).toBeGreaterThan(4);
-    const expected: Array<[number, number, number | null]> = [];
+    const expected: Row[] = [];
     for (const instrument of plant.instrumentIds) {
       const readings = await readSeries(ctx, plant.viewer.token, { instrument_id: instrument, start_time: new Date(T0).toISOString(), end_time: new Date(endMs).toISOString(), limit: 100_000 });
-      for (const reading of readings) expected.push([Date.parse(reading.ts), instrument, reading.value]);
+      for (const reading of readings) {
+        expected.push([Date.parse(reading.ts), fractionMicros(reading.ts), instrument, reading.value, reading.quality ?? null, reading.historical ?? false]);
+      }
     }
-    expected.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    expected.sort((x, y) => x[0] - y[0] || x[2] - y[2]);
+    expect(expected.filter((row) => row[1] !== 0).length).toBeGreaterThan(1_000);
+    expect(expected.filter((row) => row[4] !== null).length).toBeGreaterThan(1_000);
+    expect(expected.filter((row) => row[5]).length).toBeGreaterThan(1_000);
     expect(rows.length).toBe(expected.length);
     expect(rows.length).toBe(2 * POINTS_PER_INSTRUMENT - Math.floor(600_000 / STEP_MS) - 1);
     rows.forEach((row, index) => {
       const wanted = expected[index]!;
-      if (row[0] !== wanted[0] || row[1] !== wanted[1] || !Object.is(row[2], wanted[2])) {
+      if (row.some((cell, at) => !Object.is(cell, wanted[at]))) {
         throw new Error(`row ${index}: ${JSON.stringify(row)} instead of ${JSON.stringify(wanted)}`);
       }
     });
@@ -117,7 +130,10 @@ describe('export point reader', () => {
     for await (const batch of sectionBatches(ctx.deps.clickhouse, plant.organizationId, section, null, 5_000)) {
       for (let index = 0; index < batch.count; index += 1) {
         const ms = batch.ts[index]!;
-        expected += `${stamps.format(ms)},${elapsedText(ms, section.originMs)},${middles[position.get(batch.instrument[index]!)!]}${valueText(batch.value[index]!)}\r\n`;
+        const micros = batch.micros[index]!;
+        const quality = batch.quality[index]!;
+        expected += `${stamps.format(ms, micros)},${elapsedText(ms, section.originMs, micros)},${middles[position.get(batch.instrument[index]!)!]}${valueText(batch.value[index]!)}`
+          + `,${quality === quality ? quality : ''},${batch.historical[index] === 1 ? 'true' : ''}\r\n`;
       }
       rows += batch.count;
     }

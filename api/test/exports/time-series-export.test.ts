@@ -118,7 +118,7 @@ describe('time-series exports', () => {
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(response.headers['content-disposition']).toMatch(/^attachment; filename="unit-operation-\d+-\d{8}T\d{6}-long\.csv"$/);
     const [header, ...rows] = csv(response.body);
-    expect(header).toEqual(['timestamp', 'elapsed_s', 'instrument', 'instrument_id', 'unit', 'value']);
+    expect(header).toEqual(['timestamp', 'elapsed_s', 'instrument', 'instrument_id', 'unit', 'value', 'quality', 'historical']);
     const total = [...expected.values()].reduce((sum, list) => sum + list.length, 0);
     expect(rows).toHaveLength(total);
     expect(response.headers['x-export-points']).toBe(String(total));
@@ -194,6 +194,40 @@ describe('time-series exports', () => {
       expect(copied.map(([ms]) => ms)).toEqual(original.map(([ms]) => ms));
       copied.forEach(([, value], position) => expect(Object.is(value, original[position]![1])).toBe(true));
     }
+  });
+
+  it('gives back the microseconds, quality codes and historical flags a post carried: CSV long and wide, and CSV long posted again stores them again', async () => {
+    const { plant } = seeded;
+    const source = await newEquipment(ctx, plant.organizationId, 2);
+    const [a, b] = source.instrumentIds as [number, number];
+    const at = T0 + 6 * HOUR;
+    await bulk(ctx, plant.editor.token, [
+      { ts: new Date(at).toISOString().replace('.000Z', '.000123Z'), instrument_id: a, value: 1.5, quality: 3_221_225_472 },
+      { ts: new Date(at).toISOString().replace('.000Z', '.000456Z'), instrument_id: b, value: 2.5, historical: true },
+      { ts: new Date(at + 1).toISOString(), instrument_id: a, value: null, quality: 0, historical: true },
+    ]);
+    const range = { instrument_ids: `${a},${b}`, start_time: new Date(at).toISOString(), end_time: new Date(at + 1000).toISOString() };
+    const long = await exportText(ctx, plant.editor.token, { ...range, format: 'csv-long' });
+    expect(long.status, long.body).toBe(200);
+    const rows = csv(long.body).slice(1);
+    const stamp = (ms: number, micros: string) => new Date(ms).toISOString().replace('Z', `${micros}Z`);
+    expect(rows.map((row) => [row[0], row[1], row[3], row[5], row[6], row[7]])).toEqual([
+      [stamp(at, '123'), '0.000123', String(a), '1.5', '3221225472', ''],
+      [stamp(at, '456'), '0.000456', String(b), '2.5', '', 'true'],
+      [stamp(at + 1, ''), '0.001', String(a), '', '0', 'true'],
+    ]);
+    // Wide: a row per time to the microsecond (a and b share the millisecond, not the microsecond).
+    const wide = await exportText(ctx, plant.editor.token, { ...range, format: 'csv-wide' });
+    expect(csv(wide.body).slice(1).map((row) => row.slice(0, 2))).toEqual([[stamp(at, '123'), '0.000123'], [stamp(at, '456'), '0.000456'], [stamp(at + 1, ''), '0.001']]);
+    // Posted again as it was exported, into fresh instruments: the same readings, details included.
+    const copy = await newEquipment(ctx, plant.organizationId, 2);
+    const idMap = new Map([[String(a), copy.instrumentIds[0]!], [String(b), copy.instrumentIds[1]!]]);
+    await bulk(ctx, plant.editor.token, rows.map((row) => ({
+      ts: row[0], instrument_id: idMap.get(row[3]!), value: row[5] === '' ? null : Number(row[5]),
+      ...(row[6] === '' ? {} : { quality: Number(row[6]) }), ...(row[7] === 'true' ? { historical: true } : {}),
+    })));
+    const again = await exportText(ctx, plant.editor.token, { ...range, instrument_ids: copy.instrumentIds.join(','), format: 'csv-long' });
+    expect(csv(again.body).slice(1).map((row) => [row[0], row[5], row[6], row[7]])).toEqual(rows.map((row) => [row[0], row[5], row[6], row[7]]));
   });
 
   it('writes XLSX with a metadata sheet and a sheet per unit operation, read back with the same library', async () => {
