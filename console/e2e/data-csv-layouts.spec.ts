@@ -5,8 +5,9 @@
  * in UTF-16BE (the time column the 27th, month-first minutes). The instruments exist with the
  * columns' names as aliases, so the mapping is the suggested one; what is stored is read back and
  * compared with the file. Then the shapes that need one choice: an Excel workbook's sheet, a plate's
- * wells made instruments by one rule, and the real Tecan i-control workbook turned (time across its
- * columns) with its 96 wells.
+ * wells made instruments by one rule, the real Tecan i-control workbook turned (time across its
+ * columns) with its 96 wells, and the real SoftMax Pro file of four blocks, its second plate picked
+ * under Block and read as one reading per well.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import ExcelJS from 'exceljs';
@@ -260,4 +261,54 @@ test('a column converted to another unit on request: an incompatible unit is ref
   await expectToast(page, 'Wrote 4 points to 1 instrument');
   const stored = await callJson<Reading[]>(request, session.token, 'GET', `/api/v1/time-series-data?instrument_id=${feed.id}`);
   expect(stored.map(({ value }) => value)).toEqual([0.15, 0.0007, 1.2345, 0.012]);
+});
+
+test('a SoftMax Pro file of four blocks: the second plate picked under Block, its grid read as one reading per well at the time the file states', async ({ page, request }, testInfo) => {
+  test.setTimeout(240_000);
+  const session = await adminSession(request);
+  const stamp = uniqueStamp();
+  const { facility, equipment } = await createFacilityAndEquipment(request, session, stamp, `SpectraMax ${stamp}`);
+  const run = await createRun(request, session, facility.id, `ELISA ${stamp}`, '2023-11-27T10:00:00.000Z', '2023-11-27T11:00:00.000Z');
+
+  await signInWithSession(page, session, `/runs/${run.id}`);
+  const dialog = await addFermentation(page, equipment.id, '2023-11-27T10:00', '2023-11-27T11:00');
+  await dialog.locator('#csv-file').setInputFiles(realExportPath('MD_SMP_absorbance_endpoint_example01.txt'));
+  const layout = dialog.getByTestId('csv-layout');
+  const block = layout.getByTestId('csv-block');
+  await expect(block).toHaveValue('1');
+  await expect(block.locator('option')).toHaveText([
+    '1. Plate: Plate01 (line 3: plate grid)', '2. Plate: Plate02 (line 24: plate grid)',
+    '3. Group: Standards (line 45: table, 42 row(s))', '4. Group: UnknownsNoDiln (line 105: table, 144 row(s))',
+  ]);
+  await block.selectOption('2');
+  await expect(layout).toHaveAttribute('data-header-line', '24');
+  await expect(layout.getByTestId('csv-layout-notice').filter({ hasText: 'plate grid' })).toHaveText(
+    'This table is a plate grid (rows A-H x columns 1-12): each well is read as one column (96 wells) at one read time.');
+  await expect(dialog.getByLabel('Assignment of Read time')).toHaveValue('timestamp');
+  await expect(dialog.getByRole('textbox', { name: 'Read time', exact: true })).toHaveValue('2023-11-27T10:43:25');
+  const matching = dialog.getByTestId('csv-matching-columns');
+  await matching.getByRole('button', { name: 'Plate wells' }).click();
+  await matching.getByTestId('csv-matching-apply').click();
+  await expect(dialog.getByLabel('Assignment of H12')).toHaveValue('new');
+  await screenshot(page, 'csv-layout-7-softmax-block', testInfo);
+
+  await dialog.getByRole('button', { name: 'Set up instruments' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Set up instruments for CSV columns' });
+  await wizard.getByLabel('Type').selectOption('optical_density');
+  await wizard.getByTestId('wizard-save-all').click();
+  // 96 instruments are made one request each: on a loaded machine that takes longer than a locator's default wait.
+  await expect(wizard).toBeHidden({ timeout: 60_000 });
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  await expect(dialog.getByText('1 rows read · 96 points written')).toBeVisible({ timeout: 60_000 });
+  await expectToast(page, 'Wrote 96 points to 96 instruments');
+
+  // Plate02's grid as the file writes it (UTF-16LE): rows A-H under line 24, columns 1-12 after the temperature.
+  const lines = readFileSync(realExportPath('MD_SMP_absorbance_endpoint_example01.txt')).toString('utf16le').replace(/^\uFEFF/, '').split('\r\n');
+  const instruments = await callJson<Array<{ id: number; alias: string }>>(request, session.token, 'GET', `/api/v1/equipment/${equipment.id}/instruments`);
+  for (const [well, row, column] of [['A1', 0, 1], ['D7', 3, 7], ['H12', 7, 12]] as const) {
+    const cell = lines[24 + row]!.split('\t')[1 + column]!;
+    const id = instruments.find((instrument) => instrument.alias === well)!.id;
+    const stored = await callJson<Reading[]>(request, session.token, 'GET', `/api/v1/time-series-data?instrument_id=${id}`);
+    expect(stored.map(({ ts, value }) => ({ ts, value })), well).toEqual([{ ts: '2023-11-27T10:43:25.000Z', value: Number(cell) }]);
+  }
 });
