@@ -66,6 +66,32 @@ describe('bulk writes and reads', () => {
     expect(await readSeries(ctx, plant.viewer.token, { instrument_id: c })).toEqual([{ ts: '2024-01-01T00:00:00.000Z', instrument_id: c, value: 3 }]);
   });
 
+  it('keeps a point\'s microseconds, quality code and historical flag, and reads two readings less than a millisecond apart as one (the later wins)', async () => {
+    const own = await createPlant(ctx, 1);
+    const [d] = own.instrumentIds as [number];
+    const at = T0 + 3_600_000;
+    const iso = (ms: number, micros: string) => new Date(ms).toISOString().replace('Z', `${micros}Z`);
+    const posted = await ctx.request({ method: 'POST', url: '/api/v1/time-series-data/bulk?wait=true', token: own.editor.token, payload: { data: [
+      { ts: iso(at, '250'), instrument_id: d, value: 1, quality: 2_156_658_688 },
+      { ts: iso(at + 1, '001'), instrument_id: d, value: null, quality: 0, historical: true },
+      { ts: at + 2.5, instrument_id: d, value: 3 },
+      // The same millisecond as the first: one reading, this later one wins with its own details.
+      { ts: iso(at, '900'), instrument_id: d, value: 4, historical: true },
+    ] } });
+    expect(posted.statusCode, posted.body).toBe(200);
+    expect(await readSeries(ctx, own.viewer.token, { instrument_id: d })).toEqual([
+      { ts: iso(at, '900'), instrument_id: d, value: 4, historical: true },
+      { ts: iso(at + 1, '001'), instrument_id: d, value: null, quality: 0, historical: true },
+      { ts: iso(at + 2, '500'), instrument_id: d, value: 3 },
+    ]);
+    // Rollups count readings per millisecond key: three.
+    const result = await ctx.deps.clickhouse.query({
+      query: `SELECT sum(points) AS n FROM (SELECT argMax(points, version) AS points FROM points_rollup_1m
+        WHERE organization_id = ${own.organizationId} AND instrument_id = ${d} GROUP BY minute)`, format: 'JSONEachRow',
+    });
+    expect(Number((await result.json<{ n: string }>())[0]!.n)).toBe(3);
+  });
+
   it('lets a later empty reading replace a value, in raw reads and in the minute rollups', async () => {
     const own = await createPlant(ctx, 1);
     const c = own.instrumentIds[0]!;
