@@ -36,6 +36,7 @@ export const SAMPLE_IMPORT_MESSAGES = {
   columnMissing: (role: string, column: string) => `${role} column '${column}' is not in the report's header.`,
   noAnalytes: 'Choose at least one analyte column.',
   notKeyValue: "The report is not a key/value report: no lines such as 'Sample ID : CLB001' or 'Viability (%);68.2' were found.",
+  tooManyKeys: (limit: number) => `The key/value report has more than ${limit} keys: a single sample's report is far smaller.`,
 } as const;
 
 const columnName = z.string().trim().min(1, 'A column name is required.').max(200);

@@ -40,7 +40,7 @@ export function positionalColumnName(index: number): string {
 
 /** The report's table: its header (as the preview names it) and every data row with its line. */
 export function readReportTable(bytes: Uint8Array, mapping: SampleReportMapping, options: { maxColumns?: number } = {}): ReportTable {
-  if (mapping.key_value) return readKeyValueTable(bytes, mapping);
+  if (mapping.key_value) return readKeyValueTable(bytes, mapping, options.maxColumns);
   const headerless = mapping.header_line === 0;
   const outcome = detectCsvLayout(bytes, {
     encoding: mapping.encoding, delimiter: mapping.delimiter, header_line: headerless ? 1 : mapping.header_line,
@@ -75,12 +75,14 @@ export function readReportTable(bytes: Uint8Array, mapping: SampleReportMapping,
 }
 
 /** A key/value report as a one-row table: its keys are the columns. */
-function readKeyValueTable(bytes: Uint8Array, mapping: SampleReportMapping): ReportTable {
+function readKeyValueTable(bytes: Uint8Array, mapping: SampleReportMapping, maxColumns = SAMPLE_REPORT_MAX_ROWS): ReportTable {
   const binary = sniffBinary(bytes.subarray(0, 64 * 1024));
   if (binary) throw badRequest(binary);
   const { text } = decodeCsvBytes(bytes, { encoding: mapping.encoding });
   const report = readKeyValueReport(text);
   if (!report) throw badRequest(SAMPLE_IMPORT_MESSAGES.notKeyValue);
+  // Its keys are the table's columns: as bounded as a table's.
+  if (report.pairs.length > maxColumns) throw badRequest(SAMPLE_IMPORT_MESSAGES.tooManyKeys(maxColumns));
   const table = keyValueTable(report);
   return { headers: table.headers, rows: [{ line: table.lines[0]!, cells: table.values, cellLines: table.lines }] };
 }

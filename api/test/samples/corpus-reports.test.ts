@@ -245,4 +245,21 @@ describe('cell counter reports of the corpus, imported by accepting the suggesti
     }
     expect((await stored(id))[0]!.results).toEqual([]);
   });
+
+  it('answers a key/value mapping on a table, or a report of more keys than a table has columns, with a 400 that says why, writing nothing', async () => {
+    const id = await unitOperationWith(['A1']);
+    const { mapping } = keyValueSuggestion(VI_CELL_XR);
+    const post = async (name: string, content: Buffer | string) => {
+      const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, { name, content });
+      return ctx.request({ method: 'POST', url: `/api/v1/unit-operations/${id}/sample-imports`, token: org.editor.token, headers: { 'content-type': contentType }, payload: body });
+    };
+    const table = await post(NC_VIEW, readFileSync(realExportPath(NC_VIEW)));
+    expect(table.statusCode, table.body).toBe(400);
+    expect(table.json().error).toBe("The report is not a key/value report: no lines such as 'Sample ID : CLB001' or 'Viability (%);68.2' were found.");
+    const many = ['Sample ID : A1', ...Array.from({ length: 10_001 }, (_, index) => `Reading ${index} (%) : ${index % 2 === 0 ? index : 'n/a'}`)].join('\n');
+    const huge = await post('huge.txt', many);
+    expect(huge.statusCode, huge.body).toBe(400);
+    expect(huge.json().error).toBe('The key/value report has more than 10000 keys: a single sample\'s report is far smaller.');
+    expect((await stored(id))[0]!.results).toEqual([]);
+  });
 });
