@@ -136,8 +136,10 @@ test.describe('signed acknowledgements', () => {
     await signInWithSession(page, owner, '/settings');
     const setting = page.getByTestId('alert-acknowledgement-settings');
     const toggle = setting.getByRole('checkbox', { name: 'Acknowledging an alert requires an electronic signature' });
+    await expect(toggle).toBeEnabled();
     await expect(toggle).not.toBeChecked();
-    await toggle.check({ force: true });
+    // A click, not check(): the switch shows the stored setting, so it turns on once the server has saved it.
+    await toggle.click({ force: true });
     await expect(page.getByText('Alert acknowledgements now require a signature')).toBeVisible();
     await expect(toggle).toBeChecked();
     await screenshot(page, 'alerts-6-signature-setting', testInfo);
