@@ -206,10 +206,13 @@ export function ReportImportDialog({ isOpen, unitOperationId, onClose, onImporte
               </FormGroup>
             </div>
 
-            <RadioGroup inline label="Layout" selectedValue={state.kind} onChange={(event) => update({ kind: event.currentTarget.value as 'wide' | 'long' })}>
-              <Radio value="wide" label="Wide: a column per analyte" />
-              <Radio value="long" label="Long: a row per result (analyte, value, unit columns)" />
-            </RadioGroup>
+            {/* A key/value report is one sample: its keys are the analytes, there is no row per result. */}
+            {state.keyValue ? null : (
+              <RadioGroup inline label="Layout" selectedValue={state.kind} onChange={(event) => update({ kind: event.currentTarget.value as 'wide' | 'long' })}>
+                <Radio value="wide" label="Wide: a column per analyte" />
+                <Radio value="long" label="Long: a row per result (analyte, value, unit columns)" />
+              </RadioGroup>
+            )}
             {state.kind === 'wide' ? (
               <div className="report-import-analytes" data-testid="report-import-analytes">
                 {state.wide.length === 0 ? <p className="bp6-text-muted">No numeric columns found.</p> : null}
