@@ -146,3 +146,36 @@ describe('read blocks', () => {
     expect(single.ok && single.layout).toMatchObject({ block: 1, grid: { rows: 8, columns: 12 }, time_column: 'Read time', start: { wallClock: '2024-02-20T18:19:42' } });
   });
 });
+
+describe('read blocks are found in linear work', () => {
+  /** Lines and cells looked at while finding the blocks of `lines`, counted through proxies. */
+  function workOf(lines: string[]): number {
+    let looked = 0;
+    const counted = <T,>(array: T[]): T[] => new Proxy(array, {
+      get(target, property, receiver) {
+        if (typeof property === 'string' && /^\d+$/.test(property)) looked += 1;
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const cells = lines.map((line) => line.split(','));
+    findReadBlocks(counted(lines), counted(cells), () => ({ shape: 'table', time_axis: true }));
+    return looked;
+  }
+
+  const shapes: Record<string, (count: number) => string[]> = {
+    'headers followed by one row each': (count) => Array.from({ length: count }, (_, index) => (index % 3 === 0 ? 'a,b,c' : index % 3 === 1 ? '1,2,3' : '')),
+    'many small tables': (count) => Array.from({ length: count }, (_, index) => (index % 4 === 0 ? ',1,2,3' : index % 4 === 3 ? '' : `${'AB'[(index % 4) - 1]},1,2,3`)),
+    'one long table': (count) => ['a,b,c', ...Array.from({ length: count - 1 }, (_, index) => `${index},2,3`)],
+    'declared blocks': (count) => ['##BLOCKS= 9', ...Array.from({ length: count - 1 }, (_, index) => ['Plate: P', 'a,b,c', '1,2,3', '~End'][index % 4]!)],
+  };
+
+  for (const [name, shape] of Object.entries(shapes)) {
+    it(`${name}: each line is looked at a few times, and twice the lines cost at most about twice the work`, () => {
+      const small = workOf(shape(2_000));
+      const large = workOf(shape(4_000));
+      expect(small).toBeGreaterThanOrEqual(2_000);
+      expect(small).toBeLessThanOrEqual(8 * 2_000);
+      expect(large).toBeLessThanOrEqual(2.2 * small);
+    });
+  }
+});
