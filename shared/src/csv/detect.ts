@@ -272,6 +272,11 @@ function judgeBlock(
   return timeAxis || keepAll ? { shape: 'table', time_axis: timeAxis } : null;
 }
 
+/** The grid as the answer describes it: its shape, not its wells and values (they are the table's headers and row). */
+function gridShape(grid: PlateGrid): CsvLayout['grid'] {
+  return { rows: grid.rows, columns: grid.columns, row_labels: grid.row_labels, empty_wells: grid.empty_wells, header_line: grid.header_line, last_line: grid.last_line };
+}
+
 /** What the user is told about the blocks and the plate grid read. */
 function blockNotices(blocks: readonly CsvReadBlock[], block: CsvReadBlock | null, grid: PlateGrid | null, start: PreambleStart | null, fromFooter: boolean): string[] {
   const notices: string[] = [];
@@ -483,7 +488,7 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
       row_filters: suggestRowFilters(headers, dataRows.slice(0, 5_000)),
       blocks,
       block: block?.index ?? null,
-      grid: grid && (({ wells: _wells, values: _values, ...shape }) => shape)(grid),
+      grid: grid && gridShape(grid),
       vendor: VENDOR_SIGNATURES.find(([, matches]) => matches(text, rawHeaders))?.[0] ?? null,
       orientation: shape.orientation,
       raw_headers: rawHeaders,

@@ -53,6 +53,15 @@ describe('plate grids', () => {
     expect(readPlateGrid([',1,2,3', 'X,1,2,3', 'Y,1,2,3'], ',', 1)).toBeNull();
   });
 
+  it('reads a 384-well plate, rows A-P by columns 1-24', () => {
+    const header = `,${Array.from({ length: 24 }, (_, index) => index + 1).join(',')}`;
+    const rows = Array.from({ length: 16 }, (_, row) => `${plateRowLabel(row)},${Array.from({ length: 24 }, (_, column) => `${row}.${column}`).join(',')}`);
+    const grid = readPlateGrid([header, ...rows, ''], ',', 1)!;
+    expect(grid).toMatchObject({ rows: 16, columns: 24, empty_wells: 0 });
+    expect(grid.wells).toHaveLength(384);
+    expect([grid.wells.at(-1), grid.values.at(-1)]).toEqual(['P24', '15.23']);
+  });
+
   it('quotes a value holding the delimiter so the table reads back as written', () => {
     const grid = readPlateGrid(['\t1\t2\t3', 'A\t1,5\t"x"\t3', 'B\t4\t5\t6'], '\t', 1)!;
     expect(parseCsvRows(plateGridTable(grid, ','), ',')[1]!.slice(1, 3)).toEqual(['1,5', 'x']);
