@@ -130,9 +130,9 @@ describe('cell counter reports of the corpus, imported by accepting the suggesti
   });
   afterAll(async () => { await ctx?.close(); });
 
-  it('Vi-CELL XR single-sample report (key : value): viability, total and viable cells per mL (x 10^6) and diameter; settings and per-image lists left out', async () => {
+  it('Vi-CELL XR single-sample report (key : value): viability, total and viable cells per mL (x 10^6) and diameter, measured at its RunDate; settings and per-image lists left out', async () => {
     const { suggestion, mapping } = keyValueSuggestion(VI_CELL_XR);
-    expect(suggestion).toMatchObject({ sampleIdColumn: 'Sample ID', measuredAtColumn: '', refusal: null });
+    expect(suggestion).toMatchObject({ sampleIdColumn: 'Sample ID', measuredAtColumn: 'RunDate', refusal: null });
     // Settings of the count (a minimum diameter, the cell brightness) are offered, not chosen.
     expect(suggestion.wide.find((entry) => entry.column === 'Minimum diameter (microns)')).toMatchObject({ include: false, unit: 'um' });
     expect(suggestion.wide.find((entry) => entry.column === 'Cell brightness (%)')).toMatchObject({ include: false });
@@ -142,11 +142,17 @@ describe('cell counter reports of the corpus, imported by accepting the suggesti
     expect(answer).toMatchObject({ rows_read: 1, rows_unreadable: 0, samples_updated: 1, results_added: 4, unmatched_sample_ids: [] });
     const [sample] = await stored(id);
     expect(sample!.sample_id).toBe('CLB001');
+    // `29 Sep 2023  5:21:32 AM`, read in UTC as the mapping says.
+    const [day, month, year, time, half] = pairs.get('RunDate')!.split(/\s+/);
+    const [hours, minutes, seconds] = time!.split(':').map(Number);
+    expect([month, half]).toEqual(['Sep', 'AM']);
+    const measured_at = new Date(Date.UTC(Number(year), 8, Number(day), hours! % 12, minutes!, seconds!)).toISOString();
+    expect(measured_at).toBe('2023-09-29T05:21:32.000Z');
     expect(resultsOf(sample!)).toEqual(byAnalyte([
-      { analyte: 'Viability', value: Number(pairs.get('Viability (%)')), unit: '%', measured_at: null },
-      { analyte: 'Total cells', value: Number(pairs.get('Total cells / ml (x 10^6)')), unit: '10*6/mL', measured_at: null },
-      { analyte: 'Total viable cells', value: Number(pairs.get('Total viable cells / ml (x 10^6)')), unit: '10*6/mL', measured_at: null },
-      { analyte: 'Average diameter', value: Number(pairs.get('Average diameter (microns)')), unit: 'um', measured_at: null },
+      { analyte: 'Viability', value: Number(pairs.get('Viability (%)')), unit: '%', measured_at },
+      { analyte: 'Total cells', value: Number(pairs.get('Total cells / ml (x 10^6)')), unit: '10*6/mL', measured_at },
+      { analyte: 'Total viable cells', value: Number(pairs.get('Total viable cells / ml (x 10^6)')), unit: '10*6/mL', measured_at },
+      { analyte: 'Average diameter', value: Number(pairs.get('Average diameter (microns)')), unit: 'um', measured_at },
     ]));
     expect(sample!.results.find((result) => result.analyte === 'Viability')!.value).toBe(97);
   });

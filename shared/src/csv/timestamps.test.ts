@@ -153,6 +153,22 @@ describe('day-month forms', () => {
   });
 });
 
+describe('month names', () => {
+  it('reads a month written as a word, day first or month first, with a 12-hour or 24-hour time', () => {
+    // Beckman Vi-CELL XR writes `RunDate : 29 Sep 2023  5:21:32 AM`.
+    const detection = detectTimestampFormat(['29 Sep 2023  5:21:32 AM', '29 Sep 2023  5:23:31 AM', '1 Oct 2023 12:00:00 PM']);
+    expect(detection).toMatchObject({ format: 'month-name', confidence: 1 });
+    const parse = createTimestampParser(detection);
+    expect(parse('29 Sep 2023  5:21:32 AM')).toBe(Date.parse('2023-09-29T05:21:32Z'));
+    expect(parse('Sep 29, 2023 5:21:32 PM')).toBe(Date.parse('2023-09-29T17:21:32Z'));
+    expect(parse('29-September-2023 17:21')).toBe(Date.parse('2023-09-29T17:21:00Z'));
+    expect(parse('1 May 2024')).toBe(Date.parse('2024-05-01T00:00:00Z'));
+    expect(parse('31 Feb 2024')).toBeNull();
+    expect(parse('29 Sep 2023 13:00 PM')).toBeNull();
+    expect(detectTimestampFormat(['Maybe 3 2024']).format).toBe('unknown');
+  });
+});
+
 describe('detection confidence', () => {
   it('is the share of samples that parse, over at most 20 non-empty samples', () => {
     const values = [...Array.from({ length: 15 }, (_, i) => `2024-01-01T00:00:${String(i).padStart(2, '0')}Z`)];

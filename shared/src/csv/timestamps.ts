@@ -18,6 +18,7 @@ export type TimestampFormat =
   | 'slash'
   | 'dash'
   | 'dot'
+  | 'month-name'
   | 'unknown';
 
 /** Field order of the slash/dash/dot forms: day-month-year, month-day-year or year-month-day. */
@@ -140,6 +141,23 @@ const DAY_MONTH = new RegExp(
 const YEAR_FIRST = new RegExp(String.raw`^(\d{4})([/.])(\d{1,2})\2(\d{1,2})(?:[T\s]+${TIME_PART}\s*(AM|PM)?)?$`, 'i');
 
 const SEPARATOR_FORMAT: Record<string, TimestampFormat> = { '/': 'slash', '-': 'dash', '.': 'dot' };
+
+/** English month names or their three-letter forms, as instrument reports write them. */
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] as const;
+const MONTH_WORD = String.raw`(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?`;
+/** `29 Sep 2023  5:21:32 AM` (Vi-CELL XR), `29-Sep-2023 05:21`. The month's name leaves no day/month doubt. */
+const DAY_MONTH_NAME = new RegExp(String.raw`^(\d{1,2})[\s-]+${MONTH_WORD}[\s-]+(\d{4})(?:[T\s]+${TIME_PART}\s*(AM|PM)?)?$`, 'i');
+/** `Sep 29, 2023 5:21:32 AM`. */
+const MONTH_NAME_DAY = new RegExp(String.raw`^${MONTH_WORD}\s+(\d{1,2}),?\s+(\d{4})(?:[T\s]+${TIME_PART}\s*(AM|PM)?)?$`, 'i');
+
+function parseMonthName(value: string, offset: number): number | null {
+  const dayFirst = DAY_MONTH_NAME.exec(value);
+  const match = dayFirst ?? MONTH_NAME_DAY.exec(value);
+  if (!match) return null;
+  const [day, month] = dayFirst ? [match[1]!, match[2]!] : [match[2]!, match[1]!];
+  const monthNumber = MONTHS.indexOf(month.slice(0, 3).toLowerCase() as (typeof MONTHS)[number]) + 1;
+  return composeEpochMs(Number(match[3]), monthNumber, Number(day), match[4], match[5], match[6], match[7], match[8], offset);
+}
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
@@ -332,6 +350,8 @@ function fixedOffsetParser(
       const order: DateOrder = detection.order ?? (detection.dayFirst ? 'dmy' : 'mdy');
       return (raw, offset) => parseDayMonth(raw.trim(), order, separator, offset);
     }
+    case 'month-name':
+      return (raw, offset) => parseMonthName(raw.trim(), offset);
     default:
       return () => null;
   }
@@ -485,6 +505,10 @@ export function detectTimestampFormat(
   }
   const dayMonth = detectDayMonth(samples, options.preferDayFirst ?? false);
   if (dayMonth && dayMonth.confidence > best.confidence) best = dayMonth;
+  const monthNames = samples.filter((value) => parseMonthName(value, 0) !== null).length;
+  if (monthNames / samples.length > best.confidence) {
+    best = { format: 'month-name', confidence: monthNames / samples.length, dayFirst: false, order: null, elapsed: null };
+  }
   return best;
 }
 
