@@ -139,6 +139,7 @@ test('a Vi-CELL XR key : value report is read as one sample and imported by acce
   await dialog.locator('#report-file').setInputFiles(realExportPath(VI_CELL_XR));
   await expect(dialog.getByTestId('report-import-detected')).toHaveText("Detected: a key/value report of one sample, ':' between key and value, utf-8, 59 keys.", { timeout: 30_000 });
   await expect(dialog.getByTestId('report-sample-id')).toHaveValue('Sample ID');
+  await expect(dialog.locator('#report-measured')).toHaveValue('RunDate');
   const analytes = dialog.getByTestId('report-import-analytes');
   for (const [column, unit] of [['Viability (%)', '%'], ['Total cells / ml (x 10^6)', '10*6/mL'], ['Total viable cells / ml (x 10^6)', '10*6/mL'], ['Average diameter (microns)', 'um']]) {
     await expect(analytes.getByRole('checkbox', { name: `Import ${column}` })).toBeChecked();
