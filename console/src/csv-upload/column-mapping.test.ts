@@ -229,3 +229,14 @@ describe('unit conversion and renamed columns in the mapping', () => {
     ]);
   });
 });
+
+describe('the outcome of an upload with row filters', () => {
+  it('shows which rows the filters left out, as the server worded it', () => {
+    const job = {
+      id: 'j', kind: 'csv' as const, state: 'completed' as const, error: null, created_at: '', updated_at: '',
+      progress: { bytes_total: 1, bytes_read: 1, rows_read: 9, rows_skipped: 5, points_written: 4 },
+      result: { rows_skipped_filtered: 5, filtered_message: 'Left out by row filters: 5 rows where Sample Type is Calibrator (5 Calibrator).' },
+    };
+    expect(describeProgress({ phase: 'done', sent: 1, total: 1, job }).notes).toEqual(['Left out by row filters: 5 rows where Sample Type is Calibrator (5 Calibrator).']);
+  });
+});

@@ -44,9 +44,9 @@ export function describeProgress(upload: UploadState): ProgressView {
   return { title: 'Import failed', detail: job?.error ?? rowsAndPoints, notes: [], value: 1, intent: 'danger', animate: false };
 }
 
-/** The job's account of flagged cells and duplicate times, as the server worded it. */
+/** The job's account of flagged cells, duplicate times and rows left out by the row filters, as the server worded it. */
 export function resultNotes(job: IngestJobStatus | null): string[] {
   const result = job ? readCsvJobResult(job.result) : null;
   if (!result) return [];
-  return [result.flagged_message, result.duplicates_message].filter((note): note is string => typeof note === 'string' && note !== '');
+  return [result.flagged_message, result.duplicates_message, result.filtered_message].filter((note): note is string => typeof note === 'string' && note !== '');
 }

@@ -45,10 +45,13 @@ export const csvJobResultSchema = z.object({
   flagged_message: z.string().nullable().optional(),
   duplicates: duplicateSummarySchema.optional(),
   duplicates_message: z.string().nullable().optional(),
+  /** Rows the upload's row filters left out, and the sentence that says which (shared/src/csv/row-filters.ts). */
+  rows_skipped_filtered: z.number().int().nonnegative().optional(),
+  filtered_message: z.string().nullable().optional(),
 }).loose();
 export type CsvJobResult = z.infer<typeof csvJobResultSchema>;
 
-/** Reads the flag and duplicate fields of a job's result; null when the result is not a CSV job's. */
+/** Reads the flag, duplicate and row-filter fields of a job's result; null when the result is not a CSV job's. */
 export function readCsvJobResult(result: unknown): CsvJobResult | null {
   const parsed = csvJobResultSchema.safeParse(result);
   return parsed.success ? parsed.data : null;
