@@ -15,7 +15,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -137,7 +137,10 @@ async function receiveParts(deps: AppDeps, request: FastifyRequest, admission: U
       const output = createWriteStream(target, { flags: 'wx' });
       if (isSpreadsheetName(spooled.name)) {
         const chosenSheet = sheet;
-        await pipeline(part.file, admission.meter(), (workbook: AsyncIterable<Buffer>) => spreadsheetCsvLines(Readable.from(workbook), chosenSheet), guard, output);
+        // A Duplex rather than a bare generator stage: with a generator stage, a workbook refused while
+        // the meter's flush was still reporting threw its 400 a second time, uncaught, killing the process.
+        const sheetAsCsv = Duplex.from((workbook: AsyncIterable<Buffer>) => spreadsheetCsvLines(Readable.from(workbook), chosenSheet));
+        await pipeline(part.file, admission.meter(), sheetAsCsv, guard, output);
       } else {
         await pipeline(part.file, admission.meter(), guard, output);
       }
