@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ApiError, createApiClient } from './client.ts';
+import { ApiError, createApiClient, READ_RETRIES } from './client.ts';
 
 type FetchCall = [input: RequestInfo | URL, init?: RequestInit];
 
@@ -81,5 +81,42 @@ describe('api client', () => {
     await expect(ok.client.get('/api/v1/instruments/1', { schema: instrument })).resolves.toEqual({ id: 1, equipmentId: 2, name: 'pH probe', alias: null });
     const bad = clientWith(200, '{"id":"1","equipment_id":2,"name":"pH probe"}');
     await expect(bad.client.get('/api/v1/instruments/1', { schema: instrument })).rejects.toBeInstanceOf(z.ZodError);
+  });
+
+  describe('a read answered 503 with Retry-After', () => {
+    function answering(...answers: Array<[number, string, Record<string, string>?]>) {
+      const calls: string[] = [];
+      const waits: number[] = [];
+      const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+        calls.push(`${init?.method} ${String(input)}`);
+        const [status, body, headers] = answers[Math.min(calls.length - 1, answers.length - 1)]!;
+        return new Response(body, { status, headers });
+      }) as typeof globalThis.fetch;
+      const client = createApiClient({ fetch, getToken: () => 'bps_token', onUnauthorized: vi.fn(), sleep: async (ms) => { waits.push(ms); } });
+      return { client, calls, waits };
+    }
+    const busy: [number, string, Record<string, string>] = [503, '{"error":"still being summarised"}', { 'retry-after': '5' }];
+
+    it('asks again after the time it names and answers the later reply', async () => {
+      const { client, calls, waits } = answering(busy, busy, [200, '{"points":[]}']);
+      await expect(client.get('/api/v1/time-series-data')).resolves.toEqual({ points: [] });
+      expect(calls).toHaveLength(3);
+      expect(waits).toEqual([5000, 5000]);
+    });
+
+    it('gives up after a few tries with the server\'s message', async () => {
+      const { client, calls } = answering(busy);
+      await expect(client.get('/api/v1/time-series-data')).rejects.toMatchObject({ status: 503, message: 'still being summarised' });
+      expect(calls).toHaveLength(1 + READ_RETRIES);
+    });
+
+    it('never repeats a change, and takes a 503 without Retry-After as it is', async () => {
+      const change = answering(busy);
+      await expect(change.client.post('/api/v1/runs', {})).rejects.toMatchObject({ status: 503 });
+      expect(change.calls).toHaveLength(1);
+      const plain = answering([503, '{"error":"down"}']);
+      await expect(plain.client.get('/api/v1/runs')).rejects.toMatchObject({ status: 503 });
+      expect(plain.calls).toHaveLength(1);
+    });
   });
 });

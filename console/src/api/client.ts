@@ -2,7 +2,9 @@
  * The authenticated request helper: bearer token from the stored session,
  * relative paths on the console's own origin, JSON bodies sent as given (callers send snake_case),
  * 204/empty/non-JSON answers as null, response keys converted to camelCase, and the product's
- * fixed error texts. Any 401 signs the user out.
+ * fixed error texts. Any 401 signs the user out. A read answered 503 with Retry-After (the api's
+ * "still being summarised" while a moment-old upload's rollups are computed) is asked again after the
+ * time it names, a few times, before its error is shown: the answer is only late, not wrong.
  */
 import type { ZodType } from 'zod';
 import { REVIEW_MESSAGES } from '@bioprocess/shared/run-review';
@@ -51,7 +53,22 @@ export interface ApiClientDeps {
   baseUrl?: string;
   /** Headers a change carries (its reason for change, asked of the person when the organisation wants one). */
   changeHeaders?: (method: HttpMethod, path: string) => Promise<Record<string, string>>;
+  /** Waits before a read is asked again (tests pass one that does not wait). */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+/** How often a read answered 503 with Retry-After is asked again, and the longest wait taken from the header. */
+export const READ_RETRIES = 3;
+const LONGEST_RETRY_WAIT_MS = 10_000;
+
+/** The wait a 503's Retry-After asks for (seconds), or null when it names none. */
+export function retryAfterMs(response: Response): number | null {
+  if (response.status !== 503) return null;
+  const seconds = Number(response.headers.get('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, LONGEST_RETRY_WAIT_MS) : null;
+}
+
+const waitFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Reads a body as JSON; empty or non-JSON bodies (and 204) give null. */
 export async function readJsonBody(response: Response): Promise<unknown> {
@@ -87,7 +104,14 @@ export function createApiClient(deps: ApiClientDeps) {
       init.body = JSON.stringify(body);
     }
     const url = /^https?:\/\//.test(path) ? path : `${deps.baseUrl ?? ''}${path}`;
-    const response = await deps.fetch(url, init);
+    let response = await deps.fetch(url, init);
+    for (let retry = 1; method === 'GET' && retry <= READ_RETRIES && !options.signal?.aborted; retry += 1) {
+      const wait = retryAfterMs(response);
+      if (wait === null) break;
+      await (deps.sleep ?? waitFor)(wait);
+      if (options.signal?.aborted) break;
+      response = await deps.fetch(url, init);
+    }
     const payload = await readJsonBody(response);
 
     if (response.status === 401) {
