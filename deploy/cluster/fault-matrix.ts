@@ -2,8 +2,9 @@
  * Faults on the local cluster (deploy/local/cluster.mjs) during a steady feed: feeders post points
  * through the round-robin proxy in front of the two apis, sending a post again (same Idempotency-Key)
  * until it is answered 2xx; meanwhile each step kills -9 one or two processes (ClickHouse servers,
- * ZooKeeper nodes, apis, ingest-workers), checks that a read through the api answers while they are
- * down, and starts them again. Then every invariant is checked and reported:
+ * ZooKeeper nodes, apis, ingest-workers, the Redis of the run's own, which comes back empty), checks
+ * that a read through the api answers while they are down, and starts them again. Then every
+ * invariant is checked and reported:
  * - each accepted point stored exactly once (count, sum of times and sum of values per instrument);
  * - each minute's and hour's rollup equal to the deduplicated points;
  * - every job finished, none failed, no rollups owed or waiting for a recheck;
@@ -15,18 +16,27 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createClickHouse, type ClickHouseClient } from '@bioprocess/shared/server/clickhouse';
 import { createPool, type Pool } from '@bioprocess/shared/server/postgres';
+import { OwnRedis } from '../../api/test/support/own-redis.ts';
 import { seedPlant } from '../bench/fixtures.ts';
 import {
-  CLICKHOUSE_NODES, clusterEnvironment, startClusterProduct, startClusterServices, type ClusterProduct, type ClusterServices,
+  CLICKHOUSE_NODES, FAULTS_REDIS_PORT, clusterEnvironment, startClusterProduct, startClusterServices, type ClusterProduct, type ClusterServices,
 } from '../local/cluster.mjs';
 
-/** Processes killed together in one step: zk1..zk3, ch1..ch4 (ch1, ch2 shard 1; ch3, ch4 shard 2), api1, api2, ingest1, ingest2. */
+/**
+ * Processes killed together in one step: zk1..zk3, ch1..ch4 (ch1, ch2 shard 1; ch3, ch4 shard 2), api1,
+ * api2, ingest1, ingest2, and redis (kill -9, started again empty: every queue entry and lock is lost).
+ */
 export type FaultStep = readonly string[];
 
 /** One at a time: any ClickHouse server, any ZooKeeper node, an api, an ingest-worker. */
-export const SINGLE_FAULTS: FaultStep[] = [['ch1'], ['ch4'], ['zk1'], ['zk3'], ['api1'], ['ingest1']];
-/** In pairs where a replica of each shard and a ZooKeeper majority survive. */
-export const PAIRED_FAULTS: FaultStep[] = [['ch1', 'ch3'], ['ch2', 'zk2'], ['api2', 'ingest2'], ['ch1', 'ingest1'], ['zk1', 'api1']];
+export const SINGLE_FAULTS: FaultStep[] = [['ch1'], ['ch4'], ['zk1'], ['zk3'], ['api1'], ['ingest1'], ['redis']];
+/**
+ * In pairs where a replica of each shard and a ZooKeeper majority survive; Redis lost with an
+ * ingest-worker mid-job, so the jobs both workers held are found again from PostgreSQL alone.
+ */
+export const PAIRED_FAULTS: FaultStep[] = [
+  ['ch1', 'ch3'], ['ch2', 'zk2'], ['api2', 'ingest2'], ['ch1', 'ingest1'], ['zk1', 'api1'], ['ingest2', 'redis'],
+];
 
 export interface FaultReport { invariant: string; pass: boolean; expected: unknown; actual: unknown }
 
@@ -37,6 +47,8 @@ export interface FaultRunOptions {
   feeds?: number;
   pointsPerPost?: number;
   dataDir?: string;
+  /** Port of the run's own Redis (the one the `redis` fault kills); default FAULTS_REDIS_PORT of cluster.mjs. */
+  redisPort?: number;
   /** CLICKHOUSE_INSERT_QUORUM of the product's processes (default 0, the product's; docs/scale.md weighs 2). */
   insertQuorum?: number;
   report?: (line: FaultReport) => void;
@@ -62,9 +74,11 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
   const pointsPerPost = options.pointsPerPost ?? 200;
   const id = randomBytes(4).toString('hex');
   const database = `bp_faults_${id}`;
+  // A Redis of the run's own: the `redis` fault kills it, and nothing of anyone else's is lost.
+  const redis = new OwnRedis(options.redisPort ?? FAULTS_REDIS_PORT);
   const env = clusterEnvironment({
     DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6380',
+    REDIS_URL: redis.url,
   }, {
     database, queuePrefix: `bp-faults-${id}`,
     extra: {
@@ -78,7 +92,13 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
   let product: ClusterProduct | null = null;
   let pool: Pool | null = null;
   let clickhouse: ClickHouseClient | null = null;
+  /** kill -9 one process of a step; `restart` starts it again (Redis empty). */
+  const kill = (name: string) => (name === 'redis' ? redis.kill()
+    : name.startsWith('ch') || name.startsWith('zk') ? services!.kill(name) : product!.kill(name));
+  const restart = (name: string) => (name === 'redis' ? redis.start()
+    : name.startsWith('ch') || name.startsWith('zk') ? services!.restart(name) : product!.restart(name));
   try {
+    await redis.start();
     services = await startClusterServices({ dataDir: options.dataDir, fresh: true });
     product = await startClusterProduct(env, { others: false });
     pool = createPool(env.DATABASE_URL, 4);
@@ -147,13 +167,13 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
     for (const step of options.steps) {
       await untilPosts(postsPerPhase);
       log(`kill -9 ${step.join(' and ')}`);
-      await Promise.all(step.map((name) => (name.startsWith('ch') || name.startsWith('zk') ? services!.kill(name) : product!.kill(name))));
+      await Promise.all(step.map(kill));
       await untilPosts(postsPerPhase);
       const { answered, statuses } = await readAnswers();
       readsOk &&= answered;
       // Statuses before the answer (0: no answer): a read cut by the kill is sent again.
       report(`reads_answer_while_down:${step.join('+')}`, answered, 200, { answered, before: [...new Set(statuses)] });
-      await Promise.all(step.map((name) => (name.startsWith('ch') || name.startsWith('zk') ? services!.restart(name) : product!.restart(name))));
+      await Promise.all(step.map(restart));
       log(`${step.join(' and ')} back`);
     }
     await untilPosts(postsPerPhase);
@@ -207,6 +227,7 @@ export async function runFaultMatrix(options: FaultRunOptions): Promise<{ ok: bo
     await pool?.end();
     await product?.stop();
     await services?.stop();
+    await redis.close();
     await dropPostgresDatabase(env.DATABASE_URL).catch(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run cluster -- --faults`: the whole fault matrix on a fresh local cluster (fault-matrix.ts),
- * every ClickHouse server and ZooKeeper node alone, then in pairs; one JSON line per invariant, and a
+ * every ClickHouse server and ZooKeeper node, an api, an ingest-worker and Redis alone, then in pairs; one JSON line per invariant, and a
  * non-zero exit when one fails. FAULTS_POSTS_PER_PHASE sets the accepted posts around each kill,
  * FAULTS_INSERT_QUORUM the product's CLICKHOUSE_INSERT_QUORUM (default 0, as the product's).
  */
@@ -19,6 +19,7 @@ process.once('SIGINT', () => {
   process.exit(130);
 });
 
+const started = Date.now();
 const { ok, counts } = await runFaultMatrix({
   steps: [...SINGLE_FAULTS, ...ALL_SERVERS, ...PAIRED_FAULTS],
   postsPerPhase: Number(process.env.FAULTS_POSTS_PER_PHASE ?? 8),
@@ -26,5 +27,5 @@ const { ok, counts } = await runFaultMatrix({
   dataDir: path.join(ROOT, '.data', 'cluster-faults'),
   report: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
 });
-process.stdout.write(`${JSON.stringify({ faults: { ok, ...counts } })}\n`);
+process.stdout.write(`${JSON.stringify({ faults: { ok, ...counts, minutes: Math.round((Date.now() - started) / 6_000) / 10 } })}\n`);
 process.exit(ok ? 0 : 1);

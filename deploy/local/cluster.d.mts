@@ -4,6 +4,8 @@ export declare const ZOOKEEPER_NODES: ReadonlyArray<{ id: number; clientPort: nu
 export declare const CLICKHOUSE_NODES: ReadonlyArray<{ n: number; shard: number; replica: string; httpPort: number; tcpPort: number; interserverPort: number }>;
 export declare const API_PORTS: readonly number[];
 export declare const PROXY_PORT: number;
+/** The fault matrix's own Redis, which its `redis` fault kills. */
+export declare const FAULTS_REDIS_PORT: number;
 
 export interface ClusterServices {
   dataDir: string;

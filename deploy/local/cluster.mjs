@@ -13,7 +13,7 @@
  * `npm run cluster -- --faults` runs the fault matrix (deploy/cluster/faults-cli.ts) on a cluster of its
  * own under .data/cluster-faults/ and stops. Ports: ZooKeeper 12181-12183 (peers 12888-12890, elections 13888-13890), ClickHouse HTTP
  * 18123-18126, native 19001-19004, interserver 19009-19012, ClickHouse forwarders 18131-18136, apis
- * 18201-18202, proxy 18200; each plus CLUSTER_PORT_OFFSET when set.
+ * 18201-18202, proxy 18200, the fault matrix's own Redis 18210; each plus CLUSTER_PORT_OFFSET when set.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -45,6 +45,8 @@ export const CLICKHOUSE_NODES = [1, 2, 3, 4].map((n) => ({
 }));
 export const API_PORTS = [OFFSET + 18201, OFFSET + 18202];
 export const PROXY_PORT = OFFSET + 18200;
+/** The fault matrix's own Redis, which it kills (deploy/cluster/fault-matrix.ts); `npm run cluster` uses the shared one. */
+export const FAULTS_REDIS_PORT = OFFSET + 18210;
 const FORWARDER_BASE_PORT = OFFSET + 18131;
 
 const log = (message) => process.stdout.write(`[cluster] ${message}\n`);

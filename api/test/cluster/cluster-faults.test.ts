@@ -1,8 +1,8 @@
 /**
  * The product on a 2 x 2 ClickHouse cluster with a 3-node ZooKeeper ensemble, two apis behind a
  * round-robin proxy and two ingest-workers (deploy/local/cluster.mjs), fed steadily while one
- * ClickHouse server, one ZooKeeper node, one api and one ingest-worker are killed -9 in turn and
- * started again: every accepted point is stored exactly once, rollups equal the points, reads answer
+ * ClickHouse server, one ZooKeeper node, one api, and one ingest-worker together with the run's Redis
+ * (started again empty) are killed -9 in turn and started again: every accepted point is stored exactly once, rollups equal the points, reads answer
  * while each is down, both shards hold points and each shard's replicas agree afterwards. The whole matrix (every server, pairs) is `npm run cluster -- --faults`.
  *
  * Needs Debian's zookeeper and clickhouse-server (installed on demand as root) and the ports of
@@ -22,13 +22,15 @@ const clusterPossible = (existsSync('/usr/share/java/zookeeper.jar') && installe
   || (existsSync('/etc/debian_version') && process.getuid?.() === 0);
 
 describe.skipIf(!clusterPossible)('the product on a sharded, replicated cluster', () => {
-  it('stores every accepted point once through a killed ClickHouse server, ZooKeeper node, api and ingest-worker', async () => {
+  it('stores every accepted point once through a killed ClickHouse server, ZooKeeper node, api, and ingest-worker with Redis lost', async () => {
     const { reports, counts } = await runFaultMatrix({
       // The first replica of the first shard, without a write quorum: the server the first process (an
       // api) talks to, and the replica every process writes the shard's rows to; parts it acknowledged
       // and had not yet sent to its peer are missing while it is down, and the minutes recomputed
       // meanwhile are rechecked from every replica once it is back.
-      steps: [['ch1'], ['zk1'], ['api1'], ['ingest1']],
+      // An ingest-worker killed mid-job as Redis loses every queue entry and lock: the other worker, and
+      // the killed one once back, find the jobs again from PostgreSQL (the durability tests' case, with two).
+      steps: [['ch1'], ['zk1'], ['api1'], ['ingest1', 'redis']],
       insertQuorum: 0,
       postsPerPhase: 4,
       // Four instruments: the first organisation's fourth lives on the other shard than the first three.
