@@ -3,14 +3,15 @@
  * text is refused with what it looks like, and a file read with a preamble, a table end or a UTF-16
  * encoding is rewritten once as its table in UTF-8 (TableCutter), so the worker reads exactly the
  * table the preview showed (a table without a header row gets the upload's column names as its
- * header), and a plate grid named by `plate_grid` as its one row per read (PlateGridCutter). Streaming,
+ * header), a plate grid named by `plate_grid` as its one row per read (PlateGridCutter), and a
+ * multi-section file read at another data section than its first as that section (DataSectionCutter). Streaming,
  * one pass: memory stays flat whatever the file's size.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { byteOrderMark, CsvTextDecoder, TableCutter, detectCsvLayout, headerLineOf, sniffBinary } from '@bioprocess/shared/csv/index';
+import { byteOrderMark, CsvTextDecoder, DataSectionCutter, TableCutter, detectCsvLayout, headerLineOf, sniffBinary } from '@bioprocess/shared/csv/index';
 import type { CsvReading } from '@bioprocess/shared/timeseries';
 import path from 'node:path';
 import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
@@ -61,10 +62,17 @@ export async function cutSpoolToTable(filePath: string, reading: CsvReading | un
   if (!needsCut(reading, head.bytes)) return size;
   const detected = detectCsvLayout(head.bytes, { partial: head.partial, encoding: reading?.encoding, delimiter: reading?.delimiter, header_line: reading?.header_line ?? 1 });
   if (!detected.ok) throw badRequest(detected.message);
-  // A multi-section file (DASware) is left whole: the worker's reader finds its data section itself,
-  // where a cut from the section's header would run on into the sections after it.
+  // A multi-section file (DASware) is left whole when its first data section is read: the worker's
+  // reader finds that section itself. Another one (DASGIP's unit 3, chosen under Block) is cut out with
+  // the sections before the data, so the worker finds it first and reads nothing of the other units.
+  // The header line the reading names may lie past the head read here: the cutter checks it.
   const sectioned = detected.layout.section !== null;
-  if (sectioned && !isUtf16(reading, head.bytes)) return size;
+  if (sectioned && !isUtf16(reading, head.bytes)) {
+    const headerLine = reading?.header_line;
+    const firstHeaderLine = detected.layout.blocks[0]?.header_line ?? detected.layout.header_line;
+    if (headerLine === undefined || headerLine === firstHeaderLine) return size;
+    return rewriteSpool(filePath, new CsvTextDecoder({ encoding: reading?.encoding ?? detected.layout.encoding }), new DataSectionCutter(headerLine));
+  }
   if (reading?.plate_grid === true) {
     // The grid's wells become one row (plate-grid.ts); the preview showed the same table.
     if (!detected.layout.grid) throw badRequest(notAPlateGridMessage(reading.header_line ?? 1));

@@ -13,7 +13,7 @@ import { containsMaliciousContent } from './malicious-content.ts';
 import { CSV_DELIMITERS, parseCsvRows, type CsvDelimiter } from './row-parser.ts';
 import { sanitizeHeaders } from './headers.ts';
 import { checkColumnCount, CsvLimitError } from './limits.ts';
-import { declaresBlocks, findDataSection, findReadBlocks, isMultiSectionCsv, type CsvReadBlock } from './sections.ts';
+import { dataSectionTitle, declaresBlocks, findDataSections, findReadBlocks, isMultiSectionCsv, type CsvDataSection, type CsvReadBlock } from './sections.ts';
 import { findFooterTime, PLATE_GRID_MAX_ROWS, plateGridTable, plateRowLabel, readPlateGrid, type PlateGrid } from './plate-grid.ts';
 import { chooseHeaderLine, endsTable, excelSeparatorHint, isMarkerLine, lineCells, type HeaderChoice } from './layout-lines.ts';
 import { findPreambleStart, type PreambleStart } from './preamble.ts';
@@ -272,6 +272,23 @@ function judgeBlock(
   return timeAxis || keepAll ? { shape: 'table', time_axis: timeAxis } : null;
 }
 
+/** A data section of a multi-section file as a read block: titled by its name and the unit its columns name. */
+function dataSectionBlock(section: CsvDataSection, index: number, delimiter: CsvDelimiter, preferDayFirst: boolean, cutAtEnd: boolean): CsvReadBlock {
+  const lines = splitLines(section.text, CSV_LIMITS.dateDetectionSampleSize + 1).filter((line) => line.trim() !== '');
+  const rawHeaders = lineCells(lines[0]!, delimiter);
+  const rows = lines.slice(1).map((line) => lineCells(line, delimiter));
+  const headers = sanitizeHeaders([...rawHeaders]);
+  const time = chooseTimeColumn(headers, rows, delimiter !== ',', preferDayFirst);
+  const column = time ? headers.indexOf(time.column) : -1;
+  // A section the bytes read end in: its last line is cut, not a row.
+  const rowCount = cutAtEnd && !section.text.endsWith('\n') && section.rows > 0 ? section.rows - 1 : section.rows;
+  return {
+    index: index + 1, title: dataSectionTitle(section.name, rawHeaders), header_line: section.headerLine,
+    last_line: section.headerLine + rowCount, rows: rowCount, columns: rawHeaders.length, shape: 'table',
+    time_axis: column !== -1 && rows.filter((row) => (row[column] ?? '').trim() !== '').length >= 2,
+  };
+}
+
 /** The grid as the answer describes it: its shape, not its wells and values (they are the table's headers and row). */
 function gridShape(grid: PlateGrid): CsvLayout['grid'] {
   return { rows: grid.rows, columns: grid.columns, row_labels: grid.row_labels, empty_wells: grid.empty_wells, header_line: grid.header_line, last_line: grid.last_line };
@@ -345,14 +362,28 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
   // A file of several blocks (SoftMax Pro's `~End`-closed blocks) is read at its first block.
   const firstBlockEnd = text.startsWith('##BLOCKS=') ? lines.findIndex((line) => /^~End\s*$/.test(line)) : -1;
   const candidates = lines.slice(firstLine, firstBlockEnd > 0 ? firstBlockEnd : LAYOUT_MAX_HEADER_LINE);
-  const section = findDataSection(text);
+  const dataSections = findDataSections(text);
 
+  // Read blocks (sections.ts): the chosen one, else the one the header found when it has a time axis,
+  // else the first with a time axis, else the first.
+  let blocks: CsvReadBlock[] = [];
+  let block: CsvReadBlock | null = null;
+  let section: CsvDataSection | null = null;
   let delimiter: CsvDelimiter;
   let headerIndex: number;
-  if (section) {
-    // DASware: the header is the data section's first line (sections.ts); the reader finds it itself.
-    headerIndex = text.slice(0, section.headerOffset).split('\n').length - 1;
-    delimiter = options.delimiter ?? chooseDelimiterAndHeader(splitLines(section.text, 200), undefined).delimiter;
+  if (dataSections.length > 0) {
+    // DASware, DASGIP: the header is a data section's first line (sections.ts); one section per unit
+    // of a parallel run, each a read block, the first read unless another is chosen.
+    delimiter = options.delimiter ?? chooseDelimiterAndHeader(splitLines(dataSections[0]!.text, 200), undefined).delimiter;
+    if (dataSections.length > 1) blocks = dataSections.map((candidate, index) => dataSectionBlock(candidate, index, delimiter, options.preferDayFirst ?? false, partial && candidate.endOffset === text.length));
+    if (options.block !== undefined) {
+      block = blocks.find((candidate) => candidate.index === options.block) ?? null;
+      if (!block) return { ok: false, message: `Block ${options.block} is not one of the ${blocks.length} read block(s) found in the part of the file that was read.` };
+    } else {
+      block = blocks.find((candidate) => candidate.header_line === options.header_line) ?? blocks[0] ?? null;
+    }
+    section = block ? dataSections[block.index - 1]! : dataSections[0]!;
+    headerIndex = section.headerLine - 1;
   } else if (options.header_line !== undefined) {
     headerIndex = options.header_line - 1;
     if (headerIndex < firstLine || headerIndex >= lines.length) return { ok: false, message: `Line ${options.header_line} is not within the part of the file that was read (${lines.length} lines).` };
@@ -364,10 +395,6 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
     headerIndex = choice.header.index + firstLine;
   }
 
-  // Read blocks (sections.ts): the chosen one, else the one the header found when it has a time axis,
-  // else the first with a time axis, else the first.
-  let blocks: CsvReadBlock[] = [];
-  let block: CsvReadBlock | null = null;
   if (!section) {
     const cells = lines.map((line) => lineCells(line, delimiter));
     const declared = declaresBlocks(lines);

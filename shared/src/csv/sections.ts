@@ -41,10 +41,55 @@ export interface CsvDataSection {
   name: string;
   /** Offset in the text of the section's header line. */
   headerOffset: number;
+  /** 1-based line of the section's header in the text. */
+  headerLine: number;
   /** Offset of the next section's marker line, or the text's length when the section runs to the end. */
   endOffset: number;
+  /** Non-blank lines under the header, up to the next marker or the text's end. */
+  rows: number;
   /** The section's table (header line and rows) as text. */
   text: string;
+}
+
+/**
+ * The data tables of a multi-section text, in file order: every section matching `pattern` that has a
+ * table (DASGIP Control writes one `[TrackDataN]` per unit of a parallel run; DASware one). Empty when
+ * the text is not multi-section. One pass: each line is looked at once.
+ */
+export function findDataSections(text: string, pattern: RegExp = DEFAULT_DATA_SECTION_PATTERN): CsvDataSection[] {
+  if (!isMultiSectionCsv(text)) return [];
+  const sections: CsvDataSection[] = [];
+  let open: Omit<CsvDataSection, 'endOffset' | 'text'> | null = null;
+  const close = (endOffset: number) => {
+    if (open) sections.push({ ...open, endOffset, text: text.slice(open.headerOffset, endOffset) });
+    open = null;
+  };
+  let offset = 0;
+  let line = 1;
+  let current: string | null = null;
+  let awaitingHeader = false;
+  while (offset < text.length) {
+    let lineEnd = text.indexOf('\n', offset);
+    if (lineEnd === -1) lineEnd = text.length;
+    const content = text.slice(offset, lineEnd);
+    const section = content.length < 200 ? sectionNameOfLine(content) : null;
+    if (section !== null) {
+      close(offset);
+      current = section;
+      awaitingHeader = pattern.test(section);
+    } else if (content.trim() !== '') {
+      if (awaitingHeader) {
+        open = { name: current!, headerOffset: offset, headerLine: line, rows: 0 };
+        awaitingHeader = false;
+      } else if (open) {
+        open.rows += 1;
+      }
+    }
+    offset = lineEnd + 1;
+    line += 1;
+  }
+  close(text.length);
+  return sections;
 }
 
 /**
@@ -55,29 +100,21 @@ export function findDataSection(
   text: string,
   pattern: RegExp = DEFAULT_DATA_SECTION_PATTERN,
 ): CsvDataSection | null {
-  if (!isMultiSectionCsv(text)) return null;
-  let offset = 0;
-  let current: string | null = null;
-  let headerOffset = -1;
-  let name = '';
-  while (offset < text.length) {
-    let lineEnd = text.indexOf('\n', offset);
-    if (lineEnd === -1) lineEnd = text.length;
-    const line = text.slice(offset, lineEnd);
-    const section = line.length < 200 ? sectionNameOfLine(line) : null;
-    if (section !== null) {
-      if (headerOffset !== -1) {
-        return { name, headerOffset, endOffset: offset, text: text.slice(headerOffset, offset) };
-      }
-      current = section;
-    } else if (current !== null && headerOffset === -1 && pattern.test(current) && line.trim() !== '') {
-      headerOffset = offset;
-      name = current;
-    }
-    offset = lineEnd + 1;
+  return findDataSections(text, pattern)[0] ?? null;
+}
+
+/**
+ * A data section's title for the Block picker: its name, and the unit its columns name when they all
+ * name the same one (DASGIP's `Unit 3.pH1.PV [pH]` columns: `TrackData3 (Unit 3)`).
+ */
+export function dataSectionTitle(name: string, headerCells: readonly string[]): string {
+  const owners = new Set<string>();
+  for (const cell of headerCells) {
+    const dot = cell.indexOf('.');
+    if (dot > 0 && dot <= 60) owners.add(cell.slice(0, dot).trim());
   }
-  if (headerOffset === -1) return null;
-  return { name, headerOffset, endOffset: text.length, text: text.slice(headerOffset) };
+  const owner = owners.size === 1 ? [...owners][0]! : '';
+  return owner === '' ? name : `${name} (${owner})`;
 }
 
 export type DataSectionVerdict = 'skip' | 'header' | 'row' | 'end';
@@ -117,6 +154,87 @@ export class DataSectionFilter {
   /** True once the data table's header has been seen. */
   get foundTable(): boolean {
     return this.state === 'in-table' || this.state === 'done';
+  }
+}
+
+/**
+ * Cuts a multi-section file to the one data section whose header is at `headerLine` (a read block the
+ * user chose, e.g. DASGIP's `[TrackData3]` of unit 3): the sections before the data sections
+ * (`[Info]`, `[CoreInfo]` with its TimezoneBias, `[TrackInfo]`) are kept, the other data sections
+ * go, and the text ends where the chosen table does. The worker then reads the file as it reads a
+ * one-unit export: the first data section is the chosen one. Text in, text out, line by line as it
+ * streams, like TableCutter; throws when `headerLine` is not a data section's header.
+ */
+export class DataSectionCutter {
+  private line = 1;
+  private pending: string[] = [];
+  private state: 'outside' | 'awaiting-header' | 'skipping' | 'chosen' | 'done' = 'outside';
+  private heldMarker = '';
+
+  constructor(private readonly headerLine: number, private readonly pattern: RegExp = DEFAULT_DATA_SECTION_PATTERN) {}
+
+  /** True once the chosen table has ended: the rest of the input can be skipped. */
+  get finished(): boolean {
+    return this.state === 'done';
+  }
+
+  push(text: string): string {
+    if (this.state === 'done') return '';
+    let output = '';
+    let start = 0;
+    for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
+      const piece = text.slice(start, end + 1);
+      start = end + 1;
+      const whole = this.pending.length > 0 ? this.pending.join('') + piece : piece;
+      this.pending = [];
+      output += this.acceptLine(whole);
+      if (this.finished) return output;
+    }
+    if (start < text.length) this.pending.push(text.slice(start));
+    return output;
+  }
+
+  end(): string {
+    let output = '';
+    if (this.state !== 'done' && this.pending.length > 0) {
+      const last = this.pending.join('');
+      this.pending = [];
+      output = this.acceptLine(last);
+    }
+    if (this.state !== 'chosen' && this.state !== 'done') throw new Error(this.notASectionHeader());
+    return output;
+  }
+
+  private notASectionHeader(): string {
+    return `Line ${this.headerLine} is not the header of a data section ([TrackData1], [TrackData2], ...) of this file: choose one of its blocks.`;
+  }
+
+  /** The line as kept ('' when dropped). */
+  private acceptLine(line: string): string {
+    const number = this.line;
+    this.line += 1;
+    const content = line.replace(/\r?\n$/, '');
+    const section = content.length < 200 ? sectionNameOfLine(content) : null;
+    if (this.state === 'chosen') {
+      if (section === null) return line;
+      this.state = 'done';
+      return '';
+    }
+    if (number > this.headerLine) throw new Error(this.notASectionHeader());
+    if (section !== null) {
+      const data = this.pattern.test(section);
+      this.state = data ? 'awaiting-header' : 'outside';
+      this.heldMarker = data ? line : '';
+      return data ? '' : line;
+    }
+    if (this.state === 'outside') return line;
+    if (content.trim() === '') return '';
+    if (this.state === 'awaiting-header' && number === this.headerLine) {
+      this.state = 'chosen';
+      return this.heldMarker + line;
+    }
+    this.state = 'skipping';
+    return '';
   }
 }
 
