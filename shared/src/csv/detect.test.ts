@@ -76,6 +76,23 @@ describe('layout detection on the real exports', () => {
     expect(second.rows[0]!.slice(0, 2)).toEqual(['0:00:00', '3.43082333333333']);
   });
 
+  it('DASGIP Control 4: one data section per unit, each a block titled by its section and unit, the first read, another chosen', () => {
+    const layout = layoutOf('v4_20180726.Control.csv');
+    // The preview reads the first MiB: unit 4's section is cut there, its rows counted up to the cut.
+    expect(layout.blocks.map(({ title, header_line, rows, shape, time_axis }) => [title, header_line, rows, shape, time_axis])).toEqual([
+      ['TrackData1 (Unit 1)', 208, 1371, 'table', true], ['TrackData2 (Unit 2)', 1583, 1370, 'table', true],
+      ['TrackData3 (Unit 3)', 2957, 1370, 'table', true], ['TrackData4 (Unit 4)', 4331, 846, 'table', true],
+    ]);
+    expect(layout).toMatchObject({ block: 1, section: 'TrackData1', header_line: 208, encoding: 'latin1', delimiter: ';', vendor: 'Eppendorf DASware' });
+    expect(layout.notices).toContain("This file has 4 read blocks; block 1 ('TrackData1 (Unit 1)') is read: choose another under Block.");
+    const third = layoutOf('v4_20180726.Control.csv', { block: 3 });
+    expect(third).toMatchObject({ block: 3, section: 'TrackData3', header_line: 2957, rows_parsed: 1370, time_column: 'Timestamp', preamble_lines: 0 });
+    expect(third.headers.filter((header) => header.includes('.')).every((header) => header.startsWith('Unit 3.'))).toBe(true);
+    expect(third.columns.find((column) => column.column === 'Unit 3.XO2 3.Out [%]')?.suggestion).toEqual({ type: 'exhaust_o2', unit: '%' });
+    // The last section, cut at the bytes read, is read up to its last whole line.
+    expect(layoutOf('v4_20180726.Control.csv', { block: 4 })).toMatchObject({ section: 'TrackData4', rows_parsed: 846, partial: true });
+  });
+
   it('Vi-CELL BLU: UTF-16BE by its BOM, the time column is the 27th, month-first minutes', () => {
     const layout = layoutOf('Beckman_Vi-Cell-BLU_example01_utf16.csv');
     expect(layout).toMatchObject({

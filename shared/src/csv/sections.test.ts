@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { parseCsvRows } from './row-parser.ts';
 import { detectCsvLayout } from './detect.ts';
 import {
+  DataSectionCutter,
   DataSectionFilter,
+  dataSectionTitle,
   findReadBlocks,
   findDataSection,
+  findDataSections,
   isMultiSectionCsv,
   readTimezoneBiasMinutes,
   sectionNameOfLine,
@@ -144,6 +147,123 @@ describe('read blocks', () => {
     expect(detected.ok && detected.layout).toMatchObject({ block: 2, orientation: 'columns', start: { wallClock: '2024-02-20T18:20:28' } });
     const single = detectCsvLayout(new TextEncoder().encode(text), { block: 1 });
     expect(single.ok && single.layout).toMatchObject({ block: 1, grid: { rows: 8, columns: 12 }, time_column: 'Read time', start: { wallClock: '2024-02-20T18:19:42' } });
+  });
+});
+
+/** A DASGIP Control export of a parallel run, cut down: one `[TrackDataN]` section per unit. */
+const DASGIP_LIKE = [
+  '"[Info]"',
+  '"Product";"Version"',
+  '"FngArchiv";"4.0.1"',
+  '',
+  '"[CoreInfo]"',
+  '"TimezoneBias";-120',
+  '',
+  '"[TrackData]"',
+  '',
+  '"[TrackData1]"',
+  '"Timestamp";"Duration";"Unit 1.pH1.PV [pH]"',
+  '2018-07-26 11:53:36;0.0007;6.70',
+  '2018-07-26 11:54:36;0.0014;6.71',
+  '',
+  '"[TrackData2]"',
+  '"Timestamp";"Duration";"Unit 2.pH2.PV [pH]"',
+  '2018-07-26 11:53:37;0.0007;7.02',
+  '2018-07-26 11:54:37;0.0014;7.03',
+  '2018-07-26 11:55:37;0.0021;7.04',
+  '',
+  '"[TrackData3]"',
+  '"Timestamp";"Duration";"Unit 3.pH3.PV [pH]"',
+  '2018-07-26 11:53:38;0.0007;6.90',
+  '2018-07-26 11:54:38;0.0014;6.91',
+  '',
+  '"[Events]"',
+  '"No";"Timestamp";"Description"',
+  '1;2018-07-26 11:53:40;"Unit 3 started"',
+].join('\r\n');
+
+describe('multi-section files of several units (DASGIP Control)', () => {
+  it('finds every data section with its header line and rows, the empty [TrackData] none', () => {
+    const sections = findDataSections(DASGIP_LIKE);
+    expect(sections.map(({ name, headerLine, rows }) => ({ name, headerLine, rows }))).toEqual([
+      { name: 'TrackData1', headerLine: 11, rows: 2 },
+      { name: 'TrackData2', headerLine: 16, rows: 3 },
+      { name: 'TrackData3', headerLine: 22, rows: 2 },
+    ]);
+    expect(parseCsvRows(sections[2]!.text, ';').filter((row) => row.join('') !== '')).toEqual([
+      ['Timestamp', 'Duration', 'Unit 3.pH3.PV [pH]'],
+      ['2018-07-26 11:53:38', '0.0007', '6.90'],
+      ['2018-07-26 11:54:38', '0.0014', '6.91'],
+    ]);
+    expect(findDataSection(DASGIP_LIKE)!.name).toBe('TrackData1');
+  });
+
+  it('titles a section by its name and the unit all its columns name', () => {
+    expect(dataSectionTitle('TrackData2', ['Timestamp', 'Duration', 'Unit 2.pH2.PV [pH]', 'Unit 2.T2.PV [°C]'])).toBe('TrackData2 (Unit 2)');
+    expect(dataSectionTitle('TrackData1', ['Timestamp', 'Unit 1.pH1.PV [pH]', 'Unit 2.pH2.PV [pH]'])).toBe('TrackData1');
+    expect(dataSectionTitle('TrackData1', ['Timestamp', 'pH'])).toBe('TrackData1');
+  });
+
+  it('the detection lists each section as a block, reads the first, or the one chosen by index or header line', () => {
+    const layoutOf = (choices: Parameters<typeof detectCsvLayout>[1]) => {
+      const outcome = detectCsvLayout(new TextEncoder().encode(DASGIP_LIKE), choices);
+      if (!outcome.ok) throw new Error(outcome.message);
+      return outcome.layout;
+    };
+    const first = layoutOf({});
+    expect(first.blocks.map(({ index, title, header_line, last_line, rows, shape, time_axis }) => ({ index, title, header_line, last_line, rows, shape, time_axis }))).toEqual([
+      { index: 1, title: 'TrackData1 (Unit 1)', header_line: 11, last_line: 13, rows: 2, shape: 'table', time_axis: true },
+      { index: 2, title: 'TrackData2 (Unit 2)', header_line: 16, last_line: 19, rows: 3, shape: 'table', time_axis: true },
+      { index: 3, title: 'TrackData3 (Unit 3)', header_line: 22, last_line: 24, rows: 2, shape: 'table', time_axis: true },
+    ]);
+    expect(first).toMatchObject({ block: 1, section: 'TrackData1', header_line: 11, rows_parsed: 2 });
+    expect(first.notices).toContain("This file has 3 read blocks; block 1 ('TrackData1 (Unit 1)') is read: choose another under Block.");
+    const third = layoutOf({ block: 3 });
+    expect(third).toMatchObject({ block: 3, section: 'TrackData3', header_line: 22, preamble_lines: 0, rows_parsed: 2, time_column: 'Timestamp' });
+    expect(third.headers).toEqual(['Timestamp', 'Duration', 'Unit 3.pH3.PV [pH]']);
+    expect(third.rows.map((row) => row[2])).toEqual(['6.90', '6.91']);
+    // The upload names a block by its header line.
+    expect(layoutOf({ header_line: 16 })).toMatchObject({ block: 2, section: 'TrackData2', rows_parsed: 3 });
+    const refused = detectCsvLayout(new TextEncoder().encode(DASGIP_LIKE), { block: 4 });
+    expect(refused).toEqual({ ok: false, message: 'Block 4 is not one of the 3 read block(s) found in the part of the file that was read.' });
+  });
+
+  it('a one-unit export (DASware) lists no blocks', () => {
+    const outcome = detectCsvLayout(new TextEncoder().encode(DASWARE_LIKE));
+    expect(outcome.ok && outcome.layout).toMatchObject({ blocks: [], block: null, section: 'TrackData1', header_line: 12 });
+  });
+
+  /** The cutter's output, the text pushed in pieces of `size` characters. */
+  function cutInPieces(text: string, headerLine: number, size: number): string {
+    const cutter = new DataSectionCutter(headerLine);
+    let output = '';
+    for (let start = 0; start < text.length && !cutter.finished; start += size) output += cutter.push(text.slice(start, start + size));
+    return output + (cutter.finished ? '' : cutter.end());
+  }
+
+  it('cuts the file to the chosen section, keeping the sections before the data, however the text arrives', () => {
+    const expected = [
+      '"[Info]"', '"Product";"Version"', '"FngArchiv";"4.0.1"', '', '"[CoreInfo]"', '"TimezoneBias";-120', '',
+      '"[TrackData3]"', '"Timestamp";"Duration";"Unit 3.pH3.PV [pH]"', '2018-07-26 11:53:38;0.0007;6.90', '2018-07-26 11:54:38;0.0014;6.91', '',
+    ].join('\r\n') + '\r\n';
+    for (const size of [1, 7, 64, DASGIP_LIKE.length]) expect(cutInPieces(DASGIP_LIKE, 22, size), `pieces of ${size}`).toBe(expected);
+    // What the worker reads of the cut: the chosen unit's rows, nothing of the others, the bias kept.
+    const cut = cutInPieces(DASGIP_LIKE, 22, 64);
+    const filter = new DataSectionFilter();
+    const rows = parseCsvRows(cut, ';').filter((row) => filter.accept(row) === 'row' && row.join('') !== '');
+    expect(filter.sectionName).toBe('TrackData3');
+    expect(rows.map((row) => row[2])).toEqual(['6.90', '6.91']);
+    expect(readTimezoneBiasMinutes(cut)).toBe(-120);
+    // A section the file ends in is cut to the end.
+    const lastOnly = DASGIP_LIKE.slice(0, DASGIP_LIKE.indexOf('\r\n\r\n"[Events]"'));
+    expect(cutInPieces(lastOnly, 22, 5).endsWith('"[TrackData3]"\r\n"Timestamp";"Duration";"Unit 3.pH3.PV [pH]"\r\n2018-07-26 11:53:38;0.0007;6.90\r\n2018-07-26 11:54:38;0.0014;6.91')).toBe(true);
+  });
+
+  it('refuses a header line that is not a data section\'s header', () => {
+    const message = 'Line 12 is not the header of a data section ([TrackData1], [TrackData2], ...) of this file: choose one of its blocks.';
+    expect(() => cutInPieces(DASGIP_LIKE, 12, 16)).toThrow(message);
+    expect(() => cutInPieces(DASGIP_LIKE, 2, 16)).toThrow('Line 2 is not the header');
+    expect(() => cutInPieces(DASGIP_LIKE, 500, 16)).toThrow('Line 500 is not the header');
   });
 });
 
