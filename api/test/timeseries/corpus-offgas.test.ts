@@ -5,7 +5,8 @@
  * exhaust types (the ones OUR and CER read) with the header's %, instruments made from those
  * suggestions are accepted by the api, and every value the file writes for unit 1 is stored exactly,
  * at the instant the file gives it; the sparse logging (a cell is written only when it changed) stores
- * nothing for an empty cell.
+ * nothing for an empty cell. Each unit's data section is a read block: choosing the third imports unit 3
+ * exactly and nothing of the other units.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,23 +28,36 @@ describe('off-gas analyzer export (DASGIP Control 4 with GA4)', () => {
   let plant: Plant;
   let layout: PreviewAnswer;
 
-  /** The TrackData1 table as the test reads the file itself: Latin-1, `;`, quoted text, from its header to the blank line that ends it. */
-  function unitOneTable(): { headers: string[]; rows: string[][] } {
+  /** A unit's TrackData table as the test reads the file itself: Latin-1, `;`, quoted text, from its header to the blank line that ends it. */
+  function unitTable(unit: number): { headers: string[]; rows: string[][] } {
     const lines = new TextDecoder('latin1').decode(readFileSync(realExportPath(DASGIP))).split('\n');
-    const start = lines.indexOf('"[TrackData1]"') + 1;
+    const start = lines.indexOf(`"[TrackData${unit}]"`) + 1;
     const end = lines.indexOf('', start);
     const split = (line: string) => line.split(';').map((cell) => cell.replace(/^"|"$/g, ''));
     return { headers: split(lines[start]!), rows: lines.slice(start + 1, end).map(split) };
+  }
+  const unitOneTable = () => unitTable(1);
+
+  async function preview(token: string, choices?: object): Promise<PreviewAnswer> {
+    const { body, contentType } = multipartBody(choices ? { choices: JSON.stringify(choices) } : {}, { name: DASGIP, content: readFileSync(realExportPath(DASGIP)) });
+    const response = await ctx.request({ method: 'POST', url: '/api/v1/csv-previews', token, headers: { 'content-type': contentType }, payload: body });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as PreviewAnswer;
+  }
+
+  async function upload(token: string, unitOperation: number, mapping: object) {
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, { name: DASGIP, content: readFileSync(realExportPath(DASGIP)) });
+    return ctx.request({
+      method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads?wait=true`, token,
+      headers: { 'content-type': contentType }, payload: body,
+    });
   }
 
   beforeAll(async () => {
     ctx = await createTestContext({ UPLOAD_RATE_LIMIT_PER_MINUTE: '1000' });
     worker = startWorker(ctx);
     plant = await createPlant(ctx, 0);
-    const { body, contentType } = multipartBody({}, { name: DASGIP, content: readFileSync(realExportPath(DASGIP)) });
-    const response = await ctx.request({ method: 'POST', url: '/api/v1/csv-previews', token: plant.editor.token, headers: { 'content-type': contentType }, payload: body });
-    expect(response.statusCode, response.body).toBe(200);
-    layout = response.json() as PreviewAnswer;
+    layout = await preview(plant.editor.token);
   });
   afterAll(async () => {
     await worker?.close();
@@ -129,5 +143,70 @@ describe('off-gas analyzer export (DASGIP Control 4 with GA4)', () => {
     const co2 = await exhaust(EXHAUST_CO2);
     expect([o2.length, Math.max(...o2)]).toEqual([41, 20.71]);
     expect([co2.length, Math.max(...co2)]).toEqual([105, 3.14]);
+  });
+  it('lists each unit\'s data section as a block; choosing the third imports unit 3\'s exhaust O2, CO2 and pH exactly, and nothing of the other units', async () => {
+    expect(layout.blocks.map(({ index, title, header_line }) => [index, title, header_line])).toEqual([
+      [1, 'TrackData1 (Unit 1)', 208], [2, 'TrackData2 (Unit 2)', 1583], [3, 'TrackData3 (Unit 3)', 2957], [4, 'TrackData4 (Unit 4)', 4331],
+    ]);
+    expect(layout.block).toBe(1);
+    const table = unitTable(3);
+    const third = await preview(plant.editor.token, { block: 3 });
+    expect(third).toMatchObject({ block: 3, section: 'TrackData3', header_line: 2957, rows_parsed: table.rows.length, time_column: 'Timestamp' });
+    expect(third.headers).toEqual(table.headers);
+
+    // Its own plant: the units ran side by side, and unit 1's upload already holds the same hours.
+    const unitPlant = await createPlant(ctx, 0);
+    const columns = { 'Unit 3.XO2 3.Out [%]': 'exhaust_o2', 'Unit 3.XCO2 3.Out [%]': 'exhaust_co2', 'Unit 3.pH3.PV [pH]': null } as const;
+    const instruments = new Map<string, number>();
+    for (const [column, type] of Object.entries(columns)) {
+      const suggestion = third.columns.find((entry) => entry.column === column)!.suggestion;
+      if (type !== null) expect(suggestion).toEqual({ type, unit: '%' });
+      if (suggestion === null) {
+        instruments.set(column, (await addInstruments(ctx, unitPlant.organizationId, unitPlant.equipmentId, 1))[0]!);
+        continue;
+      }
+      const response = await ctx.request({
+        method: 'POST', url: '/api/v1/instruments', token: unitPlant.editor.token,
+        payload: { name: column, type: suggestion.type, unit: suggestion.unit, equipment_id: unitPlant.equipmentId },
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      instruments.set(column, response.json().id as number);
+    }
+    const mapping = {
+      timestamp_column: third.time_column, timestamp_mode: third.time!.mode, time_zone: 'UTC',
+      reading: { encoding: third.encoding, delimiter: third.delimiter, header_line: third.header_line, table_end: third.table_end !== null },
+      columns: [...instruments].map(([column, instrument_id]) => ({ column, instrument_id })),
+    };
+    const unitOperation = await createUnitOperation(ctx, unitPlant);
+
+    // A header line that is no section's header is refused before anything is queued.
+    const wrongLine = await upload(unitPlant.editor.token, unitOperation, { ...mapping, reading: { ...mapping.reading, header_line: 2958 } });
+    expect(wrongLine.statusCode, wrongLine.body).toBe(400);
+    expect(wrongLine.json()).toEqual({ error: 'Line 2958 is not the header of a data section ([TrackData1], [TrackData2], ...) of this file: choose one of its blocks.' });
+
+    const response = await upload(unitPlant.editor.token, unitOperation, mapping);
+    const job = response.json() as JobStatus;
+    expect(response.statusCode, JSON.stringify(job)).toBe(200);
+    // Every row the worker read is one of unit 3's: none of units 1, 2 and 4, nothing of the sections after.
+    expect(job.result).toMatchObject({ rows_read: table.rows.length });
+
+    const parse = createTimestampParser({ format: 'iso-space', order: null, dayFirst: false });
+    const timeIndex = table.headers.indexOf('Timestamp');
+    let compared = 0;
+    for (const [column, instrumentId] of instruments) {
+      const index = table.headers.indexOf(column);
+      const expected = table.rows
+        .filter((row) => (row[index] ?? '').trim() !== '')
+        .map((row) => ({ ts: new Date(parse(row[timeIndex]!)!).toISOString(), value: Number(row[index]!.trim()) }));
+      expect(expected.length, column).toBeGreaterThan(0);
+      const stored = await readSeries(ctx, unitPlant.viewer.token, { instrument_id: instrumentId, limit: 100_000 });
+      expect(stored.map(({ ts, value }) => ({ ts, value })), column).toEqual(expected);
+      compared += expected.length;
+    }
+    expect(compared).toBe(job.result!.points_written);
+    // Unit 3 is not unit 1 under another name: its pH series differs from unit 1's.
+    const unitOne = unitTable(1);
+    const phOf = (source: { headers: string[]; rows: string[][] }, column: string) => source.rows.map((row) => row[source.headers.indexOf(column)]).join(';');
+    expect(phOf(table, 'Unit 3.pH3.PV [pH]')).not.toBe(phOf(unitOne, 'Unit 1.pH1.PV [pH]'));
   });
 });
