@@ -64,13 +64,13 @@ export async function cutSpoolToTable(filePath: string, reading: CsvReading | un
   if (!detected.ok) throw badRequest(detected.message);
   // A multi-section file (DASware) is left whole when its first data section is read: the worker's
   // reader finds that section itself. Another one (DASGIP's unit 3, chosen under Block) is cut out with
-  // the sections before the data, so the worker finds it first and reads nothing of the other units.
-  // The header line the reading names may lie past the head read here: the cutter checks it.
-  const sectioned = detected.layout.section !== null;
-  if (sectioned && !isUtf16(reading, head.bytes)) {
-    const headerLine = reading?.header_line;
+  // the sections before the data, so the worker finds it first and reads nothing of the other units;
+  // so is any section of a UTF-16 file, which is rewritten anyway. The header line the reading names
+  // may lie past the head read here: the cutter checks it.
+  if (detected.layout.section !== null) {
     const firstHeaderLine = detected.layout.blocks[0]?.header_line ?? detected.layout.header_line;
-    if (headerLine === undefined || headerLine === firstHeaderLine) return size;
+    const headerLine = reading?.header_line ?? firstHeaderLine;
+    if (headerLine === firstHeaderLine && !isUtf16(reading, head.bytes)) return size;
     return rewriteSpool(filePath, new CsvTextDecoder({ encoding: reading?.encoding ?? detected.layout.encoding }), new DataSectionCutter(headerLine));
   }
   if (reading?.plate_grid === true) {
@@ -84,7 +84,7 @@ export async function cutSpoolToTable(filePath: string, reading: CsvReading | un
   // A table without a header row gets the names the upload gives as its header line.
   const headerText = reading?.column_names ? headerLineOf(reading.column_names, delimiter) : undefined;
   const cutter = new TableCutter({
-    headerLine: reading?.header_line ?? 1, tableEnd: (reading?.table_end ?? false) || sectioned, delimiter, headerText,
+    headerLine: reading?.header_line ?? 1, tableEnd: reading?.table_end ?? false, delimiter, headerText,
   });
   return rewriteSpool(filePath, decoder, cutter);
 }

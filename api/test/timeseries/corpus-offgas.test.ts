@@ -209,4 +209,33 @@ describe('off-gas analyzer export (DASGIP Control 4 with GA4)', () => {
     const phOf = (source: { headers: string[]; rows: string[][] }, column: string) => source.rows.map((row) => row[source.headers.indexOf(column)]).join(';');
     expect(phOf(table, 'Unit 3.pH3.PV [pH]')).not.toBe(phOf(unitOne, 'Unit 1.pH1.PV [pH]'));
   });
+  it('a UTF-16 copy of the export is cut to the chosen unit the same way: unit 3\'s pH exactly, its time base kept', async () => {
+    const table = unitTable(3);
+    const text = new TextDecoder('latin1').decode(readFileSync(realExportPath(DASGIP)));
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const unitPlant = await createPlant(ctx, 0);
+    const [ph] = await addInstruments(ctx, unitPlant.organizationId, unitPlant.equipmentId, 1);
+    const unitOperation = await createUnitOperation(ctx, unitPlant);
+    const mapping = {
+      // The file's TimezoneBias (in [CoreInfo], kept by the cut) says its times are UTC, whatever zone the upload names.
+      timestamp_column: 'Timestamp', timestamp_mode: 'absolute', time_zone: 'Europe/Berlin',
+      reading: { encoding: 'utf-16le', delimiter: ';', header_line: 2957, table_end: false },
+      columns: [{ column: 'Unit 3.pH3.PV [pH]', instrument_id: ph }],
+    };
+    const { body, contentType } = multipartBody({ mapping: JSON.stringify(mapping) }, { name: DASGIP, content: utf16 });
+    const response = await ctx.request({
+      method: 'POST', url: `/api/v1/unit-operations/${unitOperation}/csv-uploads?wait=true`, token: unitPlant.editor.token,
+      headers: { 'content-type': contentType }, payload: body,
+    });
+    const job = response.json() as JobStatus;
+    expect(response.statusCode, JSON.stringify(job)).toBe(200);
+    expect(job.result).toMatchObject({ rows_read: table.rows.length });
+    const parse = createTimestampParser({ format: 'iso-space', order: null, dayFirst: false });
+    const index = table.headers.indexOf('Unit 3.pH3.PV [pH]');
+    const expected = table.rows
+      .filter((row) => (row[index] ?? '').trim() !== '')
+      .map((row) => ({ ts: new Date(parse(row[0]!)!).toISOString(), value: Number(row[index]!.trim()) }));
+    const stored = await readSeries(ctx, unitPlant.viewer.token, { instrument_id: ph!, limit: 100_000 });
+    expect(stored.map(({ ts, value }) => ({ ts, value }))).toEqual(expected);
+  });
 });
