@@ -150,6 +150,43 @@ describe('bulk writes and reads', () => {
     ]);
   });
 
+  it('still writes a chunk recorded by an api from before the readings\' source details, whose RowBinary rows end at is_deleted', async () => {
+    const own = await createPlant(ctx, 1);
+    const instrumentId = own.instrumentIds[0]!;
+    const start = T0 + 10 * 86_400_000;
+    const principal = { kind: 'session' as const, userId: own.editor.id, sessionId: null, apiKeyId: null, email: own.editor.email, name: own.editor.name,
+      organizationId: own.organizationId, roles: [own.editor.role], superuser: false };
+    const { job } = await createIngestJob(ctx.deps.pg, principal, {
+      kind: 'bulk', chunkCount: 1,
+      request: { instrument_ids: [instrumentId], start_ms: start, end_ms: start + 1000, points: 2, rows_format: 'RowBinary', versions_from_job: true },
+    });
+    // The older layout, versions to be stamped with the job's: organization, instrument, ts, Nullable(Float64), version (the suffix), is_deleted.
+    const row = (ts: number, value: number | null, suffix: number) => {
+      const bytes = Buffer.alloc(value === null ? 34 : 42);
+      bytes.writeBigUInt64LE(BigInt(own.organizationId), 0);
+      bytes.writeBigUInt64LE(BigInt(instrumentId), 8);
+      bytes.writeBigInt64LE(BigInt(ts), 16);
+      let offset = 24;
+      if (value === null) bytes[offset++] = 1;
+      else {
+        bytes[offset++] = 0;
+        bytes.writeDoubleLE(value, offset);
+        offset += 8;
+      }
+      bytes.writeBigUInt64LE(BigInt(suffix), offset);
+      return bytes;
+    };
+    await ctx.deps.redis.set(bulkChunkDataKey(ctx.env.QUEUE_PREFIX, job.id, 0), Buffer.concat([row(start, 2.5, 1), row(start + 1000, null, 2)]), 'EX', 3600);
+    await ctx.deps.queues.ingestBulk.add(INGEST_JOBS.bulkChunk,
+      { job_id: job.id, organization_id: own.organizationId, version_seq: Number(job.version_seq), chunk_index: 0, chunk_count: 1, points: 2, format: 'RowBinary' },
+      { jobId: `${job.id}-c0`, attempts: 3 });
+    expect(await waitForJobState(ctx, own.editor.token, job.id)).toMatchObject({ state: 'completed' });
+    expect(await readSeries(ctx, own.viewer.token, { instrument_id: instrumentId })).toEqual([
+      { ts: new Date(start).toISOString(), instrument_id: instrumentId, value: 2.5 },
+      { ts: new Date(start + 1000).toISOString(), instrument_id: instrumentId, value: null },
+    ]);
+  });
+
   it('rejects a post naming the first bad index and writes nothing', async () => {
     const [a] = plant.instrumentIds;
     const cases: Array<[unknown[], string]> = [
