@@ -259,6 +259,24 @@ describe('multi-section files of several units (DASGIP Control)', () => {
     expect(cutInPieces(lastOnly, 22, 5).endsWith('"[TrackData3]"\r\n"Timestamp";"Duration";"Unit 3.pH3.PV [pH]"\r\n2018-07-26 11:53:38;0.0007;6.90\r\n2018-07-26 11:54:38;0.0014;6.91')).toBe(true);
   });
 
+  it('streams: what it keeps is given back as its lines arrive, the other units pass through unkept, and it stops at the chosen table\'s end', () => {
+    const preamble = DASGIP_LIKE.slice(0, DASGIP_LIKE.indexOf('"[TrackData]"'));
+    const rows = 100_000;
+    const otherUnit = '2018-07-26 11:53:37;0.0007;7.02\r\n'.repeat(rows);
+    // Preamble lines, the unit 2 marker and header, its rows, then the unit 3 marker: its header's line.
+    const headerLine = preamble.split('\r\n').length - 1 + 2 + rows + 2;
+    const cutter = new DataSectionCutter(headerLine);
+    expect(cutter.push(preamble)).toBe(preamble);
+    expect(cutter.push('"[TrackData2]"\r\n"Timestamp";"Duration";"Unit 2.pH2.PV [pH]"\r\n' + otherUnit.slice(0, 1_000_001))).toBe('');
+    expect(cutter.push(otherUnit.slice(1_000_001))).toBe('');
+    const unitThree = '"[TrackData3]"\r\n"Timestamp";"Duration";"Unit 3.pH3.PV [pH]"\r\n2018-07-26 11:53:38;0.0007;6.90\r\n';
+    expect(cutter.push(unitThree)).toBe(unitThree);
+    expect(cutter.finished).toBe(false);
+    expect(cutter.push('\r\n"[Events]"\r\n"No";"Timestamp"\r\n')).toBe('\r\n');
+    expect(cutter.finished).toBe(true);
+    expect(cutter.push('1;2018-07-26 11:53:40\r\n')).toBe('');
+  });
+
   it('refuses a header line that is not a data section\'s header', () => {
     const message = 'Line 12 is not the header of a data section ([TrackData1], [TrackData2], ...) of this file: choose one of its blocks.';
     expect(() => cutInPieces(DASGIP_LIKE, 12, 16)).toThrow(message);
