@@ -52,7 +52,7 @@ export function multipartBody(fields: Record<string, string>, file?: { name: str
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-export interface Reading { ts: string; instrument_id: number; value: number | null; min?: number | null; max?: number | null }
+export interface Reading { ts: string; instrument_id: number; value: number | null; min?: number | null; max?: number | null; quality?: number; historical?: boolean }
 
 export async function readSeries(ctx: TestContext, token: string, query: Record<string, string | number>): Promise<Reading[]> {
   const search = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]));
