@@ -227,7 +227,8 @@ function baselineTsv(): Buffer[] {
   for (let first = 0; first < BULK_POINTS; first += batch) {
     const lines: string[] = [];
     for (let index = first; index < Math.min(first + batch, BULK_POINTS); index += 1) {
-      lines.push(`${organization}\t${1 + (index % 10)}\t${T0 + index * 1000}\t${index * 0.5}\t${pointVersion(1, index)}\t0\n`);
+      // Every column of a stored reading, as the worker writes them: no microseconds, no quality code, not historical.
+      lines.push(`${organization}\t${1 + (index % 10)}\t${T0 + index * 1000}\t${index * 0.5}\t${pointVersion(1, index)}\t0\t0\t\\N\t0\n`);
     }
     chunks.push(Buffer.from(lines.join('')));
   }
