@@ -11,12 +11,13 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StatusCodes, crypto_utils } from 'node-opcua-client';
+import { DataType, DataValue, StatusCodes, crypto_utils } from 'node-opcua-client';
 import { X509Certificate } from 'node:crypto';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import type { IntegrationMapping, OpcuaConnection } from '@bioprocess/shared/integrations';
 import { describeUserCertificate } from '@bioprocess/shared/server/opcua-user-certificate';
-import { createOpcuaSource, opcuaSourceFactory } from '../src/connectors/sources/opcua.ts';
+import { createOpcuaSource, opcuaSourceFactory, readingsOf } from '../src/connectors/sources/opcua.ts';
+import { deliveredPoint } from '../src/connectors/delivery.ts';
 import { startDemoOpcuaServer, type DemoOpcuaServer } from '../src/connectors/demo/opcua-bioreactor-server.ts';
 import type { ConnectorSource, SourceReading, SourceStatusSink } from '../src/connectors/source.ts';
 
@@ -77,6 +78,24 @@ async function until<T>(what: string, probe: () => T | undefined | null | false,
   }
   throw new Error(`gave up waiting for ${what}`);
 }
+
+describe('OPC UA readings', () => {
+  it('keep the microseconds of a source timestamp (OPC UA\'s 100 ns DateTime), and deliver them as ISO text', () => {
+    const stamp = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 600));
+    // As node-opcua decodes a source time of .600123456: the Date holds the millisecond, picoseconds the rest.
+    const fine = new DataValue({ value: { dataType: DataType.Double, value: 36.5 }, sourceTimestamp: stamp, sourcePicoseconds: 123_456_780 });
+    const [reading] = readingsOf([mapping(1, 'ns=1;s=T', 101)], fine, 0);
+    expect(reading).toEqual({ mappingId: 1, instrumentId: 101, measuredAtMs: stamp.getTime(), measuredAtMicros: 123, value: 36.5, quality: null, historical: false });
+    expect(deliveredPoint([101, stamp.getTime(), 36.5, null, 0, 123])).toEqual({ instrument_id: 101, ts: '2026-01-02T03:04:05.600123Z', value: 36.5 });
+    const coarse = new DataValue({ value: { dataType: DataType.Double, value: 1 }, sourceTimestamp: stamp, statusCode: StatusCodes.BadSensorFailure });
+    expect(readingsOf([mapping(1, 'ns=1;s=T', 101)], coarse, 0)[0]).toEqual({
+      mappingId: 1, instrumentId: 101, measuredAtMs: stamp.getTime(), value: null, quality: StatusCodes.BadSensorFailure.value, historical: false,
+    });
+    expect(deliveredPoint([101, stamp.getTime(), null, StatusCodes.BadSensorFailure.value, 0])).toEqual({
+      instrument_id: 101, ts: stamp.getTime(), value: null, quality: StatusCodes.BadSensorFailure.value,
+    });
+  });
+});
 
 describe('OPC UA source', () => {
   let server: DemoOpcuaServer;

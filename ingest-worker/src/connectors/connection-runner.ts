@@ -116,7 +116,11 @@ export class ConnectionRunner {
     if (this.store!.isFull()) {
       this.status.error(`The buffer is full (${this.store!.bufferedBytes()} of ${this.store!.limitBytes} bytes): the source waits until the api takes readings again.`, 'buffer');
     }
-    return readings.map((reading) => [reading.instrumentId, reading.measuredAtMs, reading.value, reading.quality, reading.historical ? 1 : 0]);
+    return readings.map((reading): StoredReading => {
+      const stored: StoredReading = [reading.instrumentId, reading.measuredAtMs, reading.value, reading.quality, reading.historical ? 1 : 0];
+      if (reading.measuredAtMicros) stored.push(reading.measuredAtMicros);
+      return stored;
+    });
   }
 
   /** Applies the connection as it is now stored. */

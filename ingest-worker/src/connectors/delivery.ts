@@ -18,6 +18,7 @@ import { cappedExponentialDelay } from '@bioprocess/shared/capped-backoff';
 import type { StoredReading, StoreForward } from './store-forward.ts';
 import type { ConnectionStatusTracker } from './status.ts';
 import { deliveredQualityCode } from './quality-codes.ts';
+import { isoWithMicros } from '@bioprocess/shared/sub-millisecond-time';
 
 export interface DeliveryOptions {
   apiUrl: string;
@@ -29,9 +30,13 @@ export interface DeliveryOptions {
 
 const RETRIED_CLIENT_ERRORS = new Set([401, 403, 408, 409, 425, 429]);
 
-/** A bulk point: the source's quality code and historical flag only when it gave them, so good live readings stay small. */
-function deliveredPoint([instrumentId, ts, value, quality, historical]: StoredReading): Record<string, unknown> {
-  const point: Record<string, unknown> = { instrument_id: instrumentId, ts, value };
+/**
+ * A bulk point: its time as epoch milliseconds, or as ISO text with six fraction digits when it has
+ * microseconds; the source's quality code and historical flag only when it gave them, so good live
+ * readings stay small.
+ */
+export function deliveredPoint([instrumentId, ts, value, quality, historical, micros]: StoredReading): Record<string, unknown> {
+  const point: Record<string, unknown> = { instrument_id: instrumentId, ts: micros ? isoWithMicros(ts, micros) : ts, value };
   const code = deliveredQualityCode(quality);
   if (code !== null) point.quality = code;
   if (historical === 1) point.historical = true;

@@ -9,8 +9,12 @@ import type { IntegrationConnection, IntegrationMapping } from '@bioprocess/shar
 /**
  * A reading of a mapped instrument. `quality`: the source's code when it did not call the reading good
  * (an OPC UA StatusCode's value, a Sparkplug Quality), as an unsigned 32-bit integer (quality-codes.ts).
+ * `measuredAtMicros`: the microseconds within `measuredAtMs` when the source's time has them (OPC UA's
+ * 100 ns DateTime); absent otherwise.
  */
-export interface SourceReading { mappingId: number; instrumentId: number; measuredAtMs: number; value: number | null; quality: number | null; historical: boolean }
+export interface SourceReading {
+  mappingId: number; instrumentId: number; measuredAtMs: number; measuredAtMicros?: number; value: number | null; quality: number | null; historical: boolean;
+}
 export interface BrowseItem { id: string; name: string; kind: 'folder' | 'variable' | 'topic'; unit: string | null; dataType: string | null; hasChildren: boolean; sample: string | null }
 export interface SourceStatusSink { connected(): void; disconnected(reason: string): void; error(message: string): void; message(): void }
 export interface ConnectorSource {

@@ -21,10 +21,12 @@ import { crc32 } from 'node:zlib';
 import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
 
 /**
- * A reading as stored: instrument, source time (ms), value (null: missing), quality code, historical.
- * The code is text in buffers written before codes were numbers (delivered through quality-codes.ts).
+ * A reading as stored: instrument, source time (ms), value (null: missing), quality code, historical,
+ * and the microseconds within the source time's millisecond when it has them (absent from buffers
+ * written before they were kept, and when 0). The code is text in buffers written before codes were
+ * numbers (delivered through quality-codes.ts).
  */
-export type StoredReading = [instrumentId: number, measuredAtMs: number, value: number | null, quality: number | string | null, historical: 0 | 1];
+export type StoredReading = [instrumentId: number, measuredAtMs: number, value: number | null, quality: number | string | null, historical: 0 | 1, micros?: number];
 
 interface Position { segment: string; offset: number }
 interface Cursor { position: Position | null; pending: { key: string; from: Position; to: Position } | null }

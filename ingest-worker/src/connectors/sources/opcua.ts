@@ -63,6 +63,9 @@ export function readingsOf(mappings: IntegrationMapping[], dataValue: DataValue,
   const good = status.isGood();
   const bad = status.isBad();
   const measuredAtMs = dataValue.sourceTimestamp?.getTime() ?? dataValue.serverTimestamp?.getTime() ?? receivedAtMs;
+  // node-opcua keeps what a Date cannot hold (the 100 ns ticks within the millisecond) as picoseconds.
+  const picoseconds = dataValue.sourceTimestamp ? dataValue.sourcePicoseconds : dataValue.serverTimestamp ? dataValue.serverPicoseconds : 0;
+  const measuredAtMicros = Math.min(999, Math.floor((picoseconds ?? 0) / 1_000_000));
   const value = bad ? null : numericValue(dataValue);
   const readings: SourceReading[] = [];
   for (const mapping of mappings) {
@@ -70,7 +73,7 @@ export function readingsOf(mappings: IntegrationMapping[], dataValue: DataValue,
     // A good value that is not a number (a string tag mapped by mistake) has nothing to store.
     if (!bad && value === null) continue;
     readings.push({
-      mappingId: mapping.id, instrumentId: mapping.instrument_id, measuredAtMs, value,
+      mappingId: mapping.id, instrumentId: mapping.instrument_id, measuredAtMs, ...(measuredAtMicros > 0 ? { measuredAtMicros } : {}), value,
       quality: good ? null : unsignedQualityCode(status.value), historical: false,
     });
   }
