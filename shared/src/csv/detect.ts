@@ -496,7 +496,10 @@ function detectInText(text: string, encoding: CsvEncoding, partial: boolean, opt
   if (headerless) notices.push(`Read without a header row: the columns are named ${headers[0]} to ${headers[headers.length - 1]}; rename them in the mapping table.`);
   const longFormat = suggestLongFormat(headers, dataRows, time ? headers.indexOf(time.column) : -1, decimalComma);
   if (longFormat) {
-    notices.push(`Times repeat: each row is one series, told apart by ${longFormat.key_columns.join(' x ')} (${longFormat.keys} in the rows read); read as long format.`);
+    const timeIndex = headers.indexOf(time!.column);
+    const timed = dataRows.map((row) => (row[timeIndex] ?? '').trim()).filter((cell) => cell !== '');
+    const told = `told apart by ${longFormat.key_columns.join(' x ')} (${longFormat.keys} in the rows read); read as long format.`;
+    notices.push(new Set(timed).size < timed.length ? `Times repeat: each row is one series, ${told}` : `Each row is one well's read at its own time, ${told}`);
   }
 
   return {

@@ -44,6 +44,28 @@ describe('long format suggested by the detection', () => {
     expect(layout.long_format).toMatchObject({ key_columns: ['position'], value_columns: ['Presens_data.O2_value'], keys: 48 });
   });
 
+  it('suggests the BioLector I\'s well column, though each well is read at its own time and reference and event rows have no well', () => {
+    const layout = layoutOf('JH_ShakerSteps_20170302_070206.csv');
+    expect(layout.long_format).toEqual({
+      key_columns: ['WELLNUM'], value_columns: ['AMPLITUDE', 'PHASE', 'ACT TEMP [°C]', 'ACT HUMIDITY [rH]', 'ACT O2 [%]', 'ACT CO2 [%]'], keys: 48,
+    });
+    expect(layout.notices).toContain("Each row is one well's read at its own time, told apart by WELLNUM (48 in the rows read); read as long format.");
+  });
+
+  it('splits the BioLector Pro\'s wells by filter set: a well alone repeats no time, but one series never mixes channels', () => {
+    const layout = layoutOf('224-MO_Coryne--2019-07-12-16-54-30.csv');
+    expect(layout.long_format).toMatchObject({ key_columns: ['Well', 'Filterset'], keys: 144 });
+    expect(layout.long_format!.value_columns.slice(0, 6)).toEqual(['Amp_1', 'Amp_2', 'AmpRef_1', 'AmpRef_2', 'Phase', 'Cal']);
+  });
+
+  it('a well column of recurring values is long format on a small file too; a well column of one row each is not', () => {
+    const reads = ['time,well,channel,value', '0.01,,1,5', '0.02,A1,1,1.5', '0.03,A2,1,2.5', '0.04,A1,2,7.5', '0.05,A2,2,8.5', '0.06,,1,5', '0.07,A1,1,1.6', '0.08,A2,1,2.6'];
+    const rows = reads.slice(1).map((line) => line.split(','));
+    expect(suggestLongFormat(reads[0]!.split(','), rows, 0, false)).toEqual({ key_columns: ['well', 'channel'], value_columns: ['value'], keys: 4 });
+    const once = [['0.01', 'A1', '1.5'], ['0.02', 'A2', '2.5'], ['0.03', 'A3', '3.5']];
+    expect(suggestLongFormat(['time', 'well', 'value'], once, 0, false)).toBeNull();
+  });
+
   it('suggests nothing for a wide file, whose times do not repeat', () => {
     expect(layoutOf({ text: 'time,a,b\n2024-01-01 00:00:00,1,2\n2024-01-01 00:01:00,3,4\n' }).long_format).toBeNull();
   });

@@ -49,10 +49,18 @@ const SUGGESTION_CELLS = 250_000;
 
 interface Candidate { index: number; rank: number }
 
+/** Names of a column that places each row in one well or vessel of a bank: its values recur, one per read. */
+const POSITION_NAME = /^(well|wellnum|well ?id|position)$/i;
+
 /**
  * The key columns of a long-format file, when its time column repeats: the first single column, else
  * pair, else triple of key-like columns (named like a key, then text, then whole numbers) under which
- * no time repeats. Null when the time never repeats (a wide file) or no such columns exist.
+ * no time repeats. A column named like a key may be empty on some rows (a plate reader's reference,
+ * process and event rows): such rows are no series' and are not counted. A plate reader that reads
+ * each well at its own instant repeats no time, so a well or position column whose values recur is
+ * long format too. A key column that changes within one series' rows (the filter set of a well read
+ * in three channels) joins the key: one series never mixes channels. Null when neither holds (a wide
+ * file) or no such columns exist.
  */
 export function suggestLongFormat(
   headers: readonly string[], allRows: readonly (readonly string[])[], timeIndex: number, decimalComma: boolean,
@@ -62,7 +70,12 @@ export function suggestLongFormat(
   const rows = allRows.slice(0, rowBudget).filter((row) => (row[timeIndex] ?? '').trim() !== '');
   if (rows.length < 2) return null;
   const times = new Set(rows.map((row) => row[timeIndex]!.trim()));
-  if (times.size === rows.length) return null;
+  const positionRecurs = headers.some((name, index) => {
+    if (!POSITION_NAME.test(name.trim())) return false;
+    const written = rows.map((row) => (row[index] ?? '').trim()).filter((cell) => cell !== '');
+    return written.length >= rows.length / 2 && new Set(written).size <= written.length / 2;
+  });
+  if (times.size === rows.length && !positionRecurs) return null;
 
   const candidates: Candidate[] = [];
   const valueColumns: string[] = [];
@@ -74,7 +87,7 @@ export function suggestLongFormat(
     const numbers = written.map((cell) => parseNumericCell(cell, { decimalComma })).filter((value): value is number => value !== null && !Number.isNaN(value));
     const numeric = numbers.length === written.length;
     const distinct = new Set(written).size;
-    if (KEY_NAME.test(name.trim()) && written.length === cells.length) candidates.push({ index, rank: 0 });
+    if (KEY_NAME.test(name.trim()) && written.length >= cells.length / 2) candidates.push({ index, rank: 0 });
     else if (numbers.length < written.length / 2 && written.length === cells.length && distinct < rows.length) candidates.push({ index, rank: 1 });
     else if (numeric && written.length === cells.length && numbers.every(Number.isInteger) && distinct < rows.length) candidates.push({ index, rank: 2 });
     else if (numbers.length >= written.length / 2) valueColumns.push(name);
@@ -82,10 +95,12 @@ export function suggestLongFormat(
   candidates.sort((a, b) => a.rank - b.rank || a.index - b.index);
   const pool = candidates.slice(0, 6);
 
+  const unkeyed = (row: readonly string[], indexes: readonly number[]) => indexes.some((index) => (row[index] ?? '').trim() === '');
   const tellsApart = (indexes: readonly number[]): number | null => {
     const seen = new Set<string>();
     const keys = new Set<string>();
     for (const row of rows) {
+      if (unkeyed(row, indexes)) continue;
       const key = rowKey(row, indexes);
       keys.add(key);
       const timed = `${key}\u0000${row[timeIndex]!.trim()}`;
@@ -93,6 +108,19 @@ export function suggestLongFormat(
       seen.add(timed);
     }
     return keys.size;
+  };
+  /** The column takes more than one value within some series of these key columns. */
+  const changesWithin = (indexes: readonly number[], column: number): boolean => {
+    const valueOf = new Map<string, string>();
+    for (const row of rows) {
+      const cell = (row[column] ?? '').trim();
+      if (cell === '' || unkeyed(row, indexes)) continue;
+      const key = rowKey(row, indexes);
+      const known = valueOf.get(key);
+      if (known === undefined) valueOf.set(key, cell);
+      else if (known !== cell) return true;
+    }
+    return false;
   };
   const combinations: number[][] = [];
   for (const a of pool) combinations.push([a.index]);
@@ -103,9 +131,11 @@ export function suggestLongFormat(
   for (const combination of combinations) {
     const keys = tellsApart(combination);
     if (keys === null) continue;
-    const keyColumns = [...combination].sort((a, b) => a - b);
+    const channels = pool.filter((candidate) => candidate.rank === 0 && !combination.includes(candidate.index) && changesWithin(combination, candidate.index));
+    const keyColumns = [...combination, ...channels.map((candidate) => candidate.index)].slice(0, MAX_KEY_COLUMNS).sort((a, b) => a - b);
     const keyNames = keyColumns.map((index) => headers[index]!);
-    return { key_columns: keyNames, value_columns: valueColumns.filter((column) => !keyNames.includes(column)), keys };
+    const keyCount = keyColumns.length === combination.length ? keys : tellsApart(keyColumns) ?? keys;
+    return { key_columns: keyNames, value_columns: valueColumns.filter((column) => !keyNames.includes(column)), keys: keyCount };
   }
   return null;
 }
