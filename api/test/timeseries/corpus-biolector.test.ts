@@ -1,15 +1,12 @@
 /**
- * The two m2p-labs BioLector raw logs of the corpus through POST /api/v1/csv-previews and uploads read
- * by a running worker. Both are long format (one row per well read, the BioLector Pro's per well and
- * filter set), with references, process values and events in the same table.
- *
- * The preview does not suggest long format for either file (its suggestion needs a time that repeats
- * and key columns written in every row: the BioLector I gives each well read its own time, and both
- * leave the well empty on reference, process and event rows); it says, in a notice, to map the well
- * column as the key column. These tests take that advice, and otherwise the preview's reading
- * choices, time column, elapsed unit and the start its preamble states, and compare every stored
- * value and instant of three wells with the file as the test reads it itself: Latin-1 or ASCII split
- * on `;`, times counted from the preamble's start.
+ * The two m2p-labs BioLector raw logs of the corpus through POST /api/v1/csv-previews and uploads that
+ * accept the preview's suggestions (reading choices, time column, elapsed unit, the start its preamble
+ * states, long format by its suggested key columns, the suggested instrument types), read by a running
+ * worker. Both are long format: one row per well read (the BioLector Pro's per well and filter set),
+ * with references, process values and events in the same table and no well on those rows. Every
+ * stored value and instant of three wells is compared with the file as the test reads it itself
+ * (Latin-1 or ASCII split on `;`, times counted from the preamble's start), and the counts of all
+ * wells with the job's.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,7 +82,7 @@ describe('BioLector raw logs (m2p-labs)', () => {
     await ctx?.close();
   });
 
-  it('BioLector I: keyed by WELLNUM as the preview advises, three wells\' amplitude, phase and temperature are stored exactly, at DATE START plus their hours', async () => {
+  it('BioLector I: accepting every suggestion imports all 48 wells keyed by WELLNUM, three wells\' readings exactly at DATE START plus their hours', async () => {
     const plant = await createPlant(ctx, 0);
     const layout = await preview(plant, BIOLECTOR_I);
     const table = dataTable(BIOLECTOR_I, 'latin1', 'READING;WELLNUM;', null);
@@ -96,44 +93,53 @@ describe('BioLector raw logs (m2p-labs)', () => {
     });
     expect(layout.headers).toEqual(table.headers);
     expect(table.rows).toHaveLength(5_501);
-    expect(layout.notices).toContain("Rows carry one well or position each (column 'WELLNUM'): map it as the key column (long format), with a second key column when one alone repeats times.");
+    expect(layout.notices).toContain("Each row is one well's read at its own time, told apart by WELLNUM (48 in the rows read); read as long format.");
     expect(layout.columns.find((column) => column.column === 'ACT TEMP [°C]')?.suggestion).toEqual({ type: 'temperature', unit: 'celsius' });
 
-    const wells = ['A01', 'C05', 'F08'];
-    const columns = ['AMPLITUDE', 'PHASE', 'ACT TEMP [°C]'];
-    const instruments = await instrumentsFor(plant, layout, wells.flatMap((key) => columns.map((column) => ({ column, key }))));
+    expect(layout.long_format).toEqual({
+      key_columns: ['WELLNUM'], value_columns: ['AMPLITUDE', 'PHASE', 'ACT TEMP [°C]', 'ACT HUMIDITY [rH]', 'ACT O2 [%]', 'ACT CO2 [%]'], keys: 48,
+    });
+    const { key_columns: keyColumns, value_columns: valueColumns } = layout.long_format!;
+
+    const index = (column: string) => table.headers.indexOf(column);
+    // Every well of the plate, in the file's own order; the reference (R) and event (K) rows have none.
+    const wellKeys = [...new Set(table.rows.map((row) => row[index('WELLNUM')]!).filter((well) => well !== ''))];
+    expect(wellKeys).toHaveLength(48);
+    const instruments = await instrumentsFor(plant, layout, wellKeys.flatMap((key) => valueColumns.map((column) => ({ column, key }))));
     const start = Date.parse(`${layout.start!.wallClock}Z`);
     const job = await upload(plant, BIOLECTOR_I, {
       timestamp_column: layout.time_column, timestamp_mode: layout.time!.mode, elapsed_unit: layout.time!.elapsed_unit,
       elapsed_start: new Date(start).toISOString(),
       reading: { encoding: layout.encoding, delimiter: layout.delimiter, header_line: layout.header_line, table_end: layout.table_end !== null },
-      key_column: 'WELLNUM', columns: instruments,
+      key_columns: keyColumns, columns: instruments,
     });
 
-    const headerIndex = (column: string) => table.headers.indexOf(column);
-    const wellRows = (well: string) => table.rows.filter((row) => row[headerIndex('WELLNUM')] === well);
-    // 112 cycles of every well; the reference (R) and event (K) rows have no well and are no well's readings.
-    for (const well of wells) expect(wellRows(well)).toHaveLength(112);
-    const kept = wells.length * 112;
-    expect(job.result).toMatchObject({ rows_read: 5_501, rows_skipped_unselected_key: 5_501 - kept, points_written: kept * columns.length });
+    const wellRows = (well: string) => table.rows.filter((row) => row[index('WELLNUM')] === well);
+    // 112 cycles of every well; every written cell of a well read is one point.
+    for (const well of wellKeys) expect(wellRows(well), well).toHaveLength(112);
+    const wellReads = table.rows.filter((row) => row[index('WELLNUM')] !== '');
+    const written = wellReads.reduce((sum, row) => sum + valueColumns.filter((column) => row[index(column)]!.trim() !== '').length, 0);
+    expect(job.result).toMatchObject({ rows_read: 5_501, rows_skipped_unselected_key: 5_501 - 48 * 112, points_written: written });
+    expect(written).toBe(48 * 112 * valueColumns.length);
 
-    let compared = 0;
-    for (const { column, key, instrument_id } of instruments) {
+    for (const { column, key, instrument_id } of instruments.filter((entry) => ['A01', 'C05', 'F08'].includes(entry.key))) {
       const expected = wellRows(key).map((row) => ({
-        ts: new Date(start + Math.round(Number(row[headerIndex('TIME [h]')]) * 3_600_000)).toISOString(),
-        value: Number(row[headerIndex(column)]!.trim()),
+        ts: new Date(start + Math.round(Number(row[index('TIME [h]')]) * 3_600_000)).toISOString(),
+        value: Number(row[index(column)]!.trim()),
       }));
       const stored = await readSeries(ctx, plant.viewer.token, { instrument_id, limit: 100_000 });
       expect(stored.map(({ ts, value }) => ({ ts, value })), `${key} ${column}`).toEqual(expected);
-      compared += expected.length;
     }
-    expect(compared).toBe(job.result!.points_written);
-    // The last read of F08 is 5.66 h after the start, as the file's DATE END (12:42:01) allows.
-    const lastF08 = await readSeries(ctx, plant.viewer.token, { instrument_id: instruments.find((entry) => entry.key === 'F08' && entry.column === 'AMPLITUDE')!.instrument_id, limit: 100_000 });
+    // The temperature columns became temperature instruments in °C, as suggested.
+    const temperature = instruments.find((entry) => entry.key === 'F08' && entry.column === 'ACT TEMP [°C]')!;
+    const { rows: [made] } = await ctx.deps.pg.query('SELECT type, unit FROM instruments WHERE id = $1', [temperature.instrument_id]);
+    expect(made).toEqual({ type: 'temperature', unit: 'celsius' });
+    // The last read of F08 is 5.66 h after the start, before the file's DATE END (12:42:01).
+    const lastF08 = await readSeries(ctx, plant.viewer.token, { instrument_id: temperature.instrument_id, limit: 100_000 });
     expect(lastF08.at(-1)!.ts < '2017-03-02T12:42:01.000Z').toBe(true);
   });
 
-  it('BioLector Pro: keyed by Well x Filterset, three wells\' amplitude and phase of every filter set are stored exactly, at start_date_time plus their seconds; -9999 named missing stores no reading', async () => {
+  it('BioLector Pro: the suggested Well x Filterset key imports every series\' amplitude and phase, three wells\' exactly at start_date_time plus their seconds; -9999 named missing stores no reading', async () => {
     const plant = await createPlant(ctx, 0);
     const layout = await preview(plant, BIOLECTOR_PRO);
     const table = dataTable(BIOLECTOR_PRO, 'utf-8', 'Type;Cycle;Well;', '=====end_process=====');
@@ -144,11 +150,20 @@ describe('BioLector raw logs (m2p-labs)', () => {
     });
     expect(layout.headers).toEqual(table.headers);
     expect(table.rows).toHaveLength(645);
-    expect(layout.notices).toContain("Rows carry one well or position each (column 'Well'): map it as the key column (long format), with a second key column when one alone repeats times.");
+    expect(layout.notices).toContain('Times repeat: each row is one series, told apart by Well x Filterset (144 in the rows read); read as long format.');
 
-    const keys = ['001', '024', '048'].flatMap((well) => ['01', '02', '03'].map((filterset) => `${well} · ${filterset}`));
+    expect(layout.long_format).toMatchObject({ key_columns: ['Well', 'Filterset'], keys: 144 });
+    const { key_columns: keyColumns, value_columns: valueColumns } = layout.long_format!;
+    const index = (column: string) => table.headers.indexOf(column);
+    const keyOf = (row: string[]) => `${row[index('Well')]} · ${row[index('Filterset')]}`;
+    const measurements = table.rows.filter((row) => row[index('Type')] === 'M');
+    const allKeys = [...new Set(measurements.map(keyOf))];
+    expect(allKeys).toHaveLength(144);
+    // 144 series x 35 value columns is more than one upload maps: the biomass amplitude and the optode phase of every series.
+    const mapped = ['Amp_1', 'Phase'];
+    expect(valueColumns).toEqual(expect.arrayContaining(mapped));
     const instruments = await instrumentsFor(plant, layout, [
-      ...keys.flatMap((key) => ['Amp_1', 'Phase'].map((column) => ({ column, key }))),
+      ...allKeys.flatMap((key) => mapped.map((column) => ({ column, key }))),
       // The CO2 channel is not fitted: every cell is -9999.00, which the upload names missing.
       { column: 'CO2', key: '001 · 01' },
     ]);
@@ -157,26 +172,23 @@ describe('BioLector raw logs (m2p-labs)', () => {
       timestamp_column: layout.time_column, timestamp_mode: layout.time!.mode, elapsed_unit: layout.time!.elapsed_unit,
       elapsed_start: new Date(start).toISOString(),
       reading: { encoding: layout.encoding, delimiter: layout.delimiter, header_line: layout.header_line, table_end: layout.table_end !== null },
-      key_columns: ['Well', 'Filterset'], columns: instruments,
+      key_columns: keyColumns, columns: instruments,
     }, { missing_values: JSON.stringify(['-9999']) });
 
-    const index = (column: string) => table.headers.indexOf(column);
-    const keyRows = (key: string) => table.rows.filter((row) => `${row[index('Well')]} · ${row[index('Filterset')]}` === key);
-    // Four cycles of each well and filter set; process, reference and event rows have no well.
-    for (const key of keys) expect(keyRows(key), key).toHaveLength(4);
-    expect(job.result).toMatchObject({ rows_read: 645, rows_skipped_unselected_key: 645 - keys.length * 4, points_written: keys.length * 4 * 2 });
+    const keyRows = (key: string) => table.rows.filter((row) => keyOf(row) === key);
+    // Four cycles of each well and filter set; process, reference and event rows are no series'.
+    for (const key of allKeys) expect(keyRows(key), key).toHaveLength(4);
+    expect(job.result).toMatchObject({ rows_read: 645, rows_skipped_unselected_key: 645 - 576, points_written: 576 * mapped.length });
 
-    let compared = 0;
-    for (const { column, key, instrument_id } of instruments.filter((entry) => entry.column !== 'CO2')) {
+    const keys = ['001', '024', '048'].flatMap((well) => ['01', '02', '03'].map((filterset) => `${well} · ${filterset}`));
+    for (const { column, key, instrument_id } of instruments.filter((entry) => entry.column !== 'CO2' && keys.includes(entry.key))) {
       const expected = keyRows(key).map((row) => ({
         ts: new Date(start + Number(row[index('Time')]) * 1_000).toISOString(),
         value: Number(row[index(column)]!.trim()),
       }));
       const stored = await readSeries(ctx, plant.viewer.token, { instrument_id, limit: 100_000 });
       expect(stored.map(({ ts, value }) => ({ ts, value })), `${key} ${column}`).toEqual(expected);
-      compared += expected.length;
     }
-    expect(compared).toBe(job.result!.points_written);
     const co2 = await readSeries(ctx, plant.viewer.token, { instrument_id: instruments.at(-1)!.instrument_id, limit: 100_000 });
     expect(co2.filter((point) => point.value !== null)).toEqual([]);
     expect(keyRows('001 · 01').map((row) => row[index('CO2')])).toEqual(['-9999.00', '-9999.00', '-9999.00', '-9999.00']);
