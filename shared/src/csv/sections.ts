@@ -5,6 +5,7 @@
  * Also the read blocks of plate-reader exports (findReadBlocks): several tables of readings, one read.
  */
 import { isMarkerLine } from './layout-lines.ts';
+import { LineCutter } from './line-cutter.ts';
 
 /** Sections whose table holds the time series, by default (DASware: TrackData, TrackData1, ...). */
 export const DEFAULT_DATA_SECTION_PATTERN = /^TrackData\d*$/i;
@@ -165,42 +166,21 @@ export class DataSectionFilter {
  * one-unit export: the first data section is the chosen one. Text in, text out, line by line as it
  * streams, like TableCutter; throws when `headerLine` is not a data section's header.
  */
-export class DataSectionCutter {
+export class DataSectionCutter extends LineCutter {
   private line = 1;
-  private pending: string[] = [];
   private state: 'outside' | 'awaiting-header' | 'skipping' | 'chosen' | 'done' = 'outside';
   private heldMarker = '';
 
-  constructor(private readonly headerLine: number, private readonly pattern: RegExp = DEFAULT_DATA_SECTION_PATTERN) {}
+  constructor(private readonly headerLine: number, private readonly pattern: RegExp = DEFAULT_DATA_SECTION_PATTERN) {
+    super();
+  }
 
-  /** True once the chosen table has ended: the rest of the input can be skipped. */
   get finished(): boolean {
     return this.state === 'done';
   }
 
-  push(text: string): string {
-    if (this.state === 'done') return '';
-    let output = '';
-    let start = 0;
-    for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
-      const piece = text.slice(start, end + 1);
-      start = end + 1;
-      const whole = this.pending.length > 0 ? this.pending.join('') + piece : piece;
-      this.pending = [];
-      output += this.acceptLine(whole);
-      if (this.finished) return output;
-    }
-    if (start < text.length) this.pending.push(text.slice(start));
-    return output;
-  }
-
-  end(): string {
-    let output = '';
-    if (this.state !== 'done' && this.pending.length > 0) {
-      const last = this.pending.join('');
-      this.pending = [];
-      output = this.acceptLine(last);
-    }
+  override end(): string {
+    const output = super.end();
     if (this.state !== 'chosen' && this.state !== 'done') throw new Error(this.notASectionHeader());
     return output;
   }
@@ -209,8 +189,7 @@ export class DataSectionCutter {
     return `Line ${this.headerLine} is not the header of a data section ([TrackData1], [TrackData2], ...) of this file: choose one of its blocks.`;
   }
 
-  /** The line as kept ('' when dropped). */
-  private acceptLine(line: string): string {
+  protected acceptLine(line: string): string {
     const number = this.line;
     this.line += 1;
     const content = line.replace(/\r?\n$/, '');
