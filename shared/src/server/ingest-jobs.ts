@@ -1,7 +1,7 @@
 /**
  * The ingest_jobs repository: every statement on `ingest_jobs` and on the data jobs carry
- * (`ingest_job_data`), for the api (creating and reading jobs, counting uploads in flight), the
- * ingest-worker (starting, progress, completion, failure) and its reconciler and sweeper. A job row
+ * (`ingest_job_data`), for the api (creating and reading jobs, counting uploads in flight, the jobs a
+ * run's review report and signed content name), the ingest-worker (starting, progress, completion, failure) and its reconciler and sweeper. A job row
  * says what was accepted (the record a 202 stands on) and how far its writing got.
  */
 import { randomUUID } from 'node:crypto';
@@ -481,4 +481,72 @@ export async function jobWithCreator(db: Db, jobId: string): Promise<JobWithCrea
       WHERE j.id = $1`,
     [jobId]);
   return rows[0];
+}
+
+/** A job as a run's review report lists it, with the email of the user who made it (null: an API key, or a user since removed). */
+export interface JobForReview {
+  id: string;
+  kind: IngestJobKind;
+  state: IngestJobState;
+  error: string | null;
+  request: Record<string, unknown>;
+  created_at: Date;
+  finished_at: Date | null;
+  created_by_email: string | null;
+}
+
+/**
+ * The organisation's jobs on these unit operations (by the unit operation an upload or deletion names,
+ * else the one an upload created) that a reviewer must see: those that failed, every deletion, and
+ * uploads that replaced the readings they found; oldest first.
+ */
+export async function listExceptionalJobsOfUnitOperations(db: Db, organizationId: number, unitOperationIds: readonly number[]): Promise<JobForReview[]> {
+  const { rows } = await db.query<JobForReview>(
+    `SELECT j.id, j.kind, j.state, j.error, j.request, j.created_at, j.finished_at, u.email AS created_by_email
+       FROM ingest_jobs j LEFT JOIN users u ON u.id = j.created_by
+      WHERE j.organization_id = $1
+        AND coalesce(NULLIF(j.request->>'unit_operation_id', ''), j.request->>'created_unit_operation_id')::bigint = ANY($2::bigint[])
+        AND (j.state = 'failed' OR j.kind = 'deletion' OR (j.request->'mapping'->>'replace_existing')::boolean)
+      ORDER BY j.created_at, j.id`,
+    [organizationId, [...unitOperationIds]],
+  );
+  return rows;
+}
+
+/** Where a range deletion touches a unit operation's readings: one instrument of its equipment, in its window (epoch ms; end null: open). */
+export interface InstrumentWindow {
+  instrumentId: number;
+  startMs: number;
+  endMs: number | null;
+}
+
+/**
+ * Every job that wrote into or deleted from the readings of some of the organisation's unit operations:
+ * CSV uploads into them (or creating them), and the recorded range deletions (`time_series_deletions`)
+ * overlapping one of `windows` on its instrument, both ends included. Each job once, its id and version
+ * as text, ordered by id: the form a run's signed content hashes, so neither may change.
+ */
+export async function listJobsTouchingUnitOperations(
+  db: Db,
+  organizationId: number,
+  unitOperationIds: readonly number[],
+  windows: readonly InstrumentWindow[],
+): Promise<Array<{ id: string; kind: string; version_seq: string }>> {
+  const { rows } = await db.query<{ id: string; kind: string; version_seq: string }>(
+    `SELECT j.id::text AS id, j.kind, j.version_seq::text AS version_seq
+       FROM ingest_jobs j
+      WHERE j.organization_id = $1
+        AND (NULLIF(j.request->>'unit_operation_id', '')::bigint = ANY($2::bigint[])
+             OR NULLIF(j.request->>'created_unit_operation_id', '')::bigint = ANY($2::bigint[]))
+     UNION
+     SELECT d.job_id::text, 'deletion', d.version_seq::text
+       FROM time_series_deletions d
+       JOIN unnest($3::bigint[], $4::bigint[], $5::bigint[]) AS w (instrument_id, start_ms, end_ms)
+         ON d.end_ms >= w.start_ms AND (w.end_ms IS NULL OR d.start_ms <= w.end_ms) AND w.instrument_id = ANY(d.instrument_ids)
+      WHERE d.organization_id = $1
+      ORDER BY 1`,
+    [organizationId, [...unitOperationIds], windows.map((window) => window.instrumentId), windows.map((window) => window.startMs),
+      windows.map((window) => window.endMs)],
+  );
+  return rows;
 }

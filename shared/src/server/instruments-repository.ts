@@ -1,6 +1,7 @@
 /**
  * The `instruments` table in PostgreSQL: every statement on it, for the api (its routes, time-series
- * ownership, uploads, exports, Analyze, audit names, equipment deletion, the demo seed) and the
+ * ownership, uploads, exports, Analyze, audit names, equipment deletion, the demo seed, the review
+ * guard, a run's signed content, alert evaluation and the alert list's names) and the
  * ingest-worker (the alias an upload gives, audit names). Each is scoped by organisation, except the
  * owners lookup, whose answer is the organisation, and the audit names of a superuser's view. What
  * the api answers over HTTP (404, 409, the wire form) stays in api/src/instruments/repository.ts.
@@ -46,14 +47,31 @@ export async function listEquipmentInstruments(
   return { rows: list.rows, total: count.rows[0]!.total };
 }
 
-/** Every instrument of the organisation standing on these pieces of equipment, in creation order. */
-export async function listInstrumentsOfEquipment(db: Queryable, organizationId: number, equipmentIds: number[]): Promise<InstrumentRow[]> {
+/**
+ * Every instrument of the organisation standing on these pieces of equipment, in creation order; only
+ * those of `ofType` when given, compared case-insensitively as PostgreSQL lowers text.
+ */
+export async function listInstrumentsOfEquipment(
+  db: Queryable,
+  organizationId: number,
+  equipmentIds: readonly number[],
+  ofType: string | null = null,
+): Promise<InstrumentRow[]> {
   if (equipmentIds.length === 0) return [];
   const { rows } = await db.query<InstrumentRow>(
-    `SELECT ${INSTRUMENT_COLUMNS} FROM instruments WHERE organization_id = $1 AND equipment_id = ANY($2::bigint[]) ORDER BY id`,
-    [organizationId, equipmentIds],
+    `SELECT ${INSTRUMENT_COLUMNS} FROM instruments
+      WHERE organization_id = $1 AND equipment_id = ANY($2::bigint[]) AND ($3::text IS NULL OR lower(type) = lower($3)) ORDER BY id`,
+    [organizationId, [...equipmentIds], ofType],
   );
   return rows;
+}
+
+/** The equipment the organisation's instruments among `ids` stand on, each piece once (ids of others, or of none, are left out). */
+export async function equipmentIdsOfInstruments(db: Queryable, organizationId: number, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<{ equipment_id: number }>(
+    'SELECT equipment_id FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[])', [organizationId, [...ids]]);
+  return [...new Set(rows.map((row) => row.equipment_id))];
 }
 
 /** The organisation's instruments among `ids`, in creation order (ids of others, or of none, are left out). */

@@ -1,7 +1,8 @@
 /**
  * The `unit_operations` table in PostgreSQL: every statement on it, for the api (its routes, runs'
  * deletion, uploads, exports, Analyze, derived parameters, audit names, equipment deletion, the demo
- * seed), the ingest-worker (the window an upload gives, audit names) and the one-at-a-time windows
+ * seed, the review guard and report, a run's signed content, alert evaluation), the ingest-worker
+ * (the window an upload gives, audit names) and the one-at-a-time windows
  * rule both enforce (server/unit-operation-windows.ts locks the equipment first). Each is scoped by
  * organisation, except the audit names of a superuser's view. One statement on the table stays
  * elsewhere: failIngestJob (server/ingest-jobs.ts) removes the unit operation of a failed upload in
@@ -119,6 +120,113 @@ export async function unitOperationNames(db: Queryable, ids: readonly number[], 
        FROM unit_operations u JOIN runs r ON r.id = u.run_id
       WHERE u.id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR u.organization_id = $2)`,
     [[...ids], organizationId]);
+  return rows;
+}
+
+/** The run of one of the organisation's unit operations; null when there is none. */
+export async function runIdOfUnitOperation(db: Queryable, organizationId: number, unitOperationId: number): Promise<number | null> {
+  const { rows } = await db.query<{ run_id: number }>(
+    'SELECT run_id FROM unit_operations WHERE id = $2 AND organization_id = $1', [organizationId, unitOperationId]);
+  return rows[0]?.run_id ?? null;
+}
+
+/** The run of one of the organisation's samples (by its row id, not its tube id), through its unit operation; null when there is none. */
+export async function runIdOfSample(db: Queryable, organizationId: number, sampleRowId: number): Promise<number | null> {
+  const { rows } = await db.query<{ run_id: number }>(
+    `SELECT u.run_id FROM samples s JOIN unit_operations u ON u.id = s.unit_operation_id
+      WHERE s.id = $2 AND s.organization_id = $1`, [organizationId, sampleRowId]);
+  return rows[0]?.run_id ?? null;
+}
+
+/**
+ * The runs of the organisation's unit operations on these pieces of equipment whose window overlaps
+ * startMs..endMs (epoch milliseconds, both ends included; an open window has no end), once per unit
+ * operation. The window is compared in milliseconds as PostgreSQL rounds it, as ranges of readings are.
+ */
+export async function runIdsOfUnitOperationsOnEquipmentDuring(
+  db: Queryable,
+  organizationId: number,
+  equipmentIds: readonly number[],
+  startMs: number,
+  endMs: number,
+): Promise<number[]> {
+  const { rows } = await db.query<{ run_id: number }>(
+    `SELECT u.run_id FROM unit_operations u
+      WHERE u.organization_id = $1 AND u.start_time IS NOT NULL
+        AND u.equipment_id = ANY($2::bigint[])
+        AND (extract(epoch FROM u.start_time) * 1000)::bigint <= $4
+        AND (u.end_time IS NULL OR (extract(epoch FROM u.end_time) * 1000)::bigint >= $3)`,
+    [organizationId, [...equipmentIds], startMs, endMs],
+  );
+  return rows.map((row) => row.run_id);
+}
+
+/** The ids of every unit operation of one of the organisation's runs, in creation order. */
+export async function listRunUnitOperationIds(db: Queryable, organizationId: number, runId: number): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>(
+    'SELECT id FROM unit_operations WHERE organization_id = $1 AND run_id = $2 ORDER BY id', [organizationId, runId]);
+  return rows.map((row) => row.id);
+}
+
+/** A unit operation with its window in epoch milliseconds as PostgreSQL rounds it (null: no start, or no end). */
+export interface UnitOperationWithWindowMs extends UnitOperationRow {
+  start_ms: number | null;
+  end_ms: number | null;
+}
+
+/**
+ * Every unit operation of one of the organisation's runs, in creation order, each with its window in
+ * milliseconds: rounded here, once, the way ranges of readings (and their deletions) are compared.
+ */
+export async function listRunUnitOperationsWithWindowMs(db: Queryable, organizationId: number, runId: number): Promise<UnitOperationWithWindowMs[]> {
+  const { rows } = await db.query<UnitOperationWithWindowMs>(
+    `SELECT ${UNIT_OPERATION_COLUMNS}, (extract(epoch FROM start_time) * 1000)::bigint AS start_ms, (extract(epoch FROM end_time) * 1000)::bigint AS end_ms
+       FROM unit_operations WHERE organization_id = $1 AND run_id = $2 ORDER BY id`,
+    [organizationId, runId],
+  );
+  return rows;
+}
+
+/** A unit operation with equipment and a start: one that owns the readings of its equipment's instruments in its window. */
+export type UnitOperationOnEquipment = Pick<UnitOperationRow, 'id' | 'run_id' | 'type' | 'end_time'> & { equipment_id: number; start_time: Date };
+
+/**
+ * The organisation's unit operations on these pieces of equipment whose window overlaps fromMs..toMs
+ * (epoch milliseconds, both ends included; an open window has no end), in no particular order.
+ */
+export async function listUnitOperationsOnEquipmentBetween(
+  db: Queryable,
+  organizationId: number,
+  equipmentIds: readonly number[],
+  fromMs: number,
+  toMs: number,
+): Promise<UnitOperationOnEquipment[]> {
+  const { rows } = await db.query<UnitOperationOnEquipment>(
+    `SELECT id, run_id, type, equipment_id, start_time, end_time FROM unit_operations
+      WHERE organization_id = $1 AND equipment_id = ANY($2::bigint[]) AND start_time IS NOT NULL
+        AND start_time <= to_timestamp($4 / 1000.0) AND (end_time IS NULL OR end_time >= to_timestamp($3 / 1000.0))`,
+    [organizationId, [...equipmentIds], fromMs, toMs],
+  );
+  return rows;
+}
+
+/**
+ * The organisation's unit operations running at `atMs` (started then or before, not ended by then),
+ * only those of one type or of one run when given, in no particular order. One without equipment may
+ * be among them.
+ */
+export async function listUnitOperationsRunningAt(
+  db: Queryable,
+  organizationId: number,
+  atMs: number,
+  only: { type: string | null; runId: number | null },
+): Promise<Array<Pick<UnitOperationRow, 'id' | 'run_id' | 'type' | 'equipment_id' | 'end_time'> & { start_time: Date }>> {
+  const { rows } = await db.query<Pick<UnitOperationRow, 'id' | 'run_id' | 'type' | 'equipment_id' | 'end_time'> & { start_time: Date }>(
+    `SELECT id, run_id, type, equipment_id, start_time, end_time FROM unit_operations
+      WHERE organization_id = $1 AND start_time <= to_timestamp($2 / 1000.0) AND (end_time IS NULL OR end_time > to_timestamp($2 / 1000.0))
+        AND ($3::text IS NULL OR type = $3) AND ($4::bigint IS NULL OR run_id = $4)`,
+    [organizationId, atMs, only.type, only.runId],
+  );
   return rows;
 }
 
