@@ -6,7 +6,9 @@
  * a change commits); every failed upload or deletion job and every upload that replaced readings;
  * every review transition; and every signature with its validity now.
  */
+import { listExceptionalJobsOfUnitOperations } from '@bioprocess/shared/server/ingest-jobs';
 import type { Queryable } from '@bioprocess/shared/server/postgres';
+import { listRunUnitOperationIds } from '@bioprocess/shared/server/unit-operations-repository';
 import { toIsoTimestamp } from '@bioprocess/shared/entities';
 import type { ReviewReport, ReviewReportEntry, ReviewState } from '@bioprocess/shared/run-review';
 import { organizationTimeZone } from '../organizations/settings.ts';
@@ -61,7 +63,8 @@ function eventEntries(row: AuditEventRow, runName: string): ReviewReportEntry[] 
     .map((field) => ({ ...base, kind: 'change' as const, field, old_value: display(before[field]), new_value: display(after[field]), detail: null }));
 }
 
-async function auditEventsOfRun(db: Queryable, organizationId: number, runId: number): Promise<AuditEventRow[]> {
+/** `unitOperationIds`: the run's unit operations now; those it had before are found in the events themselves. */
+async function auditEventsOfRun(db: Queryable, organizationId: number, runId: number, unitOperationIds: readonly number[]): Promise<AuditEventRow[]> {
   // The reason (its pick-list code, then its text) is read through to_jsonb so this query does not
   // depend on the column's migration; events still in the outbox carry the same fields in their JSON.
   const { rows } = await db.query<AuditEventRow>(
@@ -75,7 +78,7 @@ async function auditEventsOfRun(db: Queryable, organizationId: number, runId: nu
          FROM audit_outbox o WHERE (o.event->>'organization_id')::bigint = $1 AND o.event->>'resource_type' IN ('run', 'unit_operation', 'sample')
      ),
      run_unit_operations AS (
-       SELECT id::text AS id FROM unit_operations WHERE organization_id = $1 AND run_id = $2
+       SELECT unnest($3::text[]) AS id
        UNION
        SELECT resource_id FROM events WHERE resource_type = 'unit_operation'
           AND (changes->'before'->>'run_id' = $2::text OR changes->'after'->>'run_id' = $2::text)
@@ -88,34 +91,14 @@ async function auditEventsOfRun(db: Queryable, organizationId: number, runId: nu
           OR (resource_type = 'sample' AND (changes->'before'->>'unit_operation_id' IN (SELECT id FROM run_unit_operations)
                                          OR changes->'after'->>'unit_operation_id' IN (SELECT id FROM run_unit_operations))))
       ORDER BY event_id`,
-    [organizationId, runId],
+    [organizationId, runId, unitOperationIds.map(String)],
   );
   return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
 }
 
-interface JobRow {
-  id: string;
-  kind: string;
-  state: string;
-  error: string | null;
-  request: Record<string, unknown>;
-  created_at: Date;
-  finished_at: Date | null;
-  created_by_email: string | null;
-}
-
-async function exceptionalJobsOfRun(db: Queryable, organizationId: number, runId: number): Promise<ReviewReportEntry[]> {
-  const { rows } = await db.query<JobRow>(
-    `SELECT j.id, j.kind, j.state, j.error, j.request, j.created_at, j.finished_at, u.email AS created_by_email
-       FROM ingest_jobs j LEFT JOIN users u ON u.id = j.created_by
-      WHERE j.organization_id = $1
-        AND coalesce(NULLIF(j.request->>'unit_operation_id', ''), j.request->>'created_unit_operation_id')::bigint IN (
-              SELECT id FROM unit_operations WHERE organization_id = $1 AND run_id = $2)
-        AND (j.state = 'failed' OR j.kind = 'deletion' OR (j.request->'mapping'->>'replace_existing')::boolean)
-      ORDER BY j.created_at, j.id`,
-    [organizationId, runId],
-  );
-  return rows.map((job) => {
+async function exceptionalJobsOfRun(db: Queryable, organizationId: number, unitOperationIds: readonly number[]): Promise<ReviewReportEntry[]> {
+  const jobs = await listExceptionalJobsOfUnitOperations(db, organizationId, unitOperationIds);
+  return jobs.map((job) => {
     const unitOperation = `unit operation #${display(job.request.unit_operation_id ?? job.request.created_unit_operation_id)}`;
     const file = display(job.request.file_name);
     const what = job.kind === 'csv' ? `CSV upload ${file ?? ''} into ${unitOperation}` : `Deletion of readings in ${unitOperation}`;
@@ -130,8 +113,9 @@ async function exceptionalJobsOfRun(db: Queryable, organizationId: number, runId
 
 export async function buildReviewReport(db: Queryable, organizationId: number, runId: number, state: ReviewState): Promise<ReviewReport> {
   const run = await requireRun(db, organizationId, runId);
+  const unitOperationIds = await listRunUnitOperationIds(db, organizationId, runId);
   const [events, jobs, contentHash, timeZone] = await Promise.all([
-    auditEventsOfRun(db, organizationId, runId), exceptionalJobsOfRun(db, organizationId, runId),
+    auditEventsOfRun(db, organizationId, runId, unitOperationIds), exceptionalJobsOfRun(db, organizationId, unitOperationIds),
     runContentHash(db, organizationId, runId), organizationTimeZone(db, organizationId),
   ]);
   const signatures = await listRecordSignatures(db, organizationId, runId, contentHash);
