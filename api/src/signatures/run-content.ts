@@ -10,7 +10,10 @@
  * the document, so a hash cannot be carried over to another run with equal content.
  */
 import { createHash } from 'node:crypto';
+import { listJobsTouchingUnitOperations, type InstrumentWindow } from '@bioprocess/shared/server/ingest-jobs';
+import { listInstrumentsOfEquipment } from '@bioprocess/shared/server/instruments-repository';
 import type { Queryable } from '@bioprocess/shared/server/postgres';
+import { listRunUnitOperationsWithWindowMs, type UnitOperationWithWindowMs } from '@bioprocess/shared/server/unit-operations-repository';
 import { toIsoTimestamp } from '@bioprocess/shared/entities';
 import { listSamplesOfUnitOperations, toSample } from '../samples/repository.ts';
 import { requireRun } from '../runs/repository.ts';
@@ -18,41 +21,23 @@ import { canonicalJson } from './canonical-json.ts';
 
 export const RUN_CONTENT_VERSION = 1;
 
-interface UnitOperationContentRow {
-  id: string;
-  type: string;
-  equipment_id: string | null;
-  start_time: Date | null;
-  end_time: Date | null;
-  properties: Record<string, number>;
+/**
+ * Where a range deletion touches the run's readings: each instrument of the equipment of each unit
+ * operation with a start, in that unit operation's window.
+ */
+async function readingWindowsOf(db: Queryable, organizationId: number, unitOperations: readonly UnitOperationWithWindowMs[]): Promise<InstrumentWindow[]> {
+  const owning = unitOperations.filter((row) => row.start_ms !== null && row.equipment_id !== null);
+  const instruments = await listInstrumentsOfEquipment(db, organizationId, [...new Set(owning.map((row) => row.equipment_id!))]);
+  return owning.flatMap((row) => instruments.filter((instrument) => instrument.equipment_id === row.equipment_id)
+    .map((instrument) => ({ instrumentId: instrument.id, startMs: row.start_ms!, endMs: row.end_ms })));
 }
 
 export async function runContentDocument(db: Queryable, organizationId: number, runId: number): Promise<unknown> {
   const run = await requireRun(db, organizationId, runId);
-  const { rows: unitOperations } = await db.query<UnitOperationContentRow>(
-    `SELECT id, type, equipment_id, start_time, end_time, properties
-       FROM unit_operations WHERE organization_id = $1 AND run_id = $2 ORDER BY id`,
-    [organizationId, runId],
-  );
+  const unitOperations = await listRunUnitOperationsWithWindowMs(db, organizationId, runId);
   const unitOperationIds = unitOperations.map((row) => Number(row.id));
   const samples = unitOperationIds.length === 0 ? [] : await listSamplesOfUnitOperations(db, organizationId, unitOperationIds);
-  const { rows: jobs } = await db.query<{ id: string; kind: string; version_seq: string }>(
-    `SELECT j.id::text AS id, j.kind, j.version_seq::text AS version_seq
-       FROM ingest_jobs j
-      WHERE j.organization_id = $1
-        AND (NULLIF(j.request->>'unit_operation_id', '')::bigint = ANY($2::bigint[])
-             OR NULLIF(j.request->>'created_unit_operation_id', '')::bigint = ANY($2::bigint[]))
-     UNION
-     SELECT d.job_id::text, 'deletion', d.version_seq::text
-       FROM time_series_deletions d
-       JOIN unit_operations u ON u.organization_id = d.organization_id AND u.run_id = $3 AND u.start_time IS NOT NULL
-      WHERE d.organization_id = $1
-        AND d.end_ms >= (extract(epoch FROM u.start_time) * 1000)::bigint
-        AND (u.end_time IS NULL OR d.start_ms <= (extract(epoch FROM u.end_time) * 1000)::bigint)
-        AND d.instrument_ids && ARRAY(SELECT i.id FROM instruments i WHERE i.equipment_id = u.equipment_id)
-      ORDER BY 1`,
-    [organizationId, unitOperationIds, runId],
-  );
+  const jobs = await listJobsTouchingUnitOperations(db, organizationId, unitOperationIds, await readingWindowsOf(db, organizationId, unitOperations));
   return {
     content_version: RUN_CONTENT_VERSION,
     record_type: 'run',
