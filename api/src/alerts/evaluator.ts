@@ -11,8 +11,10 @@
  */
 import type pg from 'pg';
 import { alertConditionSchema, type AlertCondition } from '@bioprocess/shared/alerts';
+import { listInstrumentsById, listInstrumentsOfEquipment, type InstrumentRow } from '@bioprocess/shared/server/instruments-repository';
 import type { PointsStoredAnnouncement } from '@bioprocess/shared/server/points-stored';
 import { withTransaction } from '@bioprocess/shared/server/postgres';
+import { listUnitOperationsOnEquipmentBetween, listUnitOperationsRunningAt } from '@bioprocess/shared/server/unit-operations-repository';
 import type { Logger } from '@bioprocess/shared/server/logger';
 import type { AppDeps } from '../platform/deps.ts';
 import { dedupedPoints, queryRows } from '../timeseries/points-read.ts';
@@ -84,6 +86,8 @@ function toRule(row: RuleRow, logger: Logger): Rule | null {
   };
 }
 
+const toInstrument = (row: InstrumentRow): Instrument => ({ id: row.id, name: row.name, type: row.type, equipmentId: row.equipment_id });
+
 const matchesType = (rule: Rule, instrument: Instrument) => rule.instrumentType === null || rule.instrumentType.toLowerCase() === instrument.type.toLowerCase();
 
 /** The unit operation an instrument's reading at `ts` belongs to: the one running on its equipment then. */
@@ -129,9 +133,7 @@ export class AlertEvaluator {
     const [arrivalRules, silenceRules] = await Promise.all([this.rulesOf(organizationId, 'arrival'), this.rulesOf(organizationId, 'no_data')]);
     const rules = [...arrivalRules, ...silenceRules];
     if (rules.length === 0) return none;
-    const instruments = (await this.deps.pg.query<{ id: string; name: string; type: string; equipment_id: string }>(
-      'SELECT id, name, type, equipment_id FROM instruments WHERE organization_id = $1 AND id = ANY($2::bigint[]) ORDER BY id',
-      [organizationId, announcement.instrumentIds])).rows.map((row): Instrument => ({ id: Number(row.id), name: row.name, type: row.type, equipmentId: Number(row.equipment_id) }));
+    const instruments = (await listInstrumentsById(this.deps.pg, organizationId, announcement.instrumentIds)).map(toInstrument);
     const pairs = rules.flatMap((rule) => instruments.filter((instrument) => matchesType(rule, instrument)).map((instrument) => ({ rule, instrument })));
     if (pairs.length === 0) return none;
 
@@ -245,15 +247,26 @@ export class AlertEvaluator {
   }
 
   private async unitOperationsOf(organizationId: number, equipmentIds: readonly number[], fromMs: number, toMs: number): Promise<UnitOperation[]> {
-    const { rows } = await this.deps.pg.query<{ id: string; run_id: string; type: string; equipment_id: string; start_time: Date; end_time: Date | null }>(
-      `SELECT id, run_id, type, equipment_id, start_time, end_time FROM unit_operations
-        WHERE organization_id = $1 AND equipment_id = ANY($2::bigint[]) AND start_time IS NOT NULL
-          AND start_time <= to_timestamp($4 / 1000.0) AND (end_time IS NULL OR end_time >= to_timestamp($3 / 1000.0))`,
-      [organizationId, equipmentIds, fromMs, toMs]);
+    const rows = await listUnitOperationsOnEquipmentBetween(this.deps.pg, organizationId, equipmentIds, fromMs, toMs);
     return rows.map((row) => ({
-      id: Number(row.id), runId: Number(row.run_id), type: row.type, equipmentId: Number(row.equipment_id),
-      startMs: row.start_time.getTime(), endMs: row.end_time?.getTime() ?? null,
+      id: row.id, runId: row.run_id, type: row.type, equipmentId: row.equipment_id, startMs: row.start_time.getTime(), endMs: row.end_time?.getTime() ?? null,
     }));
+  }
+
+  /**
+   * Each instrument in the rule's scope on the equipment of each unit operation running at `nowMs`
+   * (of the rule's type, in its run, when it names them), with that unit operation; by instrument.
+   */
+  private async silenceCandidatesOf(rule: Rule, nowMs: number): Promise<Array<{ instrument: Instrument; unitOperation: UnitOperation }>> {
+    const running = await listUnitOperationsRunningAt(this.deps.pg, rule.organizationId, nowMs, { type: rule.unitOperationType, runId: rule.runId });
+    const onEquipment = running.filter((row) => row.equipment_id !== null);
+    const instruments = await listInstrumentsOfEquipment(this.deps.pg, rule.organizationId, [...new Set(onEquipment.map((row) => row.equipment_id!))], rule.instrumentType);
+    return onEquipment
+      .flatMap((row) => instruments.filter((instrument) => instrument.equipment_id === row.equipment_id).map((instrument) => ({
+        instrument: toInstrument(instrument),
+        unitOperation: { id: row.id, runId: row.run_id, type: row.type, equipmentId: instrument.equipment_id, startMs: row.start_time.getTime(), endMs: null },
+      })))
+      .sort((a, b) => a.instrument.id - b.instrument.id || a.unitOperation.id - b.unitOperation.id);
   }
 
   private async readingsOf(organizationId: number, instrumentIds: readonly number[], fromMs: number, toMs: number): Promise<Map<number, Reading[]>> {
@@ -281,26 +294,16 @@ export class AlertEvaluator {
     for (const rule of rules) {
       if (rule.condition.kind !== 'no_data') continue;
       const periodMs = rule.condition.period_seconds * 1000;
-      const { rows } = await this.deps.pg.query<{ instrument_id: string; name: string; type: string; equipment_id: string; unit_operation_id: string; run_id: string; uo_type: string; start_time: Date }>(
-        `SELECT i.id AS instrument_id, i.name, i.type, i.equipment_id, uo.id AS unit_operation_id, uo.run_id, uo.type AS uo_type, uo.start_time
-           FROM unit_operations uo JOIN instruments i ON i.equipment_id = uo.equipment_id AND i.organization_id = uo.organization_id
-          WHERE uo.organization_id = $1 AND uo.start_time <= to_timestamp($2 / 1000.0) AND (uo.end_time IS NULL OR uo.end_time > to_timestamp($2 / 1000.0))
-            AND ($3::text IS NULL OR lower(i.type) = lower($3)) AND ($4::text IS NULL OR uo.type = $4) AND ($5::bigint IS NULL OR uo.run_id = $5)
-          ORDER BY i.id`,
-        [rule.organizationId, nowMs, rule.instrumentType, rule.unitOperationType, rule.runId]);
-      if (rows.length === 0) continue;
+      const candidates = await this.silenceCandidatesOf(rule, nowMs);
+      if (candidates.length === 0) continue;
       fired += await withTransaction(this.deps.pg, async (client) => {
-        const states = await lockStates(client, rule.organizationId, rows.map((row) => [rule.id, Number(row.instrument_id)]));
+        const states = await lockStates(client, rule.organizationId, candidates.map(({ instrument }) => [rule.id, instrument.id]));
         let firedHere = 0;
-        for (const row of rows) {
-          const state = states.get(`${rule.id}:${row.instrument_id}`)!;
+        for (const { instrument, unitOperation } of candidates) {
+          const state = states.get(`${rule.id}:${instrument.id}`)!;
           if (state.state === 'firing') continue;
-          const lastMs = Math.max(state.lastPointMs ?? -Infinity, row.start_time.getTime());
+          const lastMs = Math.max(state.lastPointMs ?? -Infinity, unitOperation.startMs);
           if (nowMs - lastMs < periodMs) continue;
-          const instrument: Instrument = { id: Number(row.instrument_id), name: row.name, type: row.type, equipmentId: Number(row.equipment_id) };
-          const unitOperation: UnitOperation = {
-            id: Number(row.unit_operation_id), runId: Number(row.run_id), type: row.uo_type, equipmentId: instrument.equipmentId, startMs: row.start_time.getTime(), endMs: null,
-          };
           await this.record(client, rule, instrument, { kind: 'fire', startedMs: lastMs, firedMs: nowMs, value: 0 }, unitOperation);
           await saveState(client, rule.id, instrument.id, { state: 'firing', sinceMs: lastMs, lastPointMs: state.lastPointMs });
           firedHere += 1;
