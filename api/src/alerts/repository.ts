@@ -7,6 +7,7 @@ import {
   ALERT_MESSAGES, alertConditionSchema, type AlertEvent, type AlertRule, type AlertRuleCreate, type QuietHours,
 } from '@bioprocess/shared/alerts';
 import { toIsoTimestamp } from '@bioprocess/shared/entities';
+import { instrumentNames } from '@bioprocess/shared/server/instruments-repository';
 import type { Queryable } from '@bioprocess/shared/server/postgres';
 import { notFound } from '../platform/http-error.ts';
 import type { RowPage } from '../platform/organization-rows.ts';
@@ -107,7 +108,6 @@ interface EventRow {
   rule_name: string;
   condition_kind: AlertEvent['condition_kind'];
   instrument_id: string;
-  instrument_name: string;
   unit_operation_id: string | null;
   run_id: string | null;
   run_name: string | null;
@@ -125,20 +125,31 @@ interface EventRow {
 }
 
 const EVENT_SELECT = `
-  SELECT e.id, e.organization_id, e.rule_id, r.name AS rule_name, r.condition->>'kind' AS condition_kind, e.instrument_id, i.name AS instrument_name,
+  SELECT e.id, e.organization_id, e.rule_id, r.name AS rule_name, r.condition->>'kind' AS condition_kind, e.instrument_id,
          e.unit_operation_id, e.run_id, run.name AS run_name, e.started_at, e.fired_at, e.resolved_at, e.value, e.message,
          e.acknowledged_at, e.acknowledged_by, u.name AS acknowledged_by_name, e.acknowledgement,
          CASE WHEN s.id IS NULL THEN NULL ELSE to_jsonb(s) END AS signature
     FROM alert_events e
     JOIN alert_rules r ON r.id = e.rule_id
-    JOIN instruments i ON i.id = e.instrument_id
     LEFT JOIN runs run ON run.id = e.run_id
     LEFT JOIN users u ON u.id = e.acknowledged_by
     LEFT JOIN signatures s ON s.organization_id = e.organization_id AND s.record_type = 'alert_event' AND s.record_id = e.id`;
 
 const idOrNull = (value: string | null) => (value === null ? null : Number(value));
 
-export function toAlertEvent(row: EventRow): AlertEvent {
+/**
+ * The events with the name of their instrument. An event goes with its instrument (the foreign key
+ * cascades), so one whose instrument is gone was deleted with it since it was read: it is left out.
+ */
+async function withInstrumentNames(db: Db, organizationId: number, rows: readonly EventRow[]): Promise<Array<EventRow & { instrument_name: string }>> {
+  const names = new Map((await instrumentNames(db, [...new Set(rows.map((row) => Number(row.instrument_id)))], organizationId)).map(({ id, name }) => [Number(id), name]));
+  return rows.flatMap((row) => {
+    const instrumentName = names.get(Number(row.instrument_id));
+    return instrumentName === undefined ? [] : [{ ...row, instrument_name: instrumentName }];
+  });
+}
+
+export function toAlertEvent(row: EventRow & { instrument_name: string }): AlertEvent {
   const event: Omit<AlertEvent, 'acknowledgement_signature'> = {
     id: Number(row.id), organization_id: Number(row.organization_id), rule_id: Number(row.rule_id), rule_name: row.rule_name,
     condition_kind: row.condition_kind, instrument_id: Number(row.instrument_id), instrument_name: row.instrument_name,
@@ -155,8 +166,9 @@ export function toAlertEvent(row: EventRow): AlertEvent {
 
 export async function requireAlertEvent(db: Db, organizationId: number, id: number, options: { forUpdate?: boolean } = {}): Promise<AlertEvent> {
   const { rows } = await db.query<EventRow>(`${EVENT_SELECT} WHERE e.id = $1 AND e.organization_id = $2${options.forUpdate ? ' FOR UPDATE OF e' : ''}`, [id, organizationId]);
-  if (!rows[0]) throw notFound(ALERT_MESSAGES.eventNotFound);
-  return toAlertEvent(rows[0]);
+  const [event] = await withInstrumentNames(db, organizationId, rows);
+  if (!event) throw notFound(ALERT_MESSAGES.eventNotFound);
+  return toAlertEvent(event);
 }
 
 export interface EventFilter {
@@ -176,7 +188,7 @@ export async function listAlertEvents(db: Db, organizationId: number, filter: Ev
     db.query<EventRow>(`${EVENT_SELECT} WHERE ${where} ORDER BY e.fired_at DESC, e.id DESC LIMIT $7 OFFSET $8`, [...values, page.limit, page.offset]),
     db.query<{ total: number }>(`SELECT count(*)::int AS total FROM alert_events e WHERE ${where}`, values),
   ]);
-  return { rows: list.rows.map(toAlertEvent), total: count.rows[0]!.total };
+  return { rows: (await withInstrumentNames(db, organizationId, list.rows)).map(toAlertEvent), total: count.rows[0]!.total };
 }
 
 export async function alertSummary(db: Db, organizationId: number): Promise<{ firing: number; unacknowledged: number }> {
