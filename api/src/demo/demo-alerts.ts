@@ -8,6 +8,7 @@
 import type { PoolClient } from '@bioprocess/shared/server/postgres';
 import type { AppDeps } from '../platform/deps.ts';
 import { createRedis } from '@bioprocess/shared/server/redis';
+import { runIdOfUnitOperation } from '@bioprocess/shared/server/unit-operations-repository';
 import { ensureAlertConsumerGroup } from '../alerts/announcement-consumer.ts';
 
 export const DEMO_ALERT_RULE = {
@@ -16,11 +17,14 @@ export const DEMO_ALERT_RULE = {
   condition: { kind: 'threshold', direction: 'below', value: 30, hold_seconds: 600 },
 } as const;
 
+/** The rule watches the run of the running unit operation; without that unit operation there is no rule. */
 export async function insertDemoAlertRule(client: PoolClient, organizationId: number, runningUnitOperationId: number, adminUserId: number): Promise<void> {
+  const runId = await runIdOfUnitOperation(client, organizationId, runningUnitOperationId);
+  if (runId === null) return;
   await client.query(
     `INSERT INTO alert_rules (organization_id, name, instrument_type, run_id, condition, email_user_ids, created_by)
-     SELECT $1, $2, $3, uo.run_id, $4, ARRAY[$5::bigint], $5 FROM unit_operations uo WHERE uo.id = $6 AND uo.organization_id = $1`,
-    [organizationId, DEMO_ALERT_RULE.name, DEMO_ALERT_RULE.instrument_type, JSON.stringify(DEMO_ALERT_RULE.condition), adminUserId, runningUnitOperationId]);
+     VALUES ($1, $2, $3, $4, $5, ARRAY[$6::bigint], $6)`,
+    [organizationId, DEMO_ALERT_RULE.name, DEMO_ALERT_RULE.instrument_type, runId, JSON.stringify(DEMO_ALERT_RULE.condition), adminUserId]);
 }
 
 /**
