@@ -91,6 +91,7 @@ export const EXEMPT_ROUTES: Readonly<Record<string, string>> = {
   'DELETE /api/v1/organizations/:id': 'organisation administration',
   'PUT /api/v1/organization-settings': 'organisation administration',
   'PUT /api/v1/organization-settings/change-reasons': 'organisation administration',
+  'PUT /api/v1/organization-settings/alert-acknowledgements': 'organisation administration',
   'PUT /api/v1/session-policy': 'organisation administration',
   'PUT /api/v1/signature-meanings': 'organisation administration',
   'DELETE /api/v1/auth/sessions/:id': 'account administration',
