@@ -53,8 +53,8 @@ describe('reads across a run\'s records', () => {
 
   const principal = () => ({ organizationId, userId: editor.id, apiKeyId: null });
   async function job(kind: NewIngestJob['kind'], request: Record<string, unknown>): Promise<{ id: string; version: string }> {
-    const [{ job: row }] = await insertIngestJobs(ctx.deps.pg, [{ principal: principal(), job: { kind, request } }]);
-    return { id: row!.id, version: String(row!.version_seq) };
+    const [inserted] = await insertIngestJobs(ctx.deps.pg, [{ principal: principal(), job: { kind, request } }]);
+    return { id: inserted!.job.id, version: String(inserted!.job.version_seq) };
   }
   async function deletion(instrumentIds: number[], startMs: number, endMs: number, request: Record<string, unknown> = {}) {
     const recorded = await job('deletion', { instrument_ids: instrumentIds, start_ms: startMs, end_ms: endMs, ...request });
