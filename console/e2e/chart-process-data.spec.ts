@@ -54,11 +54,20 @@ test('charts eight parameters of a 10-day fermentation readably', async ({ page,
   await page.screenshot({ path: testInfo.outputPath('chart-1-eight-parameters.png') });
 
   // One tooltip: the minute, the readings by instrument name, and the comment under them.
-  const line = chart.locator('.bp-chart-comment-line').first();
-  const lineBox = (await line.boundingBox())!;
+  // The line is found from its own label (drawn 4 px right of it): the lines' order in the SVG changes
+  // as a hovered one is drawn again, so the first line is not always this comment's.
+  // Measured once it stands still: the axis change above lays the plot out again, animated.
+  const batchLabel = chart.locator('.bp-chart-comment-label').filter({ hasText: 'Batch glucose' });
+  let labelBox = (await batchLabel.boundingBox())!;
+  await expect.poll(async () => {
+    const now = (await batchLabel.boundingBox())!;
+    const still = now.x === labelBox.x;
+    labelBox = now;
+    return still;
+  }, { intervals: [250] }).toBe(true);
   const plot = (await chart.locator('.highcharts-plot-background').boundingBox())!;
   await page.mouse.move(plot.x + plot.width * 0.5, plot.y + plot.height * 0.6);
-  await page.mouse.move(lineBox.x + lineBox.width / 2 + 3, plot.y + plot.height * 0.6, { steps: 10 });
+  await page.mouse.move(labelBox.x - 4 + 1, plot.y + plot.height * 0.6, { steps: 10 });
   const tooltip = chart.locator('.bp-chart-tooltip');
   await expect(tooltip).toContainText('(minute ');
   await expect(tooltip).toContainText('TIC-101 Reactor temperature');
