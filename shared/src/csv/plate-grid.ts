@@ -11,6 +11,7 @@
  * lines; the api's spool cut (PlateGridCutter) streams the rest of the file past unread.
  */
 import { isMarkerLine, lineCells } from './layout-lines.ts';
+import { LineCutter } from './line-cutter.ts';
 import type { CsvDelimiter } from './row-parser.ts';
 import { wallClockOf, type PreambleStart } from './preamble.ts';
 
@@ -147,42 +148,29 @@ export function findFooterTime(lines: readonly string[], firstLine: number, pref
  * (at most PLATE_GRID_MAX_ROWS + 1, each bounded by the upload's line limit) and, once the grid has
  * ended, answers it as the table plateGridTable writes. Everything after the grid is skipped.
  */
-export class PlateGridCutter {
+export class PlateGridCutter extends LineCutter {
   private line = 1;
-  private pending: string[] = [];
   private readonly kept: string[] = [];
   private done = false;
   private output: string | null = null;
 
-  constructor(private readonly options: { headerLine: number; delimiter: CsvDelimiter }) {}
+  constructor(private readonly options: { headerLine: number; delimiter: CsvDelimiter }) {
+    super();
+  }
 
   get finished(): boolean {
     return this.done;
   }
 
-  /** Text in; the table once the grid has ended (else ''). Throws when the lines are not a grid. */
-  push(text: string): string {
-    if (this.done) return '';
-    let start = 0;
-    for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
-      const piece = text.slice(start, end);
-      start = end + 1;
-      const whole = this.pending.length > 0 ? this.pending.join('') + piece : piece;
-      this.pending = [];
-      if (this.accept(whole.replace(/\r$/, ''))) return this.finish();
-    }
-    if (start < text.length) this.pending.push(text.slice(start));
-    return '';
+  /** Nothing until the grid has ended, then the whole table. Throws when the lines are not a grid. */
+  protected acceptLine(line: string): string {
+    return this.accept(line.replace(/\r?\n$/, '')) ? this.finish() : '';
   }
 
-  end(): string {
-    if (this.done) return '';
-    if (this.pending.length > 0) {
-      const last = this.pending.join('').replace(/\r$/, '');
-      this.pending = [];
-      this.accept(last);
-    }
-    return this.finish();
+  /** The table, when the input ended inside the grid. */
+  override end(): string {
+    const last = super.end();
+    return this.done ? last : this.finish();
   }
 
   /** True once the grid has ended. */
