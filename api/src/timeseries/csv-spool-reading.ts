@@ -16,6 +16,7 @@ import type { CsvReading } from '@bioprocess/shared/timeseries';
 import path from 'node:path';
 import { syncToDisk } from '@bioprocess/shared/server/sync-to-disk';
 import { notAPlateGridMessage, PlateGridCutter } from '@bioprocess/shared/csv/plate-grid';
+import type { LineCutter } from '@bioprocess/shared/csv/line-cutter';
 import { badRequest } from '../platform/http-error.ts';
 
 const HEAD_BYTES = 256 * 1024;
@@ -94,7 +95,7 @@ export async function cutSpoolToTable(filePath: string, reading: CsvReading | un
  * answers the new size. Once the cutter is finished the rest of the file is not decoded. A cutter's
  * error (lines that are not the plate grid the upload names) is the client's: a 400.
  */
-async function rewriteSpool(filePath: string, decoder: CsvTextDecoder, cutter: { push(text: string): string; end(): string; readonly finished: boolean }): Promise<number> {
+async function rewriteSpool(filePath: string, decoder: CsvTextDecoder, cutter: LineCutter): Promise<number> {
   let written = 0;
   const toTable = new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
