@@ -296,9 +296,23 @@ class IsoMinutePrefix {
 }
 
 /**
- * One window of raw readings as ClickHouse's text, `ts<TAB>position<TAB>micros<TAB>quality<TAB>historical<TAB>value`
+ * What the source said of a reading, as one number: `micros + 1000 * historical + 2000 * (quality + 1)`,
+ * the last term 0 when no quality code was given (at most about 8.6e12: exact as a double). Almost
+ * every reading said nothing and reads as `0`: ClickHouse writes one short cell instead of three (a
+ * Nullable one among them) and the row's parse reads one digit; it cost the export a fifth of its speed.
+ */
+const SOURCE_DETAILS_SQL = 'ts_micros + 1000 * historical + 2000 * ifNull(toUInt64(quality) + 1, 0)';
+const QUALITY_STEP = 2000;
+const HISTORICAL_STEP = 1000;
+/** The quality code plus one, or 0 when none was given. */
+const packedQualityCode = (packed: number) => Math.floor(packed / QUALITY_STEP);
+const packedHistorical = (packed: number) => packed % QUALITY_STEP >= HISTORICAL_STEP;
+const packedMicros = (packed: number) => (packed % QUALITY_STEP) % HISTORICAL_STEP;
+
+/**
+ * One window of raw readings as ClickHouse's text, `ts<TAB>position<TAB>source<TAB>value`
  * lines, held whole so its rows can be put in time order here: per row its time, the instrument's
- * position (1-based), what the source said (microseconds, quality code or NaN, historical flag) and
+ * position (1-based), what the source said (SOURCE_DETAILS_SQL) and
  * where its value's text lies; `runStart` cuts the rows into runs, stretches of one instrument in rising
  * time. The text and the arrays are reused from window to window (fresh ones each time would leave the
  * allocator tens of megabytes of holes).
@@ -307,9 +321,8 @@ interface WindowRows {
   count: number;
   ts: Float64Array;
   position: Int32Array;
-  micros: Uint16Array;
-  quality: Float64Array;
-  historical: Uint8Array;
+  /** What the source said, packed (SOURCE_DETAILS_SQL): 0 for a reading with none. */
+  source: Float64Array;
   valueStart: Uint32Array;
   valueEnd: Uint32Array;
   /** Run r holds rows runStart[r] .. runStart[r + 1] - 1. */
@@ -329,7 +342,7 @@ function emptyWindow(): WindowRows {
   const capacity = 64 * 1024;
   return {
     count: 0, ts: new Float64Array(capacity), position: new Int32Array(capacity),
-    micros: new Uint16Array(capacity), quality: new Float64Array(capacity), historical: new Uint8Array(capacity),
+    source: new Float64Array(capacity),
     valueStart: new Uint32Array(capacity), valueEnd: new Uint32Array(capacity), runStart: new Uint32Array(64), runs: 0,
     order: new Uint32Array(capacity),
   };
@@ -393,9 +406,7 @@ function parseWindow(window: WindowText, rows: WindowRows): void {
       const capacity = 2 * count;
       rows.ts = grown(rows.ts, capacity);
       rows.position = grown(rows.position, capacity);
-      rows.micros = grown(rows.micros, capacity);
-      rows.quality = grown(rows.quality, capacity);
-      rows.historical = grown(rows.historical, capacity);
+      rows.source = grown(rows.source, capacity);
       rows.valueStart = grown(rows.valueStart, capacity);
       rows.valueEnd = grown(rows.valueEnd, capacity);
     }
@@ -414,25 +425,12 @@ function parseWindow(window: WindowText, rows: WindowRows): void {
       index = index * 10 + byte - ZERO;
       byte = text[++at]!;
     }
-    let micros = 0;
+    let source = 0;
     byte = text[++at]!;
     while (byte !== TAB) {
-      micros = micros * 10 + byte - ZERO;
+      source = source * 10 + byte - ZERO;
       byte = text[++at]!;
     }
-    let quality = 0;
-    byte = text[++at]!;
-    if (byte === BACKSLASH) {
-      quality = Number.NaN; // \N
-      at += 2;
-    } else {
-      while (byte !== TAB) {
-        quality = quality * 10 + byte - ZERO;
-        byte = text[++at]!;
-      }
-    }
-    const historical = text[++at] === ZERO + 1 ? 1 : 0;
-    at += 1;
     const start = at + 1;
     at = text.indexOf(NEWLINE, start);
     if (index !== lastPosition || ms <= lastTs) {
@@ -443,9 +441,7 @@ function parseWindow(window: WindowText, rows: WindowRows): void {
     lastTs = ms;
     rows.ts[count] = ms;
     rows.position[count] = index;
-    rows.micros[count] = micros;
-    rows.quality[count] = quality;
-    rows.historical[count] = historical;
+    rows.source[count] = source;
     rows.valueStart[count] = start;
     rows.valueEnd[count] = at;
     count += 1;
@@ -525,7 +521,7 @@ function timeOrder(rows: WindowRows, rankOf: Int32Array): Uint32Array | null {
  * The raw rows of CSV long as bytes. ClickHouse reads each window with FINAL (standingReadingsFinal):
  * it merges the table's parts in their own key order (instrument, time) and keeps each key's newest
  * version, NULL values included; tombstones are dropped after that merge. It writes each reading as
- * `ts<TAB>position<TAB>micros<TAB>quality<TAB>historical<TAB>value`, the value in its shortest round-trip
+ * `ts<TAB>position<TAB>source<TAB>value` (source: SOURCE_DETAILS_SQL), the value in its shortest round-trip
  * text (ClickHouse's, the same digits as JavaScript's String(number)). ClickHouse never sorts (18.16 cannot read in key order under an
  * ORDER BY, and re-sorting ten million rows by time cost it twice the api's whole work): the window's
  * text is held here and its per-instrument runs are merged into time order, then instrument id, the
@@ -545,7 +541,7 @@ export async function* csvLongText(
   if (section.instruments.length === 0 || section.endMs < section.startMs || plan.firstHour === null) return;
   const ids = section.instruments.map((instrument) => int(instrument.id)).join(',');
   const instrumentIds = instrumentIdsOf(section);
-  const queries = plan.windows.map((window) => `SELECT ts, indexOf([${ids}], instrument_id), ts_micros, quality, historical, value
+  const queries = plan.windows.map((window) => `SELECT ts, indexOf([${ids}], instrument_id), ${SOURCE_DETAILS_SQL}, value
     FROM (${standingReadingsFinal(organizationId, instrumentIds, window)})
    FORMAT TabSeparated`);
   // Ties in time go by instrument id, whatever order the section lists its instruments in.
@@ -583,7 +579,7 @@ export async function* csvLongText(
       next = window + 1 < queries.length ? readWhole(startQuery(clickhouse, queries[window + 1]!), texts[(window + 1) % 2]!) : null;
       parseWindow(current, rows);
       const text = current.bytes;
-      const { ts, position, micros, quality, historical, valueStart, valueEnd } = rows;
+      const { ts, position, source, valueStart, valueEnd } = rows;
       const order = timeOrder(rows, rankOf);
       let written = 0;
       for (let step = 0; step < rows.count; step += 1) {
@@ -608,7 +604,8 @@ export async function* csvLongText(
         out[at++] = ZERO + Math.floor(milli / 100);
         out[at++] = ZERO + (Math.floor(milli / 10) % 10);
         out[at++] = ZERO + (milli % 10);
-        const micro = micros[row]!;
+        const packed = source[row]!;
+        const micro = packed === 0 ? 0 : packedMicros(packed);
         if (micro !== 0) {
           out[at++] = ZERO + Math.floor(micro / 100);
           out[at++] = ZERO + (Math.floor(micro / 10) % 10);
@@ -655,10 +652,10 @@ export async function* csvLongText(
         }
         // quality (empty: none given), historical (`true`, else empty).
         out[at++] = 44;
-        const code = quality[row]!;
-        if (code === code /* not NaN */) writeDigits(code);
+        const code = packed === 0 ? 0 : packedQualityCode(packed);
+        if (code !== 0) writeDigits(code - 1);
         out[at++] = 44;
-        if (historical[row] === 1) for (let copied = 0; copied < TRUE_TEXT.length; copied += 1) out[at++] = TRUE_TEXT[copied]!;
+        if (packed !== 0 && packedHistorical(packed)) for (let copied = 0; copied < TRUE_TEXT.length; copied += 1) out[at++] = TRUE_TEXT[copied]!;
         out[at++] = 13;
         out[at++] = NEWLINE;
         written += 1;
