@@ -38,6 +38,29 @@ describe('off-gas analyzer export (DASGIP Control 4 with GA4)', () => {
   }
   const unitOneTable = () => unitTable(1);
 
+  /** A column's readings as the file writes them: its non-empty cells at their rows' times (UTC, as the export's bias says). */
+  const parseTimestamp = createTimestampParser({ format: 'iso-space', order: null, dayFirst: false });
+  function fileReadings(table: { headers: string[]; rows: string[][] }, column: string): Array<{ ts: string; value: number }> {
+    const index = table.headers.indexOf(column);
+    const timeIndex = table.headers.indexOf('Timestamp');
+    return table.rows
+      .filter((row) => (row[index] ?? '').trim() !== '')
+      .map((row) => ({ ts: new Date(parseTimestamp(row[timeIndex]!)!).toISOString(), value: Number(row[index]!.trim()) }));
+  }
+
+  /** Compares every mapped column's stored readings with the file's; answers how many readings were compared. */
+  async function expectStoredAsInFile(token: string, table: { headers: string[]; rows: string[][] }, instruments: Map<string, number>): Promise<number> {
+    let compared = 0;
+    for (const [column, instrumentId] of instruments) {
+      const expected = fileReadings(table, column);
+      expect(expected.length, column).toBeGreaterThan(0);
+      const stored = await readSeries(ctx, token, { instrument_id: instrumentId, limit: 100_000 });
+      expect(stored.map(({ ts, value }) => ({ ts, value })), column).toEqual(expected);
+      compared += expected.length;
+    }
+    return compared;
+  }
+
   async function preview(token: string, choices?: object): Promise<PreviewAnswer> {
     const { body, contentType } = multipartBody(choices ? { choices: JSON.stringify(choices) } : {}, { name: DASGIP, content: readFileSync(realExportPath(DASGIP)) });
     const response = await ctx.request({ method: 'POST', url: '/api/v1/csv-previews', token, headers: { 'content-type': contentType }, payload: body });
@@ -124,19 +147,7 @@ describe('off-gas analyzer export (DASGIP Control 4 with GA4)', () => {
     expect(cut[0]).toEqual(table.headers);
     expect(job.result).toMatchObject({ rows_read: table.rows.length });
 
-    const parse = createTimestampParser({ format: 'iso-space', order: null, dayFirst: false });
-    const timeIndex = table.headers.indexOf('Timestamp');
-    let compared = 0;
-    for (const [column, instrumentId] of instruments) {
-      const index = table.headers.indexOf(column);
-      const expected = table.rows
-        .filter((row) => (row[index] ?? '').trim() !== '')
-        .map((row) => ({ ts: new Date(parse(row[timeIndex]!)!).toISOString(), value: Number(row[index]!.trim()) }));
-      const stored = await readSeries(ctx, plant.viewer.token, { instrument_id: instrumentId, limit: 100_000 });
-      expect(stored.map(({ ts, value }) => ({ ts, value })), column).toEqual(expected);
-      compared += expected.length;
-    }
-    expect(compared).toBe(job.result!.points_written);
+    expect(await expectStoredAsInFile(plant.viewer.token, table, instruments)).toBe(job.result!.points_written);
     // The analyzer's readings as the file writes them: O2 falling from air's 20.7 %, CO2 rising to 3.14 % as the culture grows.
     const exhaust = async (column: string) => (await readSeries(ctx, plant.viewer.token, { instrument_id: instruments.get(column)!, limit: 100_000 })).flatMap((point) => (point.value === null ? [] : [point.value]));
     const o2 = await exhaust(EXHAUST_O2);
@@ -190,20 +201,7 @@ describe('off-gas analyzer export (DASGIP Control 4 with GA4)', () => {
     // Every row the worker read is one of unit 3's: none of units 1, 2 and 4, nothing of the sections after.
     expect(job.result).toMatchObject({ rows_read: table.rows.length });
 
-    const parse = createTimestampParser({ format: 'iso-space', order: null, dayFirst: false });
-    const timeIndex = table.headers.indexOf('Timestamp');
-    let compared = 0;
-    for (const [column, instrumentId] of instruments) {
-      const index = table.headers.indexOf(column);
-      const expected = table.rows
-        .filter((row) => (row[index] ?? '').trim() !== '')
-        .map((row) => ({ ts: new Date(parse(row[timeIndex]!)!).toISOString(), value: Number(row[index]!.trim()) }));
-      expect(expected.length, column).toBeGreaterThan(0);
-      const stored = await readSeries(ctx, unitPlant.viewer.token, { instrument_id: instrumentId, limit: 100_000 });
-      expect(stored.map(({ ts, value }) => ({ ts, value })), column).toEqual(expected);
-      compared += expected.length;
-    }
-    expect(compared).toBe(job.result!.points_written);
+    expect(await expectStoredAsInFile(unitPlant.viewer.token, table, instruments)).toBe(job.result!.points_written);
     // Unit 3 is not unit 1 under another name: its pH series differs from unit 1's.
     const unitOne = unitTable(1);
     const phOf = (source: { headers: string[]; rows: string[][] }, column: string) => source.rows.map((row) => row[source.headers.indexOf(column)]).join(';');
@@ -230,12 +228,6 @@ describe('off-gas analyzer export (DASGIP Control 4 with GA4)', () => {
     const job = response.json() as JobStatus;
     expect(response.statusCode, JSON.stringify(job)).toBe(200);
     expect(job.result).toMatchObject({ rows_read: table.rows.length });
-    const parse = createTimestampParser({ format: 'iso-space', order: null, dayFirst: false });
-    const index = table.headers.indexOf('Unit 3.pH3.PV [pH]');
-    const expected = table.rows
-      .filter((row) => (row[index] ?? '').trim() !== '')
-      .map((row) => ({ ts: new Date(parse(row[0]!)!).toISOString(), value: Number(row[index]!.trim()) }));
-    const stored = await readSeries(ctx, unitPlant.viewer.token, { instrument_id: ph!, limit: 100_000 });
-    expect(stored.map(({ ts, value }) => ({ ts, value }))).toEqual(expected);
+    await expectStoredAsInFile(unitPlant.viewer.token, table, new Map([['Unit 3.pH3.PV [pH]', ph!]]));
   });
 });
