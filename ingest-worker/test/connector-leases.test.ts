@@ -14,20 +14,15 @@ import { integrationKeys } from '@bioprocess/shared/server/integration-protocol'
 import {
   createPlant, createTestContext, createUnitOperation, killChildren, killHard, spawnProcess, startWorker, type Plant, type TestContext, type TestUser,
 } from '@bioprocess/api/test-support';
+import { until } from '../../shared/test/support/until.ts';
+
+/** Leases expire and are taken over in their own time: a lost connector's connection moves within this. */
+const LEASE_WAIT_MS = 90_000;
 
 const BROKER = 'mqtt://127.0.0.1:1883';
 const KEY = generateSecretKey();
 const T0 = Date.UTC(2025, 8, 1);
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describe('connectors sharing connections', () => {
   let ctx: TestContext;
@@ -85,19 +80,19 @@ describe('connectors sharing connections', () => {
     const holders = await until('each connector to run one connection', async () => {
       const [a, b] = await Promise.all(connections.map((connection) => holderOf(connection.id)));
       return a && b && a !== b ? [a, b] : null;
-    });
+    }, LEASE_WAIT_MS);
     const firstId = await until('the first connector to be identified', async () => {
       const keys = await ctx.deps.redis.keys(integrationKeys.connectorPattern(ctx.env.QUEUE_PREFIX));
       // A connector's id is <host>-<pid>-<random>.
       return keys.map((key) => key.split(':').at(-1)!).find((id) => id.includes(`-${first.pid}-`)) ?? null;
-    });
+    }, LEASE_WAIT_MS);
     const moved = connections[holders.indexOf(firstId)]!;
 
     await killHard(first);
     await until('the killed connector\'s connection to move', async () => {
       const holder = await holderOf(moved.id);
       return holder !== null && holder !== firstId ? holder : null;
-    });
+    }, LEASE_WAIT_MS);
     const publisher = await mqtt.connectAsync(BROKER, { clientId: `${prefix}-publisher`, clean: true });
     await publisher.publishAsync(moved.topic, JSON.stringify({ ts: T0, v: 42 }), { qos: 1 });
     await publisher.endAsync();
@@ -107,7 +102,7 @@ describe('connectors sharing connections', () => {
       });
       const rows = await result.json<{ ts: string; value: number }>();
       return rows.length > 0 ? rows : null;
-    });
+    }, LEASE_WAIT_MS);
     expect(stored.map((row) => [Number(row.ts), row.value])).toEqual([[T0, 42]]);
     await killHard(second);
   }, 180_000);

@@ -21,21 +21,13 @@ import { SOURCE_FACTORIES } from '../src/connectors/sources/index.ts';
 import { sparkplug } from '../src/connectors/sources/mqtt-payloads.ts';
 import { StatusCodes } from 'node-opcua-client';
 import { startDemoOpcuaServer, type DemoOpcuaServer } from '../src/connectors/demo/opcua-bioreactor-server.ts';
+import { until } from '../../shared/test/support/until.ts';
 
 const BROKER = 'mqtt://127.0.0.1:1883';
 const KEY = generateSecretKey();
 const T0 = Date.UTC(2025, 2, 1, 8);
 const OPCUA_CONSTANT = { temperature: 37, ph: 7, dissolvedO2: 40, stirRate: 600, feedRate: 0.2, opticalDensity: 20, exhaustCo2: 3, exhaustO2: 18, airFlow: 2 };
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('MQTT connector', () => {
   let ctx: TestContext;

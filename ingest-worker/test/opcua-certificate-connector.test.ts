@@ -10,8 +10,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crypto_utils } from 'node-opcua-client';
-import { X509Certificate } from 'node:crypto';
 import { connectorEnvSchema, parseEnv } from '@bioprocess/shared/server/config';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import { generateSecretKey } from '@bioprocess/shared/server/integration-secrets';
@@ -19,29 +17,13 @@ import { createPlant, createTestContext, createUnitOperation, type Plant, type T
 import { Connector } from '../src/connectors/connector.ts';
 import { SOURCE_FACTORIES } from '../src/connectors/sources/index.ts';
 import { startDemoOpcuaServer, type DemoOpcuaServer } from '../src/connectors/demo/opcua-bioreactor-server.ts';
+import { until } from '../../shared/test/support/until.ts';
+import { makeUserCertificate } from './support/user-certificate.ts';
 
 const KEY = generateSecretKey();
 const constant = { temperature: 37, ph: 7, dissolvedO2: 40, stirRate: 600, feedRate: 0.2, opticalDensity: 20, exhaustCo2: 3, exhaustO2: 18, airFlow: 2 };
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
-async function makeUserCertificate(commonName: string): Promise<{ certificatePem: string; privateKeyPem: string; der: Buffer }> {
-  const privateKey = await crypto_utils.generatePrivateKey(2048);
-  const { privPem } = await crypto_utils.privateKeyToPEM(privateKey);
-  const { cert } = await crypto_utils.createSelfSignedCertificate({
-    privateKey, subject: `/CN=${commonName}/O=Bioprocess test`, notBefore: new Date(Date.now() - 60_000), validity: 30,
-    purpose: crypto_utils.CertificatePurpose.ForUserAuthentication,
-  });
-  return { certificatePem: cert, privateKeyPem: privPem, der: new X509Certificate(cert).raw };
-}
 
 describe('OPC UA connector with a user certificate', () => {
   let ctx: TestContext;

@@ -11,8 +11,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataType, DataValue, StatusCodes, crypto_utils } from 'node-opcua-client';
-import { X509Certificate } from 'node:crypto';
+import { DataType, DataValue, StatusCodes } from 'node-opcua-client';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import type { IntegrationMapping, OpcuaConnection } from '@bioprocess/shared/integrations';
 import { describeUserCertificate } from '@bioprocess/shared/server/opcua-user-certificate';
@@ -20,6 +19,7 @@ import { createOpcuaSource, opcuaSourceFactory, readingsOf } from '../src/connec
 import { deliveredPoint } from '../src/connectors/delivery.ts';
 import { startDemoOpcuaServer, type DemoOpcuaServer } from '../src/connectors/demo/opcua-bioreactor-server.ts';
 import type { ConnectorSource, SourceReading, SourceStatusSink } from '../src/connectors/source.ts';
+import { makeUserCertificate } from './support/user-certificate.ts';
 
 const log = createLogger('opcua-source-test', 'silent');
 const constant = { temperature: 37, ph: 7, dissolvedO2: 40, stirRate: 600, feedRate: 0.2, opticalDensity: 20, exhaustCo2: 3, exhaustO2: 18, airFlow: 2 };
@@ -43,16 +43,6 @@ function certificateConnection(endpointUrl: string, certificatePem: string): Opc
   };
 }
 
-/** A self-signed RSA user certificate and its private key, made now, as an admin would with openssl. */
-async function makeUserCertificate(commonName: string): Promise<{ certificatePem: string; privateKeyPem: string; der: Buffer }> {
-  const privateKey = await crypto_utils.generatePrivateKey(2048);
-  const { privPem } = await crypto_utils.privateKeyToPEM(privateKey);
-  const { cert } = await crypto_utils.createSelfSignedCertificate({
-    privateKey, subject: `/CN=${commonName}/O=Bioprocess test`, notBefore: new Date(Date.now() - 60_000), validity: 30,
-    purpose: crypto_utils.CertificatePurpose.ForUserAuthentication,
-  });
-  return { certificatePem: cert, privateKeyPem: privPem, der: new X509Certificate(cert).raw };
-}
 
 function mapping(id: number, source: string, instrumentId: number, badQuality: 'missing' | 'drop' = 'missing'): IntegrationMapping {
   return {

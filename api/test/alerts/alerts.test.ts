@@ -12,7 +12,7 @@ import { ALERT_SIGNATURE_HEADER, type AlertEvent, type AlertRule } from '@biopro
 import { createLogger } from '@bioprocess/shared/server/logger';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { addInstruments, createPlant, createTestContext, startWorker, type Plant, type TestContext } from '../support/index.ts';
-import { until } from '../support/until.ts';
+import { until } from '../../../shared/test/support/until.ts';
 import { startAlertWorker, type AlertWorker } from '../../src/alerts/worker.ts';
 import { createDeliveryQueue, relayDueDeliveries, signPayload } from '../../src/alerts/delivery.ts';
 

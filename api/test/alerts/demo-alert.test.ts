@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@bioprocess/shared/server/logger';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { createTestContext, startWorker, type TestContext } from '../support/index.ts';
-import { until } from '../support/until.ts';
+import { until } from '../../../shared/test/support/until.ts';
 import { seedDemoMetadata, seedDemoTimeSeries } from '../../src/demo/seed.ts';
 import { DEMO_ALERT_RULE, prepareDemoAlerts } from '../../src/demo/demo-alerts.ts';
 import { startAlertWorker, type AlertWorker } from '../../src/alerts/worker.ts';

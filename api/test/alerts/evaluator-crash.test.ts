@@ -12,7 +12,7 @@ import { createClickHouse } from '@bioprocess/shared/server/clickhouse';
 import { POINTS_STORED_STREAM, parsePointsStoredEntries } from '@bioprocess/shared/server/points-stored';
 import type { IngestWorker } from '@bioprocess/ingest-worker';
 import { children, createPlant, createTestContext, exited, killHard, spawnProcess, startWorker, stopGently, type Plant, type TestContext } from '../support/index.ts';
-import { until } from '../support/until.ts';
+import { until } from '../../../shared/test/support/until.ts';
 import { ALERT_CONSUMER_GROUP } from '../../src/alerts/announcement-consumer.ts';
 import { AlertEvaluator } from '../../src/alerts/evaluator.ts';
 
