@@ -116,9 +116,15 @@ test('charts the parameters and manages comments by clicking the chart', async (
   await expect(items).toHaveCount(2);
 
   // Delete with the confirmation.
-  await items.filter({ hasText: 'Feed pump' }).getByRole('button', { name: 'Comment actions' }).click();
-  await page.getByRole('menuitem', { name: 'Delete' }).click();
+  // The list settles after the search is cleared: a menu opened on a row drawn again meanwhile loses
+  // the click (CI once showed the menu open, Delete focused, and no dialog), so the walk opens it again.
   const confirm = page.getByRole('dialog', { name: 'Delete Comment' });
+  const deleteItem = page.getByRole('menuitem', { name: 'Delete' });
+  await expect(async () => {
+    if (!(await deleteItem.isVisible())) await items.filter({ hasText: 'Feed pump' }).getByRole('button', { name: 'Comment actions' }).click();
+    await deleteItem.click({ timeout: 2_000 });
+    await expect(confirm).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
   await expect(confirm).toContainText('This action cannot be undone.');
   await expect(confirm).toContainText('Feed pump started at 5 mL/h');
   await expect(confirm).toContainText('at 2 h 00 min');
